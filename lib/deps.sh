@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# deps: make sure the commands the suite needs are present.
+#
+#   deps::ensure CMD:PACKAGE...
+#     For every CMD not on PATH, collects its Debian PACKAGE. When anything is
+#     missing: as root on Debian, runs apt-get update (once) and apt-get install;
+#     otherwise prints the exact install command. Returns 0 when everything is
+#     present afterwards, 1 otherwise.
+#   deps::ensure_pkgconfig NAME:PACKAGE...
+#     The same for development libraries, checked with pkg-config (or, for
+#     libraries without a .pc file, a header path: NAME may be an absolute path).
+#   deps::ensure_packages PACKAGE...
+#     Installs Debian packages that have no command to probe (dpkg -s check).
+# Depends on lib/log.sh.
+
+DEPS_APT_UPDATED=${DEPS_APT_UPDATED:-0}
+
+# deps::_install PACKAGE... : install or explain; returns 0 on success.
+deps::_install() {
+  local pkgs=("$@")
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    log::info "installing: ${pkgs[*]}"
+    if [[ $DEPS_APT_UPDATED -eq 0 ]]; then
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || return 1
+      DEPS_APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >&2 || return 1
+    return 0
+  fi
+  log::error "missing packages: ${pkgs[*]}"
+  log::error "install them with: sudo apt-get install -y ${pkgs[*]}"
+  return 1
+}
+
+deps::ensure() {
+  local spec missing=()
+  for spec in "$@"; do
+    command -v "${spec%%:*}" >/dev/null 2>&1 || missing+=("${spec#*:}")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  local unique
+  mapfile -t unique < <(printf '%s\n' "${missing[@]}" | sort -u)
+  deps::_install "${unique[@]}" || return 1
+  for spec in "$@"; do
+    command -v "${spec%%:*}" >/dev/null 2>&1 || { log::error "still missing after install: ${spec%%:*}"; return 1; }
+  done
+}
+
+deps::ensure_pkgconfig() {
+  local spec name missing=()
+  for spec in "$@"; do
+    name=${spec%%:*}
+    if [[ $name == /* ]]; then [[ -e $name ]] || missing+=("${spec#*:}")
+    else pkg-config --exists "$name" 2>/dev/null || missing+=("${spec#*:}")
+    fi
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  local unique
+  mapfile -t unique < <(printf '%s\n' "${missing[@]}" | sort -u)
+  deps::_install "${unique[@]}"
+}
+
+deps::ensure_packages() {
+  local pkg missing=()
+  for pkg in "$@"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  deps::_install "${missing[@]}"
+}

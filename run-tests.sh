@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# run-tests.sh: every test of the suite, from a fresh clone, in one command.
+#
+#   ./run-tests.sh              all stages
+#   ./run-tests.sh STAGE...     only these stages (see --help)
+#
+# Installs what is missing (apt-get as root, else prints the command), builds the
+# client and the servers, then runs the C unit tests, the sanitizer build's tests,
+# the fuzzer, and every bats file under tests/. Ends with "N passed, N failed";
+# exit 0 only when nothing failed.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$ROOT"
+# shellcheck source=lib/log.sh
+source lib/log.sh
+# shellcheck source=lib/deps.sh
+source lib/deps.sh
+
+ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+
+usage() {
+  cat <<USAGE
+Usage: ./run-tests.sh [STAGE...]
+
+Stages (default: all, in this order):
+  deps        install what the tests need (apt-get as root; otherwise print the command)
+  build       build barrage (make -C client) and every Java server (Maven)
+  c-tests     barrage's C unit and integration tests (make -C client test)
+  c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
+  c-fuzz      the HTTP/1 response parser fuzzer for \$FUZZ_SECONDS s (default 60)
+  bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name)
+
+Output: TAP lines per test, then "N passed, N failed". Exit 0 when none failed.
+USAGE
+}
+
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+
+# count_tap FILE: add the ok / not ok lines of a TAP log to the totals.
+count_tap() {
+  local ok notok
+  ok=$(grep -cE '^ok ' "$1" || true)
+  notok=$(grep -cE '^not ok ' "$1" || true)
+  PASSED=$((PASSED + ok))
+  FAILED=$((FAILED + notok))
+  if ((notok > 0)); then
+    mapfile -t -O "${#FAILED_NAMES[@]}" FAILED_NAMES < <(grep -E '^not ok ' "$1")
+  fi
+}
+
+# run_stage NAME CMD...: run a stage, stream its output, count its TAP lines;
+# a stage that fails without reporting a failed test counts as one failure.
+run_stage() {
+  local name=$1 log rc=0 before=$FAILED
+  shift
+  log=$(mktemp)
+  log::info "stage $name: $*"
+  "$@" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+  count_tap "$log"
+  rm -f "$log"
+  if ((rc != 0 && FAILED == before)); then
+    FAILED=$((FAILED + 1))
+    FAILED_NAMES+=("not ok - stage $name exited $rc")
+    echo "not ok - stage $name exited $rc"
+  fi
+}
+
+stage_deps() {
+  deps::ensure curl:curl jq:jq wrk:wrk h2load:nghttp2-client nginx:nginx-light \
+    gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
+    clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
+    ss:iproute2 file:file
+  deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev \
+    libclang-rt-14-dev python3-venv
+  echo "ok - dependencies present"
+}
+
+stage_build() {
+  if [[ -f client/Makefile ]]; then
+    if make -C client >&2; then echo "ok - barrage builds"; else echo "not ok - barrage builds"; fi
+  fi
+  if [[ -f lib/servers.sh ]]; then
+    # shellcheck source=lib/servers.sh
+    source lib/servers.sh
+    if servers::build; then echo "ok - servers build"; else echo "not ok - servers build"; fi
+  fi
+}
+
+stage_c_tests()    { [[ -f client/Makefile ]] && make -s -C client test; }
+stage_c_sanitize() { [[ -f client/Makefile ]] && make -s -C client test-sanitize; }
+stage_c_fuzz()     { [[ -f client/Makefile ]] && make -s -C client fuzz-run FUZZ_SECONDS="$FUZZ_SECONDS"; }
+
+stage_bats() {
+  local files=(tests/*.bats)
+  [[ -e ${files[0]} ]] || { echo "ok - no bats files yet # skip"; return 0; }
+  local args=(--tap)
+  [[ -n ${BATS_FILTER:-} ]] && args+=(--filter "$BATS_FILTER")
+  bats "${args[@]}" "${files[@]}"
+}
+
+main() {
+  local stages=() s
+  for s in "$@"; do
+    case $s in
+      -h|--help) usage; return 0 ;;
+      deps|build|c-tests|c-sanitize|c-fuzz|bats) stages+=("$s") ;;
+      *) log::error "unknown stage '$s' (valid: ${ALL_STAGES[*]})"; return 2 ;;
+    esac
+  done
+  ((${#stages[@]})) || stages=("${ALL_STAGES[@]}")
+  for s in "${stages[@]}"; do
+    run_stage "$s" "stage_${s//-/_}"
+  done
+  if ((FAILED > 0)); then
+    log::error "failed:"
+    printf '  %s\n' "${FAILED_NAMES[@]}" >&2
+  fi
+  echo "$PASSED passed, $FAILED failed"
+  ((FAILED == 0))
+}
+
+main "$@"
