@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# compare-results.sh: compare two results files row by row and say whether NEW regressed.
+# See --help. Exit 0: no regression; 1: at least one; 2: usage or input error.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/log.sh
+source "$ROOT/lib/log.sh"
+# shellcheck source=lib/schema.sh
+source "$ROOT/lib/schema.sh"
+# shellcheck source=lib/resultfile.sh
+source "$ROOT/lib/resultfile.sh"
+# shellcheck source=lib/compare.sh
+source "$ROOT/lib/compare.sh"
+
+usage() {
+  cat <<'USAGE'
+Usage: ./compare-results.sh [OPTIONS] BASE NEW
+
+Joins the rows of two results files (results/*.json) on server, scenario, protocol and tool
+and prints, per row, base and new requests/s and p99 latency, the change and a verdict.
+Rows present on one side only are "added" or "removed".
+
+Verdicts, per metric (rps: lower is worse; p99: higher is worse):
+  1 or 2 runs on a side  a change beyond the threshold is a regression or an improvement,
+                         anything within it is "unchanged".
+  3+ runs on both sides  Welch's t-test on the logarithms of the runs' values (noise in
+                         benchmarks is multiplicative, so the log makes it a test of the
+                         ratio). p >= alpha prints "~": the runs overlap too much to tell a
+                         change from noise, whatever the medians say. A significant change
+                         within the threshold is "unchanged" (real, too small to matter);
+                         beyond it, a regression or an improvement. A rank test such as
+                         Mann-Whitney U cannot be used here: with 3 runs per side its
+                         smallest possible two-sided p is 0.1, so it could never flag.
+Row verdicts: regression (a metric of --fail-on regressed), improvement, unchanged, ~,
+added, removed, failed (ok in BASE, no successful run in NEW: counts as a regression),
+skipped, still failed, recovered. Values are "median ±spread" (largest distance of a run from
+the median) when there are several runs.
+
+A second, machine-independent table divides each server's requests/s by the median
+requests/s of the reference server in the same file (same scenario, protocol and tool) and
+compares those ratios between the files, so results from two machines can be compared.
+
+Options:
+  --threshold PCT      rps change that matters (default 5)
+  --p99-threshold PCT  p99 change that matters (default 10: tail latency is noisier)
+  --alpha A            significance level of the test with 3+ runs (default 0.05)
+  --fail-on LIST       metrics whose regression exits 1: rps, p99 or rps,p99 (default rps,p99)
+  --reference SERVER   reference server of the relative view (default java-http)
+  --gate absolute|relative
+                       which view decides the exit status (default absolute; use relative
+                       for files from two different machines)
+  --format text|markdown|json   output format (default text)
+  --tool T, --scenario S, --server S, --protocol P
+                       only these rows; each may be repeated or given as a comma list
+  -h, --help           this text
+
+Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
+USAGE
+}
+
+die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exit 2; }
+
+# is_number VALUE: a non-negative decimal number.
+is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
+
+main() {
+  local threshold=5 p99_threshold=10 alpha=0.05 fail_on=rps,p99 reference=java-http gate=absolute
+  local format=text files=() tools=() scenarios=() servers=() protocols=()
+  while (($#)); do
+    case $1 in
+      -h|--help) usage; exit 0 ;;
+      --threshold|--p99-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol)
+        (($# >= 2)) || die_usage "$1 needs a value"
+        case $1 in
+          --threshold) threshold=$2 ;;
+          --p99-threshold) p99_threshold=$2 ;;
+          --alpha) alpha=$2 ;;
+          --fail-on) fail_on=$2 ;;
+          --reference) reference=$2 ;;
+          --gate) gate=$2 ;;
+          --format) format=$2 ;;
+          --tool) tools+=("$2") ;;
+          --scenario) scenarios+=("$2") ;;
+          --server) servers+=("$2") ;;
+          --protocol) protocols+=("$2") ;;
+        esac
+        shift 2 ;;
+      --) shift; files+=("$@"); break ;;
+      -*) die_usage "unknown option $1" ;;
+      *) files+=("$1"); shift ;;
+    esac
+  done
+  ((${#files[@]} == 2)) || die_usage "expected two results files, BASE and NEW (got ${#files[@]})"
+  is_number "$threshold" || die_usage "--threshold must be a number of percent, got '$threshold'"
+  is_number "$p99_threshold" || die_usage "--p99-threshold must be a number of percent, got '$p99_threshold'"
+  if ! is_number "$alpha" || ! awk -v a="$alpha" 'BEGIN { exit !(a > 0 && a < 1) }'; then
+    die_usage "--alpha must be between 0 and 1, got '$alpha'"
+  fi
+  [[ $fail_on =~ ^(rps|p99)(,(rps|p99))*$ ]] || die_usage "--fail-on takes rps, p99 or rps,p99, got '$fail_on'"
+  [[ $gate == absolute || $gate == relative ]] || die_usage "--gate takes absolute or relative, got '$gate'"
+  [[ $format == text || $format == markdown || $format == json ]] \
+    || die_usage "--format takes text, markdown or json, got '$format'"
+
+  local file
+  for file in "${files[@]}"; do
+    resultfile::check "$file" || exit 2
+  done
+
+  local opts
+  opts=$(jq -n --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \
+    --argjson alpha "$alpha" --arg fail_on "$fail_on" --arg reference "$reference" --arg gate "$gate" \
+    --arg tools "$(IFS=,; echo "${tools[*]}")" --arg scenarios "$(IFS=,; echo "${scenarios[*]}")" \
+    --arg servers "$(IFS=,; echo "${servers[*]}")" --arg protocols "$(IFS=,; echo "${protocols[*]}")" \
+    --arg base_file "${files[0]}" --arg new_file "${files[1]}" '
+      def list: split(",") | map(select(length > 0));
+      {threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100), alpha: $alpha,
+       fail_on: ($fail_on | list | unique), reference: $reference, gate: $gate,
+       filters: {tool: ($tools | list), scenario: ($scenarios | list),
+                 server: ($servers | list), protocol: ($protocols | list)},
+       base_file: $base_file, new_file: $new_file}')
+
+  local document regressions
+  document=$(compare::document "${files[0]}" "${files[1]}" "$opts") \
+    || { log::error "could not compare ${files[0]} and ${files[1]}"; exit 2; }
+  if [[ $(jq '.rows | length' <<<"$document") -eq 0 ]]; then
+    log::warn "no rows to compare (check the filters)"
+  fi
+  compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
+  regressions=$(compare::regressions <<<"$document")
+  if ((regressions > 0)); then exit 1; fi
+}
+
+main "$@"

@@ -1,0 +1,222 @@
+# compare: the comparison of two results files (compare-results.sh), as a jq module.
+#
+#   compare($base; $new; $opts) -> the comparison document (see compare-results.sh --help
+#     and "rows" / "relative" below); $base and $new are results files, $opts holds
+#     threshold, p99_threshold, alpha (fractions), reference, gate, fail_on (array of
+#     "rps"/"p99"), filters {tool, scenario, server, protocol} (arrays, empty = all),
+#     base_file and new_file (names to print).
+#   render_text, render_markdown   comparison document -> the report as text lines
+
+import "stats" as stats;
+import "format" as fmt;
+
+def _key: [.scenario, .protocol, .tool, .server];
+
+def _selected($filters):
+  . as $row
+  | all(["tool", "scenario", "server", "protocol"][];
+        . as $field | ($filters[$field] // []) as $allowed
+        | ($allowed | length) == 0 or ($allowed | index([$row[$field]])) != null);
+
+# Rows of a results file grouped by (scenario, protocol, tool, server): run values of ok runs.
+def _groups($filters):
+  [.results[] | select(_selected($filters))]
+  | group_by(_key)
+  | map({
+      server: .[0].server, scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
+      planned: length,
+      ok: [.[] | select(.status == "ok")] | length,
+      rps: [.[] | select(.status == "ok") | .metrics.rps | select(. != null)],
+      p99: [.[] | select(.status == "ok") | .metrics.latency_us.p99 | select(. != null)],
+      statuses: [.[] | .status] | unique,
+      reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique
+    });
+
+def _summary:
+  if length == 0 then null
+  else stats::median as $m
+    | {median: $m, min: min, max: max, n: length, values: .,
+       spread: (if $m > 0 then ([($m - min), (max - $m)] | max) / $m else null end)}
+  end;
+
+# Verdict for one metric. $higher_is_better: rps yes, p99 no.
+# Both sides with 3+ runs: Welch's t-test on logs (lib/stats.jq says why); not significant
+# at alpha -> "~"; significant but within the threshold -> "unchanged" (real but too small
+# to matter); otherwise regression or improvement. Fewer runs: the threshold alone.
+def _judge($b; $n; $threshold; $alpha; $higher_is_better):
+  if ($b | length) == 0 or ($n | length) == 0 then null
+  else
+    ($b | stats::median) as $mb | ($n | stats::median) as $mn
+    | (if $mb > 0 then $mn / $mb - 1 else null end) as $change
+    | (if ($b | length) >= 3 and ($n | length) >= 3 and all($b[], $n[]; . > 0)
+       then stats::welch_log_p($b; $n) else null end) as $p
+    | (if $change == null then "unchanged"
+       elif $p != null and $p >= $alpha then "~"
+       elif ($change | fabs) <= $threshold then "unchanged"
+       elif ($change > 0) == $higher_is_better then "improvement"
+       else "regression" end) as $verdict
+    | {base: ($b | _summary), new: ($n | _summary), change: $change, p: $p,
+       test: (if $p == null then "threshold" else "welch-log" end), verdict: $verdict}
+  end;
+
+def _row_verdict($fail_on):
+  if .side == "base only" then "removed"
+  elif .side == "new only" then "added"
+  elif .new.ok == 0 then
+    (if (.new.statuses | index(["failed"])) == null then "skipped"
+     elif .base.ok > 0 then "failed"
+     else "still failed" end)
+  elif .base.ok == 0 then "recovered"
+  else
+    [.rps, .p99] as [$rps, $p99]
+    | if ($fail_on | index(["rps"])) and $rps.verdict == "regression" then "regression"
+      elif ($fail_on | index(["p99"])) and $p99.verdict == "regression" then "regression"
+      elif $rps.verdict == "improvement" or $p99.verdict == "improvement" then "improvement"
+      elif $rps.verdict == "~" or $p99.verdict == "~" then "~"
+      else "unchanged" end
+  end;
+
+def _side($g): if $g == null then null else $g | del(.server, .scenario, .protocol, .tool) end;
+
+def _rows($base_groups; $new_groups; $opts):
+  ($base_groups | map({key: (_key | tojson), value: .}) | from_entries) as $b
+  | ($new_groups | map({key: (_key | tojson), value: .}) | from_entries) as $n
+  | [($b | keys[]), ($n | keys[])] | unique
+  | map(. as $k | ($b[$k] // $n[$k]) as $any
+      | {server: $any.server, scenario: $any.scenario, protocol: $any.protocol, tool: $any.tool,
+         side: (if $b[$k] == null then "new only" elif $n[$k] == null then "base only" else "both" end),
+         base: _side($b[$k]), new: _side($n[$k])}
+      | .rps = (if .side == "both" then _judge(.base.rps; .new.rps; $opts.threshold; $opts.alpha; true) else null end)
+      | .p99 = (if .side == "both" then _judge(.base.p99; .new.p99; $opts.p99_threshold; $opts.alpha; false) else null end)
+      | .verdict = _row_verdict($opts.fail_on))
+  | sort_by(.scenario, .protocol, .tool, .server);
+
+# Machine-independent view: each server's requests/s divided by the median requests/s of
+# the reference server in the same file, scenario, protocol and tool; then the same verdict
+# rules on those ratios. The reference's own run-to-run spread is not propagated (its median
+# is taken as exact), which makes the test slightly optimistic; the threshold guards that.
+def _relative($base_groups; $new_groups; $opts):
+  def refs: map(select(.server == $opts.reference and (.rps | length) > 0)
+                | {key: ([.scenario, .protocol, .tool] | tojson), value: (.rps | stats::median)})
+            | from_entries;
+  ($base_groups | refs) as $rb | ($new_groups | refs) as $rn
+  | ($new_groups | map({key: (_key | tojson), value: .}) | from_entries) as $n
+  | [$base_groups[]
+     | select(.server != $opts.reference and (.rps | length) > 0)
+     | ([.scenario, .protocol, .tool] | tojson) as $ck
+     | select($rb[$ck] != null and $rn[$ck] != null)
+     | $n[_key | tojson] as $other
+     | select($other != null and ($other.rps | length) > 0)
+     | {server, scenario, protocol, tool}
+       + (_judge(.rps | map(. / $rb[$ck]); $other.rps | map(. / $rn[$ck]); $opts.threshold; $opts.alpha; true))]
+  | sort_by(.scenario, .protocol, .tool, .server);
+
+def _file_info($doc; $name):
+  {file: $name, timestamp: $doc.timestamp, commit: $doc.commit, runs: $doc.settings.runs,
+   machine: "\($doc.system.cpuModel), \($doc.system.cpuCores) cores"};
+
+def compare($base; $new; $opts):
+  ($base | _groups($opts.filters)) as $bg
+  | ($new | _groups($opts.filters)) as $ng
+  | _rows($bg; $ng; $opts) as $rows
+  | _relative($bg; $ng; $opts) as $relative
+  | ([$relative[] | select(.verdict == "regression")] | length) as $relative_regressions
+  | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
+  | ([$rows[] | select(.verdict == "failed")] | length) as $failures
+  | {base: _file_info($base; $opts.base_file), new: _file_info($new; $opts.new_file),
+     settings: ($opts | del(.base_file, .new_file)),
+     rows: $rows, relative: $relative,
+     counts: ($rows | group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries),
+     relative_counts: ($relative | group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries),
+     regressions: ($failures + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
+
+# ---- rendering ------------------------------------------------------------------------
+
+def _value_cell(format):
+  if . == null then fmt::dash
+  elif .n > 1 then (.median | format) + " ±" + (.spread * 100 | fmt::fixed(0)) + "%"
+  else .median | format end;
+
+def _change_cell:
+  if . == null or .change == null then fmt::dash
+  elif .p != null then (.change | fmt::signed_pct(1)) + " (p=" + (.p | fmt::fixed(3)) + ")"
+  else .change | fmt::signed_pct(1) end;
+
+def _side_rps($side): if $side == null then fmt::dash elif $side.ok == 0 then ($side.statuses | join("/")) else $side.rps | _summary | _value_cell(fmt::thousands) end;
+def _side_p99($side): if $side == null or $side.ok == 0 then fmt::dash else $side.p99 | _summary | _value_cell(fmt::latency) end;
+
+def _cells:
+  [.server, .scenario, .protocol, .tool,
+   _side_rps(.base), _side_rps(.new), (.rps | _change_cell),
+   _side_p99(.base), _side_p99(.new), (.p99 | _change_cell), .verdict];
+
+def _header: ["server", "scenario", "protocol", "tool", "base rps", "new rps", "rps Δ",
+              "base p99", "new p99", "p99 Δ", "verdict"];
+
+def _relative_cells:
+  [.server, .scenario, .protocol, .tool,
+   (.base | _value_cell(. * 100 | fmt::fixed(1) + "%")),
+   (.new | _value_cell(. * 100 | fmt::fixed(1) + "%")), _change_cell, .verdict];
+
+def _relative_header($ref): ["server", "scenario", "protocol", "tool", "base % of \($ref)", "new % of \($ref)", "Δ", "verdict"];
+
+def _notes:
+  [.rows[] | . as $r
+   | ((.base.reasons // []) | map("base " + .)) + ((.new.reasons // []) | map("new " + .))
+   | select(length > 0)
+   | "\($r.server) \($r.scenario) \($r.protocol) \($r.tool): " + join("; ")];
+
+def _summary_line:
+  .counts as $c
+  | [["regression", "regression", "regressions"], ["failed", "newly failed"], ["improvement", "improvement", "improvements"],
+     ["unchanged", "unchanged"], ["~", "not significant (~)"], ["added", "added"], ["removed", "removed"],
+     ["skipped", "skipped"], ["still failed", "still failed"], ["recovered", "recovered"]]
+  | map(select($c[.[0]] != null) | "\($c[.[0]]) " + (if $c[.[0]] == 1 then .[1] else .[-1] end))
+  | join(", ");
+
+def _method_line:
+  "rps threshold \(.settings.threshold * 100 | fmt::fixed(1))%, p99 threshold \(.settings.p99_threshold * 100 | fmt::fixed(1))%; "
+  + "3+ runs per side: Welch's t-test on log values at alpha \(.settings.alpha) (~ = not significant); "
+  + "gate: \(.settings.gate), fail on: \(.settings.fail_on | join(","))";
+
+def _table_text($rows):
+  ($rows | map(map(length)) | transpose | map(max)) as $w
+  | $rows[]
+  | [to_entries[] | . as {key: $k, value: $v}
+     | if $k < 4 or $k == ($w | length) - 1 then $v | fmt::pad($w[$k]) else $v | fmt::lpad($w[$k]) end]
+  | join("  ") | sub(" +$"; "");
+
+def render_text:
+  "base: \(.base.file) (\(.base.timestamp), commit \(.base.commit // "unknown"), \(.base.runs) run(s), \(.base.machine))",
+  "new:  \(.new.file) (\(.new.timestamp), commit \(.new.commit // "unknown"), \(.new.runs) run(s), \(.new.machine))",
+  "",
+  _table_text([_header] + (.rows | map(_cells))),
+  "",
+  (if (.relative | length) > 0 then
+     "Relative to \(.settings.reference) in the same file (machine-independent):",
+     _table_text([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))),
+     ""
+   else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
+  (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
+  _method_line,
+  "Summary: " + _summary_line + " (exit \(if .regressions > 0 then 1 else 0 end))";
+
+def _table_md($rows):
+  ("| " + ($rows[0] | join(" | ")) + " |"),
+  ("|" + ($rows[0] | to_entries | map(if .key < 4 or .key == (($rows[0] | length) - 1) then "---" else "---:" end) | join("|")) + "|"),
+  ($rows[1:][] | "| " + (map(gsub("\\|"; "\\|")) | join(" | ")) + " |");
+
+def render_markdown:
+  "**Base:** `\(.base.file)` (\(.base.timestamp), commit `\(.base.commit // "unknown")`, \(.base.runs) run(s), \(.base.machine))  ",
+  "**New:** `\(.new.file)` (\(.new.timestamp), commit `\(.new.commit // "unknown")`, \(.new.runs) run(s), \(.new.machine))",
+  "",
+  _table_md([_header] + (.rows | map(_cells))),
+  "",
+  (if (.relative | length) > 0 then
+     "Relative to **\(.settings.reference)** in the same file (machine-independent):", "",
+     _table_md([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))), ""
+   else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
+  (_notes | if length > 0 then ("Failed or skipped runs:", "", map("- " + .)[], "") else empty end),
+  "_\(_method_line)_",
+  "",
+  "**Summary:** " + _summary_line;
