@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# java: find a JDK that can build and run the servers (21 or newer).
+#
+#   java::home
+#     Prints the JAVA_HOME of a JDK >= 21: $JAVA_HOME when it is 21+, else the
+#     newest JDK under /usr/lib/jvm that has bin/javac. Returns 1, with a message
+#     naming what to install, when there is none.
+#   java::version JAVA_HOME
+#     Prints that JDK's version string (e.g. 25.0.1); returns 1 if it has none.
+#   java::major VERSION
+#     Prints the feature release of a version string (25.0.1 -> 25, 1.8.0 -> 8).
+# Depends on lib/log.sh. JAVA_MIN_MAJOR (default 21) sets the floor; JVM_ROOT
+# (default /usr/lib/jvm) where installed JDKs are looked for.
+
+JAVA_MIN_MAJOR=${JAVA_MIN_MAJOR:-21}
+JVM_ROOT=${JVM_ROOT:-/usr/lib/jvm}
+
+java::version() {
+  local home=$1 line
+  [[ -x $home/bin/java ]] || return 1
+  # The `release` file is the cheapest source; `java -version` is the fallback.
+  if [[ -f $home/release ]]; then
+    line=$(sed -n 's/^JAVA_VERSION="\(.*\)"$/\1/p' "$home/release")
+    [[ -n $line ]] && { printf '%s\n' "$line"; return 0; }
+  fi
+  line=$("$home/bin/java" -version 2>&1 | sed -n '1s/.*version "\([^"]*\)".*/\1/p')
+  [[ -n $line ]] || return 1
+  printf '%s\n' "$line"
+}
+
+java::major() {
+  local version=$1 major
+  major=${version%%[.+-]*}
+  if [[ $major == 1 ]]; then
+    major=${version#1.}
+    major=${major%%[.+-]*}
+  fi
+  printf '%s\n' "$major"
+}
+
+# java::_major_of JAVA_HOME: the feature release of a JDK, or nothing.
+java::_major_of() {
+  local version
+  version=$(java::version "$1") || return 1
+  java::major "$version"
+}
+
+java::home() {
+  local major best='' best_major=0 candidate
+  if [[ -n ${JAVA_HOME:-} ]]; then
+    major=$(java::_major_of "$JAVA_HOME") || major=0
+    if [[ $major =~ ^[0-9]+$ ]] && ((major >= JAVA_MIN_MAJOR)); then
+      printf '%s\n' "$JAVA_HOME"
+      return 0
+    fi
+  fi
+  for candidate in "$JVM_ROOT"/*/; do
+    candidate=${candidate%/}
+    # Skip symlinks: they alias a real JDK directory that is also listed.
+    [[ -L $candidate || ! -x $candidate/bin/javac ]] && continue
+    major=$(java::_major_of "$candidate") || continue
+    [[ $major =~ ^[0-9]+$ ]] || continue
+    if ((major > best_major)); then
+      best=$candidate best_major=$major
+    fi
+  done
+  if [[ -n $best ]] && ((best_major >= JAVA_MIN_MAJOR)); then
+    printf '%s\n' "$best"
+    return 0
+  fi
+  log::error "no JDK ${JAVA_MIN_MAJOR}+ found (JAVA_HOME=${JAVA_HOME:-unset}; newest under $JVM_ROOT: ${best:-none})"
+  log::error "install one, e.g. Temurin: sudo apt-get install temurin-25-jdk (adoptium.net), or set JAVA_HOME to a JDK ${JAVA_MIN_MAJOR}+"
+  return 1
+}
