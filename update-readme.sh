@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# update-readme.sh: write a results file into the README's performance section, with charts.
+# See --help. Exit 0: written; 1: bad input or a step failed (README and charts untouched);
+# 2: usage error.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/log.sh
+source "$ROOT/lib/log.sh"
+# shellcheck source=lib/deps.sh
+source "$ROOT/lib/deps.sh"
+# shellcheck source=lib/schema.sh
+source "$ROOT/lib/schema.sh"
+# shellcheck source=lib/resultfile.sh
+source "$ROOT/lib/resultfile.sh"
+# shellcheck source=lib/readme.sh
+source "$ROOT/lib/readme.sh"
+
+usage() {
+  cat <<'USAGE'
+Usage: ./update-readme.sh [--file RESULTS.json] [--readme README.md] [--baseline SERVER] [--charts DIR]
+
+Replaces what lies between "<!-- performance:start -->" and "<!-- performance:end -->" in the
+README with the results of one run (a "## Performance" section with the markers is created
+when there is none):
+  - one table per scenario x protocol x tool, servers sorted by requests/s: requests/s,
+    successful requests/s, p50 / p99 / p99.9 latency, errors/s, server CPU, peak RSS and
+    requests/s as a percentage of the baseline server; with several runs, the median and
+    (for requests/s and p99) the range min–max; failed or skipped servers with the reason;
+  - charts drawn with gnuplot: requests/s per server for each scenario (grouped bars, one
+    chart per protocol and tool) and the latency percentile spectrum of each table;
+  - the date, machine, OS, Java, suite commit and the command that reproduces the run.
+Same input, same README, byte for byte. The README and the charts are replaced only once
+everything has been made (temporary files, then rename); on any error both stay as they were.
+
+Options:
+  --file PATH        results file (default: the newest complete file in results/, by its
+                     "timestamp" field)
+  --readme PATH      README to update (default: README.md of the suite)
+  --baseline SERVER  server of the "vs" column (default java-http)
+  --charts DIR       where the charts go (default: docs/charts of the suite); the README
+                     links them by their path relative to the README
+  -h, --help         this text
+
+Exit status: 0 written, 1 bad input or failure (nothing changed), 2 usage error.
+USAGE
+}
+
+die_usage() { log::error "$*"; log::error "see ./update-readme.sh --help"; exit 2; }
+
+WORK_DIR=''
+README_TMP=''
+cleanup() {
+  [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
+  [[ -n $README_TMP ]] && rm -f -- "$README_TMP"
+  return 0
+}
+
+# install_charts NEW_DIR CHARTS_DIR FILE...: move the new charts into CHARTS_DIR and drop
+# charts of an earlier run that this run did not draw (the directory holds generated files only).
+install_charts() {
+  local new_dir=$1 charts_dir=$2 file old
+  shift 2
+  mkdir -p -- "$charts_dir"
+  for old in "$charts_dir"/rps-*.png "$charts_dir"/latency-*.png; do
+    [[ -e $old ]] || continue
+    if ! printf '%s\n' "$@" | grep -qxF -- "${old##*/}"; then rm -f -- "$old"; fi
+  done
+  for file in "$@"; do
+    mv -f -- "$new_dir/$file" "$charts_dir/$file"
+  done
+}
+
+main() {
+  local file='' readme=$ROOT/README.md baseline=java-http charts_dir=$ROOT/docs/charts
+  while (($#)); do
+    case $1 in
+      -h|--help) usage; exit 0 ;;
+      --file|--readme|--baseline|--charts)
+        if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
+        case $1 in
+          --file) file=$2 ;;
+          --readme) readme=$2 ;;
+          --baseline) baseline=$2 ;;
+          --charts) charts_dir=${2%/} ;;
+        esac
+        shift 2 ;;
+      *) die_usage "unknown argument '$1'" ;;
+    esac
+  done
+
+  deps::ensure jq:jq gnuplot:gnuplot-nox || exit 1
+  if [[ -z $file ]]; then
+    file=$(resultfile::newest "$ROOT/results") \
+      || log::die "no complete results file in $ROOT/results: run ./run-benchmarks.sh first, or pass --file"
+    log::info "newest results file: $file"
+  fi
+  resultfile::check "$file" --need-ok || exit 1
+  [[ -f $readme && -r $readme && -w $readme ]] || log::die "$readme: not a writable file"
+  local readme_dir
+  readme_dir=$(dirname -- "$readme")
+
+  trap cleanup EXIT
+  WORK_DIR=$(mktemp -d "$readme_dir/.update-readme.XXXXXX")
+  README_TMP=$(mktemp "$readme_dir/.README.XXXXXX")
+
+  local charts_link charts=()
+  charts_link=$(realpath -m --relative-to="$readme_dir" -- "$charts_dir")
+  readme::model "$file" "$baseline" >"$WORK_DIR/model.json" || log::die "$file: could not read the results"
+  if ! jq -e --arg b "$baseline" 'any(.tables[].measured[]; .server == $b)' "$WORK_DIR/model.json" >/dev/null; then
+    log::warn "baseline server '$baseline' has no successful run: the \"vs\" column is empty"
+  fi
+  readme::section "$charts_link" "${file##*/}" <"$WORK_DIR/model.json" >"$WORK_DIR/section.md" \
+    || log::die "could not write the performance section"
+  mkdir "$WORK_DIR/charts"
+  mapfile -t charts < <(readme::charts "$WORK_DIR/charts" <"$WORK_DIR/model.json"; echo "rc=$?")
+  [[ ${charts[-1]} == rc=0 ]] || log::die "could not draw the charts; README and charts unchanged"
+  unset 'charts[-1]'
+  readme::splice "$readme" "$WORK_DIR/section.md" >"$README_TMP" \
+    || log::die "$readme: cannot place the performance section; README unchanged"
+  chmod --reference="$readme" -- "$README_TMP"
+
+  install_charts "$WORK_DIR/charts" "$charts_dir" "${charts[@]}"
+  mv -f -- "$README_TMP" "$readme"
+  README_TMP=''
+  log::info "wrote the performance section of $readme from $file (${#charts[@]} charts in $charts_dir)"
+}
+
+main "$@"
