@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# contract: check a running server against servers/CONTRACT.md over HTTP, with curl.
+#
+#   contract::verify LABEL BASE_URL PROTOCOLS
+#     LABEL names the server in the output; BASE_URL like http://127.0.0.1:PORT;
+#     PROTOCOLS like `h1` or `h1,h2c`. Runs every contract item over each mode the
+#     protocols imply: h1 (HTTP/1.1), h2c (HTTP/2 with prior knowledge) and
+#     h2c-upgrade (HTTP/1.1 Upgrade: h2c). Prints one TAP-like line per item on
+#     stdout (`ok - LABEL MODE ITEM` / `not ok - LABEL MODE ITEM: reason`).
+#     Returns 0 when every item passed, 1 otherwise. Every curl call is bounded
+#     (--max-time $CONTRACT_MAX_TIME, default 20 s). Temp files live in a mktemp dir
+#     removed at the end. Stopping the server (SIGTERM) is the caller's check.
+# Needs curl (with HTTP/2), base64, sha256sum, head.
+
+CONTRACT_MAX_TIME=${CONTRACT_MAX_TIME:-20}
+# /file's content: byte i is 'a' + i % 26 (see servers/CONTRACT.md); this is the
+# SHA-256 of the default 1048576 bytes.
+CONTRACT_FILE_1MIB_SHA256=8816f31ba2861e2a7ad907085905efdea5b458d26ed6fe4929ae21467ba1fa97
+
+# State of the current verify run (set by contract::verify and contract::_fetch).
+CONTRACT_TMP='' CONTRACT_BASE='' CONTRACT_STATUS='' CONTRACT_VERSION='' CONTRACT_REASON=''
+
+# contract::_curl_mode MODE: curl's protocol option for a mode.
+contract::_curl_mode() {
+  case $1 in
+    h1) printf '%s\n' --http1.1 ;;
+    h2c) printf '%s\n' --http2-prior-knowledge ;;
+    h2c-upgrade) printf '%s\n' --http2 ;;
+  esac
+}
+
+# contract::_fetch MODE METHOD PATH [BODYFILE]: one request. The final response's
+# headers go to $CONTRACT_TMP/headers, its body to $CONTRACT_TMP/body; sets
+# CONTRACT_STATUS and CONTRACT_VERSION. Returns 1 (CONTRACT_REASON set) if curl failed.
+contract::_fetch() {
+  local mode=$1 method=$2 path=$3 bodyfile=${4:-} out rc=0
+  local args=(-sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" -X "$method"
+    -D "$CONTRACT_TMP/all-headers" -o "$CONTRACT_TMP/body" -w '%{http_code} %{http_version}')
+  [[ -n $bodyfile ]] && args+=(--data-binary "@$bodyfile" -H 'Content-Type: application/octet-stream')
+  out=$(curl "${args[@]}" "$CONTRACT_BASE$path" 2>"$CONTRACT_TMP/curl-err") || rc=$?
+  if ((rc != 0)); then
+    CONTRACT_REASON="curl failed (exit $rc): $(head -c 200 "$CONTRACT_TMP/curl-err")"
+    return 1
+  fi
+  read -r CONTRACT_STATUS CONTRACT_VERSION <<<"$out"
+  # After an Upgrade, curl records the 101 response too: keep the last header block.
+  awk '/^HTTP\//{n++} {block[n]=block[n] $0 "\n"} END{printf "%s", block[n]}' \
+    "$CONTRACT_TMP/all-headers" | tr -d '\r' >"$CONTRACT_TMP/headers"
+}
+
+# contract::_header NAME: the value of a header of the last response (first occurrence).
+contract::_header() {
+  awk -v name="$1" 'BEGIN{IGNORECASE=1} index(tolower($0), tolower(name) ":") == 1 {
+    sub(/^[^:]*:[ \t]*/, ""); print; exit }' "$CONTRACT_TMP/headers"
+}
+
+# contract::_response MODE STATUS: the last response has STATUS, the mode's HTTP
+# version, Date and Server headers and consistent framing.
+contract::_response() {
+  local mode=$1 want=$2 size length encoding
+  if [[ $CONTRACT_STATUS != "$want" ]]; then
+    CONTRACT_REASON="got status $CONTRACT_STATUS, want $want (body: $(head -c 120 "$CONTRACT_TMP/body" | tr -c '[:print:]' ' '))"
+    return 1
+  fi
+  case $mode in
+    h1) [[ $CONTRACT_VERSION == 1.1 ]] || { CONTRACT_REASON="got HTTP/$CONTRACT_VERSION, want HTTP/1.1"; return 1; } ;;
+    *) [[ $CONTRACT_VERSION == 2 ]] || { CONTRACT_REASON="got HTTP/$CONTRACT_VERSION, want HTTP/2"; return 1; } ;;
+  esac
+  [[ -n $(contract::_header date) ]] || { CONTRACT_REASON="no Date header"; return 1; }
+  [[ -n $(contract::_header server) ]] || { CONTRACT_REASON="no Server header"; return 1; }
+  size=$(wc -c <"$CONTRACT_TMP/body")
+  length=$(contract::_header content-length)
+  encoding=$(contract::_header transfer-encoding)
+  if [[ -n $length ]]; then
+    [[ $length == "$size" ]] || { CONTRACT_REASON="Content-Length $length but $size body bytes"; return 1; }
+  elif [[ $mode == h1 && ${encoding,,} != *chunked* ]]; then
+    CONTRACT_REASON="neither Content-Length nor chunked framing"
+    return 1
+  fi
+}
+
+# contract::_expect_body MODE METHOD PATH BODYFILE STATUS EXPECTED_FILE: the response
+# has STATUS and exactly the bytes of EXPECTED_FILE.
+contract::_expect_body() {
+  local mode=$1 method=$2 path=$3 bodyfile=$4 status=$5 expected=$6
+  contract::_fetch "$mode" "$method" "$path" "$bodyfile" || return 1
+  contract::_response "$mode" "$status" || return 1
+  cmp -s "$expected" "$CONTRACT_TMP/body" && return 0
+  CONTRACT_REASON="body differs: got $(wc -c <"$CONTRACT_TMP/body") bytes starting '$(head -c 40 "$CONTRACT_TMP/body" | tr -c '[:print:]' '.')', want $(wc -c <"$expected") bytes starting '$(head -c 40 "$expected" | tr -c '[:print:]' '.')'"
+  return 1
+}
+
+# contract::_expect_hello MODE: GET /hello is 200 `Hello world` as text/plain.
+contract::_expect_hello() {
+  local mode=$1 type
+  contract::_expect_body "$mode" GET /hello '' 200 "$CONTRACT_TMP/hello" || return 1
+  type=$(contract::_header content-type)
+  [[ ${type,,} =~ ^text/plain([[:space:]]*\;.*)?$ ]] && return 0
+  CONTRACT_REASON="Content-Type '$type', want text/plain"
+  return 1
+}
+
+# contract::_expect_file MODE QUERY SIZE SHA256: GET /file?QUERY is 200 with SIZE bytes
+# of the contract's pattern.
+contract::_expect_file() {
+  local mode=$1 query=$2 size=$3 want=$4 got
+  contract::_fetch "$mode" GET "/file$query" || return 1
+  contract::_response "$mode" 200 || return 1
+  got=$(wc -c <"$CONTRACT_TMP/body")
+  [[ $got == "$size" ]] || { CONTRACT_REASON="got $got bytes, want $size"; return 1; }
+  got=$(sha256sum <"$CONTRACT_TMP/body")
+  got=${got%% *}
+  [[ $got == "$want" ]] || { CONTRACT_REASON="sha256 $got, want $want"; return 1; }
+}
+
+# contract::_expect_bad_size MODE QUERY: GET /file?QUERY is 400 with a one-line reason.
+contract::_expect_bad_size() {
+  local mode=$1 query=$2 text
+  contract::_fetch "$mode" GET "/file$query" || return 1
+  contract::_response "$mode" 400 || return 1
+  text=$(<"$CONTRACT_TMP/body")
+  if [[ -z ${text//[[:space:]]/} || $text == *$'\n'* ]]; then
+    CONTRACT_REASON="want a one-line reason, got $(wc -l <"$CONTRACT_TMP/body") lines: '$(head -c 80 "$CONTRACT_TMP/body")'"
+    return 1
+  fi
+}
+
+# contract::_expect_status MODE METHOD PATH STATUS: only the status line and headers matter.
+contract::_expect_status() {
+  contract::_fetch "$1" "$2" "$3" || return 1
+  contract::_response "$1" "$4"
+}
+
+# contract::_expect_keepalive MODE COUNT: COUNT GET /hello on one connection.
+contract::_expect_keepalive() {
+  local mode=$1 count=$2 args=() i out rc=0 opened ok
+  for ((i = 0; i < count; i++)); do args+=(-o /dev/null "$CONTRACT_BASE/hello"); done
+  out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" \
+    -w '%{http_code} %{num_connects}\n' "${args[@]}" 2>"$CONTRACT_TMP/curl-err") || rc=$?
+  ((rc == 0)) || { CONTRACT_REASON="curl failed (exit $rc): $(head -c 200 "$CONTRACT_TMP/curl-err")"; return 1; }
+  ok=$(grep -c '^200 ' <<<"$out" || true)
+  opened=$(awk '{n += $2} END{print n + 0}' <<<"$out")
+  ((ok == count)) || { CONTRACT_REASON="$ok of $count answered 200"; return 1; }
+  ((opened == 1)) || { CONTRACT_REASON="$opened connections opened for $count requests, want 1"; return 1; }
+}
+
+# contract::_expect_concurrent MODE COUNT: COUNT GET /hello in flight at once.
+contract::_expect_concurrent() {
+  local mode=$1 count=$2 args=() i out rc=0 ok
+  for ((i = 0; i < count; i++)); do args+=(-o /dev/null "$CONTRACT_BASE/hello"); done
+  out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" \
+    --parallel --parallel-max "$count" -w '%{http_code} %{size_download}\n' "${args[@]}" \
+    2>"$CONTRACT_TMP/curl-err") || rc=$?
+  ((rc == 0)) || { CONTRACT_REASON="curl failed (exit $rc): $(head -c 200 "$CONTRACT_TMP/curl-err")"; return 1; }
+  ok=$(grep -c '^200 11$' <<<"$out" || true)
+  ((ok == count)) || { CONTRACT_REASON="$ok of $count answered 200 'Hello world'"; return 1; }
+}
+
+# contract::_item LABEL MODE ITEM CHECK ARGS...: run one check, print its TAP-like line.
+contract::_item() {
+  local label=$1 mode=$2 item=$3
+  shift 3
+  CONTRACT_REASON=''
+  if "$@"; then
+    printf 'ok - %s %s %s\n' "$label" "$mode" "$item"
+    return 0
+  fi
+  printf 'not ok - %s %s %s: %s\n' "$label" "$mode" "$item" "${CONTRACT_REASON:-failed}"
+  return 1
+}
+
+# contract::_prepare DIR: the request bodies and expected responses every mode uses.
+contract::_prepare() {
+  local dir=$1 size
+  printf 'Hello world' >"$dir/hello"
+  : >"$dir/empty"
+  printf 'a' >"$dir/file-1"
+  head -c 1024 /dev/urandom >"$dir/body-1KiB"
+  for size in 0 1 300 1048576; do
+    head -c "$size" /dev/urandom >"$dir/load-$size"
+    base64 -w0 <"$dir/load-$size" >"$dir/load-$size.b64"
+  done
+}
+
+# contract::_verify_mode LABEL MODE: every item over one mode; returns 1 if any failed.
+contract::_verify_mode() {
+  local label=$1 mode=$2 failed=0 t=$CONTRACT_TMP size
+  local item=(contract::_item "$label" "$mode")
+  "${item[@]}" 'GET /' contract::_expect_body "$mode" GET / '' 200 "$t/empty" || failed=1
+  "${item[@]}" 'GET / with a 1 KiB body' contract::_expect_body "$mode" GET / "$t/body-1KiB" 200 "$t/empty" || failed=1
+  "${item[@]}" 'GET /no-read' contract::_expect_body "$mode" GET /no-read '' 200 "$t/empty" || failed=1
+  "${item[@]}" 'GET /hello' contract::_expect_hello "$mode" || failed=1
+  "${item[@]}" '/file?size=0' contract::_expect_body "$mode" GET '/file?size=0' '' 200 "$t/empty" || failed=1
+  "${item[@]}" '/file?size=1' contract::_expect_body "$mode" GET '/file?size=1' '' 200 "$t/file-1" || failed=1
+  "${item[@]}" '/file?size=1048576' contract::_expect_file "$mode" '?size=1048576' 1048576 "$CONTRACT_FILE_1MIB_SHA256" || failed=1
+  "${item[@]}" '/file (default size)' contract::_expect_file "$mode" '' 1048576 "$CONTRACT_FILE_1MIB_SHA256" || failed=1
+  "${item[@]}" '/file?size=-1 is 400' contract::_expect_bad_size "$mode" '?size=-1' || failed=1
+  "${item[@]}" '/file?size=abc is 400' contract::_expect_bad_size "$mode" '?size=abc' || failed=1
+  "${item[@]}" '/file?size=104857601 is 400' contract::_expect_bad_size "$mode" '?size=104857601' || failed=1
+  for size in 0 1 300 1048576; do
+    "${item[@]}" "POST /load $( ((size == 1048576)) && echo 1MiB || echo "${size}B")" \
+      contract::_expect_body "$mode" POST /load "$t/load-$size" 200 "$t/load-$size.b64" || failed=1
+  done
+  "${item[@]}" 'GET /no-such-path is 404' contract::_expect_status "$mode" GET /no-such-path 404 || failed=1
+  "${item[@]}" 'POST /hello is 405' contract::_expect_status "$mode" POST /hello 405 || failed=1
+  "${item[@]}" 'GET /load is 405' contract::_expect_status "$mode" GET /load 405 || failed=1
+  "${item[@]}" '100 requests on one connection' contract::_expect_keepalive "$mode" 100 || failed=1
+  "${item[@]}" '50 concurrent requests' contract::_expect_concurrent "$mode" 50 || failed=1
+  return "$failed"
+}
+
+contract::verify() {
+  local label=$1 base=$2 protocols=$3 proto_list=() modes=() proto mode failed=0
+  IFS=, read -r -a proto_list <<<"$protocols"
+  for proto in "${proto_list[@]}"; do
+    case $proto in
+      h1) modes+=(h1) ;;
+      h2c) modes+=(h2c h2c-upgrade) ;;
+      *) printf 'not ok - %s %s: unknown protocol\n' "$label" "$proto"; failed=1 ;;
+    esac
+  done
+  CONTRACT_BASE=${base%/}
+  CONTRACT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/barrage contract.XXXXXX")
+  contract::_prepare "$CONTRACT_TMP"
+  for mode in "${modes[@]}"; do
+    contract::_verify_mode "$label" "$mode" || failed=1
+  done
+  rm -rf -- "$CONTRACT_TMP"
+  CONTRACT_TMP=''
+  return "$failed"
+}
