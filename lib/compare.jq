@@ -166,18 +166,23 @@ def _notes:
    | select(length > 0)
    | "\($r.server) \($r.scenario) \($r.protocol) \($r.tool): " + join("; ")];
 
-def _summary_line:
-  .counts as $c
+def _count_words:
+  . as $c
   | [["regression", "regression", "regressions"], ["failed", "newly failed"], ["improvement", "improvement", "improvements"],
      ["unchanged", "unchanged"], ["~", "not significant (~)"], ["added", "added"], ["removed", "removed"],
      ["skipped", "skipped"], ["still failed", "still failed"], ["recovered", "recovered"]]
   | map(select($c[.[0]] != null) | "\($c[.[0]]) " + (if $c[.[0]] == 1 then .[1] else .[-1] end))
-  | join(", ");
+  | if length == 0 then "nothing to compare" else join(", ") end;
+
+def _summary_line:
+  (.counts | _count_words)
+  + (if (.relative | length) > 0 then "; relative to \(.settings.reference): " + (.relative_counts | _count_words) else "" end)
+  + " (gate: \(.settings.gate), exit \(if .regressions > 0 then 1 else 0 end))";
 
 def _method_line:
   "rps threshold \(.settings.threshold * 100 | fmt::fixed(1))%, p99 threshold \(.settings.p99_threshold * 100 | fmt::fixed(1))%; "
   + "3+ runs per side: Welch's t-test on log values at alpha \(.settings.alpha) (~ = not significant); "
-  + "gate: \(.settings.gate), fail on: \(.settings.fail_on | join(","))";
+  + "fail on: \(.settings.fail_on | join(","))";
 
 def _table_text($rows):
   ($rows | map(map(length)) | transpose | map(max)) as $w
@@ -199,7 +204,7 @@ def render_text:
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
   (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
   _method_line,
-  "Summary: " + _summary_line + " (exit \(if .regressions > 0 then 1 else 0 end))";
+  "Summary: " + _summary_line;
 
 def _table_md($rows):
   ("| " + ($rows[0] | join(" | ")) + " |"),

@@ -1,0 +1,190 @@
+#!/usr/bin/env bats
+# compare-results.sh: joins, verdicts (threshold and Welch's t-test), relative view, exit codes.
+# Fixtures: tests/fixtures/results (written by generate.py there).
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  F=$ROOT/tests/fixtures/results
+  COMPARE=$ROOT/compare-results.sh
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+}
+
+teardown() { rm -rf "$TMP"; }
+
+# verdict JSON ROW_SELECTOR: the verdict of the one row the jq selector picks.
+verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict else \"\(length) rows\" end" <<<"$1"; }
+
+@test "compare: --help explains the verdicts and exit codes" {
+  run "$COMPARE" --help
+  [ "$status" -eq 0 ]
+  [[ $output == *"Welch's t-test"* ]]
+  [[ $output == *"Mann-Whitney"* ]]
+  [[ $output == *"Exit status: 0 no regression, 1 at least one regression, 2 usage or input error."* ]]
+}
+
+@test "compare: identical single-run files exit 0 and every measured row is unchanged" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "skipped,unchanged" ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "unchanged")] | length' <<<"$output")" -eq 14 ]
+  [ "$(jq -r '.regressions' <<<"$output")" -eq 0 ]
+  run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"Summary: 14 unchanged, 1 skipped"* ]]
+}
+
+@test "compare: a 20% drop of one row exits 1 and only that row regressed" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" '.server == "jetty" and .scenario == "hello" and .tool == "wrk"')" = regression ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
+  [ "$(jq -r '.rows[] | select(.server == "jetty" and .scenario == "hello" and .tool == "wrk") | .rps.change * 100 | round' <<<"$output")" -eq -20 ]
+  run "$COMPARE" "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ +36,000\ +-20.0%.*regression ]]
+}
+
+@test "compare: improvement only exits 0 and says improvement" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-improve.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[] | select(.server == "netty") | .verdict] | unique | join(",")' <<<"$output")" = improvement ]
+  [ "$(jq -r '[.rows[] | select(.server != "netty") | .verdict] | unique | join(",")' <<<"$output")" = "skipped,unchanged" ]
+}
+
+@test "compare: rows on one side only are added or removed, not regressions" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-added-removed.json"
+  [ "$status" -eq 0 ]
+  [ "$(verdict "$output" '.server == "netty" and .scenario == "post-load"')" = removed ]
+  [ "$(jq -r '[.rows[] | select(.scenario == "large-file") | .verdict] | unique | join(",")' <<<"$output")" = added ]
+  [ "$(jq -r '[.rows[] | select(.scenario == "large-file")] | length' <<<"$output")" -eq 5 ]
+  run "$COMPARE" "$F/single-base.json" "$F/single-added-removed.json"
+  [[ $output =~ netty\ +post-load\ +h1\ +wrk\ +37,820\ +–.*removed ]]
+  [[ $output == *"5 added, 1 removed"* ]]
+}
+
+@test "compare: mixed tools are joined per tool, and --tool filters them" {
+  run "$COMPARE" --format json "$F/mixed-base.json" "$F/mixed-barrage-drop.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" '.server == "netty" and .tool == "barrage"')" = regression ]
+  [ "$(verdict "$output" '.server == "netty" and .tool == "wrk"')" = unchanged ]
+  [ "$(verdict "$output" '.server == "netty" and .tool == "h2load"')" = unchanged ]
+  run "$COMPARE" --tool wrk,h2load --format json "$F/mixed-base.json" "$F/mixed-barrage-drop.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[].tool] | unique | join(",")' <<<"$output")" = h2load,wrk ]
+  run "$COMPARE" --tool barrage --server netty --format json "$F/mixed-base.json" "$F/mixed-barrage-drop.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq '.rows | length' <<<"$output")" -eq 1 ]
+}
+
+@test "compare: filters by scenario and protocol" {
+  run "$COMPARE" --scenario post-load --format json "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[].scenario] | unique | join(",")' <<<"$output")" = post-load ]
+  run "$COMPARE" --protocol h2c --format json "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[].protocol] | unique | join(",")' <<<"$output")" = h2c ]
+}
+
+@test "compare: 3-run files that differ only by noise raise no alarm (~, not significant)" {
+  run "$COMPARE" --format json "$F/multi-base.json" "$F/multi-noise.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[] | select(.verdict != "skipped") | .verdict] | unique | join(",")' <<<"$output")" = "~" ]
+  [ "$(jq -r '[.rows[] | .rps.p // empty | select(. < 0.05)] | length' <<<"$output")" -eq 0 ]
+  [ "$(jq -r '[.rows[].rps.test // empty] | unique | join(",")' <<<"$output")" = welch-log ]
+}
+
+@test "compare: 3-run files whose medians differ by 6% but whose runs overlap are ~, not a regression" {
+  # The single-run rule would call -6% a regression; the test sees the runs overlap.
+  run "$COMPARE" --format json "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[].rps.change * 100 | round] | unique | join(",")' <<<"$output")" = "-6" ]
+  [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "~" ]
+  run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ ±8%\ +42,300\ ±9%\ +-6.0%\ \(p=0\.[1-9] ]]
+}
+
+@test "compare: 3-run files with a real 10% shift are detected (p < alpha), the rest is not" {
+  run "$COMPARE" --format json "$F/multi-base.json" "$F/multi-shift10.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" '.server == "tomcat" and .scenario == "hello" and .tool == "wrk"')" = regression ]
+  [ "$(jq -r '.rows[] | select(.server == "tomcat" and .scenario == "hello" and .tool == "wrk") | .rps.p < 0.05' <<<"$output")" = true ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
+  [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | join(",")' <<<"$output")" = tomcat ]
+}
+
+@test "compare: a stricter alpha or a larger threshold lets the 10% shift pass" {
+  run "$COMPARE" --alpha 0.0001 "$F/multi-base.json" "$F/multi-shift10.json"
+  [ "$status" -eq 0 ]
+  run "$COMPARE" --threshold 15 --p99-threshold 15 "$F/multi-base.json" "$F/multi-shift10.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare: --fail-on picks the metrics that fail the comparison" {
+  # jetty: rps -20%, p99 +25%. Only p99 gates, and its threshold is above 25%: exit 0.
+  run "$COMPARE" --fail-on p99 --p99-threshold 30 "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 0 ]
+  run "$COMPARE" --fail-on p99 "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  run "$COMPARE" --fail-on rps --threshold 25 "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare: the relative view compares two machines; --gate relative decides on it" {
+  run "$COMPARE" "$F/single-base.json" "$F/single-other-machine.json"
+  [ "$status" -eq 1 ]
+  run "$COMPARE" --gate relative --format json "$F/single-base.json" "$F/single-other-machine.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = jetty ]
+  [ "$(jq -r '[.relative[] | select(.server == "netty") | .verdict] | unique | join(",")' <<<"$output")" = unchanged ]
+  run "$COMPARE" --gate relative --server java-http,netty,tomcat "$F/single-base.json" "$F/single-other-machine.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"Relative to java-http in the same file"* ]]
+  run "$COMPARE" --gate relative --reference netty --server java-http,netty "$F/single-base.json" "$F/single-other-machine.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"% of netty"* ]]
+}
+
+@test "compare: a server that ran in BASE and failed in NEW is a regression" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/bad-no-ok-rows.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" '.server == "jetty" and .scenario == "hello" and .tool == "wrk"')" = failed ]
+  run "$COMPARE" "$F/single-base.json" "$F/bad-no-ok-rows.json"
+  [[ $output == *"new failed: connection refused"* ]]
+}
+
+@test "compare: markdown output is a table" {
+  run "$COMPARE" --format markdown "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"| server | scenario | protocol | tool | base rps | new rps | rps Δ |"* ]]
+  [[ $output == *"| jetty | hello | h1 | wrk | 45,000 | 36,000 | -20.0% |"* ]]
+}
+
+@test "compare: bad input exits 2 with a message" {
+  run "$COMPARE" "$F/single-base.json" "$TMP/missing.json"
+  [ "$status" -eq 2 ]; [[ $output == *"no such file"* ]]
+  run "$COMPARE" "$F/bad-not-json.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]; [[ $output == *"not a JSON object"* ]]
+  run "$COMPARE" "$F/single-base.json" "$F/bad-schema-invalid.json"
+  [ "$status" -eq 2 ]; [[ $output == *"not a valid results file"* ]]
+  run "$COMPARE" "$F/single-base.json" "$F/bad-incomplete.json"
+  [ "$status" -eq 2 ]; [[ $output == *"incomplete"* ]]
+  run "$COMPARE" "$F/single-base.json" "$TMP"
+  [ "$status" -eq 2 ]; [[ $output == *"is a directory"* ]]
+}
+
+@test "compare: usage errors exit 2" {
+  run "$COMPARE" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  run "$COMPARE" --format yaml "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  run "$COMPARE" --threshold ten "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  run "$COMPARE" --alpha 2 "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  run "$COMPARE" --fail-on cpu "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  run "$COMPARE" --bogus "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  run "$COMPARE" "$F/single-base.json" "$F/single-base.json" --tool
+  [ "$status" -eq 2 ]
+}
