@@ -18,7 +18,8 @@ source "$ROOT/lib/readme.sh"
 
 usage() {
   cat <<'USAGE'
-Usage: ./update-readme.sh [--file RESULTS.json] [--readme README.md] [--baseline SERVER] [--charts DIR]
+Usage: ./update-readme.sh [--file RESULTS.json | --results DIR] [--readme README.md]
+                          [--baseline SERVER] [--charts DIR]
 
 Replaces what lies between "<!-- performance:start -->" and "<!-- performance:end -->" in the
 README with the results of one run (a "## Performance" section with the markers is created
@@ -34,8 +35,9 @@ Same input, same README, byte for byte. The README and the charts are replaced o
 everything has been made (temporary files, then rename); on any error both stay as they were.
 
 Options:
-  --file PATH        results file (default: the newest complete file in results/, by its
-                     "timestamp" field)
+  --file PATH        results file (default: the newest complete file in the results
+                     directory, by its "timestamp" field, not by the file's date)
+  --results DIR      the results directory (default: results/ of the suite)
   --readme PATH      README to update (default: README.md of the suite)
   --baseline SERVER  server of the "vs" column (default java-http)
   --charts DIR       where the charts go (default: docs/charts of the suite); the README
@@ -72,14 +74,15 @@ install_charts() {
 }
 
 main() {
-  local file='' readme=$ROOT/README.md baseline=java-http charts_dir=$ROOT/docs/charts
+  local file='' results_dir=$ROOT/results readme=$ROOT/README.md baseline=java-http charts_dir=$ROOT/docs/charts
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
-      --file|--readme|--baseline|--charts)
+      --file|--results|--readme|--baseline|--charts)
         if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
         case $1 in
           --file) file=$2 ;;
+          --results) results_dir=${2%/} ;;
           --readme) readme=$2 ;;
           --baseline) baseline=$2 ;;
           --charts) charts_dir=${2%/} ;;
@@ -91,8 +94,8 @@ main() {
 
   deps::ensure jq:jq gnuplot:gnuplot-nox || exit 1
   if [[ -z $file ]]; then
-    file=$(resultfile::newest "$ROOT/results") \
-      || log::die "no complete results file in $ROOT/results: run ./run-benchmarks.sh first, or pass --file"
+    file=$(resultfile::newest "$results_dir") \
+      || log::die "no complete results file in $results_dir: run ./run-benchmarks.sh first, or pass --file"
     log::info "newest results file: $file"
   fi
   resultfile::check "$file" --need-ok || exit 1

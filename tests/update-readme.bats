@@ -1,0 +1,192 @@
+#!/usr/bin/env bats
+# update-readme.sh: the performance section, its charts (real gnuplot), idempotence, and
+# bad inputs that must leave the README and the charts untouched.
+# Fixtures: tests/fixtures/results (written by generate.py there).
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  F=$ROOT/tests/fixtures/results
+  UPDATE=$ROOT/update-readme.sh
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  README=$TMP/README.md
+  CHARTS=$TMP/docs/charts
+  printf '# Project\n\nIntro text.\n\n## Usage\n\nRun it.\n' >"$README"
+}
+
+teardown() { rm -rf "$TMP"; }
+
+update() { run "$UPDATE" --readme "$README" --charts "$CHARTS" "$@"; }
+
+# section: the lines between the markers.
+section() { sed -n '/^<!-- performance:start -->$/,/^<!-- performance:end -->$/p' "$README"; }
+
+# is_png FILE: PNG signature, and an image of sensible size.
+is_png() {
+  [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+  [ "$(stat -c %s "$1")" -gt 10000 ]
+  [ "$(stat -c %s "$1")" -lt 2000000 ]
+}
+
+@test "update-readme: --help describes the options" {
+  run "$UPDATE" --help
+  [ "$status" -eq 0 ]
+  [[ $output == *"--baseline SERVER"* && $output == *"--charts DIR"* && $output == *"--readme PATH"* ]]
+}
+
+@test "update-readme: creates a ## Performance section with markers when there is none" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^<!-- performance:start -->$' "$README")" -eq 1 ]
+  [ "$(grep -c '^<!-- performance:end -->$' "$README")" -eq 1 ]
+  [ "$(grep -c '^## Performance$' "$README")" -eq 1 ]
+  # The text before stays as it was.
+  [ "$(head -n 7 "$README")" = "$(printf '# Project\n\nIntro text.\n\n## Usage\n\nRun it.')" ]
+  [ "$(sed -n 9p "$README")" = "## Performance" ]
+}
+
+@test "update-readme: puts the markers under an existing ## Performance heading" {
+  printf '# P\n\n## Performance\n\n## Later\n\ntext\n' >"$README"
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(sed -n 3,5p "$README")" = "$(printf '## Performance\n\n<!-- performance:start -->')" ]
+  [ "$(tail -n 3 "$README")" = "$(printf '## Later\n\ntext')" ]
+}
+
+@test "update-readme: replaces only what lies between the markers" {
+  printf '# P\n\nbefore\n\n## Performance\n\n<!-- performance:start -->\nold table\n<!-- performance:end -->\n\nafter\n' >"$README"
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  ! grep -q 'old table' "$README"
+  [ "$(head -n 7 "$README")" = "$(printf '# P\n\nbefore\n\n## Performance\n\n<!-- performance:start -->')" ]
+  [ "$(tail -n 3 "$README")" = "$(printf '<!-- performance:end -->\n\nafter')" ]
+}
+
+@test "update-readme: run twice on the same input, README and charts are byte-identical" {
+  update --file "$F/readme-failures.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/first.md"
+  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/first.md5"
+  update --file "$F/readme-failures.json"
+  [ "$status" -eq 0 ]
+  cmp "$README" "$TMP/first.md"
+  (cd "$CHARTS" && md5sum -c --quiet "$TMP/first.md5")
+}
+
+@test "update-readme: one table per scenario x protocol x tool, servers sorted by requests/s" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | grep -c '^### .* · ')" -eq 3 ]
+  section | grep -qx '### hello · HTTP/1.1 · wrk'
+  section | grep -qx '### hello · HTTP/2 cleartext (h2c) · h2load'
+  section | grep -qx '### post-load · HTTP/1.1 · wrk'
+  section | grep -qx '| Server | Requests/s | Successful/s | p50 | p99 | p99.9 | Errors/s | Server CPU | Peak RSS | vs java-http |'
+  order=$(section | sed -n '/^### hello · HTTP\/1.1 · wrk$/,/^### /p' | awk -F' [|] ' '/^\| [a-z]/ && !/Server/ {print $1}' | tr -d '| ' | paste -sd,)
+  [ "$order" = "netty,java-http,jetty,tomcat,jdk-httpserver" ]
+  section | grep -qxF '| netty | 61,000 | 61,000 | 520 µs | 1.82 ms | 3.64 ms | 0 | 211% | 235 MiB | 117% |'
+  section | grep -qxF '| java-http | 52,000 | 52,000 | 610 µs | 2.13 ms | 4.27 ms | 0 | 202% | 227 MiB | 100% |'
+}
+
+@test "update-readme: --baseline changes the vs column" {
+  update --file "$F/single-base.json" --baseline netty
+  [ "$status" -eq 0 ]
+  section | grep -q '| vs netty |$'
+  section | grep -qF '| netty | 61,000 | 61,000 | 520 µs | 1.82 ms | 3.64 ms | 0 | 211% | 235 MiB | 100% |'
+}
+
+@test "update-readme: failed and skipped servers are listed with their reason; errors and nulls shown" {
+  update --file "$F/readme-failures.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF -- '- **tomcat** not measured: failed: server did not answer /health within 30 s'
+  section | grep -qxF -- '- **jdk-httpserver** not measured: skipped: server does not support h2c'
+  # jetty's post-load run had 2% errors: 558 errors/s and fewer successful requests/s.
+  section | grep -qF '| jetty | 27,900 | 27,342 | 900 µs | 3.15 ms | 6.30 ms | 558 |'
+  # netty's h2load run has no server stats: rendered as a dash.
+  section | grep -qF '| netty | 61,000 | 61,000 | 520 µs | 1.82 ms | 3.64 ms | 0 | – | – | 117% |'
+}
+
+@test "update-readme: several runs show the median and the range" {
+  update --file "$F/multi-shift10.json"
+  [ "$status" -eq 0 ]
+  section | grep -q 'Figures are the median of 3 runs'
+  section | grep -qF '| tomcat | 34,303<br><sub>33,892–34,508</sub> | 34,303 |'
+}
+
+@test "update-readme: footer with date, machine, OS, Java, commit and the command" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| Date | 2026-11-20T10:00:00Z |'
+  section | grep -qxF '| Machine | AMD EPYC 7B13, 2 cores, 7.8 GB RAM (x86_64) |'
+  section | grep -qxF '| OS | Debian GNU/Linux 12 (bookworm), kernel 6.1.0-18-amd64 |'
+  section | grep -qF '| Java | openjdk 17.0.9 2023-10-17'
+  section | grep -qxF '| Suite commit | `0123abc` |'
+  section | grep -qxF '| Reproduce | `./run-benchmarks.sh --quick` |'
+}
+
+@test "update-readme: charts are rendered by gnuplot as PNG and linked relative to the README" {
+  update --file "$F/readme-failures.json"
+  [ "$status" -eq 0 ]
+  for chart in rps-h1-wrk rps-h2c-h2load latency-hello-h1-wrk latency-hello-h2c-h2load latency-post-load-h1-wrk; do
+    is_png "$CHARTS/$chart.png"
+    section | grep -qF "(docs/charts/$chart.png)"
+  done
+  [ "$(find "$CHARTS" -type f | wc -l)" -eq 5 ]
+  if command -v file >/dev/null; then
+    [[ $(file -b "$CHARTS/rps-h1-wrk.png") == "PNG image data, 1000 x 560,"* ]]
+  fi
+  # Charts of a run that drew fewer are replaced, not left behind.
+  update --file "$F/multi-loud-a.json"
+  [ "$status" -eq 0 ]
+  [ "$(cd "$CHARTS" && ls | paste -sd,)" = "latency-hello-h1-wrk.png,rps-h1-wrk.png" ]
+}
+
+@test "update-readme: without --file, the newest complete file by its timestamp field" {
+  mkdir "$TMP/results"
+  cp "$F/single-base.json" "$TMP/results/a.json"          # 2026-11-20T10:00
+  cp "$F/multi-shift10.json" "$TMP/results/b.json"        # 2026-11-21T10:00: the newest
+  cp "$F/bad-incomplete.json" "$TMP/results/c.json"       # 2026-11-22, but incomplete
+  echo 'not json' >"$TMP/results/d.json"
+  touch -d '2020-01-01' "$TMP/results/b.json"             # file times must not matter
+  update --results "$TMP/results"
+  [ "$status" -eq 0 ]
+  section | grep -q 'from b.json'
+}
+
+@test "update-readme: every bad input fails and leaves README and charts untouched" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
+  mkdir "$TMP/empty-results"
+  for bad in "--file $TMP/missing.json" "--file $F/bad-not-json.json" "--file $F/bad-schema-invalid.json" \
+             "--file $F/bad-no-ok-rows.json" "--file $F/bad-incomplete.json" "--file $TMP" \
+             "--results $TMP/empty-results"; do
+    # shellcheck disable=SC2086 # the option and its value are two words
+    update $bad
+    [ "$status" -ne 0 ]
+    [[ $output == *error:* ]]
+    cmp "$README" "$TMP/before.md"
+    (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
+  done
+  # No temporary files left next to the README.
+  [ "$(ls -A "$TMP" | paste -sd,)" = "README.md,before.md,before.md5,docs,empty-results" ]
+}
+
+@test "update-readme: broken markers fail and leave the README untouched" {
+  printf '# P\n\n<!-- performance:start -->\nno end marker\n' >"$README"
+  cp "$README" "$TMP/before.md"
+  update --file "$F/single-base.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"markers are broken"* ]]
+  cmp "$README" "$TMP/before.md"
+  [ ! -e "$CHARTS" ]
+}
+
+@test "update-readme: a missing README or a bad option is an error" {
+  run "$UPDATE" --readme "$TMP/nope.md" --charts "$CHARTS" --file "$F/single-base.json"
+  [ "$status" -eq 1 ]
+  [ ! -e "$CHARTS" ]
+  run "$UPDATE" --bogus
+  [ "$status" -eq 2 ]
+  run "$UPDATE" --file
+  [ "$status" -eq 2 ]
+}
