@@ -1,0 +1,254 @@
+/* cli: getopt_long over the options of `barrage --help`. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
+    OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
+};
+
+static const struct option options[] = {
+    {"connections", required_argument, NULL, 'c'},
+    {"threads", required_argument, NULL, 't'},
+    {"duration", required_argument, NULL, 'd'},
+    {"requests", required_argument, NULL, 'n'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"pipeline", required_argument, NULL, 'm'},
+    {"method", required_argument, NULL, 'X'},
+    {"header", required_argument, NULL, 'H'},
+    {"body", required_argument, NULL, 'b'},
+    {"body-file", required_argument, NULL, 'B'},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+    {"grace", required_argument, NULL, OPT_GRACE},
+    {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
+    {"requests-per-connection", required_argument, NULL, OPT_PER_CONNECTION},
+    {"unix-socket", required_argument, NULL, OPT_UNIX},
+    {"max-header-size", required_argument, NULL, OPT_MAX_HEADER},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"latency", no_argument, NULL, OPT_LATENCY},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static enum cli_result fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return CLI_ERROR;
+}
+
+long long cli_duration_us(const char *text)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || v < 0) return -1;
+    double unit;
+    if (*end == '\0' || strcmp(end, "s") == 0) unit = 1e6;
+    else if (strcmp(end, "ms") == 0) unit = 1e3;
+    else if (strcmp(end, "us") == 0) unit = 1;
+    else if (strcmp(end, "m") == 0) unit = 60e6;
+    else if (strcmp(end, "h") == 0) unit = 3600e6;
+    else return -1;
+    if (v * unit > 1e15) return -1;
+    return (long long)(v * unit);
+}
+
+/* A whole number in [min, max]; -1 when invalid. */
+static long long parse_count(const char *text, long long min, long long max)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || end == text || *end || v < min || v > max) return -1;
+    return v;
+}
+
+static int read_file(const char *path, struct config *cfg)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            char *bigger = realloc(buf, cap *= 2);
+            if (!bigger) free(buf);
+            buf = bigger;
+        }
+    }
+    int bad = ferror(f) || !buf;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return -1;
+    }
+    free(cfg->body);
+    cfg->body = buf;
+    cfg->body_len = len;
+    return 0;
+}
+
+static void defaults(struct config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->connections = 10;
+    cfg->threads = 1;
+    cfg->pipeline = 1;
+    cfg->method = "GET";
+    cfg->timeout_us = 10000000;
+    cfg->connect_timeout_us = 5000000;
+    cfg->grace_us = 2000000;
+    cfg->keepalive = true;
+    cfg->max_header_size = 65536;
+}
+
+/* http://host[:port][/path]; the host is kept without brackets. */
+static enum cli_result parse_url(struct config *cfg, char *err, size_t errlen)
+{
+    const char *u = cfg->url;
+    if (strncmp(u, "https://", 8) == 0) return fail(err, errlen, "https is not supported yet: %s", u);
+    if (strncmp(u, "http://", 7) != 0) return fail(err, errlen, "the URL must start with http://: %s", u);
+    u += 7;
+    const char *path = strchr(u, '/');
+    size_t authority = path ? (size_t)(path - u) : strlen(u);
+    cfg->path = path ? path : "/";
+    const char *host = u, *colon;
+    size_t host_len = authority;
+    if (*u == '[') {
+        const char *close = memchr(u, ']', authority);
+        if (!close) return fail(err, errlen, "bad IPv6 address in URL: %s", cfg->url);
+        host = u + 1;
+        host_len = (size_t)(close - host);
+        colon = close + 1 < u + authority && close[1] == ':' ? close + 1 : NULL;
+    } else {
+        colon = memchr(u, ':', authority);
+        if (colon) host_len = (size_t)(colon - u);
+    }
+    size_t port_len = colon ? (size_t)(u + authority - colon - 1) : 0;
+    if (host_len == 0 || host_len >= sizeof cfg->host) return fail(err, errlen, "bad host in URL: %s", cfg->url);
+    if (colon && (port_len == 0 || port_len >= sizeof cfg->port)) return fail(err, errlen, "bad port in URL: %s", cfg->url);
+    memcpy(cfg->host, host, host_len);
+    cfg->host[host_len] = '\0';
+    if (colon) {
+        memcpy(cfg->port, colon + 1, port_len);
+        cfg->port[port_len] = '\0';
+    } else {
+        strcpy(cfg->port, "80");
+    }
+    return parse_count(cfg->port, 1, 65535) < 0 ? fail(err, errlen, "bad port in URL: %s", cfg->url) : CLI_RUN;
+}
+
+static enum cli_result set_duration(uint64_t *field, const char *name, const char *text, char *err, size_t errlen)
+{
+    long long us = cli_duration_us(text);
+    if (us < 0) return fail(err, errlen, "bad %s '%s' (examples: 10s, 2m, 500ms)", name, text);
+    *field = (uint64_t)us;
+    return CLI_RUN;
+}
+
+/* One option; CLI_RUN when it was fine. */
+static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, char *err, size_t errlen)
+{
+    long long v;
+    switch (opt) {
+    case 'c':
+        if ((v = parse_count(arg, 1, 1000000)) < 0) return fail(err, errlen, "bad --connections '%s'", arg);
+        cfg->connections = (unsigned)v;
+        return CLI_RUN;
+    case 't':
+        if ((v = parse_count(arg, 1, 1024)) < 0) return fail(err, errlen, "bad --threads '%s'", arg);
+        cfg->threads = (unsigned)v;
+        return CLI_RUN;
+    case 'n':
+        if ((v = parse_count(arg, 1, (long long)1 << 62)) < 0) return fail(err, errlen, "bad --requests '%s'", arg);
+        cfg->requests = (uint64_t)v;
+        return CLI_RUN;
+    case 'm':
+        if ((v = parse_count(arg, 1, CONFIG_MAX_PIPELINE)) < 0)
+            return fail(err, errlen, "bad --pipeline '%s' (1 to %d)", arg, CONFIG_MAX_PIPELINE);
+        cfg->pipeline = (unsigned)v;
+        return CLI_RUN;
+    case OPT_PER_CONNECTION:
+        if ((v = parse_count(arg, 1, (long long)1 << 62)) < 0)
+            return fail(err, errlen, "bad --requests-per-connection '%s'", arg);
+        cfg->requests_per_connection = (uint64_t)v;
+        return CLI_RUN;
+    case OPT_MAX_HEADER:
+        if ((v = parse_count(arg, 64, (long long)1 << 30)) < 0) return fail(err, errlen, "bad --max-header-size '%s'", arg);
+        cfg->max_header_size = (size_t)v;
+        return CLI_RUN;
+    case 'd':
+        *duration_set = true;
+        return set_duration(&cfg->duration_us, "--duration", arg, err, errlen);
+    case OPT_WARMUP: return set_duration(&cfg->warmup_us, "--warmup", arg, err, errlen);
+    case OPT_TIMEOUT: return set_duration(&cfg->timeout_us, "--timeout", arg, err, errlen);
+    case OPT_CONNECT_TIMEOUT: return set_duration(&cfg->connect_timeout_us, "--connect-timeout", arg, err, errlen);
+    case OPT_GRACE: return set_duration(&cfg->grace_us, "--grace", arg, err, errlen);
+    case 'X': cfg->method = arg; return CLI_RUN;
+    case 'H':
+        if (cfg->header_count == CONFIG_MAX_HEADERS) return fail(err, errlen, "too many --header options");
+        if (!strchr(arg, ':') || strpbrk(arg, "\r\n")) return fail(err, errlen, "bad --header '%s' (Name: value)", arg);
+        cfg->headers[cfg->header_count++] = arg;
+        return CLI_RUN;
+    case 'b':
+        free(cfg->body);
+        cfg->body_len = strlen(arg);
+        cfg->body = malloc(cfg->body_len + 1);
+        if (!cfg->body) return fail(err, errlen, "out of memory");
+        memcpy(cfg->body, arg, cfg->body_len + 1);
+        return CLI_RUN;
+    case 'B':
+        return read_file(arg, cfg) ? fail(err, errlen, "cannot read --body-file '%s'", arg) : CLI_RUN;
+    case OPT_NO_KEEPALIVE: cfg->keepalive = false; return CLI_RUN;
+    case OPT_UNIX: cfg->unix_socket = arg; return CLI_RUN;
+    case OPT_JSON: cfg->json = true; return CLI_RUN;
+    case OPT_LATENCY: cfg->latency = true; return CLI_RUN;
+    case 'q': cfg->quiet = true; return CLI_RUN;
+    case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
+    case OPT_HELP: return CLI_HELP;
+    case OPT_VERSION: return CLI_VERSION;
+    default: return fail(err, errlen, "unknown option (see --help)");
+    }
+}
+
+enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen)
+{
+    bool duration_set = false;
+    int opt;
+    defaults(cfg);
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:q", options, NULL)) != -1) {
+        if (opt == '?' || opt == ':') return fail(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
+        enum cli_result r = apply(opt, optarg, cfg, &duration_set, err, errlen);
+        if (r != CLI_RUN) return r;
+    }
+    if (optind != argc - 1) return fail(err, errlen, "expected one URL (see --help)");
+    cfg->url = argv[optind];
+    if (cfg->threads > cfg->connections) return fail(err, errlen, "--threads (%u) must not exceed --connections (%u)",
+                                                     cfg->threads, cfg->connections);
+    if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;
+    if (duration_set && cfg->duration_us == 0) return fail(err, errlen, "--duration must be more than 0");
+    if (cfg->requests && cfg->requests < cfg->threads) cfg->threads = (unsigned)cfg->requests;
+    return parse_url(cfg, err, errlen);
+}
+
+void cli_free(struct config *cfg)
+{
+    free(cfg->body);
+    cfg->body = NULL;
+}

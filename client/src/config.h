@@ -1,0 +1,38 @@
+/* config: the run as the command line describes it. Filled by cli.c, read-only
+ * afterwards (shared by every thread). */
+#ifndef BARRAGE_CONFIG_H
+#define BARRAGE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#define CONFIG_MAX_HEADERS 64
+#define CONFIG_MAX_PIPELINE 256
+
+struct config {
+    const char *url;
+    char host[256];        /* from the URL, for the Host header and the address */
+    char port[8];
+    const char *path;      /* points into url; "/" when the URL has none */
+    const char *unix_socket;
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    unsigned connections, threads, pipeline;
+    uint64_t duration_us;  /* 0: no time limit (-n alone) */
+    uint64_t requests;     /* 0: no request limit */
+    uint64_t warmup_us;
+    const char *method;
+    const char *headers[CONFIG_MAX_HEADERS];
+    unsigned header_count;
+    char *body;            /* owned (read from --body or --body-file) */
+    size_t body_len;
+    uint64_t timeout_us, connect_timeout_us, grace_us;
+    bool keepalive;
+    uint64_t requests_per_connection; /* 0: unlimited */
+    size_t max_header_size;
+    bool json, latency, quiet, verbose;
+};
+
+#endif

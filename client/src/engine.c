@@ -1,0 +1,470 @@
+/* engine: libev glue. One loop per worker thread; each connection slot has a
+ * socket watcher, a back-off timer and a session. A 10 ms tick applies the
+ * connect and request timeouts, so they fire up to 10 ms late. */
+#include "engine.h"
+
+#include <errno.h>
+#include <ev.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http1.h"
+#include "transport.h"
+
+#define TICK_S 0.01
+#define READ_BUFFER 65536
+#define BACKOFF_MIN_US 10000
+#define BACKOFF_MAX_US 1000000
+
+enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN };
+
+struct conn {
+    struct worker *w;
+    ev_io io;
+    ev_timer backoff;
+    int events; /* what io watches now */
+    enum conn_state state;
+    struct transport tr;
+    struct session *session;
+    const uint8_t *out; /* pending bytes of the session's last next_write */
+    size_t out_len;
+    uint64_t connect_start;
+    uint64_t backoff_us;
+};
+
+struct worker {
+    const struct config *cfg;
+    const struct http1_shared *shared;
+    pthread_t thread;
+    struct ev_loop *loop;
+    struct conn *conns;
+    unsigned conn_count;
+    struct stats stats;
+    uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
+    uint64_t inflight;    /* started and not yet ended, warm-up ones included */
+    uint64_t open_now;
+    uint64_t run_start, measure_start, end;
+    bool measuring, stopping;
+    ev_timer tick, warmup, deadline, grace;
+    uint8_t rbuf[READ_BUFFER];
+};
+
+static void conn_connect(struct conn *c);
+static void conn_close(struct conn *c, enum close_cause cause);
+
+uint64_t engine_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* ---- what sessions call ---- */
+
+static bool counted(const struct worker *w, uint64_t start_us)
+{
+    return w->measuring && start_us >= w->measure_start;
+}
+
+static void worker_maybe_finish(struct worker *w)
+{
+    if (w->inflight == 0 && (w->stopping || (w->measuring && w->budget == 0))) ev_break(w->loop, EVBREAK_ONE);
+}
+
+bool worker_take_request(struct worker *w, uint64_t now_us)
+{
+    (void)now_us;
+    if (w->stopping || (w->measuring && w->budget == 0)) return false;
+    if (w->measuring) {
+        if (w->budget != UINT64_MAX) w->budget--;
+        w->stats.started++;
+    }
+    w->inflight++;
+    return true;
+}
+
+static void request_ended(struct worker *w)
+{
+    w->inflight--;
+    worker_maybe_finish(w);
+}
+
+void worker_response(struct worker *w, uint64_t start_us, int status, uint64_t body_bytes, uint64_t now_us)
+{
+    if (counted(w, start_us)) {
+        stats_response(&w->stats, status, now_us - start_us);
+        w->stats.body_bytes += body_bytes;
+    }
+    request_ended(w);
+}
+
+void worker_error(struct worker *w, uint64_t start_us, enum req_error kind, enum req_detail detail,
+                  uint64_t now_us)
+{
+    if (counted(w, start_us)) stats_error(&w->stats, kind, detail, now_us - start_us);
+    request_ended(w);
+}
+
+void worker_aborted(struct worker *w, uint64_t start_us)
+{
+    if (counted(w, start_us)) w->stats.aborted++;
+    w->inflight--;
+}
+
+void worker_first_byte(struct worker *w, uint64_t start_us, uint64_t now_us)
+{
+    if (counted(w, start_us)) hist_record(&w->stats.ttfb, now_us - start_us);
+}
+
+void worker_sample(struct worker *w, const uint8_t *data, size_t len)
+{
+    stats_sample(&w->stats, data, len);
+}
+
+/* ---- connections ---- */
+
+static void conn_watch(struct conn *c, int events)
+{
+    if (c->events == events) return;
+    ev_io_stop(c->w->loop, &c->io);
+    c->events = events;
+    if (!events) return;
+    ev_io_set(&c->io, c->tr.fd, events);
+    ev_io_start(c->w->loop, &c->io);
+}
+
+static bool may_connect(const struct worker *w)
+{
+    return !w->stopping && !(w->measuring && w->budget == 0);
+}
+
+/* Writes what the session has to send until it has nothing or the socket is full. */
+static void conn_flush(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    for (;;) {
+        if (c->out_len == 0) c->out_len = c->session->ops->next_write(c->session, &c->out, now);
+        if (c->out_len == 0) {
+            conn_watch(c, EV_READ);
+            return;
+        }
+        ssize_t n = c->tr.ops->write(&c->tr, c->out, c->out_len);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            conn_watch(c, EV_READ | EV_WRITE);
+            return;
+        }
+        if (n < 0) {
+            conn_close(c, CLOSE_WRITE_ERROR);
+            return;
+        }
+        if (w->measuring) w->stats.bytes_sent += (uint64_t)n;
+        c->out += n;
+        c->out_len -= (size_t)n;
+    }
+}
+
+static void conn_readable(struct conn *c)
+{
+    struct worker *w = c->w;
+    ssize_t n = c->tr.ops->read(&c->tr, w->rbuf, sizeof w->rbuf);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n <= 0) {
+        conn_close(c, n == 0 ? CLOSE_EOF : CLOSE_READ_ERROR);
+        return;
+    }
+    uint64_t now = engine_now_us();
+    if (w->measuring) w->stats.bytes_received += (uint64_t)n;
+    if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, now) == SESSION_CLOSE) {
+        conn_close(c, CLOSE_LOCAL);
+        return;
+    }
+    if (c->out_len == 0) conn_flush(c, now);
+}
+
+static void connect_failed(struct conn *c)
+{
+    struct worker *w = c->w;
+    if (counted(w, c->connect_start)) w->stats.connect_errors++;
+    c->tr.ops->close(&c->tr);
+    c->events = 0;
+    c->state = CONN_IDLE;
+    ev_timer_set(&c->backoff, (double)c->backoff_us / 1e6, 0.);
+    ev_timer_start(w->loop, &c->backoff);
+    c->backoff_us = c->backoff_us * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : c->backoff_us * 2;
+}
+
+static void conn_established(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    c->state = CONN_OPEN;
+    c->backoff_us = BACKOFF_MIN_US;
+    w->open_now++;
+    if (counted(w, c->connect_start)) {
+        w->stats.established++;
+        hist_record(&w->stats.connect, now - c->connect_start);
+    }
+    if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
+    c->out_len = 0;
+    c->session->ops->on_connect(c->session, now);
+    conn_flush(c, now);
+}
+
+/* The socket became writable while connecting, or the handshake moved on. */
+static void conn_progress(struct conn *c)
+{
+    if (c->state == CONN_CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(c->tr.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0) {
+            ev_io_stop(c->w->loop, &c->io);
+            connect_failed(c);
+            return;
+        }
+        c->state = CONN_HANDSHAKE;
+    }
+    int r = c->tr.ops->handshake(&c->tr);
+    if (r == 0) conn_established(c, engine_now_us());
+    else if (r < 0) {
+        ev_io_stop(c->w->loop, &c->io);
+        connect_failed(c);
+    }
+}
+
+static void conn_io_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+    struct conn *c = io->data;
+    (void)loop;
+    if (c->state != CONN_OPEN) {
+        conn_progress(c);
+        return;
+    }
+    if (revents & EV_READ) conn_readable(c);
+    if (c->state == CONN_OPEN && (revents & EV_WRITE) && c->out_len > 0) conn_flush(c, engine_now_us());
+}
+
+static int open_socket(const struct config *cfg)
+{
+    int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (cfg->addr.ss_family != AF_UNIX) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    return fd;
+}
+
+static void conn_connect(struct conn *c)
+{
+    struct worker *w = c->w;
+    if (!may_connect(w)) return;
+    c->connect_start = engine_now_us();
+    if (w->measuring) w->stats.connect_attempts++;
+    int fd = open_socket(w->cfg);
+    transport_plain_init(&c->tr, fd);
+    if (fd < 0) {
+        connect_failed(c);
+        return;
+    }
+    c->state = CONN_CONNECTING;
+    c->events = EV_WRITE;
+    ev_io_set(&c->io, fd, EV_WRITE);
+    ev_io_start(w->loop, &c->io);
+    if (connect(fd, (const struct sockaddr *)&w->cfg->addr, w->cfg->addr_len) < 0 && errno != EINPROGRESS) {
+        ev_io_stop(w->loop, &c->io);
+        connect_failed(c);
+    }
+}
+
+static void conn_close(struct conn *c, enum close_cause cause)
+{
+    struct worker *w = c->w;
+    if (c->state == CONN_IDLE) return;
+    ev_io_stop(w->loop, &c->io);
+    c->events = 0;
+    if (c->state == CONN_OPEN) {
+        w->open_now--;
+        c->session->ops->on_close(c->session, cause, engine_now_us());
+    } else if (counted(w, c->connect_start)) {
+        w->stats.connects_abandoned++;
+    }
+    c->tr.ops->close(&c->tr);
+    c->state = CONN_IDLE;
+    c->out_len = 0;
+    if (cause != CLOSE_ABORT) conn_connect(c);
+}
+
+static void backoff_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    (void)loop;
+    (void)revents;
+    conn_connect(t->data);
+}
+
+/* ---- worker timers ---- */
+
+static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct worker *w = t->data;
+    (void)loop;
+    (void)revents;
+    uint64_t now = engine_now_us();
+    for (unsigned i = 0; i < w->conn_count; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state == CONN_OPEN) {
+            if (c->session->ops->on_tick(c->session, now) == SESSION_CLOSE) conn_close(c, CLOSE_LOCAL);
+        } else if (c->state != CONN_IDLE && now - c->connect_start >= w->cfg->connect_timeout_us) {
+            ev_io_stop(w->loop, &c->io);
+            connect_failed(c);
+        }
+    }
+}
+
+static void warmup_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct worker *w = t->data;
+    (void)loop;
+    (void)revents;
+    stats_reset(&w->stats);
+    w->stats.peak = w->open_now;
+    w->measure_start = engine_now_us();
+    w->measuring = true;
+    if (w->cfg->duration_us) {
+        ev_timer_set(&w->deadline, (double)w->cfg->duration_us / 1e6, 0.);
+        ev_timer_start(w->loop, &w->deadline);
+    }
+}
+
+static void grace_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    (void)revents;
+    (void)t;
+    ev_break(loop, EVBREAK_ONE);
+}
+
+static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct worker *w = t->data;
+    (void)loop;
+    (void)revents;
+    w->stopping = true;
+    ev_timer_set(&w->grace, (double)w->cfg->grace_us / 1e6, 0.);
+    ev_timer_start(w->loop, &w->grace);
+    worker_maybe_finish(w);
+}
+
+/* ---- worker lifecycle ---- */
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    w->run_start = engine_now_us();
+    ev_timer_init(&w->tick, tick_cb, TICK_S, TICK_S);
+    w->tick.data = w;
+    ev_timer_start(w->loop, &w->tick);
+    ev_timer_init(&w->warmup, warmup_cb, (double)w->cfg->warmup_us / 1e6, 0.);
+    w->warmup.data = w;
+    ev_timer_init(&w->deadline, deadline_cb, 0., 0.);
+    w->deadline.data = w;
+    ev_timer_init(&w->grace, grace_cb, 0., 0.);
+    w->grace.data = w;
+    if (w->cfg->warmup_us) ev_timer_start(w->loop, &w->warmup);
+    else warmup_cb(w->loop, &w->warmup, 0);
+    for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
+    /* a zero budget has nothing to run (ev_run would wait forever) */
+    if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);
+    /* the measured phase lasts until the last answer or the end of the grace */
+    w->end = engine_now_us();
+    for (unsigned i = 0; i < w->conn_count; i++) {
+        ev_timer_stop(w->loop, &w->conns[i].backoff);
+        conn_close(&w->conns[i], CLOSE_ABORT);
+    }
+    return NULL;
+}
+
+static void worker_free(struct worker *w)
+{
+    for (unsigned i = 0; i < w->conn_count; i++)
+        if (w->conns[i].session) w->conns[i].session->ops->free(w->conns[i].session);
+    free(w->conns);
+    if (w->loop) ev_loop_destroy(w->loop);
+    stats_free(&w->stats);
+}
+
+static int worker_init(struct worker *w, const struct config *cfg, const struct http1_shared *sh,
+                       unsigned conns, uint64_t budget)
+{
+    w->cfg = cfg;
+    w->shared = sh;
+    w->budget = budget;
+    w->conn_count = conns;
+    w->loop = ev_loop_new(EVFLAG_AUTO);
+    w->conns = calloc(conns, sizeof *w->conns);
+    if (!w->loop || !w->conns || stats_init(&w->stats)) return -1;
+    for (unsigned i = 0; i < conns; i++) {
+        struct conn *c = &w->conns[i];
+        c->w = w;
+        c->backoff_us = BACKOFF_MIN_US;
+        c->tr.fd = -1;
+        ev_init(&c->io, conn_io_cb);
+        c->io.data = c;
+        ev_init(&c->backoff, backoff_cb);
+        c->backoff.data = c;
+        c->session = http1_session_new(sh, w);
+        if (!c->session) return -1;
+    }
+    return 0;
+}
+
+int engine_run(const struct config *cfg, struct run_result *out, char *errbuf, size_t errlen)
+{
+    struct http1_shared shared;
+    struct worker *workers = calloc(cfg->threads, sizeof *workers);
+    int rc = -1;
+    unsigned started = 0;
+    if (!workers || http1_shared_init(&shared, cfg)) {
+        snprintf(errbuf, errlen, "out of memory");
+        free(workers);
+        return -1;
+    }
+    for (unsigned i = 0; i < cfg->threads; i++) {
+        unsigned conns = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
+        uint64_t budget = cfg->requests ? cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads)
+                                        : UINT64_MAX;
+        if (worker_init(&workers[i], cfg, &shared, conns, budget)) {
+            snprintf(errbuf, errlen, "out of memory setting up thread %u", i);
+            goto done;
+        }
+    }
+    for (; started < cfg->threads; started++) {
+        if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
+            snprintf(errbuf, errlen, "cannot start thread %u: %s", started, strerror(errno));
+            goto done;
+        }
+    }
+    rc = 0;
+done:
+    for (unsigned i = 0; i < started; i++) pthread_join(workers[i].thread, NULL);
+    if (rc == 0 && stats_init(&out->stats) == 0) {
+        out->duration_us = 0;
+        for (unsigned i = 0; i < cfg->threads; i++) {
+            stats_merge(&out->stats, &workers[i].stats);
+            uint64_t d = workers[i].end - workers[i].measure_start;
+            if (d > out->duration_us) out->duration_us = d;
+        }
+    } else if (rc == 0) {
+        snprintf(errbuf, errlen, "out of memory");
+        rc = -1;
+    }
+    for (unsigned i = 0; i < cfg->threads; i++) worker_free(&workers[i]);
+    free(workers);
+    http1_shared_free(&shared);
+    return rc;
+}

@@ -1,0 +1,64 @@
+/* http1_parser: an incremental, allocation-free HTTP/1.x response parser.
+ * Feed it bytes in pieces of any size; it stops after each complete final
+ * response so the caller can match it to its request. Bodies are counted,
+ * never stored. Interim 1xx responses (100, 103...) are skipped. */
+#ifndef BARRAGE_HTTP1_PARSER_H
+#define BARRAGE_HTTP1_PARSER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum http1_result { HTTP1_MORE, HTTP1_DONE, HTTP1_ERROR };
+
+enum http1_error {
+    HTTP1_OK,
+    HTTP1_BAD_STATUS,       /* not "HTTP/1.x NNN ..." */
+    HTTP1_BAD_HEADER,       /* malformed header line or Content-Length */
+    HTTP1_HEADER_TOO_LARGE, /* status line + headers (or trailers) over the limit */
+    HTTP1_BAD_CHUNK,        /* bad chunk size or framing */
+    HTTP1_TRUNCATED,        /* EOF before the response was complete */
+};
+
+#define HTTP1_NAME_CAP 20
+#define HTTP1_VALUE_CAP 40
+
+struct http1_parser {
+    size_t max_header;   /* limit for status line + headers, and for trailers */
+    bool head;           /* answering a HEAD request: no body */
+    /* the current response, valid once HTTP1_DONE is returned */
+    int status;
+    bool keep_alive;
+    uint64_t body_bytes;     /* body bytes (chunk data only when chunked) */
+    uint64_t bytes;          /* every byte of this response, interim ones included */
+    unsigned interim;        /* 1xx responses seen before the final one */
+    enum http1_error error;
+    /* private */
+    int state;
+    unsigned pos;
+    int minor;
+    size_t header_bytes;
+    uint64_t remaining;
+    uint64_t content_length;
+    bool has_length, chunked, conn_close, conn_keep, chunk_digits;
+    unsigned name_len, value_len;
+    bool name_long, value_long;
+    char name[HTTP1_NAME_CAP];
+    char value[HTTP1_VALUE_CAP];
+};
+
+/* Prepares p for a new connection; max_header is in bytes. */
+void http1_parser_init(struct http1_parser *p, size_t max_header);
+/* Prepares p for the next response on the same connection. */
+void http1_parser_next(struct http1_parser *p, bool head);
+/* Consumes up to len bytes; *consumed tells how many. HTTP1_DONE: a final
+ * response ended (bytes after it are left for the next response); HTTP1_ERROR:
+ * p->error says why, and the connection cannot be used any more. */
+enum http1_result http1_parse(struct http1_parser *p, const uint8_t *data, size_t len, size_t *consumed);
+/* The peer closed: HTTP1_DONE when the body was delimited by the close,
+ * otherwise HTTP1_ERROR with HTTP1_TRUNCATED (p->bytes == 0: nothing arrived). */
+enum http1_result http1_parse_eof(struct http1_parser *p);
+/* A short name for an error, for messages. */
+const char *http1_error_name(enum http1_error e);
+
+#endif

@@ -1,0 +1,126 @@
+/* barrage: HTTP/1.1 load generator. main parses the command line, checks the
+ * file limit and that the target answers, runs the engine and reports. */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "report.h"
+
+#define EXIT_USAGE 2
+#define EXIT_UNREACHABLE 3
+#define SPARE_FILES 32 /* stdio, epoll, eventfd, and a margin */
+
+/* Raises the soft open-file limit when the connections need it; -1 when the
+ * hard limit is too low (the message says what to change). */
+static int ensure_file_limit(unsigned connections, char *err, size_t errlen)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)connections + SPARE_FILES;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need) return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        snprintf(err, errlen,
+                 "-c %u needs %llu open files but the hard limit (ulimit -Hn) is %llu: raise it "
+                 "(limits.conf nofile, or systemd LimitNOFILE) or use fewer connections",
+                 connections, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = rl.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        snprintf(err, errlen, "cannot raise the open-file limit to %llu: %s", (unsigned long long)rl.rlim_max,
+                 strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int resolve(struct config *cfg, char *err, size_t errlen)
+{
+    if (cfg->unix_socket) {
+        struct sockaddr_un *un = (struct sockaddr_un *)&cfg->addr;
+        if (strlen(cfg->unix_socket) >= sizeof un->sun_path) {
+            snprintf(err, errlen, "unix socket path too long: %s", cfg->unix_socket);
+            return -1;
+        }
+        un->sun_family = AF_UNIX;
+        strcpy(un->sun_path, cfg->unix_socket);
+        cfg->addr_len = sizeof *un;
+        return 0;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
+    int rc = getaddrinfo(cfg->host, cfg->port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot resolve %s: %s", cfg->host, gai_strerror(rc));
+        return -1;
+    }
+    memcpy(&cfg->addr, res->ai_addr, res->ai_addrlen);
+    cfg->addr_len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+/* One connection attempt within the connect timeout, to fail fast and clearly. */
+static int probe(const struct config *cfg, char *err, size_t errlen)
+{
+    int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int soerr = 0;
+    if (fd < 0) {
+        soerr = errno;
+    } else if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) < 0) {
+        soerr = errno;
+        if (soerr == EINPROGRESS) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            int ready = poll(&p, 1, (int)(cfg->connect_timeout_us / 1000));
+            socklen_t len = sizeof soerr;
+            if (ready == 0) soerr = ETIMEDOUT;
+            else if (ready < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0) soerr = errno;
+        }
+    }
+    if (fd >= 0) close(fd);
+    if (soerr == 0) return 0;
+    snprintf(err, errlen, "cannot connect to %s: %s", cfg->unix_socket ? cfg->unix_socket : cfg->url,
+             strerror(soerr));
+    return -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct config cfg;
+    char err[512];
+    switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
+    case CLI_HELP: report_help(); cli_free(&cfg); return 0;
+    case CLI_VERSION: report_version(); cli_free(&cfg); return 0;
+    case CLI_ERROR: report_error("%s", err); cli_free(&cfg); return EXIT_USAGE;
+    case CLI_RUN: break;
+    }
+    if (ensure_file_limit(cfg.connections, err, sizeof err)) {
+        report_error("%s", err);
+        cli_free(&cfg);
+        return EXIT_USAGE;
+    }
+    if (resolve(&cfg, err, sizeof err) || probe(&cfg, err, sizeof err)) {
+        report_error("%s", err);
+        cli_free(&cfg);
+        return EXIT_UNREACHABLE;
+    }
+    struct run_result result;
+    if (engine_run(&cfg, &result, err, sizeof err)) {
+        report_error("%s", err);
+        cli_free(&cfg);
+        return EXIT_FAILURE;
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    report_run(&cfg, &result, ru.ru_maxrss);
+    stats_free(&result.stats);
+    cli_free(&cfg);
+    return 0;
+}

@@ -1,0 +1,190 @@
+/* report: text in the spirit of wrk, and the metrics record as JSON
+ * (schemas/metrics.schema.json, plus barrage's own extra fields). */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+static const char *const error_names[REQ_ERR_KINDS] = {"timeout", "read", "write", "protocol", "reset"};
+static const char *const detail_names[DETAIL_KINDS] = {
+    "none", "closed_before_response", "closed_mid_response", "header_too_large",
+    "bad_status_line", "bad_header", "bad_chunk",
+};
+
+void report_help(void)
+{
+    fputs("Usage: barrage [options] URL\n"
+          "HTTP/1.1 load generator with exact request accounting.\n\n"
+          "  -c, --connections N          connections to keep open (default 10)\n"
+          "  -t, --threads N              threads, one event loop each (default 1)\n"
+          "  -d, --duration TIME          measured duration, e.g. 10s, 2m (default 10s)\n"
+          "  -n, --requests N             stop after N requests instead (with -d: whichever first)\n"
+          "      --warmup TIME            run this long first and discard it\n"
+          "  -m, --pipeline N             HTTP/1.1 pipelining depth (default 1)\n"
+          "  -X, --method METHOD          request method (default GET)\n"
+          "  -H, --header 'Name: value'   add a request header (repeatable)\n"
+          "  -b, --body STRING            request body\n"
+          "  -B, --body-file FILE         request body from a file\n"
+          "      --timeout TIME           per request (default 10s)\n"
+          "      --connect-timeout TIME   per connection attempt (default 5s)\n"
+          "      --grace TIME             wait for requests in flight at the end (default 2s)\n"
+          "      --no-keepalive           one request per connection (Connection: close)\n"
+          "      --requests-per-connection N  reconnect after N requests\n"
+          "      --unix-socket PATH       connect to a unix socket instead of the URL's host\n"
+          "      --max-header-size BYTES  response head limit (default 65536)\n"
+          "      --json                   print the metrics record (JSON) instead of the text report\n"
+          "      --latency                print the latency percentile spectrum\n"
+          "      --verbose                show samples of unparsable responses\n"
+          "  -q, --quiet                  no text report\n"
+          "      --help, --version\n\n"
+          "Exit status: 0 the run finished (whatever the responses), 2 usage error,\n"
+          "3 the target could not be reached at start.\n",
+          stdout);
+}
+
+void report_version(void)
+{
+    printf("barrage %s\n", BARRAGE_VERSION);
+}
+
+void report_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("barrage: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void json_latency(FILE *f, const char *name, const struct hist *h, int last)
+{
+    if (h->total == 0) {
+        fprintf(f, "  \"%s\": null%s\n", name, last ? "" : ",");
+        return;
+    }
+    fprintf(f,
+            "  \"%s\": {\"min\": %" PRIu64 ", \"mean\": %.1f, \"stdev\": %.1f, \"p50\": %" PRIu64
+            ", \"p75\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64
+            ", \"p9999\": %" PRIu64 ", \"max\": %" PRIu64 ", \"overflow\": %" PRIu64 "}%s\n",
+            name, h->min, hist_mean(h), hist_stdev(h), hist_percentile(h, 50), hist_percentile(h, 75),
+            hist_percentile(h, 90), hist_percentile(h, 99), hist_percentile(h, 99.9), hist_percentile(h, 99.99),
+            h->max, h->overflow, last ? "" : ",");
+}
+
+static void json_codes(FILE *f, const struct stats *s)
+{
+    const char *sep = "";
+    fputs("\"codes\": {", f);
+    for (int c = 100; c < 600; c++) {
+        if (!s->codes[c]) continue;
+        fprintf(f, "%s\"%d\": %" PRIu64, sep, c, s->codes[c]);
+        sep = ", ";
+    }
+    fputs("}", f);
+}
+
+static void report_json(const struct config *cfg, const struct run_result *r, long max_rss_kb)
+{
+    const struct stats *s = &r->stats;
+    double seconds = (double)r->duration_us / 1e6;
+    uint64_t requests = stats_requests(s);
+    FILE *f = stdout;
+    fprintf(f, "{\n  \"tool\": \"barrage\", \"version\": \"%s\", \"protocol\": \"http/1.1\",\n", BARRAGE_VERSION);
+    fprintf(f, "  \"started\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"succeeded\": %" PRIu64
+               ", \"failed\": %" PRIu64 ", \"aborted\": %" PRIu64 ",\n",
+            s->started, requests, s->succeeded, stats_failed(s), s->aborted);
+    fprintf(f, "  \"status\": {\"2xx\": %" PRIu64 ", \"3xx\": %" PRIu64 ", \"4xx\": %" PRIu64 ", \"5xx\": %" PRIu64 ", ",
+            stats_status_class(s, 2), stats_status_class(s, 3), stats_status_class(s, 4), stats_status_class(s, 5));
+    json_codes(f, s);
+    fputs("},\n  \"errors\": {", f);
+    for (int i = 0; i < REQ_ERR_KINDS; i++) fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "", error_names[i], s->errors[i]);
+    fputs("},\n  \"errors_detail\": {", f);
+    for (int i = 1; i < DETAIL_KINDS; i++) fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", detail_names[i], s->details[i]);
+    fprintf(f, "},\n  \"connections\": {\"requested\": %u, \"connect_attempts\": %" PRIu64 ", \"connect_errors\": %" PRIu64
+               ", \"established\": %" PRIu64 ", \"peak\": %" PRIu64 ", \"abandoned\": %" PRIu64
+               ", \"tls_errors\": 0, \"refused_streams\": 0},\n",
+            cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned);
+    fprintf(f, "  \"threads\": %u, \"pipeline\": %u,\n", cfg->threads, cfg->pipeline);
+    fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f,\n", r->duration_us,
+            seconds > 0 ? (double)requests / seconds : 0.0, seconds > 0 ? (double)s->succeeded / seconds : 0.0);
+    fprintf(f, "  \"bytes_received\": %" PRIu64 ", \"bytes_sent\": %" PRIu64 ", \"body_bytes\": %" PRIu64 ",\n",
+            s->bytes_received, s->bytes_sent, s->body_bytes);
+    fprintf(f, "  \"max_rss_kb\": %ld,\n", max_rss_kb);
+    json_latency(f, "latency_us", &s->latency, 0);
+    json_latency(f, "connect_us", &s->connect, 0);
+    json_latency(f, "ttfb_us", &s->ttfb, 0);
+    fputs("  \"accounting\": \"exact\"\n}\n", f);
+}
+
+/* 1234 us -> "1.23ms" */
+static const char *fmt_us(char *buf, size_t len, double us)
+{
+    if (us < 1000) snprintf(buf, len, "%.0fus", us);
+    else if (us < 1e6) snprintf(buf, len, "%.2fms", us / 1e3);
+    else snprintf(buf, len, "%.2fs", us / 1e6);
+    return buf;
+}
+
+static const char *fmt_bytes(char *buf, size_t len, double b)
+{
+    const char *units[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.2f%s", b, units[u]);
+    return buf;
+}
+
+static void text_latency(const struct config *cfg, const struct hist *h)
+{
+    char a[32], b[32], c[32];
+    printf("  Latency   mean %s, stdev %s, max %s\n", fmt_us(a, sizeof a, hist_mean(h)),
+           fmt_us(b, sizeof b, hist_stdev(h)), fmt_us(c, sizeof c, (double)h->max));
+    if (!cfg->latency) return;
+    static const double ps[] = {50, 75, 90, 99, 99.9, 99.99};
+    printf("  Latency Distribution\n");
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        printf("  %7.2f%%  %s\n", ps[i], fmt_us(a, sizeof a, (double)hist_percentile(h, ps[i])));
+    printf("  %7s   %s (min %s)\n", "max", fmt_us(a, sizeof a, (double)h->max), fmt_us(b, sizeof b, (double)h->min));
+    if (h->overflow) printf("  %" PRIu64 " values above 1 hour\n", h->overflow);
+}
+
+static void report_text(const struct config *cfg, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    double seconds = r->duration_us > 0 ? (double)r->duration_us / 1e6 : 1e-9;
+    char a[32], b[32];
+    printf("Running %.2fs test @ %s\n  %u threads and %u connections\n", (double)r->duration_us / 1e6, cfg->url,
+           cfg->threads, cfg->connections);
+    text_latency(cfg, &s->latency);
+    printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
+           fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
+    printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,
+           stats_failed(s), s->aborted);
+    printf("  Status: 2xx %" PRIu64 ", 3xx %" PRIu64 ", 4xx %" PRIu64 ", 5xx %" PRIu64 "; codes:",
+           stats_status_class(s, 2), stats_status_class(s, 3), stats_status_class(s, 4), stats_status_class(s, 5));
+    for (int c = 100; c < 600; c++)
+        if (s->codes[c]) printf(" %d=%" PRIu64, c, s->codes[c]);
+    printf("\n  Errors: ");
+    for (int i = 0; i < REQ_ERR_KINDS; i++) printf("%s%s %" PRIu64, i ? ", " : "", error_names[i], s->errors[i]);
+    for (int i = 1; i < DETAIL_KINDS; i++)
+        if (s->details[i]) printf("; %s %" PRIu64, detail_names[i], s->details[i]);
+    printf("\n  Connections: requested %u, established %" PRIu64 ", peak %" PRIu64 ", attempts %" PRIu64
+           ", connect errors %" PRIu64 "\n",
+           cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
+    if (cfg->verbose)
+        for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
+    printf("Requests/sec: %10.2f\nTransfer/sec: %10s\n", (double)stats_requests(s) / seconds,
+           fmt_bytes(a, sizeof a, (double)s->bytes_received / seconds));
+}
+
+void report_run(const struct config *cfg, const struct run_result *r, long max_rss_kb)
+{
+    if (cfg->json) report_json(cfg, r, max_rss_kb);
+    else if (!cfg->quiet) report_text(cfg, r);
+    fflush(stdout);
+}

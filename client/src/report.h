@@ -1,0 +1,21 @@
+/* report: the only module that writes output. Reports go to stdout (text, or
+ * the metrics record with --json); messages for people go to stderr. */
+#ifndef BARRAGE_REPORT_H
+#define BARRAGE_REPORT_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "engine.h"
+
+#define BARRAGE_VERSION "0.1.0"
+
+void report_help(void);
+void report_version(void);
+/* "barrage: MESSAGE" on stderr. */
+void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The run's result: the text report, or the metrics record with --json.
+ * max_rss_kb is the process's peak resident memory. */
+void report_run(const struct config *cfg, const struct run_result *r, long max_rss_kb);
+
+#endif

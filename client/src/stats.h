@@ -1,0 +1,71 @@
+/* stats: one thread's counters and histograms, recorded as the metrics record
+ * (shared/design/metrics.md) defines them, then merged across threads.
+ * No I/O. Every started request ends in exactly one bucket:
+ *   started = requests + aborted, requests = succeeded + failed,
+ *   failed = 4xx + 5xx + errored, errored = timeout + read + write + protocol + reset. */
+#ifndef BARRAGE_STATS_H
+#define BARRAGE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+
+enum req_error {
+    REQ_ERR_TIMEOUT,
+    REQ_ERR_READ,     /* connection closed or reset before the response was complete */
+    REQ_ERR_WRITE,    /* the request could not be written */
+    REQ_ERR_PROTOCOL, /* the response could not be parsed */
+    REQ_ERR_RESET,    /* HTTP/2 RST_STREAM */
+    REQ_ERR_KINDS
+};
+
+/* Finer causes reported beside the buckets (each also counts in one bucket above). */
+enum req_detail {
+    DETAIL_NONE,
+    DETAIL_CLOSED_BEFORE_RESPONSE, /* read: kept-alive connection closed before any byte */
+    DETAIL_CLOSED_MID_RESPONSE,    /* read: closed after part of the response */
+    DETAIL_HEADER_TOO_LARGE,       /* protocol: headers over --max-header-size */
+    DETAIL_BAD_STATUS_LINE,        /* protocol */
+    DETAIL_BAD_HEADER,             /* protocol */
+    DETAIL_BAD_CHUNK,              /* protocol */
+    DETAIL_KINDS
+};
+
+#define STATS_SAMPLES 3
+#define STATS_SAMPLE_LEN 64
+
+struct stats {
+    uint64_t started, succeeded, aborted;
+    uint64_t errors[REQ_ERR_KINDS];
+    uint64_t details[DETAIL_KINDS];
+    uint64_t codes[600];          /* final responses by exact code (100..599) */
+    uint64_t connect_attempts, connect_errors, established, peak, connects_abandoned;
+    uint64_t bytes_received, bytes_sent, body_bytes;
+    struct hist latency, connect, ttfb; /* microseconds */
+    /* the first protocol error samples, for --verbose: printable bytes only */
+    unsigned samples;
+    char sample[STATS_SAMPLES][STATS_SAMPLE_LEN];
+};
+
+/* Allocates the histograms; returns 0 or -1 (out of memory). */
+int stats_init(struct stats *s);
+void stats_free(struct stats *s);
+/* Forgets everything recorded (end of warm-up). */
+void stats_reset(struct stats *s);
+/* A final response with this status code, latency in us. */
+void stats_response(struct stats *s, int status, uint64_t latency_us);
+/* A request error; latency in us (timeouts record theirs, others too). */
+void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us);
+/* Keeps a printable copy of the first bytes of a bad response (first few only). */
+void stats_sample(struct stats *s, const uint8_t *data, size_t len);
+/* Adds src into dst; peaks add up (threads have disjoint connections). */
+void stats_merge(struct stats *dst, const struct stats *src);
+
+/* Derived totals. */
+uint64_t stats_errored(const struct stats *s);
+uint64_t stats_requests(const struct stats *s);
+uint64_t stats_status_class(const struct stats *s, int hundreds);
+uint64_t stats_failed(const struct stats *s);
+
+#endif

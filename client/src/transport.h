@@ -1,0 +1,31 @@
+/* transport: how bytes move on a connected socket. Plain TCP/unix now; TLS
+ * implements the same operations later. Reads and writes never block. */
+#ifndef BARRAGE_TRANSPORT_H
+#define BARRAGE_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct transport;
+
+struct transport_ops {
+    /* Drives the handshake: 0 done, 1 waiting for I/O, -1 failed (errno set). */
+    int (*handshake)(struct transport *t);
+    /* >0 bytes read, 0 the peer closed, -1 error (errno; EAGAIN: nothing yet). */
+    ssize_t (*read)(struct transport *t, uint8_t *buf, size_t len);
+    /* >=0 bytes written, -1 error (errno; EAGAIN: try when writable). */
+    ssize_t (*write)(struct transport *t, const uint8_t *buf, size_t len);
+    /* Closes the socket; the transport may be initialised again. */
+    void (*close)(struct transport *t);
+};
+
+struct transport {
+    const struct transport_ops *ops;
+    int fd;
+};
+
+/* Wraps a connected, non-blocking socket fd; the transport owns it from now on. */
+void transport_plain_init(struct transport *t, int fd);
+
+#endif
