@@ -56,7 +56,7 @@ is_png() {
   printf '# P\n\nbefore\n\n## Performance\n\n<!-- performance:start -->\nold table\n<!-- performance:end -->\n\nafter\n' >"$README"
   update --file "$F/single-base.json"
   [ "$status" -eq 0 ]
-  ! grep -q 'old table' "$README"
+  [ "$(grep -c 'old table' "$README")" -eq 0 ]
   [ "$(head -n 7 "$README")" = "$(printf '# P\n\nbefore\n\n## Performance\n\n<!-- performance:start -->')" ]
   [ "$(tail -n 3 "$README")" = "$(printf '<!-- performance:end -->\n\nafter')" ]
 }
@@ -118,8 +118,8 @@ is_png() {
   section | grep -qxF '| Machine | AMD EPYC 7B13, 2 cores, 7.8 GB RAM (x86_64) |'
   section | grep -qxF '| OS | Debian GNU/Linux 12 (bookworm), kernel 6.1.0-18-amd64 |'
   section | grep -qF '| Java | openjdk 17.0.9 2023-10-17'
-  section | grep -qxF '| Suite commit | `0123abc` |'
-  section | grep -qxF '| Reproduce | `./run-benchmarks.sh --quick` |'
+  section | grep -qxF "| Suite commit | \`0123abc\` |"
+  section | grep -qxF "| Reproduce | \`./run-benchmarks.sh --quick\` |"
 }
 
 @test "update-readme: charts are rendered by gnuplot as PNG and linked relative to the README" {
@@ -136,7 +136,7 @@ is_png() {
   # Charts of a run that drew fewer are replaced, not left behind.
   update --file "$F/multi-loud-a.json"
   [ "$status" -eq 0 ]
-  [ "$(cd "$CHARTS" && ls | paste -sd,)" = "latency-hello-h1-wrk.png,rps-h1-wrk.png" ]
+  [ "$(find "$CHARTS" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = "latency-hello-h1-wrk.png,rps-h1-wrk.png" ]
 }
 
 @test "update-readme: without --file, the newest complete file by its timestamp field" {
@@ -168,7 +168,7 @@ is_png() {
     (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
   done
   # No temporary files left next to the README.
-  [ "$(ls -A "$TMP" | paste -sd,)" = "README.md,before.md,before.md5,docs,empty-results" ]
+  [ "$(find "$TMP" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | paste -sd,)" = "README.md,before.md,before.md5,docs,empty-results" ]
 }
 
 @test "update-readme: broken markers fail and leave the README untouched" {
