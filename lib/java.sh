@@ -7,6 +7,8 @@
 #     naming what to install, when there is none.
 #   java::version JAVA_HOME
 #     Prints that JDK's version string (e.g. 25.0.1); returns 1 if it has none.
+#   java::server_options OPTIONS_FILE
+#     The JVM flags for the servers, one per line: $JAVA_OPTS when set, else the file.
 #   java::major VERSION
 #     Prints the feature release of a version string (25.0.1 -> 25, 1.8.0 -> 8).
 # Depends on lib/log.sh. JAVA_MIN_MAJOR (default 21) sets the floor; JVM_ROOT
@@ -71,4 +73,20 @@ java::home() {
   log::error "no JDK ${JAVA_MIN_MAJOR}+ found (JAVA_HOME=${JAVA_HOME:-unset}; newest under $JVM_ROOT: ${best:-none})"
   log::error "install one, e.g. Temurin: sudo apt-get install temurin-25-jdk (adoptium.net), or set JAVA_HOME to a JDK ${JAVA_MIN_MAJOR}+"
   return 1
+}
+
+# java::server_options OPTIONS_FILE
+#   The JVM flags every server runs with, one per line: $JAVA_OPTS (split on
+#   whitespace) when it is set, else OPTIONS_FILE without blank and # comment lines.
+java::server_options() {
+  local file=$1 line opts=()
+  if [[ -n ${JAVA_OPTS:-} ]]; then
+    read -r -a opts <<<"$JAVA_OPTS"
+    printf '%s\n' "${opts[@]}"
+    return 0
+  fi
+  while read -r line; do
+    [[ -z $line || $line == \#* ]] && continue
+    printf '%s\n' "$line"
+  done <"$file"
 }

@@ -1,0 +1,118 @@
+package dev.barrage.servers.jdkhttp;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+
+/** The Barrage contract (servers/CONTRACT.md) on the JDK's built-in HttpServer, one virtual thread per exchange. */
+public final class JdkHttpServer {
+    private static final int DEFAULT_FILE_SIZE = 1_048_576;
+    private static final int MAX_FILE_SIZE = 104_857_600;
+    private static final byte[] HELLO = "Hello world".getBytes(StandardCharsets.US_ASCII);
+    private static final String SERVER = "jdk-httpserver/" + Runtime.version().feature();
+    /** /file bodies by size, each built once. */
+    private static final ConcurrentHashMap<Integer, byte[]> FILES = new ConcurrentHashMap<>();
+
+    public static void main(String[] args) throws IOException {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        HttpServer server = HttpServer.create(new InetSocketAddress(bind, port), 0);
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server.createContext("/", JdkHttpServer::handle);
+        server.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> server.stop(0)));
+        System.out.printf("server=jdk-httpserver version=%s protocols=h1 transport=nio+virtual-threads port=%d bind=%s%n",
+                Runtime.version(), port, bind);
+    }
+
+    private static void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            exchange.getResponseHeaders().set("Server", SERVER);
+            String method = exchange.getRequestMethod();
+            switch (exchange.getRequestURI().getPath()) {
+                case "/" -> {
+                    if (!allow(exchange, method, "GET")) return;
+                    try (InputStream body = exchange.getRequestBody()) {
+                        body.transferTo(OutputStream.nullOutputStream());
+                    }
+                    send(exchange, 200, null, new byte[0]);
+                }
+                case "/no-read" -> {
+                    if (allow(exchange, method, "GET")) send(exchange, 200, null, new byte[0]);
+                }
+                case "/hello" -> {
+                    if (allow(exchange, method, "GET")) send(exchange, 200, "text/plain", HELLO);
+                }
+                case "/file" -> {
+                    if (allow(exchange, method, "GET")) file(exchange);
+                }
+                case "/load" -> {
+                    if (!allow(exchange, method, "POST")) return;
+                    byte[] body;
+                    try (InputStream in = exchange.getRequestBody()) {
+                        body = in.readAllBytes();
+                    }
+                    send(exchange, 200, "text/plain", Base64.getEncoder().encode(body));
+                }
+                default -> send(exchange, 404, "text/plain", "not found\n".getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+    }
+
+    private static boolean allow(HttpExchange exchange, String method, String allowed) throws IOException {
+        if (allowed.equals(method)) return true;
+        exchange.getResponseHeaders().set("Allow", allowed);
+        send(exchange, 405, "text/plain", "method not allowed\n".getBytes(StandardCharsets.US_ASCII));
+        return false;
+    }
+
+    private static void file(HttpExchange exchange) throws IOException {
+        String raw = queryParameter(exchange.getRequestURI().getRawQuery(), "size");
+        long size;
+        try {
+            size = raw == null ? DEFAULT_FILE_SIZE : Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        if (size < 0 || size > MAX_FILE_SIZE) {
+            byte[] reason = ("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n").getBytes(StandardCharsets.US_ASCII);
+            send(exchange, 400, "text/plain", reason);
+            return;
+        }
+        send(exchange, 200, "application/octet-stream", FILES.computeIfAbsent((int) size, JdkHttpServer::content));
+    }
+
+    /** The contract's /file content: byte i is 'a' + i % 26. */
+    private static byte[] content(int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+        return bytes;
+    }
+
+    private static String queryParameter(String query, String name) {
+        if (query == null) return null;
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0 && pair.substring(0, eq).equals(name)) return pair.substring(eq + 1);
+        }
+        return null;
+    }
+
+    private static void send(HttpExchange exchange, int status, String contentType, byte[] body) throws IOException {
+        if (contentType != null) exchange.getResponseHeaders().set("Content-Type", contentType);
+        // -1 means "no body" (Content-Length: 0); 0 would mean chunked.
+        exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+}
