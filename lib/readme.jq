@@ -15,8 +15,9 @@ import "stats" as stats;
 import "format" as fmt;
 
 def _scenario_rank:
-  ["baseline", "hello", "post-load", "large-file", "high-concurrency", "mixed"] as $known
-  | ($known | index([.])) // ($known | length);
+  . as $scenario
+  | ["baseline", "hello", "post-load", "large-file", "high-concurrency", "mixed"] as $known
+  | ($known | index([$scenario])) // ($known | length);
 
 def _slug: gsub("[^A-Za-z0-9_.-]"; "_");
 
@@ -168,9 +169,14 @@ def _rps_script($dir; $servers):
     (range(0; .scenarios | length) as $i
      | ([$chart.scenarios[$i] | _gp_string] + [$chart.servers[] | $chart.values[$i][.] // "?" | tostring]) | join(" ")),
     "EOD",
-    "plot " + ([range(0; .servers | length) as $j
-                | "$rps using \($j + 2):xtic(1) title \($chart.servers[$j] | _gp_string) lc rgb \"\($chart.servers[$j] | _colour($servers))\""]
-               | join(", \\\n     "));
+    # Value labels over the bars keep small bars (large files) readable; bar j of a cluster
+    # of n with a gap of 1 sits at x + (j - (n-1)/2) / (n+1).
+    (.servers | length) as $n
+    | "plot " + ([range(0; $n) as $j
+                  | "$rps using \($j + 2):xtic(1) title \($chart.servers[$j] | _gp_string) lc rgb \"\($chart.servers[$j] | _colour($servers))\""]
+                 + [range(0; $n) as $j
+                  | "$rps using ($0 + \(($j - ($n - 1) / 2) / ($n + 1))):\($j + 2):(gprintf(\"%.1s%c\", column(\($j + 2)))) with labels rotate by 90 left offset 0,0.4 font \",8\" notitle"]
+                 | join(", \\\n     "));
 
 def _latency_script($dir; $servers):
   . as $table
@@ -178,11 +184,15 @@ def _latency_script($dir; $servers):
   | [["p50", 2], ["p75", 4], ["p90", 10], ["p99", 100], ["p999", 1000], ["p9999", 10000]] as $points
   | _gp_common($file; "Latency by percentile: \(.scenario), \(.protocol | _protocol_name), \(.tool) (lower is better)"),
     "set xlabel \"percentile (log scale of 1/(1-p))\"",
-    "set ylabel \"latency (ms)\"",
+    # A linear latency axis, as HdrHistogram plots have, unless one tail dwarfs the rest:
+    # then a log axis keeps the other servers' lines apart.
+    ([.measured[].latency[] | .median? // empty | select(. > 0)]) as $all
+    | (($all | length) > 0 and ($all | max) / ($all | min) > 100) as $log_y
+    | (if $log_y then "set ylabel \"latency (ms, log scale)\"", "set logscale y 10", "set yrange [*:*]"
+       else "set ylabel \"latency (ms)\"", "set yrange [0:*]" end),
     "set logscale x 10",
     "set xrange [1.7:12000]",
     "set xtics (\"50%%\" 2, \"75%%\" 4, \"90%%\" 10, \"99%%\" 100, \"99.9%%\" 1000, \"99.99%%\" 10000)",
-    "set yrange [0:*]",
     (range(0; .measured | length) as $i
      | "$server\($i) << EOD",
        ($table.measured[$i].latency as $lat
