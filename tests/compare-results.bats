@@ -188,3 +188,15 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" "$F/single-base.json" "$F/single-base.json" --tool
   [ "$status" -eq 2 ]
 }
+
+@test "stats: Welch's t-test and the median match reference values" {
+  p() { jq -n -L "$ROOT/lib" "import \"stats\" as s; $1 * 10000 | round"; }
+  # Two-sided p at the 5% critical values of Student's t (df 4: 2.776445; df 2: 4.302653).
+  [ "$(p 's::betai(2; 0.5; 4 / (4 + 2.776445 * 2.776445))')" -eq 500 ]
+  [ "$(p 's::betai(1; 0.5; 2 / (2 + 4.302653 * 4.302653))')" -eq 500 ]
+  # R: t.test(c(1,2,3), c(4,5,6)) -> p-value = 0.02131
+  [ "$(p 's::welch_p([1,2,3]; [4,5,6])')" -eq 213 ]
+  [ "$(p 's::welch_p([1,2,3]; [1,2,3])')" -eq 10000 ]
+  [ "$(p 's::welch_p([5,5,5]; [6,6,6])')" -eq 0 ]
+  [ "$(jq -nc -L "$ROOT/lib" 'import "stats" as s; [([3,1,2] | s::median), ([4,1,3,2] | s::median), ([] | s::median)]')" = "[2,2.5,null]" ]
+}
