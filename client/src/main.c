@@ -91,6 +91,24 @@ static int probe(const struct config *cfg, char *err, size_t errlen)
     return -1;
 }
 
+/* Peak resident memory of this program in KiB: VmHWM, because getrusage's
+ * ru_maxrss keeps the parent's peak across exec. */
+static long peak_rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb < 0) {
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        kb = ru.ru_maxrss;
+    }
+    return kb;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
@@ -117,9 +135,7 @@ int main(int argc, char **argv)
         cli_free(&cfg);
         return EXIT_FAILURE;
     }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    report_run(&cfg, &result, ru.ru_maxrss);
+    report_run(&cfg, &result, peak_rss_kb());
     stats_free(&result.stats);
     cli_free(&cfg);
     return 0;

@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""barrage integration tests: each case runs the built barrage against the test
+server (server.py) in one mode and checks exact counts from `barrage --json`,
+the accounting identities of shared/design/metrics.md and the JSON Schema.
+Prints TAP lines; exits 1 when any case failed.
+
+  python3 tests/integration.py --barrage build/barrage [--sanitized] [--only NAME]"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from server import TestServer, response_for, STATUS_CYCLE, HELLO
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+SCHEMA = os.path.join(REPO, "schemas", "metrics.schema.json")
+MiB = 1 << 20
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def expect_eq(record, path, want):
+    value = record
+    for key in path.split("."):
+        value = value[key]
+    expect(value == want, f"{path} = {value}, want {want}")
+
+
+def check_identities(r):
+    """The accounting rules hold in every output."""
+    errors = sum(r["errors"].values())
+    st = r["status"]
+    rules = {
+        "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],
+        "requests = succeeded + failed": r["requests"] == r["succeeded"] + r["failed"],
+        "failed = 4xx + 5xx + errored": r["failed"] == st["4xx"] + st["5xx"] + errors,
+        "succeeded = 2xx + 3xx": r["succeeded"] == st["2xx"] + st["3xx"],
+        "classes = sum of codes": st["2xx"] + st["3xx"] + st["4xx"] + st["5xx"] == sum(st["codes"].values()),
+        "latency samples = requests": (r["latency_us"] or {}).get("min") is None and r["requests"] == 0
+        or r["requests"] > 0,
+        "connect attempts = established + errors + abandoned":
+            r["connections"]["connect_attempts"] == r["connections"]["established"]
+            + r["connections"]["connect_errors"] + r["connections"]["abandoned"],
+        "peak <= requested": r["connections"]["peak"] <= r["connections"]["requested"],
+    }
+    broken = [name for name, ok in rules.items() if not ok]
+    expect(not broken, "accounting broken: " + ", ".join(broken))
+
+
+class Runner:
+    def __init__(self, barrage, sanitized, workdir):
+        self.barrage = barrage
+        self.sanitized = sanitized
+        self.workdir = workdir
+        self.failed = 0
+        self.records = []
+
+    def run(self, args, port=None, timeout=120):
+        """Runs barrage; returns (exit code, record or None, stderr, wall seconds)."""
+        url = f"http://127.0.0.1:{port}/" if port else None
+        cmd = [self.barrage, "--json", *args] + ([url] if url else [])
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        wall = time.monotonic() - t0
+        record = None
+        if p.returncode == 0 and "--json" in cmd:
+            try:
+                record = json.loads(p.stdout)
+            except json.JSONDecodeError as e:
+                raise Failure(f"bad JSON ({e}): {p.stdout[:300]}")
+            check_identities(record)
+            path = os.path.join(self.workdir, f"record {len(self.records)}.json")
+            with open(path, "w") as f:
+                f.write(p.stdout)
+            self.records.append(path)
+        return p.returncode, record, p.stderr, wall
+
+    def serve_and_run(self, mode, args, params=None, timeout=120):
+        server = TestServer(mode, **(params or {})).start()
+        try:
+            rc, record, err, wall = self.run(args, server.port, timeout)
+        finally:
+            server.stop()
+        expect(rc == 0, f"exit {rc}: {err.strip()}")
+        return record, wall, server
+
+    def case(self, name, fn):
+        try:
+            fn(self)
+            print(f"ok - barrage {name}", flush=True)
+        except Exception as e:  # a crash of the check itself is a failed case too
+            self.failed += 1
+            print(f"not ok - barrage {name}: {type(e).__name__}: {e}", flush=True)
+
+    def validate_schema(self):
+        script = 'source lib/log.sh; source lib/schema.sh; for f in "$@"; do schema::validate "$SCHEMA" "$f" || exit 1; done'
+        env = dict(os.environ, SCHEMA=SCHEMA)
+        p = subprocess.run(["bash", "-c", script, "validate", *self.records], cwd=REPO, env=env,
+                           capture_output=True, text=True)
+        ok = p.returncode == 0 and self.records
+        print(f"{'ok' if ok else 'not ok'} - barrage --json validates against schemas/metrics.schema.json "
+              f"({len(self.records)} records)", flush=True)
+        if not ok:
+            self.failed += 1
+            sys.stdout.write("# " + p.stderr.replace("\n", "\n# ") + "\n")
+
+
+# ---- the cases ----
+
+def case_ok(t):
+    r, _, _ = t.serve_and_run("ok", ["-c", "4", "-n", "200"])
+    expect_eq(r, "requests", 200)
+    expect_eq(r, "succeeded", 200)
+    expect_eq(r, "status.codes", {"200": 200})
+    expect_eq(r, "connections.established", 4)
+    expect_eq(r, "bytes_received", 200 * len(response_for("ok", 0, {})))
+    expect_eq(r, "body_bytes", 200 * len(HELLO))
+
+
+def case_not_listening(t):
+    port = free_port()
+    rc, _, err, wall = t.run(["--connect-timeout", "2s"], port)
+    expect(rc == 3, f"exit {rc}, want 3")
+    expect("refused" in err.lower(), f"no reason in: {err!r}")
+    expect(wall < 2.5, f"took {wall:.1f}s, connect timeout 2s")
+
+
+def case_dies_mid_run(t):
+    r, wall, _ = t.serve_and_run("die", ["-c", "4", "-d", "2s", "--grace", "500ms"], {"after": 0.7})
+    c = r["connections"]
+    expect(r["succeeded"] > 0, "nothing succeeded before the server died")
+    expect(c["connect_errors"] > 0, "no connect errors after the server died")
+    expect(c["connect_errors"] < 4 * 2 / 0.01, f"{c['connect_errors']} connect errors: no back-off")
+    expect_eq(r, "errors.timeout", 0)
+    expect(wall < 4, f"run took {wall:.1f}s")
+
+
+def case_connection_close(t):
+    r, _, _ = t.serve_and_run("close10", ["-c", "2", "-n", "20"])
+    expect_eq(r, "succeeded", 20)
+    expect_eq(r, "failed", 0)
+    expect_eq(r, "connections.established", 20)
+    expect_eq(r, "body_bytes", 20 * len(HELLO))
+
+
+def case_truncated(t):
+    r, _, _ = t.serve_and_run("truncated", ["-c", "2", "-n", "10"])
+    expect_eq(r, "requests", 10)
+    expect_eq(r, "errors.read", 10)
+    expect_eq(r, "errors_detail.closed_mid_response", 10)
+    expect_eq(r, "succeeded", 0)
+
+
+def case_keepalive_dropped(t):
+    r, _, _ = t.serve_and_run("drop-second", ["-c", "1", "-n", "10"])
+    expect_eq(r, "succeeded", 5)
+    expect_eq(r, "errors.read", 5)
+    expect_eq(r, "errors_detail.closed_before_response", 5)
+    expect_eq(r, "errors_detail.closed_mid_response", 0)
+
+
+def case_never_answers(t):
+    r, wall, _ = t.serve_and_run("silent", ["-c", "2", "-n", "4", "--timeout", "300ms"])
+    expect_eq(r, "requests", 4)
+    expect_eq(r, "errors.timeout", 4)
+    expect_eq(r, "failed", 4)
+    expect(r["latency_us"]["min"] >= 300000, f"timeout latency {r['latency_us']['min']} < 300 ms")
+    expect(r["latency_us"]["max"] < 400000, f"timeout latency {r['latency_us']['max']} >= 400 ms")
+    expect(wall < 2, f"took {wall:.1f}s")
+
+
+def case_aborted_at_deadline(t):
+    r, wall, _ = t.serve_and_run("slow", ["-c", "3", "-d", "500ms", "--grace", "300ms"], {"delay": 5.0})
+    expect_eq(r, "started", 3)
+    expect_eq(r, "aborted", 3)
+    expect_eq(r, "requests", 0)
+    expect(wall < 1.8, f"run took {wall:.1f}s, want about 0.8 s")
+
+
+def case_finished_in_grace(t):
+    r, _, _ = t.serve_and_run("slow", ["-c", "3", "-d", "500ms", "--grace", "1s"], {"delay": 0.4})
+    expect_eq(r, "aborted", 0)
+    expect(r["succeeded"] >= 3, f"succeeded {r['succeeded']}")
+    expect_eq(r, "failed", 0)
+
+
+def case_garbage(t):
+    r, _, _ = t.serve_and_run("garbage", ["-c", "2", "-n", "10"])
+    expect_eq(r, "errors.protocol", 10)
+    expect_eq(r, "errors_detail.bad_status_line", 10)
+    server = TestServer("garbage").start()
+    try:
+        p = subprocess.run([t.barrage, "--verbose", "-c", "1", "-n", "3", f"http://127.0.0.1:{server.port}/"],
+                           capture_output=True, text=True, timeout=30)
+    finally:
+        server.stop()
+    expect(p.returncode == 0 and "GARBAGE" in p.stdout, f"no sample under --verbose: {p.stdout!r}")
+
+
+def case_bad_chunk(t):
+    r, _, _ = t.serve_and_run("badchunk", ["-c", "2", "-n", "10"])
+    expect_eq(r, "errors.protocol", 10)
+    expect_eq(r, "errors_detail.bad_chunk", 10)
+
+
+def case_header_too_large(t):
+    r, _, _ = t.serve_and_run("bigheader", ["-c", "2", "-n", "6"])
+    expect_eq(r, "errors.protocol", 6)
+    expect_eq(r, "errors_detail.header_too_large", 6)
+    r, _, _ = t.serve_and_run("bigheader", ["-c", "2", "-n", "6", "--max-header-size", "200000"])
+    expect_eq(r, "succeeded", 6)
+
+
+def body_case(mode, size, count):
+    def run(t):
+        params = {"size": size}
+        r, _, _ = t.serve_and_run(mode, ["-c", "2", "-n", str(count)], params)
+        expect_eq(r, "succeeded", count)
+        expect_eq(r, "body_bytes", count * size)
+        expect_eq(r, "bytes_received", count * len(response_for(mode, 0, params)))
+        if not t.sanitized:
+            expect(r["max_rss_kb"] < 32 * 1024, f"peak RSS {r['max_rss_kb']} KiB")
+    return run
+
+
+def case_interim(t):
+    r, _, _ = t.serve_and_run("interim", ["-c", "2", "-n", "10"])
+    expect_eq(r, "succeeded", 10)
+    expect_eq(r, "status.codes", {"200": 10})
+    expect_eq(r, "body_bytes", 10 * len(HELLO))
+
+
+def case_head(t):
+    r, _, _ = t.serve_and_run("ok", ["-c", "2", "-n", "10", "-X", "HEAD"])
+    expect_eq(r, "succeeded", 10)
+    expect_eq(r, "body_bytes", 0)
+    expect_eq(r, "connections.established", 2)
+
+
+def nobody_case(status):
+    def run(t):
+        r, _, _ = t.serve_and_run("nobody", ["-c", "2", "-n", "10"], {"status": status})
+        expect_eq(r, "succeeded", 10)
+        expect_eq(r, "status.codes", {str(status): 10})
+        expect_eq(r, "connections.established", 2)
+    return run
+
+
+def case_statuses(t):
+    n = 80
+    r, _, _ = t.serve_and_run("statuses", ["-c", "3", "-n", str(n)])
+    want = {}
+    for i in range(n):
+        code = str(STATUS_CYCLE[i % len(STATUS_CYCLE)])
+        want[code] = want.get(code, 0) + 1
+    expect_eq(r, "status.codes", want)
+    expect_eq(r, "status.4xx", want["404"] + want["429"])
+    expect_eq(r, "status.5xx", want["500"] + want["503"] + want["502"])
+    expect_eq(r, "succeeded", want["200"] + want["301"])
+    expect_eq(r, "failed", r["status"]["4xx"] + r["status"]["5xx"])
+    expect_eq(r, "errors", {"timeout": 0, "read": 0, "write": 0, "protocol": 0, "reset": 0})
+
+
+def case_pipeline(t):
+    n = 16 * 2 * 10
+    r, _, _ = t.serve_and_run("varied", ["-c", "2", "-m", "16", "-n", str(n)])
+    expect_eq(r, "succeeded", n)
+    expect_eq(r, "connections.established", 2)
+    expect_eq(r, "body_bytes", sum(i % 7 for i in range(n)))
+    expect_eq(r, "bytes_received", sum(len(response_for("varied", i, {})) for i in range(n)))
+
+
+def case_duration_run(t):
+    r, wall, _ = t.serve_and_run("ok", ["-c", "4", "-t", "2", "-d", "1s", "--warmup", "300ms"])
+    expect(r["succeeded"] > 100, f"only {r['succeeded']} requests")
+    expect(abs(r["duration_us"] - 1_000_000) < 100_000, f"duration_us {r['duration_us']}")
+    expect(wall < 2.5, f"took {wall:.1f}s")
+
+
+def case_usage(t):
+    for args in (["--bogus", "http://127.0.0.1:1/"], ["-c", "0", "http://127.0.0.1:1/"], []):
+        p = subprocess.run([t.barrage, *args], capture_output=True, text=True, timeout=10)
+        expect(p.returncode == 2, f"{args}: exit {p.returncode}, want 2")
+    p = subprocess.run([t.barrage, "--help"], capture_output=True, text=True, timeout=10)
+    expect(p.returncode == 0 and "Usage" in p.stdout, "--help")
+
+
+CASES = [
+    ("answers 200 (exact counts and bytes)", case_ok),
+    ("usage errors exit 2", case_usage),
+    ("1 target not listening: exit 3 with the reason", case_not_listening),
+    ("2 server dies mid-run: connect errors, back-off, run completes", case_dies_mid_run),
+    ("3 HTTP/1.0 body ended by close counts as success", case_connection_close),
+    ("3 truncated body is a read error", case_truncated),
+    ("4 kept-alive connection closed before the response", case_keepalive_dropped),
+    ("5 never answers: one timeout per request", case_never_answers),
+    ("6 in flight at the deadline: aborted after the grace", case_aborted_at_deadline),
+    ("6 in flight at the deadline: finished within the grace", case_finished_in_grace),
+    ("7 garbage status line: protocol errors, samples under --verbose", case_garbage),
+    ("7 bad chunk size: protocol errors", case_bad_chunk),
+    ("8 headers over the limit: a distinct error", case_header_too_large),
+    ("9 1 MB Content-Length body", body_case("big", MiB, 20)),
+    ("9 50 MB Content-Length body", body_case("big", 50 * MiB, 4)),
+    ("9 1 MB chunked body with extensions and trailers", body_case("bigchunked", MiB, 20)),
+    ("9 50 MB chunked body", body_case("bigchunked", 50 * MiB, 2)),
+    ("10 100 Continue and 103 Early Hints before 200", case_interim),
+    ("10 HEAD without a body", case_head),
+    ("10 204 without a body", nobody_case(204)),
+    ("10 304 without a body", nobody_case(304)),
+    ("11 4xx and 5xx: by class and code, failed not errored", case_statuses),
+    ("12 pipelining depth 16: every response matched", case_pipeline),
+    ("duration run with warm-up and 2 threads", case_duration_run),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--barrage", required=True)
+    ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    label = " (sanitized)" if args.sanitized else ""
+    with tempfile.TemporaryDirectory(prefix="barrage it ") as workdir:
+        t = Runner(os.path.abspath(args.barrage), args.sanitized, workdir)
+        for name, fn in CASES:
+            if args.only and args.only not in name:
+                continue
+            t.case(name + label, fn)
+        t.validate_schema()
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Test server for barrage's integration tests: one asyncio HTTP/1.1 server with
+a misbehaviour per mode, on 127.0.0.1 and a free port.
+
+Standalone: python3 server.py MODE [key=value...]  (prints {"port": N} then serves)
+In tests: TestServer(mode, **params).start() runs it on a background thread.
+Responses are built by response_for(), so tests can compute exact byte counts."""
+import asyncio
+import json
+import sys
+import threading
+
+HELLO = b"Hello world"
+STATUS_CYCLE = [200, 301, 404, 500, 503, 429, 200, 502]
+REASONS = {100: "Continue", 103: "Early Hints", 200: "OK", 204: "No Content", 301: "Moved Permanently",
+           304: "Not Modified", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+           502: "Bad Gateway", 503: "Service Unavailable"}
+
+
+def head(status, headers, version="1.1"):
+    lines = [f"HTTP/{version} {status} {REASONS.get(status, 'X')}"] + [f"{k}: {v}" for k, v in headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def ok(body=HELLO, status=200, extra=()):
+    return head(status, [("Content-Length", len(body)), *extra]) + body
+
+
+def chunked(total, chunk=65536):
+    """A chunked body of `total` bytes with chunk extensions and trailers."""
+    parts = []
+    sent = 0
+    while sent < total:
+        n = min(chunk, total - sent)
+        parts.append(b"%x;ext=1\r\n" % n + b"c" * n + b"\r\n")
+        sent += n
+    parts.append(b"0;last=yes\r\nX-Trailer: done\r\nX-Other: 1\r\n\r\n")
+    return head(200, [("Transfer-Encoding", "chunked")]) + b"".join(parts)
+
+
+def response_for(mode, index, params):
+    """The bytes answering request number `index` (global, from 0) in `mode`."""
+    if mode == "close10":
+        return head(200, [("Content-Type", "text/plain")], version="1.0") + HELLO
+    if mode == "truncated":
+        return head(200, [("Content-Length", 100)]) + b"t" * 50
+    if mode == "garbage":
+        return b"GARBAGE\r\n\r\n"
+    if mode == "badchunk":
+        return head(200, [("Transfer-Encoding", "chunked")]) + b"zz\r\nhello\r\n0\r\n\r\n"
+    if mode == "bigheader":
+        return head(200, [("X-Big", "b" * params.get("header_size", 100 * 1024)), ("Content-Length", 2)]) + b"ok"
+    if mode == "big":
+        return ok(b"L" * params["size"])
+    if mode == "bigchunked":
+        return chunked(params["size"])
+    if mode == "interim":
+        return (head(100, []) + head(103, [("Link", "</style.css>; rel=preload")]) + ok())
+    if mode == "nobody":
+        status = params["status"]
+        # a 304 may announce the length of the body it does not send
+        return head(status, [("Content-Length", 100)] if status == 304 else [])
+    if mode == "statuses":
+        return ok(status=STATUS_CYCLE[index % len(STATUS_CYCLE)])
+    if mode == "varied":
+        return ok(b"v" * (index % 7))
+    return ok()
+
+
+class TestServer:
+    def __init__(self, mode, **params):
+        self.mode = mode
+        self.params = params
+        self.count = 0
+        self.port = None
+        self.loop = asyncio.new_event_loop()
+        self.writers = set()
+        self.server = None
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.blob_cache = {}
+
+    def start(self):
+        self.thread.start()
+        self.ready.wait(10)
+        return self
+
+    def stop(self):
+        if self.loop.is_running():
+            asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop).result(10)
+            asyncio.run_coroutine_threadsafe(self._cancel_handlers(), self.loop).result(10)
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+    def _run(self):
+        asyncio.set_event_loop(self.loop)
+        self.server = self.loop.run_until_complete(
+            asyncio.start_server(self._handle, "127.0.0.1", 0, limit=1 << 20))
+        self.port = self.server.sockets[0].getsockname()[1]
+        if self.mode == "die":
+            self.loop.call_later(self.params["after"], lambda: asyncio.ensure_future(self._shutdown()))
+        self.ready.set()
+        self.loop.run_forever()
+
+    async def _shutdown(self):
+        if self.server:
+            self.server.close()
+        for w in list(self.writers):
+            w.transport.abort()
+
+    async def _cancel_handlers(self):
+        tasks = [t for t in asyncio.all_tasks(self.loop) if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _response(self, index):
+        key = index % 56 if self.mode in ("statuses", "varied") else 0
+        if key not in self.blob_cache:
+            self.blob_cache[key] = response_for(self.mode, index, self.params)
+        return self.blob_cache[key]
+
+    async def _read_request(self, reader):
+        req_head = await reader.readuntil(b"\r\n\r\n")
+        length = 0
+        for line in req_head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        if length:
+            await reader.readexactly(length)
+        return req_head.split(b" ", 1)[0]
+
+    async def _handle(self, reader, writer):
+        self.writers.add(writer)
+        on_connection = 0
+        try:
+            while True:
+                method = await self._read_request(reader)
+                index = self.count
+                self.count += 1
+                on_connection += 1
+                if not await self._answer(writer, method, index, on_connection):
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            self.writers.discard(writer)
+            writer.close()
+
+    async def _answer(self, writer, method, index, on_connection):
+        """Sends the answer; False when the connection must close."""
+        mode = self.mode
+        if mode == "silent":
+            return True
+        if mode == "drop-second" and on_connection % 2 == 0:
+            return False
+        if mode == "slow":
+            await asyncio.sleep(self.params["delay"])
+        data = self._response(index)
+        if method == b"HEAD":
+            data = data[:data.index(b"\r\n\r\n") + 4]
+        writer.write(data)
+        await writer.drain()
+        return mode not in ("close10", "truncated", "garbage", "badchunk")
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+    params = {}
+    for arg in sys.argv[2:]:
+        key, value = arg.split("=", 1)
+        params[key] = float(value) if "." in value else int(value)
+    server = TestServer(mode, **params).start()
+    print(json.dumps({"port": server.port}), flush=True)
+    try:
+        server.thread.join()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
