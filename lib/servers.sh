@@ -74,8 +74,12 @@ servers::_fresh() {
 servers::_failure_reason() {
   local name=$1 log=$2 reason
   reason=$(grep -m1 -E "on project ${name}: " "$log" | sed -E "s/.*on project ${name}: //")
-  if [[ -z $reason ]]; then
-    reason=$(grep -m1 -E '^\[ERROR\] .*\.java:\[' "$log" | grep -F "/$name/" | sed -E 's/^\[ERROR\] //')
+  if [[ -z $reason ]]; then # a compile error in one of its sources
+    reason=$(grep -E '^\[ERROR\] .*\.java:\[' "$log" | grep -m1 -F "/$name/" | sed -E 's/^\[ERROR\] //')
+  fi
+  if [[ -z $reason ]]; then # an invalid pom: Maven names the project, then the problem
+    reason=$(awk -v project=":$name:" 'found { sub(/^\[ERROR\][ \t]*/, ""); print; exit }
+      index($0, project) && / has [0-9]+ errors?/ { found = 1 }' "$log")
   fi
   printf '%s\n' "${reason:-Maven failed, see $log}" | cut -c1-300
 }

@@ -1,0 +1,133 @@
+package dev.barrage.servers.jetty;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.PreEncodedHttpField;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.Jetty;
+
+/**
+ * The Barrage contract (servers/CONTRACT.md) on Jetty 12's core (non-servlet) API: one
+ * ServerConnector speaking HTTP/1.1 and h2c (Upgrade and prior knowledge) on one port.
+ */
+public final class JettyServer {
+    private static final int DEFAULT_FILE_SIZE = 1_048_576;
+    private static final int MAX_FILE_SIZE = 104_857_600;
+    /** Request bodies /load accepts (see CONTRACT.md). */
+    private static final int MAX_LOAD_BODY = 32 * 1024 * 1024;
+    private static final ByteBuffer HELLO = ByteBuffer.wrap("Hello world".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+    private static final HttpField TEXT_PLAIN = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/plain");
+    private static final HttpField OCTET_STREAM = new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "application/octet-stream");
+    private static final ConcurrentHashMap<Integer, ByteBuffer> FILES = new ConcurrentHashMap<>();
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+
+        Server server = new Server();
+        HttpConfiguration config = new HttpConfiguration();
+        config.setSendServerVersion(true);
+        config.setSendDateHeader(true);
+        ServerConnector connector = new ServerConnector(server,
+                new HttpConnectionFactory(config), new HTTP2CServerConnectionFactory(config));
+        connector.setHost(bind);
+        connector.setPort(port);
+        server.addConnector(connector);
+        server.setHandler(new ContractHandler());
+        server.setStopAtShutdown(true);
+        server.setStopTimeout(2_000);
+        server.start();
+        System.out.printf("server=jetty version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
+                Jetty.VERSION, connector.getLocalPort(), bind);
+        server.join();
+    }
+
+    private static final class ContractHandler extends Handler.Abstract.NonBlocking {
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            String method = request.getMethod();
+            switch (Request.getPathInContext(request)) {
+                case "/" -> {
+                    if (allow(method, "GET", response, callback)) {
+                        Content.Source.consumeAll(request, Callback.from(
+                                () -> send(response, 200, null, null, callback), callback::failed));
+                    }
+                }
+                case "/no-read" -> {
+                    if (allow(method, "GET", response, callback)) send(response, 200, null, null, callback);
+                }
+                case "/hello" -> {
+                    if (allow(method, "GET", response, callback)) send(response, 200, TEXT_PLAIN, HELLO.slice(), callback);
+                }
+                case "/file" -> {
+                    if (allow(method, "GET", response, callback)) file(request, response, callback);
+                }
+                case "/load" -> {
+                    if (allow(method, "POST", response, callback)) {
+                        Content.Source.asByteArrayAsync(request, MAX_LOAD_BODY).whenComplete((body, failure) -> {
+                            if (failure != null) callback.failed(failure);
+                            else send(response, 200, TEXT_PLAIN, ByteBuffer.wrap(Base64.getEncoder().encode(body)), callback);
+                        });
+                    }
+                }
+                default -> send(response, 404, TEXT_PLAIN, ascii("not found\n"), callback);
+            }
+            return true;
+        }
+
+        private static boolean allow(String method, String allowed, Response response, Callback callback) {
+            if (allowed.equals(method)) return true;
+            response.getHeaders().put(HttpHeader.ALLOW, allowed);
+            send(response, 405, TEXT_PLAIN, ascii("method not allowed\n"), callback);
+            return false;
+        }
+
+        private static void file(Request request, Response response, Callback callback) {
+            Fields query = Request.extractQueryParameters(request);
+            String raw = query.getValue("size");
+            long size;
+            try {
+                size = raw == null ? DEFAULT_FILE_SIZE : Long.parseLong(raw);
+            } catch (NumberFormatException e) {
+                size = -1;
+            }
+            if (size < 0 || size > MAX_FILE_SIZE) {
+                send(response, 400, TEXT_PLAIN, ascii("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"), callback);
+                return;
+            }
+            send(response, 200, OCTET_STREAM, FILES.computeIfAbsent((int) size, ContractHandler::content).slice(), callback);
+        }
+
+        /** The contract's /file content: byte i is 'a' + i % 26; read-only so slices can be shared. */
+        private static ByteBuffer content(int size) {
+            byte[] bytes = new byte[size];
+            for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+            return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
+        }
+
+        private static ByteBuffer ascii(String text) {
+            return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
+        }
+
+        private static void send(Response response, int status, HttpField contentType, ByteBuffer body, Callback callback) {
+            response.setStatus(status);
+            if (contentType != null) response.getHeaders().put(contentType);
+            response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body == null ? 0 : body.remaining());
+            response.write(true, body, callback);
+        }
+    }
+}
