@@ -95,11 +95,11 @@ def _rows($base_groups; $new_groups; $opts):
 # the reference server in the same file, scenario, protocol and tool; then the same verdict
 # rules on those ratios. The reference's own run-to-run spread is not propagated (its median
 # is taken as exact), which makes the test slightly optimistic; the threshold guards that.
-def _relative($base_groups; $new_groups; $opts):
+def _relative($base_groups; $new_groups; $base_refs; $new_refs; $opts):
   def refs: map(select(.server == $opts.reference and (.rps | length) > 0)
                 | {key: ([.scenario, .protocol, .tool] | tojson), value: (.rps | stats::median)})
             | from_entries;
-  ($base_groups | refs) as $rb | ($new_groups | refs) as $rn
+  ($base_refs | refs) as $rb | ($new_refs | refs) as $rn
   | ($new_groups | map({key: (_key | tojson), value: .}) | from_entries) as $n
   | [$base_groups[]
      | select(.server != $opts.reference and (.rps | length) > 0)
@@ -119,7 +119,9 @@ def compare($base; $new; $opts):
   ($base | _groups($opts.filters)) as $bg
   | ($new | _groups($opts.filters)) as $ng
   | _rows($bg; $ng; $opts) as $rows
-  | _relative($bg; $ng; $opts) as $relative
+  # The reference counts even when --server leaves it out of the rows.
+  | ($opts.filters | .server = []) as $reference_filters
+  | _relative($bg; $ng; $base | _groups($reference_filters); $new | _groups($reference_filters); $opts) as $relative
   | ([$relative[] | select(.verdict == "regression")] | length) as $relative_regressions
   | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
   | ([$rows[] | select(.verdict == "failed")] | length) as $failures
