@@ -47,7 +47,7 @@ int http1_shared_init(struct http1_shared *sh, const struct config *cfg)
     if (!cfg->keepalive && !has_header(cfg, "connection"))
         len += (size_t)snprintf(req + len, cap - len, "Connection: close\r\n");
     len += (size_t)snprintf(req + len, cap - len, "\r\n");
-    memcpy(req + len, cfg->body, cfg->body_len);
+    if (cfg->body_len) memcpy(req + len, cfg->body, cfg->body_len);
     len += cfg->body_len;
 
     sh->pipeline = cfg->pipeline;

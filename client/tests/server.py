@@ -141,7 +141,8 @@ class TestServer:
                 on_connection += 1
                 if not await self._answer(writer, method, index, on_connection):
                     break
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, asyncio.CancelledError):
+            # CancelledError: the test is over (stop()); the handler ends quietly
             pass
         finally:
             self.writers.discard(writer)
