@@ -1,0 +1,240 @@
+package dev.barrage.servers.netty;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.DateFormatter;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.Version;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Barrage contract (servers/CONTRACT.md) on Netty 4.2 with the native epoll transport
+ * (NIO when epoll is unavailable). One port speaks HTTP/1.1 and h2c, by Upgrade or with
+ * prior knowledge; HTTP/2 streams are child channels running the same handler.
+ */
+public final class NettyServer {
+    private static final int DEFAULT_FILE_SIZE = 1_048_576;
+    private static final int MAX_FILE_SIZE = 104_857_600;
+    /** Request bodies /load accepts (see CONTRACT.md); also the aggregators' limit. */
+    private static final int MAX_BODY = 32 * 1024 * 1024;
+    private static final String VERSION = Version.identify().get("netty-common").artifactVersion();
+    private static final AsciiString SERVER = AsciiString.cached("Netty/" + VERSION);
+    private static final AsciiString TEXT_PLAIN = AsciiString.cached("text/plain");
+    private static final byte[] HELLO = "Hello world".getBytes(StandardCharsets.US_ASCII);
+    private static final ContractHandler HANDLER = new ContractHandler();
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        String transport = epoll ? "epoll" : "nio (epoll unavailable: " + Epoll.unavailabilityCause() + ")";
+
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
+        EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);
+        Channel server = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(channel)
+                .childHandler(new ConnectionInitializer())
+                .bind(new InetSocketAddress(bind, port)).sync().channel();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close().syncUninterruptibly();
+            boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+            workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }));
+        System.out.printf("server=netty version=%s protocols=h1,h2c transport=%s port=%d bind=%s%n",
+                VERSION, transport, port, bind);
+        server.closeFuture().sync();
+    }
+
+    /** Per connection: HTTP/1.1, switching to HTTP/2 on Upgrade: h2c or on the HTTP/2 preface. */
+    private static final class ConnectionInitializer extends ChannelInitializer<SocketChannel> {
+        @Override
+        protected void initChannel(SocketChannel ch) {
+            HttpServerCodec http1 = new HttpServerCodec();
+            HttpServerUpgradeHandler upgrade = new HttpServerUpgradeHandler(http1, protocol ->
+                    AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
+                            ? new Http2ServerUpgradeCodec(Http2FrameCodecBuilder.forServer().build(),
+                                    new Http2MultiplexHandler(new StreamInitializer()))
+                            : null,
+                    MAX_BODY);
+            ChannelHandler priorKnowledge = new ChannelInitializer<Channel>() {
+                @Override
+                protected void initChannel(Channel c) {
+                    c.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
+                            new Http2MultiplexHandler(new StreamInitializer()));
+                }
+            };
+            ChannelPipeline p = ch.pipeline();
+            p.addLast(new CleartextHttp2ServerUpgradeHandler(http1, upgrade, priorKnowledge));
+            // Reached only when the client stays on HTTP/1.1: aggregate, then the contract.
+            p.addLast(new SimpleChannelInboundHandler<HttpMessage>() {
+                @Override
+                protected void channelRead0(ChannelHandlerContext ctx, HttpMessage msg) {
+                    ChannelPipeline pipeline = ctx.pipeline();
+                    pipeline.addAfter(ctx.name(), null, HANDLER);
+                    pipeline.replace(this, null, new HttpObjectAggregator(MAX_BODY));
+                    ctx.fireChannelRead(ReferenceCountUtil.retain(msg));
+                }
+
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    ctx.close(); // e.g. a peer reset on an HTTP/2 connection: nothing to answer
+                }
+            });
+        }
+    }
+
+    /** Per HTTP/2 stream: frames to HTTP/1-style objects, aggregated, then the same contract handler. */
+    private static final class StreamInitializer extends ChannelInitializer<Http2StreamChannel> {
+        @Override
+        protected void initChannel(Http2StreamChannel ch) {
+            ch.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true), new HttpObjectAggregator(MAX_BODY), HANDLER);
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private static final class ContractHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private static final ConcurrentHashMap<Integer, byte[]> FILES = new ConcurrentHashMap<>();
+        /** The Date header, formatted once per second. */
+        private static volatile CachedDate date = new CachedDate(0, AsciiString.EMPTY_STRING);
+
+        private record CachedDate(long second, AsciiString value) {}
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+            HttpMethod method = request.method();
+            FullHttpResponse response = switch (uri.path()) {
+                // The aggregator has already read (and here discards) any request body.
+                case "/", "/no-read" -> method == HttpMethod.GET ? response(HttpResponseStatus.OK, null, new byte[0]) : notAllowed("GET");
+                case "/hello" -> method == HttpMethod.GET ? response(HttpResponseStatus.OK, TEXT_PLAIN, HELLO) : notAllowed("GET");
+                case "/file" -> method == HttpMethod.GET ? file(uri.parameters().get("size")) : notAllowed("GET");
+                case "/load" -> method == HttpMethod.POST ? load(request.content()) : notAllowed("POST");
+                default -> response(HttpResponseStatus.NOT_FOUND, TEXT_PLAIN, ascii("not found\n"));
+            };
+            if (HttpUtil.isKeepAlive(request)) {
+                ctx.write(response);
+            } else {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                ctx.write(response).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush(); // one flush per read batch: pipelined responses go out together
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+
+        private static FullHttpResponse file(List<String> sizes) {
+            long size;
+            try {
+                size = sizes == null ? DEFAULT_FILE_SIZE : Long.parseLong(sizes.get(0));
+            } catch (NumberFormatException e) {
+                size = -1;
+            }
+            if (size < 0 || size > MAX_FILE_SIZE) {
+                return response(HttpResponseStatus.BAD_REQUEST, TEXT_PLAIN,
+                        ascii("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"));
+            }
+            return response(HttpResponseStatus.OK, HttpHeaderValues.APPLICATION_OCTET_STREAM,
+                    FILES.computeIfAbsent((int) size, ContractHandler::content));
+        }
+
+        /** The contract's /file content: byte i is 'a' + i % 26. */
+        private static byte[] content(int size) {
+            byte[] bytes = new byte[size];
+            for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+            return bytes;
+        }
+
+        private static FullHttpResponse load(ByteBuf body) {
+            byte[] bytes = new byte[body.readableBytes()];
+            body.readBytes(bytes);
+            return response(HttpResponseStatus.OK, TEXT_PLAIN, Base64.getEncoder().encode(bytes));
+        }
+
+        private static FullHttpResponse notAllowed(String allowed) {
+            FullHttpResponse response = response(HttpResponseStatus.METHOD_NOT_ALLOWED, TEXT_PLAIN, ascii("method not allowed\n"));
+            response.headers().set(HttpHeaderNames.ALLOW, allowed);
+            return response;
+        }
+
+        private static byte[] ascii(String text) {
+            return text.getBytes(StandardCharsets.US_ASCII);
+        }
+
+        private static FullHttpResponse response(HttpResponseStatus status, CharSequence contentType, byte[] body) {
+            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+            if (contentType != null) response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+            response.headers()
+                    .set(HttpHeaderNames.SERVER, SERVER)
+                    .set(HttpHeaderNames.DATE, date())
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+            return response;
+        }
+
+        private static AsciiString date() {
+            long second = System.currentTimeMillis() / 1000;
+            CachedDate cached = date;
+            if (cached.second() != second) {
+                cached = new CachedDate(second, new AsciiString(DateFormatter.format(new Date(second * 1000))));
+                date = cached;
+            }
+            return cached.value();
+        }
+    }
+}
