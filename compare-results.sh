@@ -6,6 +6,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/log.sh
 source "$ROOT/lib/log.sh"
+# shellcheck source=lib/deps.sh
+source "$ROOT/lib/deps.sh"
 # shellcheck source=lib/schema.sh
 source "$ROOT/lib/schema.sh"
 # shellcheck source=lib/resultfile.sh
@@ -103,6 +105,7 @@ main() {
   [[ $format == text || $format == markdown || $format == json ]] \
     || die_usage "--format takes text, markdown or json, got '$format'"
 
+  deps::ensure jq:jq || exit 2
   local file
   for file in "${files[@]}"; do
     resultfile::check "$file" || exit 2
