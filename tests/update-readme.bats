@@ -157,16 +157,31 @@ is_png() {
   cp "$README" "$TMP/before.md"
   (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
   mkdir "$TMP/empty-results"
-  for bad in "--file $TMP/missing.json" "--file $F/bad-not-json.json" "--file $F/bad-schema-invalid.json" \
-             "--file $F/bad-no-ok-rows.json" "--file $F/bad-incomplete.json" "--file $TMP" \
-             "--results $TMP/empty-results"; do
-    # shellcheck disable=SC2086 # the option and its value are two words
-    update $bad
-    [ "$status" -ne 0 ]
-    [[ $output == *error:* ]]
+  # option, value, expected message
+  local cases=(
+    --file "$TMP/missing.json" "no such file"
+    --file "$F/bad-not-json.json" "not a JSON object"
+    --file "$F/bad-schema-invalid.json" "not a valid results file"
+    --file "$F/bad-no-ok-rows.json" "no successful rows"
+    --file "$F/bad-incomplete.json" "incomplete"
+    --file "$TMP" "is a directory"
+    --results "$TMP/empty-results" "no complete results file"
+  )
+  if [[ $(id -u) -ne 0 ]]; then  # root reads a mode-000 file anyway
+    cp "$F/single-base.json" "$TMP/unreadable.json"
+    chmod 000 "$TMP/unreadable.json"
+    cases+=(--file "$TMP/unreadable.json" "not readable")
+  fi
+  local i
+  for ((i = 0; i < ${#cases[@]}; i += 3)); do
+    update "${cases[i]}" "${cases[i + 1]}"
+    echo "case ${cases[i + 1]}: status $status, output: $output"
+    [ "$status" -eq 1 ]
+    [[ $output == *"error: "*"${cases[i + 2]}"* ]]
     cmp "$README" "$TMP/before.md"
     (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
   done
+  rm -f "$TMP/unreadable.json"
   # No temporary files left next to the README.
   [ "$(find "$TMP" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | paste -sd,)" = "README.md,before.md,before.md5,docs,empty-results" ]
 }
