@@ -295,6 +295,60 @@ def case_duration_run(t):
     expect(wall < 2.5, f"took {wall:.1f}s")
 
 
+def case_keepalive_options(t):
+    r, _, _ = t.serve_and_run("ok", ["-c", "2", "-n", "20", "--requests-per-connection", "5"])
+    expect_eq(r, "succeeded", 20)
+    expect_eq(r, "connections.established", 4)
+    r, _, server = t.serve_and_run("ok", ["-c", "2", "-n", "10", "--no-keepalive"])
+    expect_eq(r, "succeeded", 10)
+    expect_eq(r, "connections.established", 10)
+    expect(b"Connection: close" in server.requests[0][0], "no Connection: close header")
+
+
+def case_method_headers_body(t):
+    args = ["-c", "1", "-n", "3", "-X", "POST", "-H", "X-Test: 1", "-H", "Host: example.test", "-b", "hello"]
+    r, _, server = t.serve_and_run("ok", args)
+    want = b"POST / HTTP/1.1\r\nX-Test: 1\r\nHost: example.test\r\nContent-Length: 5\r\n\r\n"
+    expect(server.requests[0] == (want, b"hello"), f"request was {server.requests[0]!r}")
+    expect_eq(r, "bytes_sent", 3 * (len(want) + 5))
+    with tempfile.NamedTemporaryFile("wb", prefix="barrage body ") as f:
+        f.write(b"x" * 100000)
+        f.flush()
+        r, _, server = t.serve_and_run("ok", ["-c", "1", "-n", "2", "-X", "PUT", "-B", f.name])
+    expect(server.requests[0][1] == b"x" * 100000, "body file not sent whole")
+    expect_eq(r, "succeeded", 2)
+
+
+def case_unix_socket(t):
+    path = os.path.join(t.workdir, "server socket")
+    server = TestServer("ok", unix=path).start()
+    try:
+        rc, r, err, _ = t.run(["-c", "2", "-n", "10", "--unix-socket", path, "http://localhost/"])
+    finally:
+        server.stop()
+    expect(rc == 0, f"exit {rc}: {err}")
+    expect_eq(r, "succeeded", 10)
+
+
+def case_file_limit(t):
+    import resource
+
+    def limit(soft, hard):
+        return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    server = TestServer("ok").start()
+    url = f"http://127.0.0.1:{server.port}/"
+    try:
+        raised = subprocess.run([t.barrage, "--json", "-c", "100", "-n", "200", url], capture_output=True,
+                                text=True, timeout=60, preexec_fn=limit(64, 4096))
+        refused = subprocess.run([t.barrage, "-c", "100", "-n", "200", url], capture_output=True,
+                                 text=True, timeout=60, preexec_fn=limit(64, 64))
+    finally:
+        server.stop()
+    expect(raised.returncode == 0, f"soft limit not raised: {raised.stderr}")
+    expect_eq(json.loads(raised.stdout), "connections.established", 100)
+    expect(refused.returncode == 2 and "hard limit" in refused.stderr, f"exit {refused.returncode}: {refused.stderr}")
+
+
 def case_usage(t):
     for args in (["--bogus", "http://127.0.0.1:1/"], ["-c", "0", "http://127.0.0.1:1/"], []):
         p = subprocess.run([t.barrage, *args], capture_output=True, text=True, timeout=10)
@@ -328,6 +382,10 @@ CASES = [
     ("11 4xx and 5xx: by class and code, failed not errored", case_statuses),
     ("12 pipelining depth 16: every response matched", case_pipeline),
     ("duration run with warm-up and 2 threads", case_duration_run),
+    ("--requests-per-connection and --no-keepalive", case_keepalive_options),
+    ("-X, -H, -b and -B make the request", case_method_headers_body),
+    ("--unix-socket", case_unix_socket),
+    ("-c over the open-file limit: soft raised, or exit 2 naming the hard limit", case_file_limit),
 ]
 
 

@@ -72,6 +72,7 @@ class TestServer:
         self.mode = mode
         self.params = params
         self.count = 0
+        self.requests = []  # (head, body) of the first requests, for checks
         self.port = None
         self.loop = asyncio.new_event_loop()
         self.writers = set()
@@ -94,9 +95,13 @@ class TestServer:
 
     def _run(self):
         asyncio.set_event_loop(self.loop)
-        self.server = self.loop.run_until_complete(
-            asyncio.start_server(self._handle, "127.0.0.1", 0, limit=1 << 20))
-        self.port = self.server.sockets[0].getsockname()[1]
+        if "unix" in self.params:
+            self.server = self.loop.run_until_complete(
+                asyncio.start_unix_server(self._handle, self.params["unix"], limit=1 << 20))
+        else:
+            self.server = self.loop.run_until_complete(
+                asyncio.start_server(self._handle, "127.0.0.1", 0, limit=1 << 20))
+            self.port = self.server.sockets[0].getsockname()[1]
         if self.mode == "die":
             self.loop.call_later(self.params["after"], lambda: asyncio.ensure_future(self._shutdown()))
         self.ready.set()
@@ -126,8 +131,9 @@ class TestServer:
         for line in req_head.split(b"\r\n"):
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":", 1)[1])
-        if length:
-            await reader.readexactly(length)
+        body = await reader.readexactly(length) if length else b""
+        if len(self.requests) < 10:
+            self.requests.append((req_head, body))
         return req_head.split(b" ", 1)[0]
 
     async def _handle(self, reader, writer):
