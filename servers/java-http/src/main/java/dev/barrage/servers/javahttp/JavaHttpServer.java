@@ -1,0 +1,153 @@
+package dev.barrage.servers.javahttp;
+
+import io.fusionauth.http.HTTPMethod;
+import io.fusionauth.http.log.Level;
+import io.fusionauth.http.log.Logger;
+import io.fusionauth.http.log.SystemOutLoggerFactory;
+import io.fusionauth.http.server.HTTPListenerConfiguration;
+import io.fusionauth.http.server.HTTPRequest;
+import io.fusionauth.http.server.HTTPResponse;
+import io.fusionauth.http.server.HTTPServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The Barrage contract (servers/CONTRACT.md) on FusionAuth's java-http (HTTP/1.1, a virtual thread per connection). */
+public final class JavaHttpServer {
+    private static final int DEFAULT_FILE_SIZE = 1_048_576;
+    private static final int MAX_FILE_SIZE = 104_857_600;
+    private static final byte[] HELLO = "Hello world".getBytes(StandardCharsets.US_ASCII);
+    private static final ConcurrentHashMap<Integer, byte[]> FILES = new ConcurrentHashMap<>();
+    /** IMF-fixdate (RFC 9110 section 5.6.7): java-http does not send Date by itself. */
+    private static final DateTimeFormatter HTTP_DATE =
+            DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+    /** The Date header, formatted once per second. */
+    private static volatile CachedDate date = new CachedDate(0, "");
+
+    private record CachedDate(long second, String value) {}
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        String version = libraryVersion();
+        String server = "java-http/" + version;
+
+        HTTPServer httpServer = new HTTPServer()
+                .withHandler((request, response) -> handle(request, response, server))
+                .withListener(new HTTPListenerConfiguration(InetAddress.getByName(bind), port))
+                .withLoggerFactory(type -> {
+                    // Errors only: its Info level announces start-up and shut-down on stdout.
+                    Logger logger = SystemOutLoggerFactory.FACTORY.getLogger(type);
+                    logger.setLevel(Level.Error);
+                    return logger;
+                })
+                .withShutdownDuration(Duration.ofSeconds(2));
+        httpServer.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(httpServer::close));
+        System.out.printf("server=java-http version=%s protocols=h1 transport=blocking-io+virtual-threads port=%d bind=%s%n",
+                version, port, bind);
+    }
+
+    /** The library's version, from the Maven metadata in its jar. */
+    private static String libraryVersion() throws IOException {
+        Properties properties = new Properties();
+        try (InputStream in = HTTPServer.class.getResourceAsStream("/META-INF/maven/io.fusionauth/java-http/pom.properties")) {
+            if (in != null) properties.load(in);
+        }
+        return properties.getProperty("version", "unknown");
+    }
+
+    private static void handle(HTTPRequest request, HTTPResponse response, String server) throws IOException {
+        response.setHeader("Server", server);
+        response.setHeader("Date", date());
+        HTTPMethod method = request.getMethod();
+        switch (request.getPath()) {
+            case "/" -> {
+                if (!allow(method, HTTPMethod.GET, response)) return;
+                try (InputStream body = request.getInputStream()) {
+                    body.transferTo(OutputStream.nullOutputStream());
+                }
+                send(response, 200, null, new byte[0]);
+            }
+            case "/no-read" -> {
+                if (allow(method, HTTPMethod.GET, response)) send(response, 200, null, new byte[0]);
+            }
+            case "/hello" -> {
+                if (allow(method, HTTPMethod.GET, response)) send(response, 200, "text/plain", HELLO);
+            }
+            case "/file" -> {
+                if (allow(method, HTTPMethod.GET, response)) file(request.getURLParameter("size"), response);
+            }
+            case "/load" -> {
+                if (!allow(method, HTTPMethod.POST, response)) return;
+                byte[] body;
+                try (InputStream in = request.getInputStream()) {
+                    body = in.readAllBytes();
+                }
+                send(response, 200, "text/plain", Base64.getEncoder().encode(body));
+            }
+            default -> send(response, 404, "text/plain", ascii("not found\n"));
+        }
+    }
+
+    private static boolean allow(HTTPMethod method, HTTPMethod allowed, HTTPResponse response) throws IOException {
+        if (method.is(allowed)) return true;
+        response.setHeader("Allow", allowed.name());
+        send(response, 405, "text/plain", ascii("method not allowed\n"));
+        return false;
+    }
+
+    private static void file(String raw, HTTPResponse response) throws IOException {
+        long size;
+        try {
+            size = raw == null ? DEFAULT_FILE_SIZE : Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        if (size < 0 || size > MAX_FILE_SIZE) {
+            send(response, 400, "text/plain", ascii("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"));
+            return;
+        }
+        send(response, 200, "application/octet-stream", FILES.computeIfAbsent((int) size, JavaHttpServer::content));
+    }
+
+    private static String date() {
+        long second = System.currentTimeMillis() / 1000;
+        CachedDate cached = date;
+        if (cached.second() != second) {
+            cached = new CachedDate(second, HTTP_DATE.format(Instant.ofEpochSecond(second)));
+            date = cached;
+        }
+        return cached.value();
+    }
+
+    /** The contract's /file content: byte i is 'a' + i % 26. */
+    private static byte[] content(int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+        return bytes;
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static void send(HTTPResponse response, int status, String contentType, byte[] body) throws IOException {
+        response.setStatus(status);
+        if (contentType != null) response.setContentType(contentType);
+        response.setContentLength(body.length);
+        try (OutputStream out = response.getOutputStream()) {
+            out.write(body);
+        }
+    }
+}

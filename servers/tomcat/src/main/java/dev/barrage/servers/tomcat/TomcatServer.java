@@ -1,0 +1,148 @@
+package dev.barrage.servers.tomcat;
+
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import org.apache.catalina.Context;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.catalina.util.ServerInfo;
+import org.apache.coyote.http2.Http2Protocol;
+
+/**
+ * The Barrage contract (servers/CONTRACT.md) as one servlet in embedded Tomcat: the default
+ * NIO HTTP/1.1 connector with Http2Protocol as its upgrade protocol, which gives h2c by
+ * Upgrade and by prior knowledge on the same port.
+ */
+public final class TomcatServer {
+    /** Held so the level survives: java.util.logging keeps loggers weakly. */
+    private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
+    /** "11.0.25" from "Apache Tomcat/11.0.25". */
+    private static final String VERSION = ServerInfo.getServerInfo().substring(ServerInfo.getServerInfo().indexOf('/') + 1);
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        TOMCAT_LOG.setLevel(Level.WARNING); // no start-up INFO lines, no per-request logs
+
+        Path baseDir = Files.createTempDirectory("barrage-tomcat");
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(baseDir.toString());
+        Connector connector = new Connector("HTTP/1.1");
+        connector.setPort(port);
+        connector.setProperty("address", bind);
+        connector.setProperty("server", "Apache-Tomcat/" + VERSION);
+        connector.addUpgradeProtocol(new Http2Protocol());
+        tomcat.getService().addConnector(connector);
+        tomcat.setConnector(connector);
+
+        Context context = tomcat.addContext("", baseDir.toString());
+        Tomcat.addServlet(context, "contract", new ContractServlet());
+        context.addServletMappingDecoded("/", "contract");
+        tomcat.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                tomcat.stop();
+                tomcat.destroy();
+                try (Stream<Path> files = Files.walk(baseDir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+                }
+            } catch (Exception e) {
+                System.err.println("tomcat: shutdown: " + e);
+            }
+        }));
+        System.out.printf("server=tomcat version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
+                VERSION, connector.getLocalPort(), bind);
+        tomcat.getServer().await();
+    }
+
+    private static final class ContractServlet extends HttpServlet {
+        private static final int DEFAULT_FILE_SIZE = 1_048_576;
+        private static final int MAX_FILE_SIZE = 104_857_600;
+        private static final byte[] HELLO = "Hello world".getBytes(StandardCharsets.US_ASCII);
+        private static final ConcurrentHashMap<Integer, byte[]> FILES = new ConcurrentHashMap<>();
+
+        @Override
+        protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            String method = request.getMethod();
+            switch (request.getRequestURI()) {
+                case "/" -> {
+                    if (!allow(method, "GET", response)) return;
+                    try (InputStream body = request.getInputStream()) {
+                        body.transferTo(OutputStream.nullOutputStream());
+                    }
+                    send(response, 200, null, new byte[0]);
+                }
+                case "/no-read" -> {
+                    if (allow(method, "GET", response)) send(response, 200, null, new byte[0]);
+                }
+                case "/hello" -> {
+                    if (allow(method, "GET", response)) send(response, 200, "text/plain", HELLO);
+                }
+                case "/file" -> {
+                    if (allow(method, "GET", response)) file(request.getParameter("size"), response);
+                }
+                case "/load" -> {
+                    if (!allow(method, "POST", response)) return;
+                    byte[] body;
+                    try (InputStream in = request.getInputStream()) {
+                        body = in.readAllBytes();
+                    }
+                    send(response, 200, "text/plain", Base64.getEncoder().encode(body));
+                }
+                default -> send(response, 404, "text/plain", ascii("not found\n"));
+            }
+        }
+
+        private static boolean allow(String method, String allowed, HttpServletResponse response) throws IOException {
+            if (allowed.equals(method)) return true;
+            response.setHeader("Allow", allowed);
+            send(response, 405, "text/plain", ascii("method not allowed\n"));
+            return false;
+        }
+
+        private static void file(String raw, HttpServletResponse response) throws IOException {
+            long size;
+            try {
+                size = raw == null ? DEFAULT_FILE_SIZE : Long.parseLong(raw);
+            } catch (NumberFormatException e) {
+                size = -1;
+            }
+            if (size < 0 || size > MAX_FILE_SIZE) {
+                send(response, 400, "text/plain", ascii("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"));
+                return;
+            }
+            send(response, 200, "application/octet-stream", FILES.computeIfAbsent((int) size, ContractServlet::content));
+        }
+
+        /** The contract's /file content: byte i is 'a' + i % 26. */
+        private static byte[] content(int size) {
+            byte[] bytes = new byte[size];
+            for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+            return bytes;
+        }
+
+        private static byte[] ascii(String text) {
+            return text.getBytes(StandardCharsets.US_ASCII);
+        }
+
+        private static void send(HttpServletResponse response, int status, String contentType, byte[] body) throws IOException {
+            response.setStatus(status);
+            if (contentType != null) response.setContentType(contentType);
+            response.setContentLength(body.length);
+            response.getOutputStream().write(body);
+        }
+    }
+}
