@@ -38,6 +38,7 @@ struct conn {
     size_t out_len;
     uint64_t connect_start;
     uint64_t backoff_us;
+    uint64_t received; /* bytes on this connection */
 };
 
 struct worker {
@@ -182,11 +183,20 @@ static void conn_readable(struct conn *c)
     }
     uint64_t now = engine_now_us();
     if (w->measuring) w->stats.bytes_received += (uint64_t)n;
+    c->received += (uint64_t)n;
     if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, now) == SESSION_CLOSE) {
         conn_close(c, CLOSE_LOCAL);
         return;
     }
     if (c->out_len == 0) conn_flush(c, now);
+}
+
+/* Reconnects after the back-off delay, which doubles up to BACKOFF_MAX_US. */
+static void schedule_reconnect(struct conn *c)
+{
+    ev_timer_set(&c->backoff, (double)c->backoff_us / 1e6, 0.);
+    ev_timer_start(c->w->loop, &c->backoff);
+    c->backoff_us = c->backoff_us * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : c->backoff_us * 2;
 }
 
 static void connect_failed(struct conn *c)
@@ -196,9 +206,7 @@ static void connect_failed(struct conn *c)
     c->tr.ops->close(&c->tr);
     c->events = 0;
     c->state = CONN_IDLE;
-    ev_timer_set(&c->backoff, (double)c->backoff_us / 1e6, 0.);
-    ev_timer_start(w->loop, &c->backoff);
-    c->backoff_us = c->backoff_us * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : c->backoff_us * 2;
+    schedule_reconnect(c);
 }
 
 static void conn_established(struct conn *c, uint64_t now)
@@ -213,6 +221,7 @@ static void conn_established(struct conn *c, uint64_t now)
     }
     if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
     c->out_len = 0;
+    c->received = 0;
     c->session->ops->on_connect(c->session, now);
     conn_flush(c, now);
 }
@@ -295,10 +304,14 @@ static void conn_close(struct conn *c, enum close_cause cause)
     } else if (counted(w, c->connect_start)) {
         w->stats.connects_abandoned++;
     }
+    bool silent_peer = c->state == CONN_OPEN && c->received == 0 && cause != CLOSE_LOCAL;
     c->tr.ops->close(&c->tr);
     c->state = CONN_IDLE;
     c->out_len = 0;
-    if (cause != CLOSE_ABORT) conn_connect(c);
+    if (cause == CLOSE_ABORT) return;
+    /* a peer that closes without sending a byte may do so forever: do not spin */
+    if (silent_peer) schedule_reconnect(c);
+    else conn_connect(c);
 }
 
 static void backoff_cb(struct ev_loop *loop, ev_timer *t, int revents)
