@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# scenarios: the scenario table (scenarios/scenarios.tsv) that says what each scenario sends.
+#
+#   scenarios::list
+#     Scenario names in table order, one per line.
+#   scenarios::field NAME FIELD
+#     One value of a scenario: method, endpoint, connections, streams or body (a file name
+#     under scenarios/, or "-"). Returns 1 with a message for an unknown scenario or field.
+#   scenarios::script NAME
+#     The path of the scenario's wrk Lua script (scenarios/NAME.lua).
+#   scenarios::body_file NAME
+#     The path of the request body file, or nothing when the scenario sends none.
+# SCENARIOS_DIR (default: the repo's scenarios/) says where the table and scripts are.
+# Depends on lib/log.sh.
+
+SCENARIOS_DIR=${SCENARIOS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/scenarios}
+
+# scenarios::_rows: the table without comments and blank lines.
+scenarios::_rows() { grep -vE '^[[:space:]]*(#|$)' "$SCENARIOS_DIR/scenarios.tsv"; }
+
+scenarios::list() { scenarios::_rows | cut -f1; }
+
+scenarios::field() {
+  local name=$1 field=$2 column row
+  case $field in
+    method) column=2 ;; endpoint) column=3 ;; connections) column=4 ;; streams) column=5 ;;
+    body) column=6 ;;
+    *) log::error "scenarios::field: unknown field '$field'"; return 1 ;;
+  esac
+  row=$(scenarios::_rows | awk -F'\t' -v name="$name" '$1 == name')
+  [[ -n $row ]] || { log::error "unknown scenario: $name"; return 1; }
+  cut -f"$column" <<<"$row"
+}
+
+scenarios::script() { printf '%s\n' "$SCENARIOS_DIR/$1.lua"; }
+
+scenarios::body_file() {
+  local body
+  body=$(scenarios::field "$1" body) || return 1
+  [[ $body == - ]] || printf '%s\n' "$SCENARIOS_DIR/$body"
+}
