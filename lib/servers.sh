@@ -20,6 +20,8 @@
 #   servers::wait_ready PID PORT TIMEOUT_S
 #     0 once GET /hello on 127.0.0.1:PORT answers 200; 1 early (with the log tail)
 #     if PID died; 1 on timeout.
+#   servers::alive PID
+#     0 while PID runs (a zombie counts as gone).
 #   servers::stop PID [TIMEOUT_S=10]
 #     TERM to the process group -PID, waits up to TIMEOUT_S, then KILL to the group.
 #     Returns 0 once the group is gone. Touches no other process.
@@ -142,8 +144,7 @@ servers::start() {
   return 0
 }
 
-# servers::_alive PID: 0 while PID runs (a zombie counts as gone).
-servers::_alive() {
+servers::alive() {
   local state
   state=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
   [[ -n $state && $state != Z* ]]
@@ -153,7 +154,7 @@ servers::wait_ready() {
   local pid=$1 port=$2 timeout=$3 deadline code logfile
   deadline=$((SECONDS + timeout))
   while ((SECONDS <= deadline)); do
-    if ! servers::_alive "$pid"; then
+    if ! servers::alive "$pid"; then
       logfile=${SERVERS_LOGS[$pid]:-}
       log::error "server (pid $pid) exited before it was ready on port $port"
       [[ -n $logfile && -f $logfile ]] && tail -n 20 "$logfile" >&2

@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# Conformance: every server under servers/ keeps servers/CONTRACT.md over every protocol
+# it declares (lib/contract.sh, the same checks run-benchmarks.sh runs before measuring),
+# and stops on SIGTERM within 5 s, freeing its port. First, the lifecycle and contract
+# libraries themselves, against stand-in servers (tests/fixtures/servers-conformance/).
+# shellcheck disable=SC2030,SC2031 # each @test runs in its own process: setting PORT or SERVER_PID in one is meant to stay there
+
+FIXTURES="$BATS_TEST_DIRNAME/fixtures/servers-conformance"
+
+setup_file() {
+  cd "$BATS_TEST_DIRNAME/.." || return 1
+  CONFORMANCE_TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXXXX")
+  export CONFORMANCE_TMP
+  # shellcheck source=lib/log.sh
+  source lib/log.sh
+  # shellcheck source=lib/servers.sh
+  source lib/servers.sh
+  # Build once; each server's own "builds" test reports its failure by name.
+  # shellcheck disable=SC2119 # no names: build every server
+  servers::build >"$CONFORMANCE_TMP/build-failures" 2>"$CONFORMANCE_TMP/build-log" || true
+}
+
+teardown_file() {
+  rm -rf -- "$CONFORMANCE_TMP"
+}
+
+setup() {
+  cd "$BATS_TEST_DIRNAME/.." || return 1
+  # shellcheck source=lib/log.sh
+  source lib/log.sh
+  # shellcheck source=lib/servers.sh
+  source lib/servers.sh
+  # shellcheck source=lib/contract.sh
+  source lib/contract.sh
+  SERVER_PID=''
+}
+
+teardown() {
+  if [[ -n ${SERVER_PID:-} ]]; then servers::stop "$SERVER_PID" 5 || true; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start NAME: start a server on a free port (PORT), wait until it answers (bounded).
+start() {
+  PORT=$(free_port)
+  LOG="$CONFORMANCE_TMP/$1 $PORT.log"
+  servers::start "$1" "$PORT" "$LOG"
+  servers::wait_ready "$SERVER_PID" "$PORT" 60
+}
+
+# require_built NAME: fail, naming the server, when its build failed in setup_file.
+require_built() {
+  local failure
+  failure=$(grep -P "^$1\t" "$CONFORMANCE_TMP/build-failures" || true)
+  if [[ -n $failure ]]; then
+    echo "server $1 did not build: ${failure#*$'\t'}"
+    return 1
+  fi
+}
+
+# conforms NAME PROTOCOL: the contract over PROTOCOL (skipped when NAME does not declare it).
+conforms() {
+  local name=$1 protocol=$2 protocols
+  protocols=$(servers::prop "$name" protocols)
+  [[ ,$protocols, == *,"$protocol",* ]] || skip "$name declares only $protocols"
+  require_built "$name"
+  start "$name"
+  run contract::verify "$name" "http://127.0.0.1:$PORT" "$protocol"
+  # On failure bats shows this output: each failed item, with the server's name.
+  grep -E '^not ok' <<<"$output" || true
+  [ "$status" -eq 0 ]
+  [[ $output == *"ok - $name $protocol GET /hello"* ]]
+}
+
+# stops_on_sigterm NAME: SIGTERM to the JVM alone; gone and port free within 5 s.
+stops_on_sigterm() {
+  local name=$1 pid deadline remaining
+  require_built "$name"
+  start "$name"
+  pid=$SERVER_PID
+  kill -TERM "$pid"
+  deadline=$((SECONDS + 5))
+  while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+  if servers::alive "$pid"; then
+    echo "$name (pid $pid) still running 5 s after SIGTERM"
+    return 1
+  fi
+  SERVER_PID=''
+  remaining=$((deadline - SECONDS))
+  ((remaining > 0)) || remaining=0
+  servers::wait_port_free "$PORT" "$remaining" || {
+    echo "$name: port $PORT still held by $(servers::port_holder "$PORT") after SIGTERM"
+    return 1
+  }
+}
+
+# --- the libraries, against stand-ins --------------------------------------------
+
+@test "java::home: JAVA_HOME when it is 21+, else the newest JDK with javac under JVM_ROOT" {
+  JVM_ROOT="$FIXTURES/jvm" JAVA_HOME="$FIXTURES/jvm/jdk-21" run java::home
+  [ "$status" -eq 0 ]
+  [ "$output" = "$FIXTURES/jvm/jdk-21" ]
+  JVM_ROOT="$FIXTURES/jvm" JAVA_HOME="$FIXTURES/jvm/jdk-17" run java::home
+  [ "$output" = "$FIXTURES/jvm/jdk-25" ]
+  JVM_ROOT="$FIXTURES/jvm" JAVA_HOME='' run java::home
+  [ "$output" = "$FIXTURES/jvm/jdk-25" ]
+  run java::version "$FIXTURES/jvm/jdk-25"
+  [ "$output" = "25.0.3" ]
+}
+
+@test "java::home: no JDK 21+ fails with a message saying what to install" {
+  JVM_ROOT="$CONFORMANCE_TMP/no jvm here" JAVA_HOME="$FIXTURES/jvm/jdk-17" run java::home
+  [ "$status" -eq 1 ]
+  [[ $output == *"no JDK 21+ found"* ]]
+  [[ $output == *install* ]]
+}
+
+@test "servers::list and servers::prop read server.properties" {
+  SERVERS_DIR="$FIXTURES/fleet" run servers::list
+  [ "$output" = $'broken\ndies\nstubborn' ]
+  SERVERS_DIR="$FIXTURES/fleet" run servers::prop stubborn protocols
+  [ "$output" = "h1,h2c" ]
+  SERVERS_DIR="$FIXTURES/fleet" run servers::prop stubborn no-such-key
+  [ "$status" -eq 1 ]
+  run servers::list
+  [ "$output" = $'java-http\njdk-httpserver\njetty\nnetty\ntomcat' ]
+}
+
+@test "contract::verify names the server, protocol and item of every broken check" {
+  SERVERS_DIR="$FIXTURES/fleet"
+  start broken
+  mkdir "$CONFORMANCE_TMP/contract tmp"
+  TMPDIR="$CONFORMANCE_TMP/contract tmp" run contract::verify broken "http://127.0.0.1:$PORT" h1
+  [ "$status" -eq 1 ]
+  [[ $output == *"not ok - broken h1 GET /hello: "* ]]
+  [[ $output == *"not ok - broken h1 /file?size=abc is 400: got status 200"* ]]
+  [[ $output == *"not ok - broken h1 POST /load 300B: "* ]]
+  [[ $output == *"not ok - broken h1 GET /: no Server header"* ]]
+  # Its temp files are gone.
+  [ -z "$(ls -A "$CONFORMANCE_TMP/contract tmp")" ]
+}
+
+@test "servers::wait_ready fails early when the server dies, with its log" {
+  SERVERS_DIR="$FIXTURES/fleet"
+  PORT=$(free_port)
+  servers::start dies "$PORT" "$CONFORMANCE_TMP/dies.log"
+  local began=$SECONDS
+  run servers::wait_ready "$SERVER_PID" "$PORT" 30
+  [ "$status" -eq 1 ]
+  ((SECONDS - began < 10))
+  [[ $output == *"exited before it was ready"* ]]
+  [[ $output == *"cannot start (on purpose)"* ]]
+}
+
+@test "servers::start refuses a port that is taken, naming the holder" {
+  SERVERS_DIR="$FIXTURES/fleet"
+  start broken
+  run servers::port_holder "$PORT"
+  [[ $output =~ ^pid\ [0-9]+\ \(python3\)$ ]]
+  local first=$SERVER_PID
+  run servers::start broken "$PORT" "$CONFORMANCE_TMP/second.log"
+  [ "$status" -eq 1 ]
+  [[ $output == *"port $PORT is taken by pid"* ]]
+  SERVER_PID=$first
+}
+
+@test "servers::stop sends KILL to a server that ignores TERM, and frees the port" {
+  SERVERS_DIR="$FIXTURES/fleet"
+  PORT=$(free_port)
+  servers::start stubborn "$PORT" "$CONFORMANCE_TMP/stubborn.log"
+  local pid=$SERVER_PID
+  for _ in $(seq 50); do [[ -n $(servers::port_holder "$PORT") ]] && break; sleep 0.1; done
+  [ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
+  run servers::stop "$pid" 1
+  [ "$status" -eq 0 ]
+  [[ $output == *"sending KILL"* ]]
+  run servers::alive "$pid"
+  [ "$status" -eq 1 ]
+  servers::wait_port_free "$PORT" 5
+  SERVER_PID=''
+}
+
+@test "servers::build skips Maven when every artifact is up to date" {
+  require_built jdk-httpserver
+  mkdir -p "$CONFORMANCE_TMP/no maven"
+  printf '#!/bin/sh\necho "mvn must not run" >&2\nexit 1\n' >"$CONFORMANCE_TMP/no maven/mvn"
+  chmod +x "$CONFORMANCE_TMP/no maven/mvn"
+  PATH="$CONFORMANCE_TMP/no maven:$PATH" run servers::build jdk-httpserver
+  [ "$status" -eq 0 ]
+  [ -z "$output" ]
+}
+
+# --- the fleet ---------------------------------------------------------------------
+
+@test "jdk-httpserver: builds" { require_built jdk-httpserver; }
+@test "jdk-httpserver: contract over h1" { conforms jdk-httpserver h1; }
+@test "jdk-httpserver: contract over h2c (prior knowledge and Upgrade)" { conforms jdk-httpserver h2c; }
+@test "jdk-httpserver: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jdk-httpserver; }
+
+@test "jetty: builds" { require_built jetty; }
+@test "jetty: contract over h1" { conforms jetty h1; }
+@test "jetty: contract over h2c (prior knowledge and Upgrade)" { conforms jetty h2c; }
+@test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
+
+@test "netty: builds" { require_built netty; }
+@test "netty: contract over h1" { conforms netty h1; }
+@test "netty: contract over h2c (prior knowledge and Upgrade)" { conforms netty h2c; }
+@test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
+
+@test "tomcat: builds" { require_built tomcat; }
+@test "tomcat: contract over h1" { conforms tomcat h1; }
+@test "tomcat: contract over h2c (prior knowledge and Upgrade)" { conforms tomcat h2c; }
+@test "tomcat: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm tomcat; }
+
+@test "java-http: builds" { require_built java-http; }
+@test "java-http: contract over h1" { conforms java-http h1; }
+@test "java-http: contract over h2c (prior knowledge and Upgrade)" { conforms java-http h2c; }
+@test "java-http: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm java-http; }
