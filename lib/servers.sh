@@ -75,13 +75,14 @@ servers::_fresh() {
 # servers::_failure_reason NAME LOG: one line saying why Maven failed NAME.
 servers::_failure_reason() {
   local name=$1 log=$2 reason
-  reason=$(grep -m1 -E "on project ${name}: " "$log" | sed -E "s/.*on project ${name}: //")
-  if [[ -z $reason ]]; then # a compile error in one of its sources
-    reason=$(grep -E '^\[ERROR\] .*\.java:\[' "$log" | grep -m1 -F "/$name/" | sed -E 's/^\[ERROR\] //')
-  fi
+  # A compile error in one of its sources, named by file and line.
+  reason=$(grep -E '^\[ERROR\] .*\.java:\[' "$log" | grep -m1 -F "/$name/" | sed -E 's|^\[ERROR\] .*/||')
   if [[ -z $reason ]]; then # an invalid pom: Maven names the project, then the problem
     reason=$(awk -v project=":$name:" 'found { sub(/^\[ERROR\][ \t]*/, ""); print; exit }
       index($0, project) && / has [0-9]+ errors?/ { found = 1 }' "$log")
+  fi
+  if [[ -z $reason ]]; then # any other failed goal (dependency resolution, packaging)
+    reason=$(grep -m1 -E "on project ${name}: " "$log" | sed -E "s/.*on project ${name}: //")
   fi
   printf '%s\n' "${reason:-Maven failed, see $log}" | cut -c1-300
 }
@@ -104,7 +105,7 @@ servers::build() {
     log::info "building servers (${stale[*]}) with $java_home; log: $log"
     local modules
     modules=$(IFS=,; printf '%s' "${stale[*]}")
-    JAVA_HOME=$java_home mvn -B --fail-at-end -f "$SERVERS_DIR/pom.xml" -pl "$modules" package \
+    JAVA_HOME=$java_home mvn -B -Dstyle.color=never --fail-at-end -f "$SERVERS_DIR/pom.xml" -pl "$modules" package \
       >"$log" 2>&1 || rc=$?
     for name in "${stale[@]}"; do
       # A module Maven skipped after another failed has no fresh artifact either.
