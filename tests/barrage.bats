@@ -1,0 +1,73 @@
+#!/usr/bin/env bats
+# barrage's driver for run-benchmarks.sh (lib/tools/barrage.sh): what it supports, parsing of
+# recorded outputs (tests/fixtures/barrage/), and one short real run against the C client's
+# test server (client/tests/server.py) on a free 127.0.0.1 port.
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  F=$ROOT/tests/fixtures/barrage
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  SERVER_PID=''
+  # shellcheck source=SCRIPTDIR/../lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=SCRIPTDIR/../lib/deps.sh
+  source "$ROOT/lib/deps.sh"
+  # shellcheck source=SCRIPTDIR/../lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  # shellcheck source=SCRIPTDIR/../lib/scenarios.sh
+  source "$ROOT/lib/scenarios.sh"
+  # shellcheck source=SCRIPTDIR/../lib/tools.sh
+  source "$ROOT/lib/tools.sh"
+  # shellcheck source=SCRIPTDIR/../lib/tools/barrage.sh
+  source "$ROOT/lib/tools/barrage.sh"
+}
+
+teardown() {
+  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+
+@test "barrage driver: HTTP/1.1 only; mixed is skipped with the reason" {
+  run barrage::protocols
+  [ "$output" = h1 ]
+  run barrage::supports baseline h1
+  [ "$status" -eq 0 ]
+  run barrage::supports baseline h2c
+  [ "$status" -eq 1 ]
+  [[ $output == *"HTTP/1.1 only"* ]]
+  run barrage::supports mixed h1
+  [ "$status" -eq 1 ]
+  [[ $output == *"until Lua scripting"* ]]
+}
+
+@test "barrage driver: builds barrage and reports its version" {
+  run barrage::version
+  [ "$status" -eq 0 ]
+  [[ $output =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+@test "barrage driver: parse passes the --json record through, valid against the schema" {
+  run barrage::parse "$F/statuses.json"
+  [ "$status" -eq 0 ]
+  printf '%s\n' "$output" > "$TMP/record one.json"
+  schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/record one.json"
+  [ "$(jq -c '.status.codes' "$TMP/record one.json")" = '{"200":100,"301":50,"404":50,"429":50,"500":50,"502":50,"503":50}' ]
+  [ "$(jq -r '.requests == .succeeded + .failed and .failed == .status["4xx"] + .status["5xx"] + ([.errors[]] | add)' "$TMP/record one.json")" = true ]
+}
+
+@test "barrage driver: parse of an unreachable target fails and quotes barrage" {
+  run barrage::parse "$F/unreachable.txt"
+  [ "$status" -eq 1 ]
+  [[ $output == *"cannot connect"* ]]
+}
+
+@test "barrage driver: run measures a real server and writes a valid record" {
+  python3 "$ROOT/client/tests/server.py" ok > "$TMP/server.out" &
+  SERVER_PID=$!
+  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
+  port=$(jq -r .port "$TMP/server.out")
+  run barrage::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$port" h1 baseline 1 4 1 1 0 ''
+  [ "$status" -eq 0 ]
+  schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/out.json"
+  [ "$(jq -r '.succeeded > 0 and .failed == 0 and .accounting == "exact"' "$TMP/out.json")" = true ]
+}
