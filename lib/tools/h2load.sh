@@ -69,22 +69,25 @@ h2load::parse() {
     # requests: T total, S started, D done, OK succeeded, F failed, E errored, TO timeout
     num($requests; "(?<n>[0-9]+) started") as $started
     | num($requests; "(?<n>[0-9]+) done") as $done
+    | num($requests; "(?<n>[0-9]+) errored") as $errored
     | num($requests; "(?<n>[0-9]+) timeout") as $timeouts
     | num($statuses; "(?<n>[0-9]+) 2xx") as $s2
     | num($statuses; "(?<n>[0-9]+) 3xx") as $s3
     | num($statuses; "(?<n>[0-9]+) 4xx") as $s4
     | num($statuses; "(?<n>[0-9]+) 5xx") as $s5
-    # Every started request ends done (a response) or errored; h2load also counts requests
-    # that were never sent after their connection failed as errored: those are not counted.
+    # A started request ends done (a response), errored (timeout, or its connection failed),
+    # or still in flight when -D ended: aborted. h2load also counts requests that were never
+    # sent after their connection failed as errored; those are not counted at all.
     | ([$started - $done, 0] | max) as $unanswered
     | ([$timeouts, $unanswered] | min) as $timeout
-    | ($unanswered - $timeout) as $read
+    | ([([$errored - $timeout, $unanswered - $timeout] | min), 0] | max) as $read
+    | ($unanswered - $timeout - $read) as $aborted
     | ([$s4 + $s5, $done] | min) as $rejected
     | ($duration * 1000000 | floor) as $duration_us
-    | ($started) as $requests_n
+    | ($started - $aborted) as $requests_n
     | ($done - $rejected) as $succeeded
     | {
-        requests: $requests_n, succeeded: $succeeded, failed: ($rejected + $timeout + $read), aborted: 0,
+        requests: $requests_n, succeeded: $succeeded, failed: ($rejected + $timeout + $read), aborted: $aborted,
         status: {"2xx": $s2, "3xx": $s3, "4xx": $s4, "5xx": $s5, codes: null},
         errors: {timeout: $timeout, read: $read, write: 0, protocol: 0, reset: 0},
         connections: {connect_attempts: null, connect_errors: null, established: null, peak: null,

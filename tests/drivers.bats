@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# The load-tool drivers (lib/tools/*.sh) and the scenarios: parsers on recorded outputs of real
+# runs (tests/fixtures/{wrk,h2load}, re-recorded by tests/fixtures/fake-servers/record-tool-outputs.sh),
+# what each tool supports, and every scenario script run by wrk against a local contract server.
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  F=$ROOT/tests/fixtures
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  # shellcheck source=lib/scenarios.sh
+  source "$ROOT/lib/scenarios.sh"
+  # shellcheck source=lib/tools.sh
+  source "$ROOT/lib/tools.sh"
+  tools::load
+}
+
+teardown() {
+  [[ -n ${SERVER_PID:-} ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  rm -rf "$TMP"
+}
+
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+# field JSON PATH: one value of a record.
+field() { jq -c "$2" <<<"$1"; }
+
+@test "drivers: tools are discovered from lib/tools/*.sh and each defines the whole interface" {
+  tools::list | grep -qx wrk
+  tools::list | grep -qx h2load
+  [ "$(tools::list | wc -l)" -eq "$(find "$ROOT/lib/tools" -name '*.sh' | wc -l)" ]
+  local tool fn
+  for tool in $(tools::list); do
+    for fn in version requires protocols supports run parse; do
+      declare -F "$tool::$fn" >/dev/null || { echo "missing $tool::$fn"; return 1; }
+    done
+  done
+}
+
+@test "drivers: versions, protocols and what each tool cannot express" {
+  [[ $(wrk::version) =~ 4\.1 ]]
+  [[ $(h2load::version) =~ ^1\.[0-9]+\.[0-9]+$ ]]
+  [ "$(wrk::protocols | paste -sd,)" = h1 ]
+  [ "$(h2load::protocols | paste -sd,)" = h1,h2c ]
+  run wrk::supports hello h2c
+  [ "$status" -eq 1 ]
+  [[ $output == *"HTTP/1.1 only"* ]]
+  run h2load::supports mixed h1
+  [ "$status" -eq 1 ]
+  [[ $output == *"one method per run"* ]]
+  h2load::supports post-load h2c
+  wrk::supports mixed h1
+}
+
+@test "drivers: wrk record of a clean run (json-report.lua)" {
+  run wrk::parse "$F/wrk/ok.txt"
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" .requests)" -gt 1000 ]
+  [ "$(field "$output" .failed)" -eq 0 ]
+  [ "$(field "$output" '.requests == .succeeded')" = true ]
+  [ "$(field "$output" .accounting)" = '"approximate"' ]
+  [ "$(field "$output" .errors.status)" -eq 0 ]
+  [ "$(field "$output" '.latency_us | [.p50, .p75, .p90, .p99, .p999, .p9999, .max] | . == sort')" = true ]
+  [ "$(field "$output" '.status.codes')" = null ]
+  [ "$(field "$output" '.bytes_received > 0')" = true ]
+}
+
+@test "drivers: wrk non-2xx answers are failed requests and errors.status" {
+  run wrk::parse "$F/wrk/non2xx.txt"
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '.requests > 0 and .errors.status == .requests and .failed == .requests and .succeeded == 0')" = true ]
+  grep -q 'Non-2xx or 3xx responses' "$F/wrk/non2xx.txt"
+}
+
+@test "drivers: wrk timeouts and socket errors; no latency samples is null, not 0" {
+  run wrk::parse "$F/wrk/timeouts.txt"
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '.errors.timeout')" -eq 4 ]
+  [ "$(field "$output" '.succeeded')" -eq 0 ]
+  [ "$(field "$output" '.latency_us.p99')" = null ]
+  run wrk::parse "$F/wrk/socket-errors.txt"
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '.errors.read > 0 and .failed == .errors.read and .requests == 0')" = true ]
+  [ "$(field "$output" '.latency_us.min')" = null ]
+}
+
+@test "drivers: wrk that could not connect yields no record and says why" {
+  run wrk::parse "$F/wrk/connect-errors.txt"
+  [ "$status" -eq 1 ]
+  [[ $output == *"unable to connect"* ]]
+}
+
+@test "drivers: h2load clean run: exact counts, percentiles from the request log" {
+  run h2load::parse "$F/h2load/ok.txt" "$F/h2load/ok.log" 2
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '.requests')" -eq "$(sed -nE 's/^requests: .* ([0-9]+) started.*/\1/p' "$F/h2load/ok.txt")" ]
+  [ "$(field "$output" '.failed + .aborted')" -eq 0 ]
+  [ "$(field "$output" .accounting)" = '"exact"' ]
+  [ "$(field "$output" .duration_us)" -eq 2000000 ]
+  [ "$(field "$output" '.rps == .requests / 2')" = true ]
+  # Percentiles by nearest rank over the logged durations (column 3).
+  local p50
+  p50=$(cut -f3 "$F/h2load/ok.log" | sort -n | awk '{v[NR]=$1} END{print v[int(NR*0.5+0.999999)]}')
+  [ "$(field "$output" .latency_us.p50)" -eq "$p50" ]
+  [ "$(field "$output" .latency_us.max)" -eq "$(cut -f3 "$F/h2load/ok.log" | sort -n | tail -n1)" ]
+  [ "$(field "$output" '.latency_us | [.min, .p50, .p75, .p90, .p99, .p999, .p9999, .max] | . == sort')" = true ]
+}
+
+@test "drivers: h2load requests in flight when -D ends are aborted, not failed" {
+  run h2load::parse "$F/h2load/inflight.txt" "$F/h2load/inflight.log" 2
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '.aborted > 0 and .failed == 0')" = true ]
+  [ "$(field "$output" '.requests + .aborted')" -eq "$(sed -nE 's/^requests: .* ([0-9]+) started.*/\1/p' "$F/h2load/inflight.txt")" ]
+}
+
+@test "drivers: h2load non-2xx, timeouts and socket errors land in their buckets" {
+  run h2load::parse "$F/h2load/non2xx.txt" "$F/h2load/non2xx.log" 2
+  [ "$(field "$output" '.status["4xx"] > 0 and .failed == .status["4xx"] and .failed == .requests - .succeeded')" = true ]
+  run h2load::parse "$F/h2load/timeouts.txt" "$F/h2load/timeouts.log"
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '[.requests, .errors.timeout, .errors.read, .failed]')" = '[4,4,0,4]' ]
+  [ "$(field "$output" .latency_us.p50)" = null ]
+  run h2load::parse "$F/h2load/socket-errors.txt" "$F/h2load/socket-errors.log"
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '[.requests, .errors.timeout, .errors.read, .failed]')" = '[4,0,4,4]' ]
+}
+
+@test "drivers: h2load over h2c" {
+  run h2load::parse "$F/h2load/h2c.txt" "$F/h2load/h2c.log" 2
+  [ "$status" -eq 0 ]
+  [ "$(field "$output" '.requests > 1000 and .failed == 0 and .status["2xx"] > 0')" = true ]
+}
+
+@test "drivers: h2load output without totals is an error" {
+  printf 'h2load: could not connect\n' >"$TMP/out.txt"
+  run h2load::parse "$TMP/out.txt" "$TMP/missing.log" 2
+  [ "$status" -eq 1 ]
+  [[ $output == *"no totals"* ]]
+}
+
+@test "drivers: every parsed fixture is a valid metrics record (check-jsonschema)" {
+  local f n=0
+  for f in "$F"/wrk/*.txt; do
+    wrk::parse "$f" >"$TMP/wrk-$(basename "$f" .txt).json" 2>/dev/null || rm -f "$TMP/wrk-$(basename "$f" .txt).json"
+  done
+  for f in "$F"/h2load/*.txt; do
+    h2load::parse "$f" "${f%.txt}.log" 2 >"$TMP/h2load-$(basename "$f" .txt).json"
+  done
+  n=$(find "$TMP" -name '*.json' | wc -l)
+  [ "$n" -eq 10 ]
+  schema::ensure_validator
+  "$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$ROOT/schemas/metrics.schema.json" "$TMP"/*.json
+}
+
+@test "scenarios: the table and the Lua scripts match one to one" {
+  local name
+  for name in $(scenarios::list); do
+    [ -f "$ROOT/scenarios/$name.lua" ] || { echo "no $name.lua"; return 1; }
+    [[ $(scenarios::field "$name" connections) =~ ^[1-9][0-9]*$ ]]
+    [[ $(scenarios::field "$name" streams) =~ ^[1-9][0-9]*$ ]]
+  done
+  for name in "$ROOT"/scenarios/*.lua; do
+    name=$(basename "$name" .lua)
+    [[ $name == json-report ]] && continue
+    scenarios::list | grep -qx "$name" || { echo "$name.lua not in scenarios.tsv"; return 1; }
+  done
+  [ "$(scenarios::field high-concurrency connections)" -eq 1000 ]
+  [ "$(scenarios::field large-file endpoint)" = '/file?size=1048576' ]
+  run scenarios::field nope method
+  [ "$status" -eq 1 ]
+}
+
+@test "scenarios: each script, run by wrk against a contract server, prints a clean record" {
+  local port name out
+  port=$(free_port)
+  python3 "$F/fake-servers/contract_server.py" "$port" &
+  SERVER_PID=$!
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/hello" >/dev/null && break; sleep 0.1; done
+  for name in $(scenarios::list); do
+    out=$(timeout 20 wrk -t1 -c2 -d1s -s "$(scenarios::script "$name")" "http://127.0.0.1:$port/" | grep '^{')
+    echo "$name: $out"
+    [ "$(jq '.requests > 0 and .failed == 0 and .errors.status == 0' <<<"$out")" = true ]
+  done
+}
