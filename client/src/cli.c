@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http2.h"
+
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
+    OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
 };
 
 static const struct option options[] = {
@@ -20,6 +23,14 @@ static const struct option options[] = {
     {"requests", required_argument, NULL, 'n'},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"pipeline", required_argument, NULL, 'm'},
+    {"streams", required_argument, NULL, 'm'},
+    {"h1", no_argument, NULL, OPT_H1},
+    {"h2", no_argument, NULL, OPT_H2},
+    {"sni", required_argument, NULL, OPT_SNI},
+    {"cacert", required_argument, NULL, OPT_CACERT},
+    {"insecure", no_argument, NULL, OPT_INSECURE},
+    {"window-bits", required_argument, NULL, OPT_WINDOW_BITS},
+    {"connection-window-bits", required_argument, NULL, OPT_CONNECTION_WINDOW_BITS},
     {"method", required_argument, NULL, 'X'},
     {"header", required_argument, NULL, 'H'},
     {"body", required_argument, NULL, 'b'},
@@ -115,15 +126,18 @@ static void defaults(struct config *cfg)
     cfg->grace_us = 2000000;
     cfg->keepalive = true;
     cfg->max_header_size = 65536;
+    cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
+    cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
 }
 
 /* http://host[:port][/path]; the host is kept without brackets. */
 static enum cli_result parse_url(struct config *cfg, char *err, size_t errlen)
 {
     const char *u = cfg->url;
-    if (strncmp(u, "https://", 8) == 0) return fail(err, errlen, "https is not supported yet: %s", u);
-    if (strncmp(u, "http://", 7) != 0) return fail(err, errlen, "the URL must start with http://: %s", u);
-    u += 7;
+    cfg->tls = strncmp(u, "https://", 8) == 0;
+    if (!cfg->tls && strncmp(u, "http://", 7) != 0)
+        return fail(err, errlen, "the URL must start with http:// or https://: %s", u);
+    u += cfg->tls ? 8 : 7;
     const char *path = strchr(u, '/');
     size_t authority = path ? (size_t)(path - u) : strlen(u);
     cfg->path = path ? path : "/";
@@ -148,7 +162,7 @@ static enum cli_result parse_url(struct config *cfg, char *err, size_t errlen)
         memcpy(cfg->port, colon + 1, port_len);
         cfg->port[port_len] = '\0';
     } else {
-        strcpy(cfg->port, "80");
+        strcpy(cfg->port, cfg->tls ? "443" : "80");
     }
     return parse_count(cfg->port, 1, 65535) < 0 ? fail(err, errlen, "bad port in URL: %s", cfg->url) : CLI_RUN;
 }
@@ -220,6 +234,19 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_LATENCY: cfg->latency = true; return CLI_RUN;
     case 'q': cfg->quiet = true; return CLI_RUN;
     case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
+    case OPT_H1: cfg->force = PROTOCOL_H1; return CLI_RUN;
+    case OPT_H2: cfg->force = PROTOCOL_H2; return CLI_RUN;
+    case OPT_SNI: cfg->sni = arg; return CLI_RUN;
+    case OPT_CACERT: cfg->cacert = arg; return CLI_RUN;
+    case OPT_INSECURE: cfg->insecure = true; return CLI_RUN;
+    case OPT_WINDOW_BITS:
+    case OPT_CONNECTION_WINDOW_BITS:
+        /* HTTP/2 windows go up to 2^31-1; 2^16-1 is the protocol's initial one */
+        if ((v = parse_count(arg, opt == OPT_WINDOW_BITS ? 1 : 16, 31)) < 0)
+            return fail(err, errlen, "bad %s '%s' (%d to 31)", opt == OPT_WINDOW_BITS ? "--window-bits" : "--connection-window-bits",
+                        arg, opt == OPT_WINDOW_BITS ? 1 : 16);
+        *(opt == OPT_WINDOW_BITS ? &cfg->window_bits : &cfg->connection_window_bits) = (unsigned)v;
+        return CLI_RUN;
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     default: return fail(err, errlen, "unknown option (see --help)");
@@ -244,7 +271,10 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;
     if (duration_set && cfg->duration_us == 0) return fail(err, errlen, "--duration must be more than 0");
     if (cfg->requests && cfg->requests < cfg->threads) cfg->threads = (unsigned)cfg->requests;
-    return parse_url(cfg, err, errlen);
+    enum cli_result r = parse_url(cfg, err, errlen);
+    /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
+    cfg->h2 = cfg->force == PROTOCOL_H2;
+    return r;
 }
 
 void cli_free(struct config *cfg)

@@ -33,6 +33,15 @@ struct config {
     uint64_t requests_per_connection; /* 0: unlimited */
     size_t max_header_size;
     bool json, latency, quiet, verbose;
+    /* HTTP/2 and TLS */
+    bool tls;                  /* https:// */
+    enum config_protocol { PROTOCOL_AUTO, PROTOCOL_H1, PROTOCOL_H2 } force; /* --h1 / --h2 */
+    bool h2;                   /* the run speaks HTTP/2: --h2, or ALPN chose it (set by main) */
+    const char *sni, *cacert;
+    bool insecure;
+    unsigned window_bits, connection_window_bits;
+    struct tls_client *tls_client; /* https:// only, set by main */
+    char tls_version[16];      /* negotiated, set by main */
 };
 
 #endif

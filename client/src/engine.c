@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "http1.h"
+#include "http2.h"
+#include "tls.h"
 #include "transport.h"
 
 #define TICK_S 0.01
@@ -44,6 +46,7 @@ struct conn {
 struct worker {
     const struct config *cfg;
     const struct http1_shared *shared;
+    const struct http2_shared *h2shared;
     pthread_t thread;
     struct ev_loop *loop;
     struct conn *conns;
@@ -118,6 +121,28 @@ void worker_aborted(struct worker *w, uint64_t start_us)
 {
     if (counted(w, start_us)) w->stats.aborted++;
     w->inflight--;
+}
+
+void worker_refused(struct worker *w, uint64_t start_us)
+{
+    if (counted(w, start_us)) {
+        w->stats.refused_streams++;
+        if (w->stopping) {
+            w->stats.aborted++; /* it cannot be sent again */
+        } else {
+            /* never processed: it starts again, on whichever connection takes it */
+            w->stats.started--;
+            if (w->budget != UINT64_MAX) w->budget++;
+        }
+    }
+    request_ended(w);
+}
+
+void worker_header_bytes(struct worker *w, uint64_t wire, uint64_t decoded)
+{
+    if (!w->measuring) return;
+    w->stats.header_bytes += wire;
+    w->stats.header_bytes_decoded += decoded;
 }
 
 void worker_first_byte(struct worker *w, uint64_t start_us, uint64_t now_us)
@@ -241,7 +266,9 @@ static void conn_progress(struct conn *c)
     }
     int r = c->tr.ops->handshake(&c->tr);
     if (r == 0) conn_established(c, engine_now_us());
-    else if (r < 0) {
+    else if (r > 0) conn_watch(c, r == 2 ? EV_WRITE : EV_READ);
+    else {
+        if (errno == EPROTO && counted(c->w, c->connect_start)) c->w->stats.tls_errors++;
         ev_io_stop(c->w->loop, &c->io);
         connect_failed(c);
     }
@@ -277,8 +304,10 @@ static void conn_connect(struct conn *c)
     c->connect_start = engine_now_us();
     if (w->measuring) w->stats.connect_attempts++;
     int fd = open_socket(w->cfg);
-    transport_plain_init(&c->tr, fd);
-    if (fd < 0) {
+    int tr_failed = 0;
+    if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
+    else transport_plain_init(&c->tr, fd);
+    if (fd < 0 || tr_failed) {
         connect_failed(c);
         return;
     }
@@ -333,6 +362,7 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
         struct conn *c = &w->conns[i];
         if (c->state == CONN_OPEN) {
             if (c->session->ops->on_tick(c->session, now) == SESSION_CLOSE) conn_close(c, CLOSE_LOCAL);
+            else if (c->out_len == 0) conn_flush(c, now); /* what the tick queued (HTTP/2 RST_STREAM) */
         } else if (c->state != CONN_IDLE && now - c->connect_start >= w->cfg->connect_timeout_us) {
             ev_io_stop(w->loop, &c->io);
             connect_failed(c);
@@ -412,10 +442,11 @@ static void worker_free(struct worker *w)
 }
 
 static int worker_init(struct worker *w, const struct config *cfg, const struct http1_shared *sh,
-                       unsigned conns, uint64_t budget)
+                       const struct http2_shared *h2sh, unsigned conns, uint64_t budget)
 {
     w->cfg = cfg;
     w->shared = sh;
+    w->h2shared = h2sh;
     w->budget = budget;
     w->conn_count = conns;
     w->loop = ev_loop_new(EVFLAG_AUTO);
@@ -430,7 +461,7 @@ static int worker_init(struct worker *w, const struct config *cfg, const struct 
         c->io.data = c;
         ev_init(&c->backoff, backoff_cb);
         c->backoff.data = c;
-        c->session = http1_session_new(sh, w);
+        c->session = cfg->h2 ? http2_session_new(h2sh, w) : http1_session_new(sh, w);
         if (!c->session) return -1;
     }
     return 0;
@@ -439,6 +470,7 @@ static int worker_init(struct worker *w, const struct config *cfg, const struct 
 int engine_run(const struct config *cfg, struct run_result *out, char *errbuf, size_t errlen)
 {
     struct http1_shared shared;
+    struct http2_shared h2shared;
     struct worker *workers = calloc(cfg->threads, sizeof *workers);
     int rc = -1;
     unsigned started = 0;
@@ -447,11 +479,17 @@ int engine_run(const struct config *cfg, struct run_result *out, char *errbuf, s
         free(workers);
         return -1;
     }
+    if (http2_shared_init(&h2shared, cfg)) {
+        snprintf(errbuf, errlen, "out of memory");
+        http1_shared_free(&shared);
+        free(workers);
+        return -1;
+    }
     for (unsigned i = 0; i < cfg->threads; i++) {
         unsigned conns = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
         uint64_t budget = cfg->requests ? cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads)
                                         : UINT64_MAX;
-        if (worker_init(&workers[i], cfg, &shared, conns, budget)) {
+        if (worker_init(&workers[i], cfg, &shared, &h2shared, conns, budget)) {
             snprintf(errbuf, errlen, "out of memory setting up thread %u", i);
             goto done;
         }
@@ -479,5 +517,6 @@ done:
     for (unsigned i = 0; i < cfg->threads; i++) worker_free(&workers[i]);
     free(workers);
     http1_shared_free(&shared);
+    http2_shared_free(&h2shared);
     return rc;
 }

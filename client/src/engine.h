@@ -33,6 +33,13 @@ void worker_response(struct worker *w, uint64_t start_us, int status, uint64_t b
 void worker_error(struct worker *w, uint64_t start_us, enum req_error kind, enum req_detail detail,
                   uint64_t now_us);
 void worker_aborted(struct worker *w, uint64_t start_us);
+/* HTTP/2: a stream the server never processed (REFUSED_STREAM, above a
+ * GOAWAY's last-stream-id): counted in refused_streams and started again, or
+ * aborted when the run is stopping. */
+void worker_refused(struct worker *w, uint64_t start_us);
+/* HTTP/2 header block bytes: as received (wire) and decoded, for the
+ * header compression savings. */
+void worker_header_bytes(struct worker *w, uint64_t wire, uint64_t decoded);
 void worker_first_byte(struct worker *w, uint64_t start_us, uint64_t now_us);
 /* A protocol error sample for --verbose. */
 void worker_sample(struct worker *w, const uint8_t *data, size_t len);

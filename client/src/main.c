@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "report.h"
+#include "tls.h"
 
 #define EXIT_USAGE 2
 #define EXIT_UNREACHABLE 3
@@ -91,6 +92,29 @@ static int probe(const struct config *cfg, char *err, size_t errlen)
     return -1;
 }
 
+/* https://: the shared TLS client, and one handshake to learn the protocol
+ * (ALPN) and TLS version. A failed handshake is shown here, once; a timed
+ * run goes on and counts every failure as a tls_error, a run bounded by -n
+ * alone would never end, so it stops here. */
+static int tls_setup(struct config *cfg, char *err, size_t errlen)
+{
+    const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
+    struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
+                              .insecure = cfg->insecure, .alpn = alpn};
+    struct tls_session_info info;
+    cfg->tls_client = tls_client_new(&opt, err, errlen);
+    if (!cfg->tls_client) return -1;
+    if (tls_probe(cfg->tls_client, (const struct sockaddr *)&cfg->addr, cfg->addr_len,
+                  (int)(cfg->connect_timeout_us / 1000), &info, err, errlen) == 0) {
+        cfg->h2 = cfg->force == PROTOCOL_H2 || (cfg->force == PROTOCOL_AUTO && strcmp(info.alpn, "h2") == 0);
+        snprintf(cfg->tls_version, sizeof cfg->tls_version, "%s", info.version);
+        return 0;
+    }
+    if (cfg->duration_us == 0) return -1;
+    report_error("%s", err);
+    return 0;
+}
+
 /* Peak resident memory of this program in KiB: VmHWM, because getrusage's
  * ru_maxrss keeps the parent's peak across exec. */
 static long peak_rss_kb(void)
@@ -129,12 +153,20 @@ int main(int argc, char **argv)
         cli_free(&cfg);
         return EXIT_UNREACHABLE;
     }
+    if (cfg.tls && tls_setup(&cfg, err, sizeof err)) {
+        report_error("%s", err);
+        tls_client_free(cfg.tls_client);
+        cli_free(&cfg);
+        return EXIT_UNREACHABLE;
+    }
     struct run_result result;
     if (engine_run(&cfg, &result, err, sizeof err)) {
         report_error("%s", err);
+        tls_client_free(cfg.tls_client);
         cli_free(&cfg);
         return EXIT_FAILURE;
     }
+    tls_client_free(cfg.tls_client);
     report_run(&cfg, &result, peak_rss_kb());
     stats_free(&result.stats);
     cli_free(&cfg);

@@ -15,13 +15,23 @@ static const char *const detail_names[DETAIL_KINDS] = {
 void report_help(void)
 {
     fputs("Usage: barrage [options] URL\n"
-          "HTTP/1.1 load generator with exact request accounting.\n\n"
+          "HTTP/1.1 and HTTP/2 (h2c, TLS with ALPN) load generator with exact request accounting.\n\n"
           "  -c, --connections N          connections to keep open (default 10)\n"
           "  -t, --threads N              threads, one event loop each (default 1)\n"
           "  -d, --duration TIME          measured duration, e.g. 10s, 2m (default 10s)\n"
           "  -n, --requests N             stop after N requests instead (with -d: whichever first)\n"
           "      --warmup TIME            run this long first and discard it\n"
           "  -m, --pipeline N             HTTP/1.1 pipelining depth (default 1)\n"
+          "      --streams N              with HTTP/2, -m is the concurrent streams per connection\n"
+          "                               (default 1; never above the server's limit)\n"
+          "      --h2                     HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://\n"
+          "      --h1                     https:// only: offer only http/1.1 in ALPN\n"
+          "                               (https:// offers h2,http/1.1 by default; the server chooses)\n"
+          "      --window-bits N          HTTP/2 stream window 2^N-1 (default 30)\n"
+          "      --connection-window-bits N  HTTP/2 connection window 2^N-1 (default 30)\n"
+          "      --cacert FILE            trust this CA too (the system store is always used)\n"
+          "      --insecure               do not verify the server's certificate\n"
+          "      --sni NAME               TLS server name (default: the URL's host name)\n"
           "  -X, --method METHOD          request method (default GET)\n"
           "  -H, --header 'Name: value'   add a request header (repeatable)\n"
           "  -b, --body STRING            request body\n"
@@ -85,13 +95,32 @@ static void json_codes(FILE *f, const struct stats *s)
     fputs("}", f);
 }
 
+static const char *protocol_name(const struct config *cfg)
+{
+    return cfg->h2 ? (cfg->tls ? "h2" : "h2c") : "http/1.1";
+}
+
+/* Header compression savings as h2load prints them: 1 - wire / decoded. */
+static double header_savings(const struct stats *s)
+{
+    return s->header_bytes_decoded ? 100.0 * (1.0 - (double)s->header_bytes / (double)s->header_bytes_decoded) : 0.0;
+}
+
 static void report_json(const struct config *cfg, const struct run_result *r, long max_rss_kb)
 {
     const struct stats *s = &r->stats;
     double seconds = (double)r->duration_us / 1e6;
     uint64_t requests = stats_requests(s);
     FILE *f = stdout;
-    fprintf(f, "{\n  \"tool\": \"barrage\", \"version\": \"%s\", \"protocol\": \"http/1.1\",\n", BARRAGE_VERSION);
+    fprintf(f, "{\n  \"tool\": \"barrage\", \"version\": \"%s\", \"protocol\": \"%s\",\n", BARRAGE_VERSION,
+            protocol_name(cfg));
+    if (cfg->tls)
+        fprintf(f, "  \"tls\": {\"version\": \"%s\", \"verified\": %s},\n", cfg->tls_version,
+                cfg->insecure ? "false" : "true");
+    if (cfg->h2)
+        fprintf(f, "  \"header_compression\": {\"wire_bytes\": %" PRIu64 ", \"decoded_bytes\": %" PRIu64
+                   ", \"savings_percent\": %.2f},\n",
+                s->header_bytes, s->header_bytes_decoded, header_savings(s));
     fprintf(f, "  \"started\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"succeeded\": %" PRIu64
                ", \"failed\": %" PRIu64 ", \"aborted\": %" PRIu64 ",\n",
             s->started, requests, s->succeeded, stats_failed(s), s->aborted);
@@ -104,9 +133,11 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     for (int i = 1; i < DETAIL_KINDS; i++) fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", detail_names[i], s->details[i]);
     fprintf(f, "},\n  \"connections\": {\"requested\": %u, \"connect_attempts\": %" PRIu64 ", \"connect_errors\": %" PRIu64
                ", \"established\": %" PRIu64 ", \"peak\": %" PRIu64 ", \"abandoned\": %" PRIu64
-               ", \"tls_errors\": 0, \"refused_streams\": 0},\n",
-            cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned);
-    fprintf(f, "  \"threads\": %u, \"pipeline\": %u,\n", cfg->threads, cfg->pipeline);
+               ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64 "},\n",
+            cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
+            s->tls_errors, s->refused_streams);
+    fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u,\n", cfg->threads, cfg->h2 ? 1 : cfg->pipeline,
+            cfg->h2 ? cfg->pipeline : 1);
     fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f,\n", r->duration_us,
             seconds > 0 ? (double)requests / seconds : 0.0, seconds > 0 ? (double)s->succeeded / seconds : 0.0);
     fprintf(f, "  \"bytes_received\": %" PRIu64 ", \"bytes_sent\": %" PRIu64 ", \"body_bytes\": %" PRIu64 ",\n",
@@ -160,6 +191,11 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     char a[32], b[32];
     printf("Running %.2fs test @ %s\n  %u threads and %u connections\n", (double)r->duration_us / 1e6, cfg->url,
            cfg->threads, cfg->connections);
+    printf("  Protocol: %s", protocol_name(cfg));
+    if (cfg->tls) printf(" over TLS %s%s", cfg->tls_version[0] ? cfg->tls_version : "(no handshake)",
+                         cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
+    if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
+    printf("\n");
     text_latency(cfg, &s->latency);
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
@@ -176,6 +212,8 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     printf("\n  Connections: requested %u, established %" PRIu64 ", peak %" PRIu64 ", attempts %" PRIu64
            ", connect errors %" PRIu64 "\n",
            cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
+    if (cfg->tls || cfg->h2)
+        printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
     if (cfg->verbose)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
     printf("Requests/sec: %10.2f\nTransfer/sec: %10s\n", (double)stats_requests(s) / seconds,

@@ -71,6 +71,10 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_received += src->bytes_received;
     dst->bytes_sent += src->bytes_sent;
     dst->body_bytes += src->body_bytes;
+    dst->tls_errors += src->tls_errors;
+    dst->refused_streams += src->refused_streams;
+    dst->header_bytes += src->header_bytes;
+    dst->header_bytes_decoded += src->header_bytes_decoded;
     hist_merge(&dst->latency, &src->latency);
     hist_merge(&dst->connect, &src->connect);
     hist_merge(&dst->ttfb, &src->ttfb);

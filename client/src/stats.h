@@ -42,6 +42,8 @@ struct stats {
     uint64_t codes[600];          /* final responses by exact code (100..599) */
     uint64_t connect_attempts, connect_errors, established, peak, connects_abandoned;
     uint64_t bytes_received, bytes_sent, body_bytes;
+    uint64_t tls_errors, refused_streams;           /* connection level (TLS handshakes, HTTP/2) */
+    uint64_t header_bytes, header_bytes_decoded;    /* HTTP/2 response header blocks */
     struct hist latency, connect, ttfb; /* microseconds */
     /* the first protocol error samples, for --verbose: printable bytes only */
     unsigned samples;

@@ -10,7 +10,8 @@
 struct transport;
 
 struct transport_ops {
-    /* Drives the handshake: 0 done, 1 waiting for I/O, -1 failed (errno set). */
+    /* Drives the handshake: 0 done, 1 waiting to read, 2 waiting to write,
+     * -1 failed (errno set; EPROTO: the TLS handshake itself failed). */
     int (*handshake)(struct transport *t);
     /* >0 bytes read, 0 the peer closed, -1 error (errno; EAGAIN: nothing yet). */
     ssize_t (*read)(struct transport *t, uint8_t *buf, size_t len);
@@ -23,6 +24,7 @@ struct transport_ops {
 struct transport {
     const struct transport_ops *ops;
     int fd;
+    void *state; /* the implementation's own (TLS: the SSL connection) */
 };
 
 /* Wraps a connected, non-blocking socket fd; the transport owns it from now on. */

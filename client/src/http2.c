@@ -1,0 +1,541 @@
+/* http2: HTTP/2 session over libnghttp2. Each stream has a slot holding its
+ * start time and what arrived; the slot's outcome is decided once, when
+ * nghttp2 closes the stream (or when the connection ends):
+ *   complete response            -> worker_response
+ *   our timeout (RST CANCEL sent) -> worker_error(timeout), at the tick
+ *   refused (RST REFUSED_STREAM, above a GOAWAY's last-stream-id, never sent)
+ *                                -> worker_refused: started again elsewhere
+ *   RST_STREAM from the server   -> reset
+ *   headers over --max-header-size -> protocol (header_too_large)
+ *   any other stream error       -> protocol
+ * A connection error (garbage, a bad frame) makes nghttp2 queue a GOAWAY: the
+ * session then closes the connection and the streams in flight are protocol
+ * errors. */
+#include "http2.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "engine.h"
+
+#define OUT_BATCH 65536      /* stop asking nghttp2 for frames past this many bytes */
+#define OUT_SLACK (16384 + 9 + 1024) /* one more frame of the default maximum size */
+
+struct h2_stream {
+    int32_t id; /* 0: the slot is free */
+    uint64_t start;
+    uint64_t body_bytes, header_bytes;
+    size_t body_sent;
+    int status;
+    bool got_headers, complete, reset_by_peer, timed_out, too_large, sent;
+};
+
+struct http2_session {
+    struct session base;
+    const struct http2_shared *sh;
+    struct worker *w;
+    nghttp2_session *ng;
+    struct h2_stream *slots; /* sh->streams of them */
+    unsigned active;         /* slots in use */
+    uint64_t now;
+    uint64_t started_on_connection;
+    int32_t goaway_last_id;  /* valid when goaway */
+    bool settings_received, goaway, broken, closing;
+    uint8_t *out;
+    size_t out_cap;
+};
+
+/* ---- shared request ---- */
+
+static size_t add_string(char *pool, size_t *used, const char *s, size_t len, bool lower)
+{
+    size_t at = *used;
+    for (size_t i = 0; i < len; i++) pool[at + i] = lower ? (char)tolower((unsigned char)s[i]) : s[i];
+    pool[at + len] = '\0';
+    *used += len + 1;
+    return at;
+}
+
+static bool has_header(const struct config *cfg, const char *name)
+{
+    size_t n = strlen(name);
+    for (unsigned i = 0; i < cfg->header_count; i++)
+        if (strncasecmp(cfg->headers[i], name, n) == 0 && cfg->headers[i][n] == ':') return true;
+    return false;
+}
+
+/* Header fields that HTTP/2 forbids (RFC 9113 8.2.2) or carries as pseudo-headers. */
+static bool dropped_header(const char *name, size_t len)
+{
+    static const char *const names[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                                        "upgrade", "host"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && strncasecmp(names[i], name, len) == 0) return true;
+    return false;
+}
+
+static void set_nv(nghttp2_nv *nv, const char *pool, size_t name, size_t name_len, size_t value, size_t value_len)
+{
+    nv->name = (uint8_t *)(uintptr_t)(pool + name);
+    nv->namelen = name_len;
+    nv->value = (uint8_t *)(uintptr_t)(pool + value);
+    nv->valuelen = value_len;
+    nv->flags = NGHTTP2_NV_FLAG_NONE;
+}
+
+static int32_t window_of(unsigned bits)
+{
+    return (int32_t)(((uint64_t)1 << bits) - 1);
+}
+
+static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                         nghttp2_data_source *src, void *user);
+static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user);
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *user);
+static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint8_t *name, size_t namelen,
+                     const uint8_t *value, size_t valuelen, uint8_t flags, void *user);
+static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user);
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user);
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user);
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, void *user);
+
+static int make_callbacks(struct http2_shared *sh)
+{
+    nghttp2_session_callbacks *cb;
+    if (nghttp2_session_callbacks_new(&cb)) return -1;
+    nghttp2_session_callbacks_set_on_begin_frame_callback(cb, on_begin_frame);
+    nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+    nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data_chunk);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+    nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+    nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_stream_close);
+    sh->callbacks = cb;
+    return 0;
+}
+
+int http2_shared_init(struct http2_shared *sh, const struct config *cfg)
+{
+    memset(sh, 0, sizeof *sh);
+    char authority[300];
+    bool default_port = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0;
+    bool ipv6 = strchr(cfg->host, ':') != NULL;
+    snprintf(authority, sizeof authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "",
+             default_port ? "" : ":", default_port ? "" : cfg->port);
+    size_t cap = strlen(cfg->method) + strlen(cfg->path) + strlen(authority) + 128;
+    for (unsigned i = 0; i < cfg->header_count; i++) cap += strlen(cfg->headers[i]) + 2;
+    sh->strings = malloc(cap);
+    sh->nva = calloc(cfg->header_count + 6, sizeof *sh->nva);
+    if (!sh->strings || !sh->nva || make_callbacks(sh)) {
+        http2_shared_free(sh);
+        return -1;
+    }
+    size_t used = 0, n = 0, at;
+    const char *pseudo[][2] = {{":method", cfg->method},
+                               {":scheme", cfg->tls ? "https" : "http"},
+                               {":authority", authority},
+                               {":path", cfg->path}};
+    for (size_t i = 0; i < 4; i++) {
+        size_t name = add_string(sh->strings, &used, pseudo[i][0], strlen(pseudo[i][0]), false);
+        at = add_string(sh->strings, &used, pseudo[i][1], strlen(pseudo[i][1]), false);
+        set_nv(&sh->nva[n++], sh->strings, name, strlen(pseudo[i][0]), at, strlen(pseudo[i][1]));
+    }
+    for (unsigned i = 0; i < cfg->header_count; i++) {
+        const char *h = cfg->headers[i], *colon = strchr(h, ':'), *v = colon + 1;
+        size_t name_len = (size_t)(colon - h);
+        if (dropped_header(h, name_len)) continue;
+        while (*v == ' ' || *v == '\t') v++;
+        size_t name = add_string(sh->strings, &used, h, name_len, true);
+        at = add_string(sh->strings, &used, v, strlen(v), false);
+        set_nv(&sh->nva[n++], sh->strings, name, name_len, at, strlen(v));
+    }
+    if (cfg->body_len > 0 && !has_header(cfg, "content-length")) {
+        char len[32];
+        snprintf(len, sizeof len, "%zu", cfg->body_len);
+        size_t name = add_string(sh->strings, &used, "content-length", 14, false);
+        at = add_string(sh->strings, &used, len, strlen(len), false);
+        set_nv(&sh->nva[n++], sh->strings, name, 14, at, strlen(len));
+    }
+    sh->nvlen = n;
+    sh->body = (const uint8_t *)cfg->body;
+    sh->body_len = cfg->body_len;
+    sh->streams = cfg->pipeline;
+    sh->max_header = cfg->max_header_size;
+    sh->timeout_us = cfg->timeout_us;
+    sh->per_connection = cfg->keepalive ? cfg->requests_per_connection : 1;
+    sh->stream_window = window_of(cfg->window_bits);
+    sh->connection_window = window_of(cfg->connection_window_bits);
+    return 0;
+}
+
+void http2_shared_free(struct http2_shared *sh)
+{
+    free(sh->strings);
+    free(sh->nva);
+    if (sh->callbacks) nghttp2_session_callbacks_del(sh->callbacks);
+    memset(sh, 0, sizeof *sh);
+}
+
+/* ---- slots ---- */
+
+static struct h2_stream *slot_of(struct http2_session *h, int32_t id)
+{
+    struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng, id);
+    return st && st->id == id ? st : NULL;
+}
+
+static void slot_free(struct http2_session *h, struct h2_stream *st)
+{
+    st->id = 0;
+    h->active--;
+}
+
+/* The stream ended without a response: why. */
+static void slot_failed(struct http2_session *h, struct h2_stream *st, uint32_t error_code)
+{
+    if (st->timed_out) return; /* accounted when it timed out */
+    if (error_code == NGHTTP2_REFUSED_STREAM || !st->sent || (h->goaway && st->id > h->goaway_last_id))
+        worker_refused(h->w, st->start);
+    else if (st->too_large)
+        worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_HEADER_TOO_LARGE, h->now);
+    else if (st->reset_by_peer)
+        worker_error(h->w, st->start, REQ_ERR_RESET, DETAIL_NONE, h->now);
+    else
+        worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_NONE, h->now);
+}
+
+/* ---- nghttp2 callbacks ---- */
+
+static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                         nghttp2_data_source *src, void *user)
+{
+    struct http2_session *h = user;
+    struct h2_stream *st = src->ptr;
+    (void)ng;
+    (void)id;
+    size_t left = h->sh->body_len - st->body_sent, n = left < len ? left : len;
+    memcpy(buf, h->sh->body + st->body_sent, n);
+    st->body_sent += n;
+    if (st->body_sent == h->sh->body_len) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return (ssize_t)n;
+}
+
+static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    /* header block bytes on the wire, for the compression savings (as h2load) */
+    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION) worker_header_bytes(h->w, hd->length, 0);
+    return 0;
+}
+
+static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    struct h2_stream *st = slot_of(h, frame->hd.stream_id);
+    if (st && !st->got_headers) {
+        st->got_headers = true;
+        worker_first_byte(h->w, st->start, h->now);
+    }
+    return 0;
+}
+
+static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint8_t *name, size_t namelen,
+                     const uint8_t *value, size_t valuelen, uint8_t flags, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    (void)flags;
+    struct h2_stream *st = slot_of(h, frame->hd.stream_id);
+    if (!st) return 0;
+    worker_header_bytes(h->w, 0, namelen + valuelen);
+    st->header_bytes += namelen + valuelen;
+    if (st->header_bytes > h->sh->max_header) {
+        st->too_large = true;
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets this stream only */
+    }
+    if (namelen == 7 && memcmp(name, ":status", 7) == 0) {
+        int status = 0;
+        for (size_t i = 0; i < valuelen && i < 3; i++) status = status * 10 + (value[i] - '0');
+        st->status = status;
+    }
+    return 0;
+}
+
+static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const uint8_t *data, size_t len, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    (void)flags;
+    (void)data;
+    struct h2_stream *st = slot_of(h, id);
+    if (st) st->body_bytes += len;
+    return 0;
+}
+
+static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    switch (frame->hd.type) {
+    case NGHTTP2_SETTINGS:
+        if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) h->settings_received = true;
+        return 0;
+    case NGHTTP2_GOAWAY:
+        h->goaway = true;
+        h->goaway_last_id = frame->goaway.last_stream_id;
+        return 0;
+    case NGHTTP2_RST_STREAM: {
+        struct h2_stream *st = slot_of(h, frame->hd.stream_id);
+        if (st) st->reset_by_peer = true;
+        return 0;
+    }
+    case NGHTTP2_HEADERS:
+    case NGHTTP2_DATA: {
+        struct h2_stream *st = slot_of(h, frame->hd.stream_id);
+        if (st && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) && st->status >= 200) st->complete = true;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    if (frame->hd.type == NGHTTP2_HEADERS) {
+        struct h2_stream *st = slot_of(h, frame->hd.stream_id);
+        if (st) st->sent = true;
+    } else if (frame->hd.type == NGHTTP2_GOAWAY) {
+        /* we never end a connection this way ourselves: nghttp2 found a connection error */
+        h->broken = true;
+    }
+    return 0;
+}
+
+static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code, void *user)
+{
+    struct http2_session *h = user;
+    (void)ng;
+    struct h2_stream *st = slot_of(h, id);
+    if (!st) return 0;
+    if (st->complete && !st->timed_out) worker_response(h->w, st->start, st->status, st->body_bytes, h->now);
+    else slot_failed(h, st, error_code);
+    slot_free(h, st);
+    return 0;
+}
+
+/* ---- the session ---- */
+
+static void h2_drop_session(struct http2_session *h)
+{
+    if (!h->ng) return;
+    nghttp2_session_del(h->ng);
+    h->ng = NULL;
+}
+
+static void h2_on_connect(struct session *s, uint64_t now)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    h->now = now;
+    h->settings_received = h->goaway = h->broken = h->closing = false;
+    h->started_on_connection = 0;
+    h->active = 0;
+    if (nghttp2_session_client_new(&h->ng, h->sh->callbacks, h)) {
+        h->ng = NULL;
+        h->broken = true;
+        return;
+    }
+    nghttp2_settings_entry settings[] = {
+        {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+        {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, (uint32_t)h->sh->stream_window},
+        {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, (uint32_t)(h->sh->max_header > UINT32_MAX ? UINT32_MAX : h->sh->max_header)},
+    };
+    if (nghttp2_submit_settings(h->ng, NGHTTP2_FLAG_NONE, settings, sizeof settings / sizeof settings[0]) ||
+        nghttp2_session_set_local_window_size(h->ng, NGHTTP2_FLAG_NONE, 0, h->sh->connection_window))
+        h->broken = true;
+}
+
+/* How many streams may be open now: -m, within the server's limit. */
+static unsigned stream_limit(struct http2_session *h)
+{
+    uint32_t server = nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+    return server < h->sh->streams ? server : h->sh->streams;
+}
+
+static struct h2_stream *free_slot(struct http2_session *h)
+{
+    for (unsigned i = 0; i < h->sh->streams; i++)
+        if (h->slots[i].id == 0) return &h->slots[i];
+    return NULL;
+}
+
+/* Starts as many requests as the limits allow. */
+static void start_requests(struct http2_session *h)
+{
+    /* the first requests wait for the server's SETTINGS, so its stream limit is known */
+    if (!h->settings_received || h->goaway || h->closing || h->broken) return;
+    while (h->active < stream_limit(h) && worker_take_request(h->w, h->now)) {
+        struct h2_stream *st = free_slot(h);
+        memset(st, 0, sizeof *st);
+        st->start = h->now;
+        nghttp2_data_provider body = {.source.ptr = st, .read_callback = read_body};
+        int32_t id = nghttp2_submit_request(h->ng, NULL, h->sh->nva, h->sh->nvlen, h->sh->body_len ? &body : NULL, st);
+        if (id < 0) { /* stream ids used up: this connection is done */
+            worker_refused(h->w, st->start);
+            h->closing = true;
+            return;
+        }
+        st->id = id;
+        h->active++;
+        if (h->sh->per_connection && ++h->started_on_connection >= h->sh->per_connection) {
+            h->closing = true;
+            return;
+        }
+    }
+}
+
+static bool grow_out(struct http2_session *h, size_t need)
+{
+    if (need <= h->out_cap) return true;
+    uint8_t *bigger = realloc(h->out, need);
+    if (!bigger) return false;
+    h->out = bigger;
+    h->out_cap = need;
+    return true;
+}
+
+static size_t h2_next_write(struct session *s, const uint8_t **data, uint64_t now)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    h->now = now;
+    *data = h->out;
+    if (!h->ng || h->broken) return 0;
+    start_requests(h);
+    size_t len = 0;
+    /* many streams' frames in one buffer, one write; bounded by OUT_BATCH */
+    while (len < OUT_BATCH) {
+        const uint8_t *frame;
+        ssize_t n = nghttp2_session_mem_send(h->ng, &frame);
+        if (n < 0) {
+            h->broken = true;
+            break;
+        }
+        if (n == 0) break;
+        if (!grow_out(h, len + (size_t)n)) {
+            h->broken = true;
+            break;
+        }
+        memcpy(h->out + len, frame, (size_t)n);
+        len += (size_t)n;
+        /* a stream that just closed (RST sent) frees a slot for the next request */
+        start_requests(h);
+    }
+    *data = h->out;
+    return len;
+}
+
+/* Nothing more to do on this connection? */
+static bool finished(struct http2_session *h)
+{
+    if (!h->ng || h->broken) return true;
+    if ((h->closing || h->goaway) && h->active == 0) return true;
+    return !nghttp2_session_want_read(h->ng) && !nghttp2_session_want_write(h->ng);
+}
+
+static enum session_verdict h2_on_read(struct session *s, const uint8_t *data, size_t len, uint64_t now)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    h->now = now;
+    if (!h->ng) return SESSION_CLOSE;
+    ssize_t n = nghttp2_session_mem_recv(h->ng, data, len);
+    if (n < 0) {
+        worker_sample(h->w, data, len);
+        h->broken = true;
+    }
+    return finished(h) ? SESSION_CLOSE : SESSION_KEEP;
+}
+
+static enum session_verdict h2_on_tick(struct session *s, uint64_t now)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    h->now = now;
+    if (finished(h)) return SESSION_CLOSE;
+    for (unsigned i = 0; i < h->sh->streams; i++) {
+        struct h2_stream *st = &h->slots[i];
+        if (st->id == 0 || st->timed_out || now - st->start < h->sh->timeout_us) continue;
+        /* counted now, once; the slot frees when nghttp2 has sent the RST_STREAM */
+        st->timed_out = true;
+        worker_error(h->w, st->start, REQ_ERR_TIMEOUT, DETAIL_NONE, now);
+        nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
+    }
+    return SESSION_KEEP;
+}
+
+static void h2_on_close(struct session *s, enum close_cause cause, uint64_t now)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    h->now = now;
+    for (unsigned i = 0; i < h->sh->streams; i++) {
+        struct h2_stream *st = &h->slots[i];
+        if (st->id == 0) continue;
+        if (st->timed_out) {
+            /* already accounted */
+        } else if (cause == CLOSE_ABORT) {
+            worker_aborted(h->w, st->start);
+        } else if (!st->sent || (h->goaway && st->id > h->goaway_last_id)) {
+            worker_refused(h->w, st->start);
+        } else if (h->broken) {
+            worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_NONE, now);
+        } else if (cause == CLOSE_WRITE_ERROR) {
+            worker_error(h->w, st->start, REQ_ERR_WRITE, DETAIL_NONE, now);
+        } else {
+            worker_error(h->w, st->start, REQ_ERR_READ,
+                         st->got_headers ? DETAIL_CLOSED_MID_RESPONSE : DETAIL_CLOSED_BEFORE_RESPONSE, now);
+        }
+        slot_free(h, st);
+    }
+    /* slots are all free now, so nghttp2's own stream close callbacks find nothing */
+    h2_drop_session(h);
+}
+
+static void h2_free(struct session *s)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    h2_drop_session(h);
+    free(h->slots);
+    free(h->out);
+    free(h);
+}
+
+static const struct session_ops http2_ops = {
+    .on_connect = h2_on_connect,
+    .on_read = h2_on_read,
+    .next_write = h2_next_write,
+    .on_tick = h2_on_tick,
+    .on_close = h2_on_close,
+    .free = h2_free,
+};
+
+struct session *http2_session_new(const struct http2_shared *sh, struct worker *w)
+{
+    struct http2_session *h = calloc(1, sizeof *h);
+    if (!h) return NULL;
+    h->base.ops = &http2_ops;
+    h->sh = sh;
+    h->w = w;
+    h->slots = calloc(sh->streams, sizeof *h->slots);
+    h->out_cap = OUT_BATCH + OUT_SLACK;
+    h->out = malloc(h->out_cap);
+    if (!h->slots || !h->out) {
+        h2_free(&h->base);
+        return NULL;
+    }
+    return &h->base;
+}

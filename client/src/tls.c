@@ -1,0 +1,298 @@
+/* tls: OpenSSL 3 transport. Non-blocking: WANT_READ/WANT_WRITE become EAGAIN
+ * (or handshake's 1/2), so the engine's event loop drives everything. */
+#include "tls.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_RECORD 16384 /* TLS plaintext record size limit */
+
+struct tls_client {
+    SSL_CTX *ctx;
+    char host[256];
+    char sni[256]; /* "" for none */
+    bool host_is_ip;
+    atomic_bool reported; /* the first handshake failure was printed */
+};
+
+static bool is_ip(const char *host)
+{
+    unsigned char addr[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
+}
+
+/* "h2,http/1.1" -> ALPN wire format; returns its length, 0 when it does not fit. */
+static size_t alpn_wire(const char *list, unsigned char *out, size_t cap)
+{
+    size_t len = 0;
+    while (*list) {
+        size_t n = strcspn(list, ",");
+        if (n == 0 || n > 255 || len + 1 + n > cap) return 0;
+        out[len++] = (unsigned char)n;
+        memcpy(out + len, list, n);
+        len += n;
+        list += n + (list[n] == ',');
+    }
+    return len;
+}
+
+static void openssl_reason(char *err, size_t errlen, const char *what)
+{
+    unsigned long e = ERR_peek_last_error();
+    const char *reason = e ? ERR_reason_error_string(e) : NULL;
+    snprintf(err, errlen, "%s: %s", what, reason ? reason : "unknown OpenSSL error");
+    ERR_clear_error();
+}
+
+struct tls_client *tls_client_new(const struct tls_options *opt, char *err, size_t errlen)
+{
+    struct tls_client *c = calloc(1, sizeof *c);
+    unsigned char alpn[64];
+    size_t alpn_len = alpn_wire(opt->alpn, alpn, sizeof alpn);
+    if (!c || !(c->ctx = SSL_CTX_new(TLS_client_method()))) {
+        openssl_reason(err, errlen, "cannot create the TLS context");
+        tls_client_free(c);
+        return NULL;
+    }
+    snprintf(c->host, sizeof c->host, "%s", opt->host);
+    c->host_is_ip = is_ip(opt->host);
+    /* SNI carries host names only (RFC 6066) */
+    snprintf(c->sni, sizeof c->sni, "%s", opt->sni ? opt->sni : c->host_is_ip ? "" : opt->host);
+    SSL_CTX_set_min_proto_version(c->ctx, TLS1_2_VERSION);
+    /* a peer closing without close_notify is an ordinary end of stream for a load test */
+    SSL_CTX_set_options(c->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_mode(c->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+                                 SSL_MODE_RELEASE_BUFFERS);
+    if (alpn_len == 0 || SSL_CTX_set_alpn_protos(c->ctx, alpn, (unsigned)alpn_len) != 0) {
+        snprintf(err, errlen, "bad ALPN list '%s'", opt->alpn);
+        tls_client_free(c);
+        return NULL;
+    }
+    if (opt->insecure) {
+        SSL_CTX_set_verify(c->ctx, SSL_VERIFY_NONE, NULL);
+        return c;
+    }
+    SSL_CTX_set_verify(c->ctx, SSL_VERIFY_PEER, NULL);
+    if (SSL_CTX_set_default_verify_paths(c->ctx) != 1) {
+        openssl_reason(err, errlen, "cannot load the system trust store");
+        tls_client_free(c);
+        return NULL;
+    }
+    if (opt->cacert && SSL_CTX_load_verify_locations(c->ctx, opt->cacert, NULL) != 1) {
+        char what[300];
+        snprintf(what, sizeof what, "cannot load --cacert %s", opt->cacert);
+        openssl_reason(err, errlen, what);
+        tls_client_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void tls_client_free(struct tls_client *c)
+{
+    if (!c) return;
+    SSL_CTX_free(c->ctx);
+    free(c);
+}
+
+/* Why a handshake failed, in one line. */
+static void handshake_reason(SSL *ssl, int saved_errno, char *buf, size_t len)
+{
+    long verify = SSL_get_verify_result(ssl);
+    unsigned long e = ERR_peek_last_error();
+    if (verify != X509_V_OK)
+        snprintf(buf, len, "certificate verify failed: %s", X509_verify_cert_error_string(verify));
+    else if (e && ERR_reason_error_string(e))
+        snprintf(buf, len, "%s", ERR_reason_error_string(e));
+    else if (saved_errno)
+        snprintf(buf, len, "%s", strerror(saved_errno));
+    else
+        snprintf(buf, len, "the server closed the connection during the handshake");
+    ERR_clear_error();
+}
+
+static SSL *new_ssl(struct tls_client *c, int fd)
+{
+    SSL *ssl = SSL_new(c->ctx);
+    if (!ssl) return NULL;
+    bool ok = SSL_set_fd(ssl, fd) == 1 && (!c->sni[0] || SSL_set_tlsext_host_name(ssl, c->sni) == 1);
+    if (ok && SSL_get_verify_mode(ssl) != SSL_VERIFY_NONE) {
+        X509_VERIFY_PARAM *param = SSL_get0_param(ssl);
+        ok = c->host_is_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, c->host) == 1 : SSL_set1_host(ssl, c->host) == 1;
+    }
+    if (!ok) {
+        SSL_free(ssl);
+        return NULL;
+    }
+    SSL_set_connect_state(ssl);
+    return ssl;
+}
+
+/* ---- transport ---- */
+
+struct tls_state {
+    SSL *ssl;
+    struct tls_client *client;
+};
+
+static int tls_handshake(struct transport *t)
+{
+    struct tls_state *st = t->state;
+    ERR_clear_error();
+    int r = SSL_do_handshake(st->ssl);
+    if (r == 1) return 0;
+    int saved_errno = errno;
+    switch (SSL_get_error(st->ssl, r)) {
+    case SSL_ERROR_WANT_READ: return 1;
+    case SSL_ERROR_WANT_WRITE: return 2;
+    default: break;
+    }
+    char reason[256];
+    handshake_reason(st->ssl, saved_errno, reason, sizeof reason);
+    if (!atomic_exchange(&st->client->reported, true))
+        fprintf(stderr, "barrage: TLS handshake with %s failed: %s\n", st->client->host, reason);
+    errno = EPROTO;
+    return -1;
+}
+
+static ssize_t tls_io_error(SSL *ssl, int r)
+{
+    int saved_errno = errno;
+    switch (SSL_get_error(ssl, r)) {
+    case SSL_ERROR_WANT_READ:
+    case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
+    case SSL_ERROR_ZERO_RETURN: return 0;
+    case SSL_ERROR_SYSCALL: errno = saved_errno ? saved_errno : ECONNRESET; break;
+    default: errno = EPROTO; break;
+    }
+    ERR_clear_error();
+    return -1;
+}
+
+static ssize_t tls_read(struct transport *t, uint8_t *buf, size_t len)
+{
+    struct tls_state *st = t->state;
+    size_t total = 0;
+    /* Whole records only while a full one fits, so no decrypted bytes wait in
+     * OpenSSL where the socket's readiness would not show them. */
+    do {
+        size_t got;
+        ERR_clear_error();
+        int r = SSL_read_ex(st->ssl, buf + total, len - total, &got);
+        if (r != 1) {
+            if (total > 0) return (ssize_t)total;
+            return tls_io_error(st->ssl, r);
+        }
+        total += got;
+    } while (len - total >= MAX_RECORD);
+    return (ssize_t)total;
+}
+
+static ssize_t tls_write(struct transport *t, const uint8_t *buf, size_t len)
+{
+    struct tls_state *st = t->state;
+    size_t done;
+    ERR_clear_error();
+    int r = SSL_write_ex(st->ssl, buf, len, &done);
+    return r == 1 ? (ssize_t)done : tls_io_error(st->ssl, r);
+}
+
+static void tls_close(struct transport *t)
+{
+    struct tls_state *st = t->state;
+    if (st) {
+        SSL_free(st->ssl);
+        free(st);
+        t->state = NULL;
+    }
+    if (t->fd >= 0) close(t->fd);
+    t->fd = -1;
+}
+
+static const struct transport_ops tls_ops = {
+    .handshake = tls_handshake,
+    .read = tls_read,
+    .write = tls_write,
+    .close = tls_close,
+};
+
+int transport_tls_init(struct transport *t, int fd, struct tls_client *c)
+{
+    t->ops = &tls_ops;
+    t->fd = fd;
+    struct tls_state *st = calloc(1, sizeof *st);
+    t->state = st;
+    if (!st || fd < 0) return -1;
+    st->client = c;
+    st->ssl = new_ssl(c, fd);
+    return st->ssl ? 0 : -1;
+}
+
+/* ---- probe ---- */
+
+static int wait_fd(int fd, short events, int timeout_ms)
+{
+    struct pollfd p = {.fd = fd, .events = events};
+    int r = poll(&p, 1, timeout_ms);
+    return r > 0 ? 0 : -1;
+}
+
+int tls_probe(struct tls_client *c, const struct sockaddr *addr, socklen_t addr_len, int timeout_ms,
+              struct tls_session_info *info, char *err, size_t errlen)
+{
+    memset(info, 0, sizeof *info);
+    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+        return -1;
+    }
+    if ((connect(fd, addr, addr_len) < 0 && (errno != EINPROGRESS || wait_fd(fd, POLLOUT, timeout_ms)))) {
+        snprintf(err, errlen, "cannot connect: %s", strerror(errno ? errno : ETIMEDOUT));
+        close(fd);
+        return -1;
+    }
+    SSL *ssl = new_ssl(c, fd);
+    if (!ssl) {
+        openssl_reason(err, errlen, "cannot set up TLS");
+        close(fd);
+        return -1;
+    }
+    int rc = -1;
+    for (;;) {
+        ERR_clear_error();
+        int r = SSL_do_handshake(ssl);
+        if (r == 1) {
+            const unsigned char *proto;
+            unsigned proto_len;
+            SSL_get0_alpn_selected(ssl, &proto, &proto_len);
+            snprintf(info->alpn, sizeof info->alpn, "%.*s", (int)proto_len, proto ? (const char *)proto : "");
+            snprintf(info->version, sizeof info->version, "%s", SSL_get_version(ssl));
+            rc = 0;
+            break;
+        }
+        int saved_errno = errno, e = SSL_get_error(ssl, r);
+        if ((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) &&
+            wait_fd(fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, timeout_ms) == 0)
+            continue;
+        char reason[256];
+        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) snprintf(reason, sizeof reason, "timed out");
+        else handshake_reason(ssl, saved_errno, reason, sizeof reason);
+        snprintf(err, errlen, "TLS handshake failed: %s", reason);
+        /* the caller shows this reason: the run's own failures stay quiet */
+        atomic_store(&c->reported, true);
+        break;
+    }
+    SSL_free(ssl);
+    close(fd);
+    return rc;
+}
