@@ -183,7 +183,8 @@ def case_never_answers(t):
     expect_eq(r, "errors.timeout", 4)
     expect_eq(r, "failed", 4)
     expect(r["latency_us"]["min"] >= 300000, f"timeout latency {r['latency_us']['min']} < 300 ms")
-    expect(r["latency_us"]["max"] < 400000, f"timeout latency {r['latency_us']['max']} >= 400 ms")
+    # the 10 ms timeout tick, with room for a loaded machine
+    expect(r["latency_us"]["max"] < 800000, f"timeout latency {r['latency_us']['max']} >= 800 ms")
     expect(wall < 2, f"took {wall:.1f}s")
 
 
@@ -291,7 +292,7 @@ def case_pipeline(t):
 def case_duration_run(t):
     r, wall, _ = t.serve_and_run("ok", ["-c", "4", "-t", "2", "-d", "1s", "--warmup", "300ms"])
     expect(r["succeeded"] > 100, f"only {r['succeeded']} requests")
-    expect(abs(r["duration_us"] - 1_000_000) < 100_000, f"duration_us {r['duration_us']}")
+    expect(abs(r["duration_us"] - 1_000_000) < 300_000, f"duration_us {r['duration_us']}")
     expect(wall < 2.5, f"took {wall:.1f}s")
 
 
