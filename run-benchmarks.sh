@@ -53,9 +53,10 @@ every run; a summary table on stdout at the end.
 Selection
   --servers A,B        servers to measure (default: all; see --list)
   --scenarios A,B      scenarios (default: all; table in scenarios/scenarios.tsv)
-  --tool T             one of: $(tools::list | paste -sd'|')|all (default all)
-  --protocol P         h1|h2c|all (default all). h2c runs only for servers whose
+  --tool T[,T]         $(tools::list | paste -sd'|')|all (default all; one per lib/tools/*.sh)
+  --protocol P[,P]     h1|h2c|all (default all). h2c runs only for servers whose
                        server.properties declares it and with tools that speak it
+                       (a scenario a tool cannot express is recorded as skipped)
 Measurement
   --duration D         measured time per run, e.g. 30s or 2m (default 30s)
   --warmup D           discarded warm-up before each run (default 10s)
@@ -74,6 +75,8 @@ Other
   --list               servers and scenarios with their settings, then exit
   --dry-run            print the plan and its estimated time, then exit
   -h, --help           this text
+
+Environment: BARRAGE_PORT (default port), BARRAGE_SERVERS_DIR (servers folder, default servers/).
 
 Exit: 0 when every planned run was measured or skipped; 1 when something failed (a
 build, a start, a verification, a tool) or the set-up is missing; 2 for a bad option;
