@@ -44,6 +44,9 @@ public final class TomcatServer {
         connector.setPort(port);
         connector.setProperty("address", bind);
         connector.setProperty("server", "Apache-Tomcat/" + VERSION);
+        // Tomcat closes a kept-alive connection after 100 requests by default; the contract
+        // keeps connections open (-1: no limit), as the other servers do.
+        connector.setProperty("maxKeepAliveRequests", "-1");
         connector.addUpgradeProtocol(new Http2Protocol());
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
