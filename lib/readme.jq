@@ -109,7 +109,7 @@ def _footer:
     "| Java | \($m.system.java // "unknown" | _md_escape)\(if $m.system.jvmFlags then " (`\($m.system.jvmFlags)`)" else "" end) |",
     (if $m.system.cpuPinning then "| CPU pinning | server: \($m.system.cpuPinning.server), client: \($m.system.cpuPinning.client) |" else empty end),
     (if $m.system.description then "| Notes | \($m.system.description | _md_escape) |" else empty end),
-    "| Tools | \([$m.tools | to_entries[] | select(.value != null) | .value] | join(", ") | _md_escape) |",
+    "| Tools | \([$m.tools | to_entries[] | select(.value != null) | "\(.key) \(.value)"] | join(", ") | _md_escape) |",
     "| Runs | \($m.settings.runs) × \($m.settings.duration_s) s after \($m.settings.warmup_s) s of warm-up |",
     "| Suite commit | \($m.commit // "unknown" | if . == "unknown" then . else "`\(.)`" end) |",
     "| Reproduce | `\($m.command)` |";
@@ -159,7 +159,8 @@ def _rps_script($dir; $servers):
   | _gp_common($file; "Requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
     "set ylabel \"requests/s (median)\"",
     "set xlabel \"scenario\"",
-    "set yrange [0:*]",
+    # Headroom above the tallest bar for its value label.
+    "set yrange [0:\([.values[][]] | max * 1.15)]",
     "set format y \"%.0s%c\"",
     "set style data histograms",
     "set style histogram clustered gap 1",
