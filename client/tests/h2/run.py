@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+"""barrage HTTP/2 and TLS integration tests against real peers: nginx (h2c,
+TLS with ALPN, GOAWAY from keepalive_requests, large static files) and the
+h2-based fault server (h2server.py) for what nginx cannot do. Certificates are
+made with openssl at test time. Prints TAP lines (ok / not ok); exits 1 when a
+case failed.
+
+  python3 tests/h2/run.py --barrage build/barrage [--sanitized] [--only NAME]
+
+The fault server needs the `h2` package: it is installed from PyPI into
+REPO/.cache/h2venv on first use (python3-venv and network access to PyPI)."""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+VENV = os.path.join(REPO, ".cache", "h2venv")
+H2_REQUIREMENT = "h2>=4.1,<5"
+MiB = 1 << 20
+BODY = b"hello\n"
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def expect_eq(record, path, want):
+    value = record
+    for key in path.split("."):
+        value = value[key]
+    expect(value == want, f"{path} = {value}, want {want}")
+
+
+def check_identities(r):
+    """The accounting rules of shared/design/metrics.md hold in every record."""
+    st, c = r["status"], r["connections"]
+    rules = {
+        "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],
+        "requests = succeeded + failed": r["requests"] == r["succeeded"] + r["failed"],
+        "failed = 4xx + 5xx + errored": r["failed"] == st["4xx"] + st["5xx"] + sum(r["errors"].values()),
+        "succeeded = 2xx + 3xx": r["succeeded"] == st["2xx"] + st["3xx"],
+        "connect attempts = established + errors + abandoned":
+            c["connect_attempts"] == c["established"] + c["connect_errors"] + c["abandoned"],
+        "tls_errors <= connect_errors": c["tls_errors"] <= c["connect_errors"],
+        "peak <= requested": c["peak"] <= c["requested"],
+    }
+    broken = [name for name, ok in rules.items() if not ok]
+    expect(not broken, "accounting broken: " + ", ".join(broken))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise Failure(f"server exited with {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise Failure(f"nothing listens on {port} after {seconds}s")
+
+
+def stop(proc):
+    """Stops a server we started, by its PID."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# ---- peers ----
+
+class Nginx:
+    """nginx on a free 127.0.0.1 port with its own prefix; `server` is the body
+    of the server block (the listen line is added)."""
+
+    def __init__(self, workdir, name, listen, server, http_extra=""):
+        self.dir = os.path.join(workdir, f"nginx {name}")
+        os.makedirs(os.path.join(self.dir, "tmp"), exist_ok=True)
+        self.port = free_port()
+        user = "user root;" if os.geteuid() == 0 else ""  # workers must read the test files
+        temp = "".join(f"  {t}_temp_path \"{self.dir}/tmp/{t}\";\n"
+                       for t in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        conf = f"""{user}
+worker_processes 1;
+daemon off;
+pid "{self.dir}/nginx.pid";
+error_log "{self.dir}/error.log" warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+{temp}  {http_extra}
+  server {{
+    listen 127.0.0.1:{self.port} {listen};
+    {server}
+  }}
+}}
+"""
+        self.conf = os.path.join(self.dir, "nginx.conf")
+        with open(self.conf, "w") as f:
+            f.write(conf)
+        self.proc = None
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(["nginx", "-p", self.dir, "-e", os.path.join(self.dir, "error.log"),
+                                      "-c", self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_port(self.port, self.proc)
+        except Failure:
+            stop(self.proc)
+            raise Failure(f"nginx did not start: {self.proc.stderr.read().decode(errors='replace')[-400:]}")
+        return self
+
+    def __exit__(self, *exc):
+        stop(self.proc)
+        self.proc.stderr.close()
+
+
+class FaultServer:
+    """h2server.py in one mode; events() reads what it logged."""
+
+    def __init__(self, workdir, mode, **params):
+        self.mode = mode
+        n = len(os.listdir(workdir))
+        self.port_file = os.path.join(workdir, f"h2server {n}.port")
+        self.log = os.path.join(workdir, f"h2server {n}.log")
+        self.args = [os.path.join(VENV, "bin", "python"), os.path.join(HERE, "h2server.py"), mode,
+                     self.port_file, self.log] + [f"{k}={v}" for k, v in params.items()]
+        self.proc = None
+        self.port = None
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.port_file):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                stop(self.proc)
+                raise Failure(f"h2server did not start: {self.proc.stderr.read().decode(errors='replace')[-400:]}")
+            time.sleep(0.02)
+        with open(self.port_file) as f:
+            self.port = int(f.read())
+        return self
+
+    def __exit__(self, *exc):
+        stop(self.proc)
+        self.proc.stderr.close()
+
+    def events(self, kind):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [e for e in map(json.loads, f) if e["event"] == kind]
+
+
+def ensure_venv():
+    """The h2 package in REPO/.cache/h2venv, installed from PyPI when missing."""
+    python = os.path.join(VENV, "bin", "python")
+    if os.path.exists(python) and subprocess.run([python, "-c", "import h2"], capture_output=True).returncode == 0:
+        return
+    subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
+    p = subprocess.run([python, "-m", "pip", "install", "-q", H2_REQUIREMENT], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Failure(f"cannot install {H2_REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
+
+
+# ---- certificates ----
+
+class Certs:
+    """A test CA, server certificates signed by it (valid, expired, for another
+    name) and a self-signed one, for localhost and 127.0.0.1."""
+
+    def __init__(self, workdir):
+        self.dir = os.path.join(workdir, "certs dir")
+        os.makedirs(self.dir)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def openssl(self, *args, stdin=None):
+        p = subprocess.run(["openssl", *args], cwd=self.dir, capture_output=True, text=True, input=stdin)
+        if p.returncode != 0:
+            raise Failure(f"openssl {args[0]} failed: {p.stderr.strip()[-300:]}")
+
+    def make(self):
+        d = self.dir
+        ext = self.path("server.ext")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+        with open(self.path("other.ext"), "w") as f:
+            f.write("subjectAltName=DNS:other.example\nbasicConstraints=CA:FALSE\n")
+        self.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+                     "-days", "2", "-subj", "/CN=barrage test CA")
+        self.openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+                     "-subj", "/CN=localhost")
+        self.openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", "server.pem", "-days", "2", "-extfile", ext)
+        self.openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                     "-out", "other.pem", "-days", "2", "-extfile", self.path("other.ext"))
+        self.openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "self.key", "-out", "self.pem",
+                     "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1")
+        # x509 -days cannot go back in time: `openssl ca` takes explicit dates
+        os.makedirs(os.path.join(d, "newcerts"))
+        open(self.path("index.txt"), "w").close()
+        with open(self.path("serial"), "w") as f:
+            f.write("1000\n")
+        with open(self.path("ca.cnf"), "w") as f:
+            f.write(f"""[ca]
+default_ca = test
+[test]
+dir = {d}
+database = $dir/index.txt
+new_certs_dir = $dir/newcerts
+serial = $dir/serial
+certificate = $dir/ca.pem
+private_key = $dir/ca.key
+default_md = sha256
+policy = anything
+copy_extensions = none
+x509_extensions = server
+[anything]
+commonName = supplied
+[server]
+subjectAltName = DNS:localhost,IP:127.0.0.1
+basicConstraints = CA:FALSE
+""")
+        self.openssl("ca", "-batch", "-config", "ca.cnf", "-in", "server.csr", "-out", "expired.pem",
+                     "-startdate", "20200101000000Z", "-enddate", "20200102000000Z")
+
+
+def tls_server(cert, key, http2=True):
+    listen = "ssl http2" if http2 else "ssl"
+    return listen, f'ssl_certificate "{cert}"; ssl_certificate_key "{key}"; location / {{ return 200 "hello\\n"; }}'
+
+
+# ---- runner ----
+
+class Runner:
+    def __init__(self, barrage, sanitized, workdir):
+        self.barrage = barrage
+        self.sanitized = sanitized
+        self.workdir = workdir
+        self.failed = 0
+        self._certs = None
+
+    def certs(self):
+        if self._certs is None:
+            self._certs = Certs(self.workdir)
+            self._certs.make()
+        return self._certs
+
+    def run(self, args, url, timeout=120):
+        """Runs barrage --json; returns (exit code, record or None, stderr)."""
+        p = subprocess.run([self.barrage, "--json", *args, url], capture_output=True, text=True, timeout=timeout)
+        record = None
+        if p.returncode == 0:
+            try:
+                record = json.loads(p.stdout)
+            except json.JSONDecodeError as e:
+                raise Failure(f"bad JSON ({e}): {p.stdout[:300]} {p.stderr[-300:]}")
+            check_identities(record)
+        return p.returncode, record, p.stderr
+
+    def ok_run(self, args, url, timeout=120):
+        rc, record, err = self.run(args, url, timeout)
+        expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
+        return record, err
+
+    def case(self, name, fn):
+        try:
+            fn(self)
+            print(f"ok - barrage h2 {name}", flush=True)
+        except Exception as e:  # a crash of the check itself is a failed case too
+            self.failed += 1
+            print(f"not ok - barrage h2 {name}: {type(e).__name__}: {e}", flush=True)
+
+
+def h2c(port):
+    return f"http://127.0.0.1:{port}/"
+
+
+HELLO_SERVER = 'location / { return 200 "hello\\n"; }'
+
+
+def case_h2c_exact(t):
+    with Nginx(t.workdir, "h2c", "http2", HELLO_SERVER) as ng:
+        r, _ = t.ok_run(["--h2", "-c", "4", "-m", "10", "-n", "2000"], h2c(ng.port))
+    expect_eq(r, "protocol", "h2c")
+    expect_eq(r, "requests", 2000)
+    expect_eq(r, "succeeded", 2000)
+    expect_eq(r, "status.codes", {"200": 2000})
+    expect_eq(r, "body_bytes", 2000 * len(BODY))
+    expect_eq(r, "connections.established", 4)
+    expect_eq(r, "streams", 10)
+    hc = r["header_compression"]
+    expect(hc["wire_bytes"] > 0 and 0 < hc["savings_percent"] < 100, f"header compression {hc}")
+
+
+def case_h2c_duration(t):
+    with Nginx(t.workdir, "h2c timed", "http2", HELLO_SERVER, "keepalive_requests 10000000;") as ng:
+        r, _ = t.ok_run(["--h2", "-c", "8", "-t", "2", "-m", "20", "-d", "1s"], h2c(ng.port))
+    expect(r["succeeded"] > 1000, f"only {r['succeeded']} succeeded in 1s")
+    expect_eq(r, "failed", 0)
+    expect_eq(r, "connections.established", 8)
+
+
+def case_goaway_nginx(t):
+    # nginx ends each connection with a GOAWAY after keepalive_requests requests
+    with Nginx(t.workdir, "goaway", "http2", HELLO_SERVER, "keepalive_requests 50;") as ng:
+        r, _ = t.ok_run(["--h2", "-c", "4", "-m", "10", "-n", "3000"], h2c(ng.port))
+    expect_eq(r, "requests", 3000)
+    expect_eq(r, "succeeded", 3000)
+    expect_eq(r, "failed", 0)
+    expect(r["connections"]["established"] >= 3000 // 50, f"established {r['connections']['established']}")
+
+
+def case_goaway_refused(t):
+    # each connection: 10 streams sent, 4 answered, the rest above the last-stream-id
+    with FaultServer(t.workdir, "goaway", keep=4) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-m", "10", "-n", "40"], h2c(s.port))
+        goaways = s.events("goaway")
+    expect_eq(r, "succeeded", 40)
+    expect_eq(r, "failed", 0)
+    expect_eq(r, "started", 40)
+    expect_eq(r, "connections.established", 10)
+    expect_eq(r, "connections.refused_streams", sum(g["unanswered"] for g in goaways))
+    expect_eq(r, "connections.refused_streams", 6 * 8 + 4)
+
+
+def case_timeout(t):
+    with FaultServer(t.workdir, "timeout", every=10) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-m", "10", "-n", "100", "--timeout", "300ms"], h2c(s.port))
+        time.sleep(0.2)
+        resets = s.events("rst_received")
+    expect_eq(r, "errors.timeout", 10)
+    expect_eq(r, "succeeded", 90)
+    expect_eq(r, "requests", 100)
+    expect_eq(r, "connections.established", 1)
+    expect(len(resets) == 10 and all(e["code"] == 8 for e in resets), f"RST_STREAM(CANCEL) seen: {resets}")
+
+
+def case_reset(t):
+    with FaultServer(t.workdir, "reset", every=4) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-m", "5", "-n", "100"], h2c(s.port))
+    expect_eq(r, "errors.reset", 25)
+    expect_eq(r, "succeeded", 75)
+    expect_eq(r, "connections.established", 1)
+
+
+def case_refused(t):
+    # server indexes 0, 5, 10... are refused and sent again: 125 arrive for 100 answers
+    with FaultServer(t.workdir, "refuse", every=5) as s:
+        r, _ = t.ok_run(["--h2", "-c", "2", "-m", "4", "-n", "100"], h2c(s.port))
+        arrived = len(s.events("request"))
+    expect_eq(r, "succeeded", 100)
+    expect_eq(r, "failed", 0)
+    expect_eq(r, "connections.refused_streams", 25)
+    expect(arrived == 125, f"{arrived} requests arrived, want 125")
+
+
+def case_max_streams(t):
+    with FaultServer(t.workdir, "maxstreams", limit=2, delay_ms=20) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-m", "10", "-n", "60"], h2c(s.port))
+        peaks = [e["value"] for e in s.events("max_open")]
+        errors = s.events("server_protocol_error")
+    expect_eq(r, "succeeded", 60)
+    expect_eq(r, "failed", 0)
+    expect(peaks and max(peaks) == 2, f"most streams open at once: {peaks}")
+    expect(not errors, f"server saw protocol errors: {errors}")
+
+
+def case_headers_near_limit(t):
+    # 6 x 10,000 bytes: under the 65,536-byte limit, sent as HEADERS + CONTINUATION
+    with FaultServer(t.workdir, "headers", count=6, size=10000) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-m", "4", "-n", "20"], h2c(s.port))
+    expect_eq(r, "succeeded", 20)
+    expect(r["header_compression"]["decoded_bytes"] >= 20 * 60000, "header bytes not counted")
+
+
+def case_headers_over_limit(t):
+    with FaultServer(t.workdir, "headers", count=8, size=10000) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-m", "4", "-n", "20"], h2c(s.port))
+    expect_eq(r, "errors.protocol", 20)
+    expect_eq(r, "errors_detail.header_too_large", 20)
+    expect_eq(r, "connections.established", 1)  # a stream error: the connection stays
+    with FaultServer(t.workdir, "headers", count=1, size=100000) as s:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-n", "5", "--max-header-size", "200000"], h2c(s.port))
+    expect_eq(r, "requests", 5)
+    expect_eq(r, "succeeded", 0)
+
+
+def case_garbage(t):
+    for mode in ("garbage", "badframe"):
+        with FaultServer(t.workdir, mode) as s:
+            r, _ = t.ok_run(["--h2", "-c", "1", "-n", "5"], h2c(s.port), timeout=60)
+        expect(r["errors"]["protocol"] == 5, f"{mode}: protocol errors {r['errors']}")
+        expect(r["connections"]["established"] == 5, f"{mode}: established {r['connections']['established']}")
+
+
+def case_large_bodies(t):
+    files = os.path.join(t.workdir, "static files")
+    os.makedirs(files)
+    sizes = {"1m": MiB, "50m": 50 * MiB}
+    for name, size in sizes.items():
+        with open(os.path.join(files, name), "wb") as f:
+            f.truncate(size)
+    rss = {}
+    with Nginx(t.workdir, "static", "http2", f'root "{files}";') as ng:
+        for name, size in sizes.items():
+            r, _ = t.ok_run(["--h2", "-c", "1", "-m", "2", "-n", "4", "--window-bits", "16",
+                             "--connection-window-bits", "16", "--timeout", "60s"],
+                            f"http://127.0.0.1:{ng.port}/{name}")
+            expect_eq(r, "succeeded", 4)
+            expect(r["body_bytes"] == 4 * size, f"{name}: body_bytes {r['body_bytes']}, want {4 * size}")
+            rss[name] = r["max_rss_kb"]
+    expect(rss["50m"] - rss["1m"] < 8 * 1024, f"memory grows with the body: peak RSS {rss} KiB")
+
+
+def case_tls_verification(t):
+    c = t.certs()
+    url = lambda port: f"https://127.0.0.1:{port}/"
+    with Nginx(t.workdir, "tls ca", *tls_server(c.path("server.pem"), c.path("server.key"))) as ng:
+        rc, r, err = t.run(["-c", "2", "-d", "500ms"], url(ng.port))
+        expect(rc == 0, f"exit {rc}: {err}")
+        expect(r["requests"] == 0 and r["connections"]["tls_errors"] > 0, f"unverified server accepted: {r}")
+        expect(r["connections"]["tls_errors"] == r["connections"]["connect_errors"], "tls errors not connect errors")
+        expect(err.count("certificate verify failed") == 1, f"reason not shown exactly once: {err!r}")
+        r, _ = t.ok_run(["-c", "2", "-m", "4", "-n", "200", "--cacert", c.path("ca.pem")], url(ng.port))
+        expect_eq(r, "succeeded", 200)
+        expect_eq(r, "protocol", "h2")
+        expect_eq(r, "tls.verified", True)
+        expect(r["tls"]["version"] in ("TLSv1.3", "TLSv1.2"), f"tls {r['tls']}")
+        r, _ = t.ok_run(["-c", "2", "-n", "100", "--insecure"], url(ng.port))
+        expect_eq(r, "succeeded", 100)
+        expect_eq(r, "tls.verified", False)
+        r, _ = t.ok_run(["-c", "2", "-n", "100", "--h1", "--cacert", c.path("ca.pem")], url(ng.port))
+        expect_eq(r, "protocol", "http/1.1")
+        expect_eq(r, "succeeded", 100)
+        r, _ = t.ok_run(["-c", "1", "-n", "10", "--cacert", c.path("ca.pem")], f"https://localhost:{ng.port}/")
+        expect_eq(r, "succeeded", 10)
+
+
+def case_tls_self_signed(t):
+    c = t.certs()
+    url = lambda port: f"https://127.0.0.1:{port}/"
+    with Nginx(t.workdir, "tls self", *tls_server(c.path("self.pem"), c.path("self.key"))) as ng:
+        rc, r, err = t.run(["-c", "1", "-d", "300ms"], url(ng.port))
+        expect(rc == 0 and r["requests"] == 0 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
+        expect("self-signed" in err, f"no clear reason: {err!r}")
+        r, _ = t.ok_run(["-c", "1", "-n", "50", "--cacert", c.path("self.pem")], url(ng.port))
+        expect_eq(r, "succeeded", 50)
+        r, _ = t.ok_run(["-c", "1", "-n", "50", "--insecure"], url(ng.port))
+        expect_eq(r, "succeeded", 50)
+        # -n alone with a failing handshake would never end: exit 3 with the reason
+        rc, _, err = t.run(["-c", "1", "-n", "5"], url(ng.port))
+        expect(rc == 3 and "self-signed" in err, f"exit {rc}: {err!r}")
+
+
+def case_tls_expired_and_name(t):
+    c = t.certs()
+    url = lambda port: f"https://127.0.0.1:{port}/"
+    with Nginx(t.workdir, "tls expired", *tls_server(c.path("expired.pem"), c.path("server.key"))) as ng:
+        rc, r, err = t.run(["-c", "1", "-d", "300ms", "--cacert", c.path("ca.pem")], url(ng.port))
+        expect(rc == 0 and r["requests"] == 0 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
+        expect("expired" in err, f"no clear reason: {err!r}")
+    with Nginx(t.workdir, "tls other name", *tls_server(c.path("other.pem"), c.path("server.key"))) as ng:
+        rc, r, err = t.run(["-c", "1", "-d", "300ms", "--cacert", c.path("ca.pem")], url(ng.port))
+        expect(rc == 0 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
+        expect("mismatch" in err, f"no clear reason: {err!r}")
+
+
+def case_alpn_http11_only(t):
+    c = t.certs()
+    with Nginx(t.workdir, "tls h1", *tls_server(c.path("server.pem"), c.path("server.key"), http2=False)) as ng:
+        r, _ = t.ok_run(["-c", "2", "-m", "2", "-n", "100", "--cacert", c.path("ca.pem")],
+                        f"https://127.0.0.1:{ng.port}/")
+    expect_eq(r, "protocol", "http/1.1")
+    expect_eq(r, "succeeded", 100)
+    expect_eq(r, "body_bytes", 100 * len(BODY))
+
+
+CASES = [
+    ("h2c against nginx: exact counts, bytes, header compression", case_h2c_exact),
+    ("h2c timed run with 2 threads", case_h2c_duration),
+    ("GOAWAY from nginx keepalive_requests: every request completes", case_goaway_nginx),
+    ("GOAWAY mid-run: streams above last-stream-id refused and sent again", case_goaway_refused),
+    ("per-request timeout: RST_STREAM(CANCEL), counted once, connection kept", case_timeout),
+    ("RST_STREAM from the server: reset", case_reset),
+    ("RST_STREAM(REFUSED_STREAM): refused and sent again", case_refused),
+    ("SETTINGS_MAX_CONCURRENT_STREAMS below -m: respected", case_max_streams),
+    ("headers near the limit with CONTINUATION: accepted", case_headers_near_limit),
+    ("headers over the limit: header_too_large, bounded", case_headers_over_limit),
+    ("garbage and a bad frame: protocol error, reconnect", case_garbage),
+    ("1 MiB and 50 MiB through a 65,535-byte window: exact, memory flat", case_large_bodies),
+    ("TLS: verification, --cacert, --insecure, --h1, reason shown once", case_tls_verification),
+    ("TLS: self-signed certificate", case_tls_self_signed),
+    ("TLS: expired certificate, wrong name", case_tls_expired_and_name),
+    ("TLS: ALPN falls back to http/1.1", case_alpn_http11_only),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--barrage", required=True)
+    ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    barrage = os.path.abspath(args.barrage)
+    tag = " (sanitized)" if args.sanitized else ""
+    missing = [tool for tool in ("nginx", "openssl") if not shutil.which(tool)]
+    if missing:
+        print(f"not ok - barrage h2 tests{tag}: missing {', '.join(missing)}")
+        return 1
+    try:
+        ensure_venv()
+    except (Failure, subprocess.CalledProcessError) as e:
+        print(f"not ok - barrage h2 fault server{tag}: {e}")
+        return 1
+    workdir = tempfile.mkdtemp(prefix="barrage h2 test.")
+    t = Runner(barrage, args.sanitized, workdir)
+    try:
+        for name, fn in CASES:
+            if args.only and args.only not in fn.__name__:
+                continue
+            t.case(name + tag, fn)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
