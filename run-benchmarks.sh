@@ -268,12 +268,14 @@ pinning_text() {
 # ensure_setup: the commands the selected tools and servers need (installed as root on
 # Debian, else the exact command and exit 1), and a JDK 21+ when a server is built with Maven.
 ensure_setup() {
-  local needs=(jq:jq curl:curl taskset:util-linux ss:iproute2 setsid:util-linux) tool server
+  local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool server
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
   for server in "${SERVERS[@]}"; do
     [[ -f $SERVERS_DIR/$server/pom.xml ]] && { needs+=(mvn:maven); break; }
   done
   deps::ensure "${needs[@]}" || exit 1
+  # high-concurrency opens 1000 connections: lift the soft open-files limit to the hard one.
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || log::warn "open-files limit stays at $(ulimit -n)"
   if [[ " ${needs[*]} " == *" mvn:maven "* ]]; then
     JAVA_HOME_FOUND=$(java::home) || exit 1
   else
