@@ -338,7 +338,8 @@ def case_duration_run(t):
 
 
 def case_keepalive_options(t):
-    r, _, _ = t.serve_and_run("ok", ["-c", "2", "-n", "20", "--requests-per-connection", "5"])
+    # one connection: with two, one may take more than its share of the budget after a reconnect
+    r, _, _ = t.serve_and_run("ok", ["-c", "1", "-n", "20", "--requests-per-connection", "5"])
     expect_eq(r, "succeeded", 20)
     expect_eq(r, "connections.established", 4)
     r, _, server = t.serve_and_run("ok", ["-c", "2", "-n", "10", "--no-keepalive"])
