@@ -174,9 +174,9 @@ def case_not_accepting(t):
 
 
 def case_warmup_discarded(t):
-    # each answer takes 0.4 s: the requests of the warm-up (0-0.3 s) end at 0.4 s and are
-    # dropped; each connection then starts at 0.4, 0.8 and 1.2 s (deadline 1.3 s)
-    r, _, _ = t.serve_and_run("slow", ["-c", "2", "--warmup", "300ms", "-d", "1s", "--grace", "1s"],
+    # each answer takes 0.4 s: the requests of the warm-up (0-0.2 s) end at 0.4 s and are
+    # dropped; each connection then starts at 0.4, 0.8 and 1.2 s (deadline 1.4 s, 0.2 s margins)
+    r, _, _ = t.serve_and_run("slow", ["-c", "2", "--warmup", "200ms", "-d", "1200ms", "--grace", "1s"],
                               {"delay": 0.4})
     expect_eq(r, "started", 6)
     expect_eq(r, "succeeded", 6)
