@@ -1,10 +1,15 @@
 # compare: the comparison of two results files (compare-results.sh), as a jq module.
 #
-#   compare($base; $new; $opts) -> the comparison document (see compare-results.sh --help
-#     and "rows" / "relative" below); $base and $new are results files, $opts holds
-#     threshold, p99_threshold, alpha (fractions), reference, gate, fail_on (array of
-#     "rps"/"p99"), filters {tool, scenario, server, protocol} (arrays, empty = all),
-#     base_file and new_file (names to print).
+#   compare($base; $new; $opts) -> the comparison document:
+#     {base, new: facts of each file; settings: $opts;
+#      rows: one per (scenario, protocol, tool, server) with side ("both", "base only",
+#        "new only"), the base and new run values, the rps and p99 judgements
+#        {base, new, change, p, test, verdict} and the row's verdict;
+#      relative: the same judgement of requests/s as a share of the reference server;
+#      counts, relative_counts: verdict -> rows; regressions: what decides the exit status}.
+#     $base and $new are results files; $opts holds threshold, p99_threshold, alpha
+#     (fractions), reference, gate, fail_on (array of "rps"/"p99"), filters {tool, scenario,
+#     server, protocol} (arrays, empty = all), base_file and new_file (names to print).
 #   render_text, render_markdown   comparison document -> the report as text lines
 
 import "stats" as stats;
