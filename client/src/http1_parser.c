@@ -194,7 +194,10 @@ static int step(struct http1_parser *p, uint8_t c)
         p->name_long = p->value_long = false;
         /* fall through */
     case S_NAME:
-        if (c == ':') return p->name_len ? S_VALUE_SKIP_WS : fail(p, HTTP1_BAD_HEADER);
+        if (c == ':') {
+            p->want_value = name_is(p, "content-length") || name_is(p, "transfer-encoding") || name_is(p, "connection");
+            return p->name_len ? S_VALUE_SKIP_WS : fail(p, HTTP1_BAD_HEADER);
+        }
         if (!is_token(c)) return fail(p, HTTP1_BAD_HEADER);
         if (p->name_len < HTTP1_NAME_CAP) p->name[p->name_len++] = (char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
         else p->name_long = true;
@@ -274,6 +277,18 @@ enum http1_result http1_parse(struct http1_parser *p, const uint8_t *data, size_
             p->remaining -= n;
             if (p->remaining == 0) p->state = p->state == S_BODY_LENGTH ? S_DONE : S_CHUNK_DATA_CR;
             continue;
+        }
+        if (p->state == S_REASON || (p->state == S_VALUE && !p->want_value)) {
+            /* text nobody reads: jump to the end of the line */
+            const uint8_t *nl = memchr(data + i, '\n', len - i);
+            size_t n = nl ? (size_t)(nl - (data + i)) : len - i;
+            if (p->header_bytes + n > p->max_header) {
+                fail(p, HTTP1_HEADER_TOO_LARGE);
+                break;
+            }
+            p->header_bytes += n;
+            i += n;
+            if (!nl) continue;
         }
         if (counts_as_head(p->state) && ++p->header_bytes > p->max_header) {
             fail(p, HTTP1_HEADER_TOO_LARGE);

@@ -40,7 +40,7 @@ struct http1_parser {
     size_t header_bytes;
     uint64_t remaining;
     uint64_t content_length;
-    bool has_length, chunked, conn_close, conn_keep, chunk_digits;
+    bool has_length, chunked, conn_close, conn_keep, chunk_digits, want_value;
     unsigned name_len, value_len;
     bool name_long, value_long;
     char name[HTTP1_NAME_CAP];
