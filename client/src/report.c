@@ -188,7 +188,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
     double seconds = r->duration_us > 0 ? (double)r->duration_us / 1e6 : 1e-9;
-    char a[32], b[32];
+    char a[32], b[32], c1[32], c2[32];
     printf("Running %.2fs test @ %s\n  %u threads and %u connections\n", (double)r->duration_us / 1e6, cfg->url,
            cfg->threads, cfg->connections);
     printf("  Protocol: %s", protocol_name(cfg));
@@ -197,6 +197,9 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
     printf("\n");
     text_latency(cfg, &s->latency);
+    printf("  Connect   mean %s, max %s; time to first byte mean %s, p99 %s\n",
+           fmt_us(a, sizeof a, hist_mean(&s->connect)), fmt_us(b, sizeof b, (double)s->connect.max),
+           fmt_us(c1, sizeof c1, hist_mean(&s->ttfb)), fmt_us(c2, sizeof c2, (double)hist_percentile(&s->ttfb, 99)));
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
     printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,
