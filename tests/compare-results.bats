@@ -200,3 +200,16 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$(p 's::welch_p([5,5,5]; [6,6,6])')" -eq 0 ]
   [ "$(jq -nc -L "$ROOT/lib" 'import "stats" as s; [([3,1,2] | s::median), ([4,1,3,2] | s::median), ([] | s::median)]')" = "[2,2.5,null]" ]
 }
+
+@test "compare: two recorded 3-run results of the same build raise no alarm; halving netty does" {
+  run "$COMPARE" --format json "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "~" ]
+  # The same runs with netty at half the requests/s and twice the latency.
+  jq '(.results[] | select(.server == "netty" and .status == "ok") | .metrics)
+        |= (.rps /= 2 | .successful_rps /= 2 | .latency_us.p99 *= 2)' \
+    "$F/recorded-quick-3runs-a.json" >"$TMP/netty half.json"
+  run "$COMPARE" --format json "$F/recorded-quick-3runs-a.json" "$TMP/netty half.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = netty ]
+}

@@ -205,3 +205,13 @@ is_png() {
   run "$UPDATE" --file
   [ "$status" -eq 2 ]
 }
+
+@test "update-readme: a recorded run-benchmarks.sh results file renders tables and charts" {
+  update --file "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | grep -c '^### hello · ')" -eq 2 ]
+  section | grep -q 'Figures are the median of 3 runs'
+  for chart in rps-h1-wrk rps-h1-h2load latency-hello-h1-wrk latency-hello-h1-h2load; do
+    is_png "$CHARTS/$chart.png"
+  done
+}
