@@ -153,11 +153,11 @@ def _gp_common($file; $title):
   "set border 3",
   "set tics nomirror";
 
-def _rps_script($dir; $servers):
+def _rps_script($dir; $servers; $runs):
   . as $chart
   | "\($dir)/\(.slug).png" as $file
   | _gp_common($file; "Requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
-    "set ylabel \"requests/s (median)\"",
+    "set ylabel \"requests/s\(if $runs > 1 then " (median of \($runs) runs)" else "" end)\"",
     "set xlabel \"scenario\"",
     # Headroom above the tallest bar for its value label.
     "set yrange [0:\([.values[][]] | max * 1.15)]",
@@ -179,7 +179,7 @@ def _rps_script($dir; $servers):
                   | "$rps using ($0 + \(($j - ($n - 1) / 2) / ($n + 1))):\($j + 2):(gprintf(\"%.1s%c\", column(\($j + 2)))) with labels rotate by 90 left offset 0,0.4 font \",8\" notitle"]
                  | join(", \\\n     "));
 
-def _latency_script($dir; $servers):
+def _latency_script($dir; $servers; $runs):
   . as $table
   | "\($dir)/latency-\(.slug).png" as $file
   | [["p50", 2], ["p75", 4], ["p90", 10], ["p99", 100], ["p999", 1000], ["p9999", 10000]] as $points
@@ -189,8 +189,9 @@ def _latency_script($dir; $servers):
     # then a log axis keeps the other servers' lines apart.
     ([.measured[].latency[] | .median? // empty | select(. > 0)]) as $all
     | (($all | length) > 0 and ($all | max) / ($all | min) > 100) as $log_y
-    | (if $log_y then "set ylabel \"latency (ms, log scale)\"", "set logscale y 10", "set yrange [*:*]"
-       else "set ylabel \"latency (ms)\"", "set yrange [0:*]" end),
+    | (if $runs > 1 then ", median of \($runs) runs" else "" end) as $median
+    | (if $log_y then "set ylabel \"latency (ms, log scale\($median))\"", "set logscale y 10", "set yrange [*:*]"
+       else "set ylabel \"latency (ms\($median))\"", "set yrange [0:*]" end),
     "set logscale x 10",
     "set xrange [1.7:12000]",
     "set xtics (\"50%%\" 2, \"75%%\" 4, \"90%%\" 10, \"99%%\" 100, \"99.9%%\" 1000, \"99.99%%\" 10000)",
@@ -205,6 +206,7 @@ def _latency_script($dir; $servers):
 
 def chart_scripts($dir):
   .servers as $servers
-  | [(.rps_charts[] | {file: "\(.slug).png", script: ([_rps_script($dir; $servers)] | join("\n") + "\n")}),
+  | .meta.settings.runs as $runs
+  | [(.rps_charts[] | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $runs)] | join("\n") + "\n")}),
      (.tables[] | select((.measured | length) > 0)
-      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers)] | join("\n") + "\n")})];
+      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")})];
