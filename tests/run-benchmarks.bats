@@ -167,6 +167,16 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
   [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
 }
 
+@test "run: --runs 2 measures every entry twice, the second time in reverse server order" {
+  run fake --servers good,wrong --scenarios hello --tool wrk --runs 2
+  [ "$status" -eq 1 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -r '[.results[] | "\(.run):\(.server):\(.status)"] | join(" ")' "$f")" = "1:good:ok 1:wrong:failed 2:wrong:failed 2:good:ok" ]
+  [ "$(jq .settings.runs "$f")" -eq 2 ]
+}
+
 @test "run: a busy port stops the run with an error naming the holder, which is left alone" {
   python3 -m http.server --bind 127.0.0.1 "$PORT" >/dev/null 2>&1 &
   HOLDER_PID=$!
