@@ -45,8 +45,6 @@ struct conn {
 
 struct worker {
     const struct config *cfg;
-    const struct http1_shared *shared;
-    const struct http2_shared *h2shared;
     pthread_t thread;
     struct ev_loop *loop;
     struct conn *conns;
@@ -55,7 +53,7 @@ struct worker {
     uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
     uint64_t inflight;    /* started and not yet ended, warm-up ones included */
     uint64_t open_now;
-    uint64_t run_start, measure_start, end;
+    uint64_t measure_start, end;
     bool measuring, stopping;
     ev_timer tick, warmup, deadline, grace;
     uint8_t rbuf[READ_BUFFER];
@@ -408,7 +406,6 @@ static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    w->run_start = engine_now_us();
     ev_timer_init(&w->tick, tick_cb, TICK_S, TICK_S);
     w->tick.data = w;
     ev_timer_start(w->loop, &w->tick);
@@ -445,8 +442,6 @@ static int worker_init(struct worker *w, const struct config *cfg, const struct 
                        const struct http2_shared *h2sh, unsigned conns, uint64_t budget)
 {
     w->cfg = cfg;
-    w->shared = sh;
-    w->h2shared = h2sh;
     w->budget = budget;
     w->conn_count = conns;
     w->loop = ev_loop_new(EVFLAG_AUTO);
