@@ -43,6 +43,7 @@ struct http2_session {
     uint64_t now;
     uint64_t started_on_connection;
     int32_t goaway_last_id;  /* valid when goaway */
+    struct h2_stream *last;  /* the slot found last: callbacks come in runs for one stream */
     bool settings_received, goaway, broken, closing;
     uint8_t *out;
     size_t out_cap;
@@ -183,13 +184,17 @@ void http2_shared_free(struct http2_shared *sh)
 
 static struct h2_stream *slot_of(struct http2_session *h, int32_t id)
 {
+    if (h->last && h->last->id == id) return h->last;
     struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng, id);
-    return st && st->id == id ? st : NULL;
+    if (!st || st->id != id) return NULL;
+    h->last = st;
+    return st;
 }
 
 static void slot_free(struct http2_session *h, struct h2_stream *st)
 {
     st->id = 0;
+    h->last = NULL;
     h->active--;
 }
 
@@ -347,6 +352,7 @@ static void h2_on_connect(struct session *s, uint64_t now)
     h->settings_received = h->goaway = h->broken = h->closing = false;
     h->started_on_connection = 0;
     h->active = 0;
+    h->last = NULL;
     if (nghttp2_session_client_new(&h->ng, h->sh->callbacks, h)) {
         h->ng = NULL;
         h->broken = true;

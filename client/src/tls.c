@@ -15,8 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_RECORD 16384 /* TLS plaintext record size limit */
-
 struct tls_client {
     SSL_CTX *ctx;
     char host[256];
@@ -71,8 +69,8 @@ struct tls_client *tls_client_new(const struct tls_options *opt, char *err, size
     SSL_CTX_set_min_proto_version(c->ctx, TLS1_2_VERSION);
     /* a peer closing without close_notify is an ordinary end of stream for a load test */
     SSL_CTX_set_options(c->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
-    SSL_CTX_set_mode(c->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                                 SSL_MODE_RELEASE_BUFFERS);
+    /* buffers stay allocated (SSL_MODE_RELEASE_BUFFERS costs a malloc and free per read) */
+    SSL_CTX_set_mode(c->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     if (alpn_len == 0 || SSL_CTX_set_alpn_protos(c->ctx, alpn, (unsigned)alpn_len) != 0) {
         snprintf(err, errlen, "bad ALPN list '%s'", opt->alpn);
         tls_client_free(c);
@@ -183,18 +181,16 @@ static ssize_t tls_read(struct transport *t, uint8_t *buf, size_t len)
 {
     struct tls_state *st = t->state;
     size_t total = 0;
-    /* Whole records only while a full one fits, so no decrypted bytes wait in
-     * OpenSSL where the socket's readiness would not show them. */
+    /* One record per call (no read-ahead): what is left stays in the socket,
+     * where readiness shows it. Only a record larger than buf leaves
+     * decrypted bytes in OpenSSL (SSL_pending), and those are taken now. */
     do {
         size_t got;
         ERR_clear_error();
         int r = SSL_read_ex(st->ssl, buf + total, len - total, &got);
-        if (r != 1) {
-            if (total > 0) return (ssize_t)total;
-            return tls_io_error(st->ssl, r);
-        }
+        if (r != 1) return total > 0 ? (ssize_t)total : tls_io_error(st->ssl, r);
         total += got;
-    } while (len - total >= MAX_RECORD);
+    } while (total < len && SSL_pending(st->ssl) > 0);
     return (ssize_t)total;
 }
 
