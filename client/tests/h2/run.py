@@ -32,6 +32,10 @@ class Failure(Exception):
     pass
 
 
+class Skip(Exception):
+    pass
+
+
 def expect(cond, what):
     if not cond:
         raise Failure(what)
@@ -292,6 +296,8 @@ class Runner:
         try:
             fn(self)
             print(f"ok - barrage h2 {name}", flush=True)
+        except Skip as e:
+            print(f"ok - barrage h2 {name} # skip {e}", flush=True)
         except Exception as e:  # a crash of the check itself is a failed case too
             self.failed += 1
             print(f"not ok - barrage h2 {name}: {type(e).__name__}: {e}", flush=True)
@@ -501,6 +507,47 @@ def case_alpn_http11_only(t):
     expect_eq(r, "body_bytes", 100 * len(BODY))
 
 
+def java_h2c_servers():
+    """(name, directory) of the suite's servers that declare h2c and are built."""
+    servers = os.path.join(REPO, "servers")
+    found = []
+    for name in sorted(os.listdir(servers)):
+        props = os.path.join(servers, name, "server.properties")
+        if not os.path.exists(props):
+            continue
+        with open(props) as f:
+            fields = dict(line.strip().split("=", 1) for line in f if "=" in line)
+        if "h2c" in fields.get("protocols", "").split(","):
+            found.append((name, os.path.join(servers, name)))
+    return found
+
+
+def case_java_h2c(t):
+    servers = java_h2c_servers()
+    expect(servers, "no server declares h2c")
+    built = [(n, d) for n, d in servers if os.path.exists(os.path.join(d, "target", "server.jar"))]
+    if not built:
+        raise Skip("no h2c server is built (run-tests.sh builds them in its build stage)")
+    for name, directory in built:
+        port = free_port()
+        env = dict(os.environ, PORT=str(port), BIND="127.0.0.1")
+        proc = subprocess.Popen([os.path.join(directory, "start.sh")], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        try:
+            wait_port(port, proc, seconds=60)
+            r, _ = t.ok_run(["--h2", "-c", "4", "-m", "10", "-n", "2000"], f"http://127.0.0.1:{port}/hello")
+            expect(r["succeeded"] == 2000 and r["body_bytes"] == 2000 * 11, f"{name}: {r['succeeded']} succeeded, "
+                   f"{r['body_bytes']} body bytes")
+            r, _ = t.ok_run(["--h2", "-c", "1", "-m", "4", "-n", "20"], f"http://127.0.0.1:{port}/file?size=1048576")
+            expect(r["succeeded"] == 20 and r["body_bytes"] == 20 * MiB, f"{name} /file: {r['succeeded']} "
+                   f"succeeded, {r['body_bytes']} body bytes")
+        except Failure as e:
+            raise Failure(f"{name}: {e}")
+        finally:
+            stop(proc)
+            proc.stderr.close()
+
+
 CASES = [
     ("h2c against nginx: exact counts, bytes, header compression", case_h2c_exact),
     ("h2c timed run with 2 threads", case_h2c_duration),
@@ -518,6 +565,7 @@ CASES = [
     ("TLS: self-signed certificate", case_tls_self_signed),
     ("TLS: expired certificate, wrong name", case_tls_expired_and_name),
     ("TLS: ALPN falls back to http/1.1", case_alpn_http11_only),
+    ("the suite's Java servers that declare h2c: exact counts", case_java_h2c),
 ]
 
 
