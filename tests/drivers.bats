@@ -94,7 +94,7 @@ field() { jq -c "$2" <<<"$1"; }
 }
 
 @test "drivers: h2load clean run: exact counts, percentiles from the request log" {
-  run h2load::parse "$F/h2load/ok.txt" "$F/h2load/ok.log" 2
+  run h2load::parse "$F/h2load/ok.txt" "$F/h2load/ok.tsv" 2
   [ "$status" -eq 0 ]
   [ "$(field "$output" '.requests')" -eq "$(sed -nE 's/^requests: .* ([0-9]+) started.*/\1/p' "$F/h2load/ok.txt")" ]
   [ "$(field "$output" '.failed + .aborted')" -eq 0 ]
@@ -103,40 +103,40 @@ field() { jq -c "$2" <<<"$1"; }
   [ "$(field "$output" '.rps == .requests / 2')" = true ]
   # Percentiles by nearest rank over the logged durations (column 3).
   local p50
-  p50=$(cut -f3 "$F/h2load/ok.log" | sort -n | awk '{v[NR]=$1} END{print v[int(NR*0.5+0.999999)]}')
+  p50=$(cut -f3 "$F/h2load/ok.tsv" | sort -n | awk '{v[NR]=$1} END{print v[int(NR*0.5+0.999999)]}')
   [ "$(field "$output" .latency_us.p50)" -eq "$p50" ]
-  [ "$(field "$output" .latency_us.max)" -eq "$(cut -f3 "$F/h2load/ok.log" | sort -n | tail -n1)" ]
+  [ "$(field "$output" .latency_us.max)" -eq "$(cut -f3 "$F/h2load/ok.tsv" | sort -n | tail -n1)" ]
   [ "$(field "$output" '.latency_us | [.min, .p50, .p75, .p90, .p99, .p999, .p9999, .max] | . == sort')" = true ]
 }
 
 @test "drivers: h2load requests in flight when -D ends are aborted, not failed" {
-  run h2load::parse "$F/h2load/inflight.txt" "$F/h2load/inflight.log" 2
+  run h2load::parse "$F/h2load/inflight.txt" "$F/h2load/inflight.tsv" 2
   [ "$status" -eq 0 ]
   [ "$(field "$output" '.aborted > 0 and .failed == 0')" = true ]
   [ "$(field "$output" '.requests + .aborted')" -eq "$(sed -nE 's/^requests: .* ([0-9]+) started.*/\1/p' "$F/h2load/inflight.txt")" ]
 }
 
 @test "drivers: h2load non-2xx, timeouts and socket errors land in their buckets" {
-  run h2load::parse "$F/h2load/non2xx.txt" "$F/h2load/non2xx.log" 2
+  run h2load::parse "$F/h2load/non2xx.txt" "$F/h2load/non2xx.tsv" 2
   [ "$(field "$output" '.status["4xx"] > 0 and .failed == .status["4xx"] and .failed == .requests - .succeeded')" = true ]
-  run h2load::parse "$F/h2load/timeouts.txt" "$F/h2load/timeouts.log"
+  run h2load::parse "$F/h2load/timeouts.txt" "$F/h2load/timeouts.tsv"
   [ "$status" -eq 0 ]
   [ "$(field "$output" '[.requests, .errors.timeout, .errors.read, .failed]')" = '[4,4,0,4]' ]
   [ "$(field "$output" .latency_us.p50)" = null ]
-  run h2load::parse "$F/h2load/socket-errors.txt" "$F/h2load/socket-errors.log"
+  run h2load::parse "$F/h2load/socket-errors.txt" "$F/h2load/socket-errors.tsv"
   [ "$status" -eq 0 ]
   [ "$(field "$output" '[.requests, .errors.timeout, .errors.read, .failed]')" = '[4,0,4,4]' ]
 }
 
 @test "drivers: h2load over h2c" {
-  run h2load::parse "$F/h2load/h2c.txt" "$F/h2load/h2c.log" 2
+  run h2load::parse "$F/h2load/h2c.txt" "$F/h2load/h2c.tsv" 2
   [ "$status" -eq 0 ]
   [ "$(field "$output" '.requests > 1000 and .failed == 0 and .status["2xx"] > 0')" = true ]
 }
 
 @test "drivers: h2load output without totals is an error" {
   printf 'h2load: could not connect\n' >"$TMP/out.txt"
-  run h2load::parse "$TMP/out.txt" "$TMP/missing.log" 2
+  run h2load::parse "$TMP/out.txt" "$TMP/missing.tsv" 2
   [ "$status" -eq 1 ]
   [[ $output == *"no totals"* ]]
 }
@@ -147,7 +147,7 @@ field() { jq -c "$2" <<<"$1"; }
     wrk::parse "$f" >"$TMP/wrk-$(basename "$f" .txt).json" 2>/dev/null || rm -f "$TMP/wrk-$(basename "$f" .txt).json"
   done
   for f in "$F"/h2load/*.txt; do
-    h2load::parse "$f" "${f%.txt}.log" 2 >"$TMP/h2load-$(basename "$f" .txt).json"
+    h2load::parse "$f" "${f%.txt}.tsv" 2 >"$TMP/h2load-$(basename "$f" .txt).json"
   done
   n=$(find "$TMP" -name '*.json' | wc -l)
   [ "$n" -eq 10 ]
