@@ -458,6 +458,7 @@ main() {
   if ((LIST)); then print_list; return 0; fi
   build_plan
   if ((DRY_RUN)); then print_plan; return 0; fi
+  ((${#PLAN[@]})) || usage_error "nothing to run: no selected server speaks a selected protocol with a selected tool (see --list)"
 
   trap on_exit EXIT
   trap 'EXIT_CODE=130; exit 130' INT

@@ -107,6 +107,9 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
   [ "$(grep -c 'h2c' <<<"$output")" -eq 1 ]
   run "$RUN" --servers jdk-httpserver --protocol h2c --dry-run
   [[ $output == *"0 planned runs"* ]]
+  run "$RUN" --servers jdk-httpserver --protocol h2c --port "$PORT" --output "$TMP/out"
+  [ "$status" -eq 2 ]
+  [[ $output == *"nothing to run"* ]]
 }
 
 @test "plan: repeated runs alternate the order of servers" {
