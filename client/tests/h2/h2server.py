@@ -148,13 +148,18 @@ class Connection:
         if isinstance(event, h2.events.StreamReset):
             s.log(event="rst_received", stream=event.stream_id, code=int(event.error_code))
             return
+        if isinstance(event, h2.events.DataReceived):
+            self.conn.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            s.log(event="data", stream=event.stream_id, length=len(event.data))
+            return
         if not isinstance(event, h2.events.RequestReceived):
             return
         sid = event.stream_id
         i = s.next_index()
         self.requests_here += 1
         self.stream_ids.append(sid)
-        s.log(event="request", index=i, stream=sid)
+        s.log(event="request", index=i, stream=sid,
+              headers=[[k.decode(), v.decode()] for k, v in event.headers])
         mode = s.mode
         if mode == "timeout" and i % s.param("every", 10) == 0:
             return

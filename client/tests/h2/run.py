@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 VENV = os.path.join(REPO, ".cache", "h2venv")
 H2_REQUIREMENT = "h2>=4.1,<5"
+SCHEMAS = [os.path.join(REPO, "schemas", name) for name in ("metrics.schema.json", "barrage-record.schema.json")]
 MiB = 1 << 20
 BODY = b"hello\n"
 
@@ -268,6 +269,7 @@ class Runner:
         self.workdir = workdir
         self.failed = 0
         self._certs = None
+        self.records = []
 
     def certs(self):
         if self._certs is None:
@@ -285,6 +287,10 @@ class Runner:
             except json.JSONDecodeError as e:
                 raise Failure(f"bad JSON ({e}): {p.stdout[:300]} {p.stderr[-300:]}")
             check_identities(record)
+            path = os.path.join(self.workdir, f"record {len(self.records)}.json")
+            with open(path, "w") as f:
+                f.write(p.stdout)
+            self.records.append(path)
         return p.returncode, record, p.stderr
 
     def ok_run(self, args, url, timeout=120):
@@ -301,6 +307,22 @@ class Runner:
         except Exception as e:  # a crash of the check itself is a failed case too
             self.failed += 1
             print(f"not ok - barrage h2 {name}: {type(e).__name__}: {e}", flush=True)
+
+
+    def validate_schemas(self, tag):
+        if not self.records:
+            print(f"ok - barrage h2 --json schema validation{tag} # skip no records", flush=True)
+            return
+        script = 'source lib/log.sh; source lib/schema.sh; for f in "$@"; do schema::validate "$SCHEMA" "$f" || exit 1; done'
+        for schema in SCHEMAS:
+            p = subprocess.run(["bash", "-c", script, "validate", *self.records], cwd=REPO,
+                               env=dict(os.environ, SCHEMA=schema), capture_output=True, text=True)
+            ok = p.returncode == 0
+            print(f"{'ok' if ok else 'not ok'} - barrage h2 --json validates against schemas/"
+                  f"{os.path.basename(schema)} ({len(self.records)} records){tag}", flush=True)
+            if not ok:
+                self.failed += 1
+                sys.stdout.write("# " + p.stderr.strip().replace("\n", "\n# ") + "\n")
 
 
 def h2c(port):
@@ -384,6 +406,20 @@ def case_refused(t):
     expect_eq(r, "failed", 0)
     expect_eq(r, "connections.refused_streams", 25)
     expect(arrived == 125, f"{arrived} requests arrived, want 125")
+
+
+def case_request_shape(t):
+    args = ["--h2", "-c", "1", "-n", "3", "-X", "POST", "-H", "X-Test: 1", "-H", "Host: example.test",
+            "-H", "Connection: keep-alive", "-b", "hello"]
+    with FaultServer(t.workdir, "ok") as s:
+        r, _ = t.ok_run(args, h2c(s.port))
+        time.sleep(0.1)
+        requests, data = s.events("request"), s.events("data")
+    expect_eq(r, "succeeded", 3)
+    want = [[":method", "POST"], [":scheme", "http"], [":authority", "example.test"], [":path", "/"],
+            ["x-test", "1"], ["content-length", "5"]]
+    expect(len(requests) == 3 and all(q["headers"] == want for q in requests), f"requests: {requests[:1]}")
+    expect(sum(d["length"] for d in data) == 15, f"body bytes: {data}")
 
 
 def case_max_streams(t):
@@ -556,6 +592,7 @@ CASES = [
     ("per-request timeout: RST_STREAM(CANCEL), counted once, connection kept", case_timeout),
     ("RST_STREAM from the server: reset", case_reset),
     ("RST_STREAM(REFUSED_STREAM): refused and sent again", case_refused),
+    ("-X, -H (Host as :authority, Connection dropped) and -b make the request", case_request_shape),
     ("SETTINGS_MAX_CONCURRENT_STREAMS below -m: respected", case_max_streams),
     ("headers near the limit with CONTINUATION: accepted", case_headers_near_limit),
     ("headers over the limit: header_too_large, bounded", case_headers_over_limit),
@@ -593,6 +630,7 @@ def main():
             if args.only and args.only not in fn.__name__:
                 continue
             t.case(name + tag, fn)
+        t.validate_schemas(tag)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 1 if t.failed else 0
