@@ -8,8 +8,14 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-COMMAND_LINE=$(printf '%q ' "$0" "$@")
-COMMAND_LINE=${COMMAND_LINE% }
+# shell_quote ARG: ARG as it would be typed; quoted only when the shell needs it, so the
+# "reproduce" line in results and README reads naturally (printf %q escapes commas).
+shell_quote() {
+  if [[ $1 =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then printf '%s' "$1"; else printf '%q' "$1"; fi
+}
+COMMAND_LINE=$(shell_quote "$0")
+for arg in "$@"; do COMMAND_LINE+=" $(shell_quote "$arg")"; done
+unset arg
 # Tests point the orchestrator at fixture servers; lib/servers.sh reads SERVERS_DIR.
 export SERVERS_DIR=${BARRAGE_SERVERS_DIR:-${SERVERS_DIR:-$ROOT/servers}}
 SERVERS=() SCENARIOS=() TOOLS=() PROTOCOLS=()
