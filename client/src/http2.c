@@ -375,9 +375,12 @@ static void h2_on_connect(struct session *s, uint64_t now)
         h->broken = true;
 }
 
-/* How many streams may be open now: -m, within the server's limit. */
+/* How many streams may be open now: -m, within the server's limit. Until
+ * the server's SETTINGS arrive its limit is unknown: one stream, so that a
+ * peer which does not speak HTTP/2 fails a request, counted, not silently. */
 static unsigned stream_limit(struct http2_session *h)
 {
+    if (!h->settings_received) return 1;
     uint32_t server = nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
     return server < h->sh->streams ? server : h->sh->streams;
 }
@@ -392,8 +395,7 @@ static struct h2_stream *free_slot(struct http2_session *h)
 /* Starts as many requests as the limits allow. */
 static void start_requests(struct http2_session *h)
 {
-    /* the first requests wait for the server's SETTINGS, so its stream limit is known */
-    if (!h->settings_received || h->goaway || h->closing || h->broken) return;
+    if (h->goaway || h->closing || h->broken) return;
     while (h->active < stream_limit(h) && worker_take_request(h->w, h->now)) {
         struct h2_stream *st = free_slot(h);
         memset(st, 0, sizeof *st);
@@ -468,10 +470,9 @@ static enum session_verdict h2_on_read(struct session *s, const uint8_t *data, s
     h->now = now;
     if (!h->ng) return SESSION_CLOSE;
     ssize_t n = nghttp2_session_mem_recv(h->ng, data, len);
-    if (n < 0) {
-        worker_sample(h->w, data, len);
-        h->broken = true;
-    }
+    /* a server's first frame is SETTINGS: without it, keep what it said for --verbose */
+    if (n < 0 || !h->settings_received) worker_sample(h->w, data, len);
+    if (n < 0) h->broken = true;
     return finished(h) ? SESSION_CLOSE : SESSION_KEEP;
 }
 

@@ -461,6 +461,15 @@ def case_garbage(t):
         expect(r["connections"]["established"] == 5, f"{mode}: established {r['connections']['established']}")
 
 
+def case_not_h2(t):
+    # an HTTP/1.1-only server answers the HTTP/2 preface with an error: every request fails, counted
+    with Nginx(t.workdir, "h1 only", "", HELLO_SERVER) as ng:
+        r, _ = t.ok_run(["--h2", "-c", "1", "-n", "5", "--verbose"], h2c(ng.port), timeout=60)
+    expect_eq(r, "requests", 5)
+    expect_eq(r, "succeeded", 0)
+    expect(sum(r["errors"].values()) == 5, f"errors {r['errors']}")
+
+
 def case_large_bodies(t):
     files = os.path.join(t.workdir, "static files")
     os.makedirs(files)
@@ -597,6 +606,7 @@ CASES = [
     ("headers near the limit with CONTINUATION: accepted", case_headers_near_limit),
     ("headers over the limit: header_too_large, bounded", case_headers_over_limit),
     ("garbage and a bad frame: protocol error, reconnect", case_garbage),
+    ("--h2 against a server without HTTP/2: requests fail, counted", case_not_h2),
     ("1 MiB and 50 MiB through a 65,535-byte window: exact, memory flat", case_large_bodies),
     ("TLS: verification, --cacert, --insecure, --h1, reason shown once", case_tls_verification),
     ("TLS: self-signed certificate", case_tls_self_signed),
