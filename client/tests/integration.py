@@ -110,7 +110,7 @@ class Runner:
             self.failed += 1
             print(f"not ok - barrage {name}: {type(e).__name__}: {e}", flush=True)
 
-    def validate_schema(self):
+    def validate_schema(self, label):
         script = 'source lib/log.sh; source lib/schema.sh; for f in "$@"; do schema::validate "$SCHEMA" "$f" || exit 1; done'
         if not self.records:
             print("ok - barrage --json schema validation # skip no records (--only)", flush=True)
@@ -121,7 +121,7 @@ class Runner:
                                capture_output=True, text=True)
             ok = p.returncode == 0 and self.records
             print(f"{'ok' if ok else 'not ok'} - barrage --json validates against schemas/{os.path.basename(schema)} "
-                  f"({len(self.records)} records)", flush=True)
+                  f"({len(self.records)} records){label}", flush=True)
             if not ok:
                 self.failed += 1
                 sys.stdout.write("# " + p.stderr.replace("\n", "\n# ") + "\n")
@@ -452,7 +452,7 @@ def main():
             if args.only and args.only not in name:
                 continue
             t.case(name + label, fn)
-        t.validate_schema()
+        t.validate_schema(label)
     return 1 if t.failed else 0
 
 
