@@ -89,7 +89,8 @@ static void set_nv(nghttp2_nv *nv, const char *pool, size_t name, size_t name_le
     nv->namelen = name_len;
     nv->value = (uint8_t *)(uintptr_t)(pool + value);
     nv->valuelen = value_len;
-    nv->flags = NGHTTP2_NV_FLAG_NONE;
+    /* the strings live as long as the run: nghttp2 need not copy them for every request */
+    nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
 }
 
 static int32_t window_of(unsigned bits)
