@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # barrage driver (interface: lib/tools/README.md). The bundled C load engine (client/),
-# built here with make when needed. HTTP/1.1 only for now; one request shape per run, so
-# scenarios that rotate several requests (mixed) wait for Lua scripting.
+# built here with make when needed. HTTP/1.1 and h2c (prior knowledge, the scenario's stream
+# count per connection); one request shape per run, so scenarios that rotate several
+# requests (mixed) wait for Lua scripting.
 # `barrage --json` prints the metrics record itself: nothing is parsed out of text.
 #
 #   barrage::build
@@ -17,7 +18,8 @@ BARRAGE_BIN=$BARRAGE_CLIENT_DIR/build/barrage
 
 barrage::build() {
   deps::ensure make:make cc:gcc pkg-config:pkg-config || return 1
-  deps::ensure_pkgconfig /usr/include/ev.h:libev-dev || return 1
+  deps::ensure_pkgconfig /usr/include/ev.h:libev-dev /usr/include/nghttp2/nghttp2.h:libnghttp2-dev \
+    /usr/include/openssl/ssl.h:libssl-dev || return 1
   make -s -C "$BARRAGE_CLIENT_DIR" >&2 || { log::error "barrage does not build (make -C client)"; return 1; }
 }
 
@@ -29,12 +31,12 @@ barrage::version() {
 
 barrage::requires() { printf '%s\n' make:make cc:gcc pkg-config:pkg-config; }
 
-barrage::protocols() { printf '%s\n' h1; }
+barrage::protocols() { printf '%s\n' h1 h2c; }
 
 barrage::supports() {
   local scenario=$1 protocol=$2
-  if [[ $protocol != h1 ]]; then
-    printf 'barrage speaks HTTP/1.1 only for now (no %s)\n' "$protocol"
+  if [[ $protocol != h1 && $protocol != h2c ]]; then
+    printf 'barrage speaks h1 and h2c here (no %s)\n' "$protocol"
     return 1
   fi
   if [[ $(scenarios::field "$scenario" method) == *,* ]]; then
@@ -52,12 +54,13 @@ barrage::parse() {
 }
 
 barrage::run() {
-  local out_json=$1 work_dir=$2 base_url=$3 _protocol=$4 scenario=$5 threads=$6 connections=$7
-  local _streams=$8 duration=$9 warmup=${10} cpulist=${11} body rc=0
+  local out_json=$1 work_dir=$2 base_url=$3 protocol=$4 scenario=$5 threads=$6 connections=$7
+  local streams=$8 duration=$9 warmup=${10} cpulist=${11} body rc=0
   barrage::build || return 1
   ((threads <= connections)) || threads=$connections
   local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout 2s --json
     -X "$(scenarios::field "$scenario" method)")
+  [[ $protocol == h2c ]] && args+=(--h2 -m "${streams:-1}")
   ((warmup > 0)) && args+=(--warmup "${warmup}s")
   body=$(scenarios::body_file "$scenario")
   [[ -n $body ]] && args+=(-B "$body" -H 'Content-Type: application/json')
