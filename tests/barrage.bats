@@ -27,14 +27,16 @@ teardown() {
   rm -rf "$TMP"
 }
 
-@test "barrage driver: HTTP/1.1 only; mixed is skipped with the reason" {
+@test "barrage driver: h1 and h2c; mixed is skipped with the reason" {
   run barrage::protocols
-  [ "$output" = h1 ]
+  [ "$output" = $'h1\nh2c' ]
   run barrage::supports baseline h1
   [ "$status" -eq 0 ]
   run barrage::supports baseline h2c
+  [ "$status" -eq 0 ]
+  run barrage::supports baseline h2
   [ "$status" -eq 1 ]
-  [[ $output == *"HTTP/1.1 only"* ]]
+  [[ $output == *"no h2"* ]]
   run barrage::supports mixed h1
   [ "$status" -eq 1 ]
   [[ $output == *"until Lua scripting"* ]]

@@ -227,6 +227,25 @@ interrupt() {
   interrupt TERM 143
 }
 
+@test "e2e: barrage over h2c measures a real server with the scenario's streams" {
+  source "$ROOT/lib/servers.sh"
+  servers::build jetty
+  run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello \
+    --tool barrage --protocol h2c
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq '.results | length' "$f")" -eq 1 ]
+  [ "$(jq -r '.results[0] | [.tool, .protocol, .status, .config.streams] | join(" ")' "$f")" = "barrage h2c ok 10" ]
+  # exact accounting: every request in one bucket (a server's slow streams may time out, counted)
+  [ "$(jq '.results[0].metrics | .succeeded > 0 and .accounting == "exact"
+      and .requests == .succeeded + .failed
+      and .failed == .status["4xx"] + .status["5xx"] + ([.errors[]] | add)' "$f")" = true ]
+  [ -z "$(leftovers)" ]
+}
+
 @test "e2e: --quick, two real servers (one with h2c) x two scenarios x wrk and h2load" {
   source "$ROOT/lib/servers.sh"
   servers::build jdk-httpserver jetty
