@@ -8,10 +8,14 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shell_quote ARG: ARG as it would be typed; quoted only when the shell needs it, so the
-# "reproduce" line in results and README reads naturally (printf %q escapes commas).
+# shell_quote ARG: ARG as a person would type it: bare when the shell needs no quotes, else in
+# single quotes, so the "reproduce" line in results and README reads naturally (printf %q
+# escapes every space and comma).
 shell_quote() {
-  if [[ $1 =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then printf '%s' "$1"; else printf '%q' "$1"; fi
+  local squote="'"
+  if [[ $1 =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then printf '%s' "$1"
+  else printf "'%s'" "${1//$squote/$squote\\$squote$squote}"
+  fi
 }
 COMMAND_LINE=$(shell_quote "$0")
 for arg in "$@"; do COMMAND_LINE+=" $(shell_quote "$arg")"; done

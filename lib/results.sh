@@ -33,6 +33,8 @@ results::write() {
   tmp=$(mktemp "$RESULTS_FILE.XXXXXX")
   jq -n --slurpfile header "$RESULTS_FILE.header" --slurpfile rows "$RESULTS_FILE.rows" \
     --argjson complete "$complete" '$header[0] + {complete: $complete, results: $rows}' >"$tmp"
+  # mktemp makes the file private; a results file is as readable as any other the user writes
+  chmod "$(printf '%04o' $((0666 & ~0$(umask))))" "$tmp"
   mv -f "$tmp" "$RESULTS_FILE"
 }
 

@@ -154,16 +154,21 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
 }
 
 @test "run: the results file records the system, tools, settings and the command" {
-  run fake --servers good --scenarios hello --tool wrk --description "test box" --cpus 0:1
+  run fake --servers good --scenarios hello --tool wrk --description "test box, it's mine" --cpus 0:1
   [ "$status" -eq 0 ]
   local f
   f=$(results_file)
   valid "$f"
-  [ "$(jq -r .system.description "$f")" = "test box" ]
+  [ "$(jq -r .system.description "$f")" = "test box, it's mine" ]
   [ "$(jq -c .system.cpuPinning "$f")" = '{"server":"0","client":"1"}' ]
   [ "$(jq -r .tools.wrk "$f")" != null ]
   [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1}' ]
   [[ $(jq -r .command "$f") == *run-benchmarks.sh*"--scenarios hello"* ]]
+  # quoted as a person would type it, and the shell reads it back as the same words
+  [[ $(jq -r .command "$f") == *"--description 'test box, it'\''s mine' --cpus 0:1"* ]]
+  local words=()
+  eval "words=($(jq -r .command "$f"))"
+  [ "${words[-3]}" = "test box, it's mine" ]
   [[ $(jq -r .commit "$f") =~ ^[0-9a-f]{40}(-dirty)?$ ]]
   [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET"}' ]
   # No side files stay next to the results.
@@ -238,6 +243,8 @@ interrupt() {
   f=$(results_file)
   valid "$f"
   [ "$(jq '.results | length' "$f")" -eq 1 ]
+  # as readable as any file the user writes (the umask decides, not mktemp)
+  [ "$(stat -c %a "$f")" = "$(printf '%o' $((0666 & ~0$(umask))))" ]
   [ "$(jq -r '.results[0] | [.tool, .protocol, .status, .config.streams] | join(" ")' "$f")" = "barrage h2c ok 10" ]
   # exact accounting: every request in one bucket (a server's slow streams may time out, counted)
   [ "$(jq '.results[0].metrics | .succeeded > 0 and .accounting == "exact"
