@@ -9,6 +9,11 @@
 #     Prints that JDK's version string (e.g. 25.0.1); returns 1 if it has none.
 #   java::server_options OPTIONS_FILE
 #     The JVM flags for the servers, one per line: $JAVA_OPTS when set, else the file.
+#   java::exec_server SERVER_DIR
+#     Replaces the calling shell with SERVER_DIR/target/server.jar on the JDK from
+#     java::home and the flags from java::server_options (servers/jvm.options), with
+#     PORT (default 8080) and BIND (default 127.0.0.1) exported: the caller's PID
+#     becomes the JVM's. Returns 1 with a message when the jar or the JDK is missing.
 #   java::major VERSION
 #     Prints the feature release of a version string (25.0.1 -> 25, 1.8.0 -> 8).
 # Depends on lib/log.sh. JAVA_MIN_MAJOR (default 21) sets the floor; JVM_ROOT
@@ -89,4 +94,13 @@ java::server_options() {
     [[ -z $line || $line == \#* ]] && continue
     printf '%s\n' "$line"
   done <"$file"
+}
+
+java::exec_server() {
+  local dir=$1 java_home jar=$1/target/server.jar jvm_options
+  [[ -f $jar ]] || { log::error "$jar is missing: build it first (./run-tests.sh build, or mvn -B package in servers/)"; return 1; }
+  java_home=$(java::home) || return 1
+  mapfile -t jvm_options < <(java::server_options "$dir/../jvm.options")
+  export PORT=${PORT:-8080} BIND=${BIND:-127.0.0.1}
+  exec "$java_home/bin/java" "${jvm_options[@]}" -jar "$jar"
 }

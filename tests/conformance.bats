@@ -97,6 +97,33 @@ stops_on_sigterm() {
   }
 }
 
+# exits_when_port_taken NAME: a server that cannot listen must exit non-zero within 30 s
+# (not run on without its port), so that run-benchmarks.sh fails it at once.
+exits_when_port_taken() {
+  local name=$1 holder_pid port pid rc=0 deadline
+  require_built "$name"
+  python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder-$name" &
+  holder_pid=$!
+  for _ in $(seq 50); do [[ -s $CONFORMANCE_TMP/holder-$name ]] && break; sleep 0.1; done
+  port=$(<"$CONFORMANCE_TMP/holder-$name")
+  PORT=$port setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+  if servers::alive "$pid"; then
+    SERVER_PID=$pid
+    kill "$holder_pid"
+    echo "$name still running 30 s after failing to listen on taken port $port"
+    return 1
+  fi
+  wait "$pid" || rc=$?
+  kill "$holder_pid"
+  wait "$holder_pid" 2>/dev/null || true
+  ((rc != 0)) || { echo "$name exited 0 without its port"; return 1; }
+}
+
 # --- the libraries, against stand-ins --------------------------------------------
 
 @test "java::home: JAVA_HOME when it is 21+, else the newest JDK with javac under JVM_ROOT" {
@@ -199,23 +226,28 @@ stops_on_sigterm() {
 @test "jdk-httpserver: contract over h1" { conforms jdk-httpserver h1; }
 @test "jdk-httpserver: contract over h2c (prior knowledge and Upgrade)" { conforms jdk-httpserver h2c; }
 @test "jdk-httpserver: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jdk-httpserver; }
+@test "jdk-httpserver: exits non-zero at once when its port is taken" { exits_when_port_taken jdk-httpserver; }
 
 @test "jetty: builds" { require_built jetty; }
 @test "jetty: contract over h1" { conforms jetty h1; }
 @test "jetty: contract over h2c (prior knowledge and Upgrade)" { conforms jetty h2c; }
 @test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
+@test "jetty: exits non-zero at once when its port is taken" { exits_when_port_taken jetty; }
 
 @test "netty: builds" { require_built netty; }
 @test "netty: contract over h1" { conforms netty h1; }
 @test "netty: contract over h2c (prior knowledge and Upgrade)" { conforms netty h2c; }
 @test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
+@test "netty: exits non-zero at once when its port is taken" { exits_when_port_taken netty; }
 
 @test "tomcat: builds" { require_built tomcat; }
 @test "tomcat: contract over h1" { conforms tomcat h1; }
 @test "tomcat: contract over h2c (prior knowledge and Upgrade)" { conforms tomcat h2c; }
 @test "tomcat: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm tomcat; }
+@test "tomcat: exits non-zero at once when its port is taken" { exits_when_port_taken tomcat; }
 
 @test "java-http: builds" { require_built java-http; }
 @test "java-http: contract over h1" { conforms java-http h1; }
 @test "java-http: contract over h2c (prior knowledge and Upgrade)" { conforms java-http h2c; }
 @test "java-http: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm java-http; }
+@test "java-http: exits non-zero at once when its port is taken" { exits_when_port_taken java-http; }

@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +53,14 @@ public final class JavaHttpServer {
                     return logger;
                 })
                 .withShutdownDuration(Duration.ofSeconds(2));
+        // java-http 1.2.0's start() logs a listener that cannot bind, closes, and returns as if
+        // all went well (the JVM would then exit 0): find out first, and fail loudly.
+        try {
+            new ServerSocket(port, 1, InetAddress.getByName(bind)).close();
+        } catch (IOException e) {
+            System.err.printf("java-http: cannot listen on %s:%d: %s%n", bind, port, e.getMessage());
+            System.exit(1);
+        }
         httpServer.start();
         Runtime.getRuntime().addShutdownHook(new Thread(httpServer::close));
         System.out.printf("server=java-http version=%s protocols=h1 transport=blocking-io+virtual-threads port=%d bind=%s%n",

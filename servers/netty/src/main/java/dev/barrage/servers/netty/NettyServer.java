@@ -80,11 +80,19 @@ public final class NettyServer {
 
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);
-        Channel server = new ServerBootstrap()
-                .group(boss, workers)
-                .channel(channel)
-                .childHandler(new ConnectionInitializer())
-                .bind(new InetSocketAddress(bind, port)).sync().channel();
+        Channel server;
+        try {
+            server = new ServerBootstrap()
+                    .group(boss, workers)
+                    .channel(channel)
+                    .childHandler(new ConnectionInitializer())
+                    .bind(new InetSocketAddress(bind, port)).sync().channel();
+        } catch (Exception e) { // sync() rethrows the bind failure, e.g. a BindException
+            // the event loops are not daemon threads: without an exit the JVM would run on, port-less
+            System.err.printf("netty: cannot listen on %s:%d: %s%n", bind, port, e.getMessage());
+            System.exit(1);
+            return;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close().syncUninterruptibly();
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);

@@ -16,6 +16,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.catalina.util.ServerInfo;
@@ -55,6 +56,12 @@ public final class TomcatServer {
         Tomcat.addServlet(context, "contract", new ContractServlet());
         context.addServletMappingDecoded("/", "contract");
         tomcat.start();
+        // A connector that cannot bind is logged and left out while Tomcat runs on without it:
+        // exit instead, so whoever started the server sees the failure at once.
+        if (connector.getState() != LifecycleState.STARTED) {
+            System.err.printf("tomcat: cannot listen on %s:%d (see the error above)%n", bind, port);
+            System.exit(1);
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
                 tomcat.stop();
