@@ -86,7 +86,9 @@ stage_build() {
   if [[ -f lib/servers.sh ]]; then
     # shellcheck source=lib/servers.sh
     source lib/servers.sh
-    if servers::build; then echo "ok - servers build"; else echo "not ok - servers build"; fi
+    local names
+    mapfile -t names < <(servers::list)
+    if servers::build "${names[@]}"; then echo "ok - servers build"; else echo "not ok - servers build"; fi
   fi
 }
 
