@@ -76,15 +76,20 @@ static bool counted(const struct worker *w, uint64_t start_us)
     return w->measuring && start_us >= w->measure_start;
 }
 
-static void worker_maybe_finish(struct worker *w)
+/* May requests (and connections for them) still start: not stopping, budget left. */
+static bool may_start(const struct worker *w)
 {
-    if (w->inflight == 0 && (w->stopping || (w->measuring && w->budget == 0))) ev_break(w->loop, EVBREAK_ONE);
+    return !w->stopping && !(w->measuring && w->budget == 0);
 }
 
-bool worker_take_request(struct worker *w, uint64_t now_us)
+static void worker_maybe_finish(struct worker *w)
 {
-    (void)now_us;
-    if (w->stopping || (w->measuring && w->budget == 0)) return false;
+    if (w->inflight == 0 && !may_start(w)) ev_break(w->loop, EVBREAK_ONE);
+}
+
+bool worker_take_request(struct worker *w)
+{
+    if (!may_start(w)) return false;
     if (w->measuring) {
         if (w->budget != UINT64_MAX) w->budget--;
         w->stats.started++;
@@ -163,11 +168,6 @@ static void conn_watch(struct conn *c, int events)
     if (!events) return;
     ev_io_set(&c->io, c->tr.fd, events);
     ev_io_start(c->w->loop, &c->io);
-}
-
-static bool may_connect(const struct worker *w)
-{
-    return !w->stopping && !(w->measuring && w->budget == 0);
 }
 
 /* Writes what the session has to send until it has nothing or the socket is full. */
@@ -298,7 +298,7 @@ static int open_socket(const struct config *cfg)
 static void conn_connect(struct conn *c)
 {
     struct worker *w = c->w;
-    if (!may_connect(w)) return;
+    if (!may_start(w)) return;
     c->connect_start = engine_now_us();
     if (w->measuring) w->stats.connect_attempts++;
     int fd = open_socket(w->cfg);

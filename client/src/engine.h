@@ -28,7 +28,7 @@ uint64_t engine_now_us(void);
 /* For sessions. start_us is the request's start time: outcomes of requests
  * started before the measured phase (warm-up) are dropped. */
 /* May one more request start now? Counts it as started when so. */
-bool worker_take_request(struct worker *w, uint64_t now_us);
+bool worker_take_request(struct worker *w);
 void worker_response(struct worker *w, uint64_t start_us, int status, uint64_t body_bytes, uint64_t now_us);
 void worker_error(struct worker *w, uint64_t start_us, enum req_error kind, enum req_detail detail,
                   uint64_t now_us);

@@ -147,7 +147,7 @@ static size_t h1_next_write(struct session *s, const uint8_t **data, uint64_t no
 {
     struct http1_session *h = (struct http1_session *)s;
     unsigned n = 0;
-    while (!h->closing && h->inflight < h->sh->pipeline && worker_take_request(h->w, now)) {
+    while (!h->closing && h->inflight < h->sh->pipeline && worker_take_request(h->w)) {
         h->starts[(h->head + h->inflight) % CONFIG_MAX_PIPELINE] = now;
         h->inflight++;
         n++;

@@ -206,11 +206,17 @@ static void slot_free(struct http2_session *h, struct h2_stream *st)
     h->active--;
 }
 
+/* Never sent, or above a GOAWAY's last-stream-id: the server did not process it. */
+static bool unprocessed(const struct http2_session *h, const struct h2_stream *st)
+{
+    return !st->sent || (h->goaway && st->id > h->goaway_last_id);
+}
+
 /* The stream ended without a response: why. */
 static void slot_failed(struct http2_session *h, struct h2_stream *st, uint32_t error_code)
 {
     if (st->timed_out) return; /* accounted when it timed out */
-    if (error_code == NGHTTP2_REFUSED_STREAM || !st->sent || (h->goaway && st->id > h->goaway_last_id))
+    if (error_code == NGHTTP2_REFUSED_STREAM || unprocessed(h, st))
         worker_refused(h->w, st->start);
     else if (st->too_large)
         worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_HEADER_TOO_LARGE, h->now);
@@ -397,7 +403,7 @@ static struct h2_stream *free_slot(struct http2_session *h)
 static void start_requests(struct http2_session *h)
 {
     if (h->goaway || h->closing || h->broken) return;
-    while (h->active < stream_limit(h) && worker_take_request(h->w, h->now)) {
+    while (h->active < stream_limit(h) && worker_take_request(h->w)) {
         struct h2_stream *st = free_slot(h);
         memset(st, 0, sizeof *st);
         st->start = h->now;
@@ -504,7 +510,7 @@ static void h2_on_close(struct session *s, enum close_cause cause, uint64_t now)
             /* already accounted */
         } else if (cause == CLOSE_ABORT) {
             worker_aborted(h->w, st->start);
-        } else if (!st->sent || (h->goaway && st->id > h->goaway_last_id)) {
+        } else if (unprocessed(h, st)) {
             worker_refused(h->w, st->start);
         } else if (h->broken) {
             worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_NONE, now);

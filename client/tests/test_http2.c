@@ -9,7 +9,7 @@
 
 #include "tap.h"
 
-bool worker_take_request(struct worker *w, uint64_t now_us) { (void)w; (void)now_us; return false; }
+bool worker_take_request(struct worker *w) { (void)w; return false; }
 void worker_response(struct worker *w, uint64_t s, int st, uint64_t b, uint64_t n) { (void)w; (void)s; (void)st; (void)b; (void)n; }
 void worker_error(struct worker *w, uint64_t s, enum req_error k, enum req_detail d, uint64_t n) { (void)w; (void)s; (void)k; (void)d; (void)n; }
 void worker_aborted(struct worker *w, uint64_t s) { (void)w; (void)s; }
