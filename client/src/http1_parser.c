@@ -30,6 +30,9 @@ enum {
     S_ERROR,
 };
 
+/* the header a line carries: only these have their value kept and read */
+enum { FIELD_OTHER, FIELD_CONTENT_LENGTH, FIELD_TRANSFER_ENCODING, FIELD_CONNECTION };
+
 #define CHUNK_SIZE_MAX (1ULL << 56)
 
 static const char http_prefix[] = "HTTP/1.";
@@ -104,6 +107,15 @@ static bool name_is(const struct http1_parser *p, const char *name)
     return !p->name_long && p->name_len == strlen(name) && memcmp(p->name, name, p->name_len) == 0;
 }
 
+/* Which of the headers that frame the response a complete name is, once per line. */
+static uint8_t field_of(const struct http1_parser *p)
+{
+    if (name_is(p, "content-length")) return FIELD_CONTENT_LENGTH;
+    if (name_is(p, "transfer-encoding")) return FIELD_TRANSFER_ENCODING;
+    if (name_is(p, "connection")) return FIELD_CONNECTION;
+    return FIELD_OTHER;
+}
+
 static bool value_has_token(const struct http1_parser *p, const char *token)
 {
     size_t n = strlen(token);
@@ -118,9 +130,11 @@ static bool value_has_token(const struct http1_parser *p, const char *token)
 /* A header line ended: act on the few headers that frame the response. */
 static int header_done(struct http1_parser *p)
 {
+    if (p->field == FIELD_OTHER) return S_LINE_START;
     while (p->value_len > 0 && (p->value[p->value_len - 1] == ' ' || p->value[p->value_len - 1] == '\t'))
         p->value_len--;
-    if (name_is(p, "content-length")) {
+    switch (p->field) {
+    case FIELD_CONTENT_LENGTH: {
         uint64_t v = 0;
         if (p->value_long || p->value_len == 0 || p->value_len > 18) return fail(p, HTTP1_BAD_HEADER);
         for (unsigned i = 0; i < p->value_len; i++) {
@@ -130,11 +144,17 @@ static int header_done(struct http1_parser *p)
         if (p->has_length && v != p->content_length) return fail(p, HTTP1_BAD_HEADER);
         p->has_length = true;
         p->content_length = v;
-    } else if (name_is(p, "transfer-encoding")) {
+        break;
+    }
+    case FIELD_TRANSFER_ENCODING:
         p->chunked = p->value_len >= 7 && memcmp(p->value + p->value_len - 7, "chunked", 7) == 0;
-    } else if (name_is(p, "connection")) {
+        break;
+    case FIELD_CONNECTION:
         p->conn_close |= value_has_token(p, "close");
         p->conn_keep |= value_has_token(p, "keep-alive");
+        break;
+    default:
+        break;
     }
     return S_LINE_START;
 }
@@ -195,7 +215,7 @@ static int step(struct http1_parser *p, uint8_t c)
         /* fall through */
     case S_NAME:
         if (c == ':') {
-            p->want_value = name_is(p, "content-length") || name_is(p, "transfer-encoding") || name_is(p, "connection");
+            p->field = field_of(p);
             return p->name_len ? S_VALUE_SKIP_WS : fail(p, HTTP1_BAD_HEADER);
         }
         if (!is_token(c)) return fail(p, HTTP1_BAD_HEADER);
@@ -278,7 +298,7 @@ enum http1_result http1_parse(struct http1_parser *p, const uint8_t *data, size_
             if (p->remaining == 0) p->state = p->state == S_BODY_LENGTH ? S_DONE : S_CHUNK_DATA_CR;
             continue;
         }
-        if (p->state == S_REASON || (p->state == S_VALUE && !p->want_value)) {
+        if (p->state == S_REASON || (p->state == S_VALUE && p->field == FIELD_OTHER)) {
             /* text nobody reads: jump to the end of the line */
             const uint8_t *nl = memchr(data + i, '\n', len - i);
             size_t n = nl ? (size_t)(nl - (data + i)) : len - i;

@@ -40,7 +40,8 @@ struct http1_parser {
     size_t header_bytes;
     uint64_t remaining;
     uint64_t content_length;
-    bool has_length, chunked, conn_close, conn_keep, chunk_digits, want_value;
+    bool has_length, chunked, conn_close, conn_keep, chunk_digits;
+    uint8_t field;           /* the header of the current line (http1_parser.c) */
     unsigned name_len, value_len;
     bool name_long, value_long;
     char name[HTTP1_NAME_CAP];
