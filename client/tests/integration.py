@@ -14,55 +14,8 @@ import sys
 import tempfile
 import time
 
+from harness import MiB, REPO, SCHEMAS, Failure, check_identities, expect, expect_eq, free_port
 from server import TestServer, response_for, STATUS_CYCLE, HELLO
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-SCHEMAS = [os.path.join(REPO, "schemas", name) for name in ("metrics.schema.json", "barrage-record.schema.json")]
-MiB = 1 << 20
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def expect_eq(record, path, want):
-    value = record
-    for key in path.split("."):
-        value = value[key]
-    expect(value == want, f"{path} = {value}, want {want}")
-
-
-def check_identities(r):
-    """The accounting rules hold in every output."""
-    errors = sum(r["errors"].values())
-    st = r["status"]
-    rules = {
-        "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],
-        "requests = succeeded + failed": r["requests"] == r["succeeded"] + r["failed"],
-        "failed = 4xx + 5xx + errored": r["failed"] == st["4xx"] + st["5xx"] + errors,
-        "succeeded = 2xx + 3xx": r["succeeded"] == st["2xx"] + st["3xx"],
-        "classes = sum of codes": st["2xx"] + st["3xx"] + st["4xx"] + st["5xx"] == sum(st["codes"].values()),
-        "latency samples = requests": (r["latency_us"] or {}).get("min") is None and r["requests"] == 0
-        or r["requests"] > 0,
-        "connect attempts = established + errors + abandoned":
-            r["connections"]["connect_attempts"] == r["connections"]["established"]
-            + r["connections"]["connect_errors"] + r["connections"]["abandoned"],
-        "peak <= requested": r["connections"]["peak"] <= r["connections"]["requested"],
-    }
-    broken = [name for name, ok in rules.items() if not ok]
-    expect(not broken, "accounting broken: " + ", ".join(broken))
 
 
 class Runner:

@@ -21,55 +21,16 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.dirname(HERE))
+from harness import MiB, REPO, SCHEMAS, Failure, check_identities, expect, expect_eq, free_port  # noqa: E402
+
 VENV = os.path.join(REPO, ".cache", "h2venv")
 H2_REQUIREMENT = "h2>=4.1,<5"
-SCHEMAS = [os.path.join(REPO, "schemas", name) for name in ("metrics.schema.json", "barrage-record.schema.json")]
-MiB = 1 << 20
 BODY = b"hello\n"
-
-
-class Failure(Exception):
-    pass
 
 
 class Skip(Exception):
     pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-def expect_eq(record, path, want):
-    value = record
-    for key in path.split("."):
-        value = value[key]
-    expect(value == want, f"{path} = {value}, want {want}")
-
-
-def check_identities(r):
-    """The accounting rules of shared/design/metrics.md hold in every record."""
-    st, c = r["status"], r["connections"]
-    rules = {
-        "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],
-        "requests = succeeded + failed": r["requests"] == r["succeeded"] + r["failed"],
-        "failed = 4xx + 5xx + errored": r["failed"] == st["4xx"] + st["5xx"] + sum(r["errors"].values()),
-        "succeeded = 2xx + 3xx": r["succeeded"] == st["2xx"] + st["3xx"],
-        "connect attempts = established + errors + abandoned":
-            c["connect_attempts"] == c["established"] + c["connect_errors"] + c["abandoned"],
-        "tls_errors <= connect_errors": c["tls_errors"] <= c["connect_errors"],
-        "peak <= requested": c["peak"] <= c["requested"],
-    }
-    broken = [name for name, ok in rules.items() if not ok]
-    expect(not broken, "accounting broken: " + ", ".join(broken))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port, proc, seconds=10):
