@@ -17,7 +17,7 @@
 # Not part of run-tests.sh: speed is measured here, never asserted in tests.
 set -euo pipefail
 
-# shellcheck source=common.sh
+# shellcheck source=SCRIPTDIR/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 ROUNDS=3
