@@ -46,6 +46,10 @@ static void test_percentiles(const uint64_t *sorted, const struct hist *h)
     double sum = 0;
     for (size_t i = 0; i < N; i++) sum += (double)sorted[i];
     TAP_CHECK(fabs(hist_mean(h) - sum / N) < 1e-6 * sum / N, "hist mean exact");
+    double mean = sum / N, squares = 0;
+    for (size_t i = 0; i < N; i++) squares += ((double)sorted[i] - mean) * ((double)sorted[i] - mean);
+    double stdev = sqrt(squares / N);
+    TAP_CHECK(fabs(hist_stdev(h) - stdev) < 1e-6 * stdev, "hist stdev exact (%.1f)", hist_stdev(h));
 }
 
 int main(void)
@@ -84,7 +88,9 @@ int main(void)
     hist_init(&empty);
     TAP_CHECK(hist_percentile(&empty, 50) == 0 && hist_mean(&empty) == 0, "hist empty is all zero");
     hist_reset(&whole);
-    TAP_CHECK(whole.total == 0 && hist_percentile(&whole, 99) == 0, "hist reset forgets everything");
+    int zero = whole.total == 0 && whole.max == 0 && whole.sum == 0 && hist_percentile(&whole, 99) == 0;
+    for (size_t i = 0; i < HIST_COUNTS_LEN; i++) zero &= whole.counts[i] == 0;
+    TAP_CHECK(zero, "hist reset forgets everything");
 
     hist_free(&whole);
     hist_free(&a);
