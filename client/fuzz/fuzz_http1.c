@@ -1,6 +1,7 @@
 /* libFuzzer target for the HTTP/1 response parser. The first input byte picks
  * the options (HEAD, a small header limit) and a split point; the rest is fed
- * whole and then in two pieces, and both must give the same results. Any
+ * whole and then in two pieces, and both must give the same results (status,
+ * body bytes, keep-alive and interim count of every response, and the end). Any
  * difference, stall or sanitizer report is a crash. */
 #include "../src/http1_parser.c"
 
@@ -13,6 +14,8 @@ struct outcome {
     size_t responses;
     int status[MAX_RESPONSES];
     uint64_t body[MAX_RESPONSES];
+    bool keep_alive[MAX_RESPONSES];
+    unsigned interim[MAX_RESPONSES];
     int end; /* -1 error, 0 clean end, 1 done at EOF, 2 truncated */
     enum http1_error error;
 };
@@ -41,6 +44,8 @@ static void run(const uint8_t *data, size_t len, size_t cut, bool head, size_t m
                 if (o->responses < MAX_RESPONSES) {
                     o->status[o->responses] = p.status;
                     o->body[o->responses] = p.body_bytes;
+                    o->keep_alive[o->responses] = p.keep_alive;
+                    o->interim[o->responses] = p.interim;
                 }
                 o->responses++;
                 http1_parser_next(&p, head);
@@ -64,7 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (whole.responses != split.responses || whole.end != split.end || whole.error != split.error) abort();
     size_t n = whole.responses < MAX_RESPONSES ? whole.responses : MAX_RESPONSES;
     if (memcmp(whole.status, split.status, n * sizeof whole.status[0]) ||
-        memcmp(whole.body, split.body, n * sizeof whole.body[0]))
+        memcmp(whole.body, split.body, n * sizeof whole.body[0]) ||
+        memcmp(whole.keep_alive, split.keep_alive, n * sizeof whole.keep_alive[0]) ||
+        memcmp(whole.interim, split.interim, n * sizeof whole.interim[0]))
         abort();
     return 0;
 }
