@@ -188,10 +188,13 @@ parse_options() {
   fi
 }
 
+# declared_protocols SERVER: the comma list from its server.properties (h1 when it names none).
+declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
+
 # server_protocols SERVER: the selected protocols the server declares, one per line.
 server_protocols() {
   local declared proto
-  declared=$(servers::prop "$1" protocols 2>/dev/null) || declared=h1
+  declared=$(declared_protocols "$1")
   for proto in "${PROTOCOLS[@]}"; do
     [[ ",$declared," == *",$proto,"* ]] && printf '%s\n' "$proto"
   done
@@ -243,7 +246,7 @@ print_list() {
   printf '  %-16s %-14s %s\n' NAME VERSION PROTOCOLS
   for server in $(servers::list); do
     printf '  %-16s %-14s %s\n' "$server" "$(servers::prop "$server" version 2>/dev/null || echo '?')" \
-      "$(servers::prop "$server" protocols 2>/dev/null || echo h1)"
+      "$(declared_protocols "$server")"
   done
   printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "$THREADS"
   printf '  %-18s %-9s %-12s %-8s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT
@@ -275,18 +278,27 @@ pinning_text() {
   else printf 'none'; fi
 }
 
+# maven_servers: the selected servers built with Maven (those with a pom.xml; script-only
+# servers need no build), one per line.
+maven_servers() {
+  local server
+  for server in "${SERVERS[@]}"; do
+    [[ -f $SERVERS_DIR/$server/pom.xml ]] && printf '%s\n' "$server"
+  done
+  return 0
+}
+
 # ensure_setup: the commands the selected tools and servers need (installed as root on
 # Debian, else the exact command and exit 1), and a JDK 21+ when a server is built with Maven.
 ensure_setup() {
-  local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool server
+  local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
-  for server in "${SERVERS[@]}"; do
-    [[ -f $SERVERS_DIR/$server/pom.xml ]] && { needs+=(mvn:maven); break; }
-  done
+  local maven=0
+  [[ -n $(maven_servers) ]] && { maven=1; needs+=(mvn:maven); }
   deps::ensure "${needs[@]}" || exit 1
   # high-concurrency opens 1000 connections: lift the soft open-files limit to the hard one.
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || log::warn "open-files limit stays at $(ulimit -n)"
-  if [[ " ${needs[*]} " == *" mvn:maven "* ]]; then
+  if ((maven)); then
     JAVA_HOME_FOUND=$(java::home) || exit 1
   else
     JAVA_HOME_FOUND=$(java::home 2>/dev/null) || JAVA_HOME_FOUND=''
@@ -400,7 +412,7 @@ measure() {
 
 # serve SERVER RUN: one server's life for one run: start, ready, verify, measure, stop.
 serve() {
-  local server=$1 run=$2 holder log entry protocols
+  local server=$1 run=$2 holder log
   holder=$(servers::port_holder "$PORT")
   if [[ -n $holder ]]; then
     log::error "port $PORT is taken by $holder before starting $server; free it or pick another with --port"
@@ -413,38 +425,44 @@ serve() {
     fail_entries "$server" "$run" "start failed: see $log"
     return 0
   fi
-  if ! servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; then
-    local tail_line state why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
-    tail_line=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1)
-    state=$(ps -o stat= -p "$SERVER_PID" 2>/dev/null) || state=''
-    [[ -z $state || $state == Z* ]] && why="exited before it was ready"
-    fail_entries "$server" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
-  else
-    protocols=$(servers::prop "$server" protocols 2>/dev/null) || protocols=h1
-    log::info "verifying $server ($protocols)"
-    if ! contract::verify "$server" "http://127.0.0.1:$PORT" "$protocols" >"$LOG_DIR/$server-run$run.contract.tap"; then
-      fail_entries "$server" "$run" "contract verification failed: $(grep -m1 '^not ok' "$LOG_DIR/$server-run$run.contract.tap")"
-    else
-      for entry in "${PLAN[@]}"; do
-        [[ $entry == "$run"$'\t'"$server"$'\t'* ]] || continue
-        measure "$entry"
-        DONE_COUNT=$((DONE_COUNT + 1))
-      done
-    fi
-  fi
+  verify_and_measure "$server" "$run" "$log"
   servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::die "could not stop $server (process group $SERVER_PID)"
   SERVER_PID=''
   servers::wait_port_free "$PORT" "$STOP_TIMEOUT_S" \
     || log::die "port $PORT still taken by $(servers::port_holder "$PORT") after stopping $server"
 }
 
-# build_servers: builds the selected servers that have a pom.xml (script-only servers need
-# none); every server that fails is printed as NAME<TAB>reason.
-build_servers() {
-  local to_build=() server
-  for server in "${SERVERS[@]}"; do
-    [[ -f $SERVERS_DIR/$server/pom.xml ]] && to_build+=("$server")
+# verify_and_measure SERVER RUN LOG: the started server (SERVER_PID) once it answers and keeps
+# the contract: every entry of SERVER in RUN measured; else all of them failed with the reason.
+verify_and_measure() {
+  local server=$1 run=$2 log=$3 entry protocols tap
+  if ! servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; then
+    local tail_line state why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
+    tail_line=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1)
+    state=$(ps -o stat= -p "$SERVER_PID" 2>/dev/null) || state=''
+    [[ -z $state || $state == Z* ]] && why="exited before it was ready"
+    fail_entries "$server" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
+    return 0
+  fi
+  protocols=$(declared_protocols "$server")
+  tap=$LOG_DIR/$server-run$run.contract.tap
+  log::info "verifying $server ($protocols)"
+  if ! contract::verify "$server" "http://127.0.0.1:$PORT" "$protocols" >"$tap"; then
+    fail_entries "$server" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
+    return 0
+  fi
+  for entry in "${PLAN[@]}"; do
+    [[ $entry == "$run"$'\t'"$server"$'\t'* ]] || continue
+    measure "$entry"
+    DONE_COUNT=$((DONE_COUNT + 1))
   done
+}
+
+# build_servers: builds the Maven servers among the selected; every server that fails is
+# printed as NAME<TAB>reason.
+build_servers() {
+  local to_build
+  mapfile -t to_build < <(maven_servers)
   ((${#to_build[@]})) || return 0
   SERVERS_BUILD_LOG=$LOG_DIR/build.log servers::build "${to_build[@]}" || true
 }
@@ -455,7 +473,7 @@ print_summary() {
   jq -r '.results[] | [.server, .tool, .protocol, .scenario, (.run | tostring), .status,
       (if .metrics then (.metrics.rps | floor | tostring) else "-" end),
       (if .metrics and .metrics.latency_us.p99 then (.metrics.latency_us.p99 | tostring) else "-" end),
-      (if .metrics then ([.metrics.failed // 0] | add | tostring) else "-" end),
+      (if .metrics then (.metrics.failed // 0 | tostring) else "-" end),
       (.reason // "")] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
       printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
@@ -479,16 +497,16 @@ main() {
   log::info "${#PLAN[@]} planned runs; estimated time about $(minutes "$(estimate_s)") min"
 
   mkdir -p "$OUTPUT_DIR"
-  local stamp base header tools_json='{}' tool version jvm_flags='' java_version=''
+  local stamp base header tools_json tool version jvm_flags='' java_version=''
   stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
   base=$stamp${LABEL:+-$LABEL}
   WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage run.XXXXXX")
   LOG_DIR=$OUTPUT_DIR/$base.logs
   mkdir -p "$LOG_DIR"
-  for tool in "${TOOLS[@]}"; do
-    version=$("$tool::version" 2>/dev/null) || version=''
-    tools_json=$(jq -c --arg t "$tool" --arg v "$version" '. + {($t): (if $v == "" then null else $v end)}' <<<"$tools_json")
-  done
+  tools_json=$(for tool in "${TOOLS[@]}"; do
+      version=$("$tool::version" 2>/dev/null) || version=''
+      printf '%s\t%s\n' "$tool" "$version"
+    done | jq -Rnc '[inputs | split("\t") | {(.[0]): (if .[1] == "" then null else .[1] end)}] | add')
   if [[ -n $JAVA_HOME_FOUND ]]; then
     java_version=$(java::version "$JAVA_HOME_FOUND") || java_version=''
     [[ -f $SERVERS_DIR/jvm.options ]] && jvm_flags=$(java::server_options "$SERVERS_DIR/jvm.options" | paste -sd' ')
