@@ -10,6 +10,9 @@
 #     The path of the scenario's wrk Lua script (scenarios/NAME.lua).
 #   scenarios::body_file NAME
 #     The path of the request body file, or nothing when the scenario sends none.
+#   scenarios::rotates NAME
+#     0 when the scenario rotates several methods (mixed: "GET,POST"), which a tool that
+#     sends one request shape per run cannot express; 1 otherwise.
 # SCENARIOS_DIR (default: the repo's scenarios/) says where the table and scripts are.
 # Depends on lib/log.sh.
 
@@ -33,6 +36,8 @@ scenarios::field() {
 }
 
 scenarios::script() { printf '%s\n' "$SCENARIOS_DIR/$1.lua"; }
+
+scenarios::rotates() { [[ $(scenarios::field "$1" method) == *,* ]]; }
 
 scenarios::body_file() {
   local body

@@ -39,7 +39,7 @@ barrage::supports() {
     printf 'barrage speaks h1 and h2c here (no %s)\n' "$protocol"
     return 1
   fi
-  if [[ $(scenarios::field "$scenario" method) == *,* ]]; then
+  if scenarios::rotates "$scenario"; then
     printf 'barrage sends one request shape per run until Lua scripting arrives; %s rotates several\n' "$scenario"
     return 1
   fi

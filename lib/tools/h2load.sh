@@ -25,7 +25,7 @@ h2load::supports() {
     h1|h2c) ;;
     *) printf 'h2load is driven over h1 and h2c only (no %s)\n' "$protocol"; return 1 ;;
   esac
-  if [[ $(scenarios::field "$scenario" method) == *,* ]]; then
+  if scenarios::rotates "$scenario"; then
     printf 'h2load sends one method per run; %s alternates %s\n' "$scenario" "$(scenarios::field "$scenario" method)"
     return 1
   fi
