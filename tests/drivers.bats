@@ -118,6 +118,7 @@ field() { jq -c "$2" <<<"$1"; }
 
 @test "drivers: h2load non-2xx, timeouts and socket errors land in their buckets" {
   run h2load::parse "$F/h2load/non2xx.txt" "$F/h2load/non2xx.tsv" 2
+  [ "$status" -eq 0 ]
   [ "$(field "$output" '.status["4xx"] > 0 and .failed == .status["4xx"] and .failed == .requests - .succeeded')" = true ]
   run h2load::parse "$F/h2load/timeouts.txt" "$F/h2load/timeouts.tsv"
   [ "$status" -eq 0 ]
@@ -170,6 +171,9 @@ field() { jq -c "$2" <<<"$1"; }
   [ "$(scenarios::field high-concurrency connections)" -eq 1000 ]
   [ "$(scenarios::field large-file endpoint)" = '/file?size=1048576' ]
   run scenarios::field nope method
+  [ "$status" -eq 1 ]
+  scenarios::rotates mixed
+  run scenarios::rotates hello
   [ "$status" -eq 1 ]
 }
 

@@ -106,6 +106,7 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
   [[ $output == *"jetty"*"h2load"*"h2c"*"hello"* ]]
   [ "$(grep -c 'h2c' <<<"$output")" -eq 1 ]
   run "$RUN" --servers jdk-httpserver --protocol h2c --dry-run
+  [ "$status" -eq 0 ]
   [[ $output == *"0 planned runs"* ]]
   run "$RUN" --servers jdk-httpserver --protocol h2c --port "$PORT" --output "$TMP/out"
   [ "$status" -eq 2 ]
@@ -120,8 +121,10 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
 
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
   run fake --servers good --scenarios hello --tool wrk --cpus 0:1 --dry-run
+  [ "$status" -eq 0 ]
   [[ $output == *"server on CPUs 0, load tool on CPUs 1"* ]]
   run fake --servers good --scenarios hello --tool wrk --cpus none --list
+  [ "$status" -eq 0 ]
   [[ $output == *"threads default to the load tool's CPUs: $(nproc)"* ]]
 }
 
