@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #define CONFIG_MAX_HEADERS 64
@@ -43,5 +45,18 @@ struct config {
     struct tls_client *tls_client; /* https:// only, set by main */
     char tls_version[16];      /* negotiated, set by main */
 };
+
+/* The value of -H 'name: value' (name in any case, leading blanks skipped), or NULL. */
+static inline const char *config_header(const struct config *cfg, const char *name)
+{
+    size_t n = strlen(name);
+    for (unsigned i = 0; i < cfg->header_count; i++) {
+        if (strncasecmp(cfg->headers[i], name, n) != 0 || cfg->headers[i][n] != ':') continue;
+        const char *v = cfg->headers[i] + n + 1;
+        while (*v == ' ' || *v == '\t') v++;
+        return v;
+    }
+    return NULL;
+}
 
 #endif

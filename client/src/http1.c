@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "engine.h"
 #include "http1_parser.h"
@@ -22,14 +21,6 @@ struct http1_session {
     bool closing; /* no more requests on this connection */
 };
 
-static bool has_header(const struct config *cfg, const char *name)
-{
-    size_t n = strlen(name);
-    for (unsigned i = 0; i < cfg->header_count; i++)
-        if (strncasecmp(cfg->headers[i], name, n) == 0 && cfg->headers[i][n] == ':') return true;
-    return false;
-}
-
 int http1_shared_init(struct http1_shared *sh, const struct config *cfg)
 {
     size_t cap = strlen(cfg->method) + strlen(cfg->path) + strlen(cfg->host) + cfg->body_len + 256;
@@ -37,14 +28,14 @@ int http1_shared_init(struct http1_shared *sh, const struct config *cfg)
     char *req = malloc(cap);
     if (!req) return -1;
     size_t len = (size_t)snprintf(req, cap, "%s %s HTTP/1.1\r\n", cfg->method, cfg->path);
-    if (!has_header(cfg, "host"))
+    if (!config_header(cfg, "host"))
         len += (size_t)snprintf(req + len, cap - len, "Host: %s%s%s\r\n", cfg->host,
                                 strcmp(cfg->port, "80") ? ":" : "", strcmp(cfg->port, "80") ? cfg->port : "");
     for (unsigned i = 0; i < cfg->header_count; i++)
         len += (size_t)snprintf(req + len, cap - len, "%s\r\n", cfg->headers[i]);
-    if (cfg->body_len > 0 && !has_header(cfg, "content-length"))
+    if (cfg->body_len > 0 && !config_header(cfg, "content-length"))
         len += (size_t)snprintf(req + len, cap - len, "Content-Length: %zu\r\n", cfg->body_len);
-    if (!cfg->keepalive && !has_header(cfg, "connection"))
+    if (!cfg->keepalive && !config_header(cfg, "connection"))
         len += (size_t)snprintf(req + len, cap - len, "Connection: close\r\n");
     len += (size_t)snprintf(req + len, cap - len, "\r\n");
     if (cfg->body_len) memcpy(req + len, cfg->body, cfg->body_len);

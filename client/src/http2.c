@@ -60,19 +60,6 @@ static size_t add_string(char *pool, size_t *used, const char *s, size_t len, bo
     return at;
 }
 
-/* The value of -H 'name: value' (leading blanks skipped), or NULL. */
-static const char *header_value(const struct config *cfg, const char *name)
-{
-    size_t n = strlen(name);
-    for (unsigned i = 0; i < cfg->header_count; i++) {
-        if (strncasecmp(cfg->headers[i], name, n) != 0 || cfg->headers[i][n] != ':') continue;
-        const char *v = cfg->headers[i] + n + 1;
-        while (*v == ' ' || *v == '\t') v++;
-        return v;
-    }
-    return NULL;
-}
-
 /* Header fields that HTTP/2 forbids (RFC 9113 8.2.2) or carries as pseudo-headers. */
 static bool dropped_header(const char *name, size_t len)
 {
@@ -133,7 +120,7 @@ int http2_shared_init(struct http2_shared *sh, const struct config *cfg)
     snprintf(url_authority, sizeof url_authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "",
              default_port ? "" : ":", default_port ? "" : cfg->port);
     /* -H 'Host: ...' becomes :authority, as HTTP/1.1's Host header would be */
-    const char *authority = header_value(cfg, "host") ? header_value(cfg, "host") : url_authority;
+    const char *host = config_header(cfg, "host"), *authority = host ? host : url_authority;
     size_t cap = strlen(cfg->method) + strlen(cfg->path) + strlen(authority) + 128;
     for (unsigned i = 0; i < cfg->header_count; i++) cap += strlen(cfg->headers[i]) + 2;
     sh->strings = malloc(cap);
@@ -161,7 +148,7 @@ int http2_shared_init(struct http2_shared *sh, const struct config *cfg)
         at = add_string(sh->strings, &used, v, strlen(v), false);
         set_nv(&sh->nva[n++], sh->strings, name, name_len, at, strlen(v));
     }
-    if (cfg->body_len > 0 && !header_value(cfg, "content-length")) {
+    if (cfg->body_len > 0 && !config_header(cfg, "content-length")) {
         char len[32];
         snprintf(len, sizeof len, "%zu", cfg->body_len);
         size_t name = add_string(sh->strings, &used, "content-length", 14, false);
