@@ -437,10 +437,9 @@ serve() {
 verify_and_measure() {
   local server=$1 run=$2 log=$3 entry protocols tap
   if ! servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; then
-    local tail_line state why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
+    local tail_line why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
     tail_line=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1)
-    state=$(ps -o stat= -p "$SERVER_PID" 2>/dev/null) || state=''
-    [[ -z $state || $state == Z* ]] && why="exited before it was ready"
+    servers::alive "$SERVER_PID" || why="exited before it was ready"
     fail_entries "$server" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
