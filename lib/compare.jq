@@ -16,6 +16,8 @@ import "stats" as stats;
 import "format" as fmt;
 
 def _key: [.scenario, .protocol, .tool, .server];
+# Groups -> an object from each group's key (as JSON text) to the group.
+def _by_key: map({key: (_key | tojson), value: .}) | from_entries;
 
 def _selected($filters):
   . as $row
@@ -27,22 +29,25 @@ def _selected($filters):
 def _groups($filters):
   [.results[] | select(_selected($filters))]
   | group_by(_key)
-  | map({
+  | map(map(select(.status == "ok")) as $ok
+    | {
       server: .[0].server, scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
       planned: length,
-      ok: [.[] | select(.status == "ok")] | length,
-      rps: [.[] | select(.status == "ok") | .metrics.rps | select(. != null)],
-      p99: [.[] | select(.status == "ok") | .metrics.latency_us.p99 | select(. != null)],
+      ok: $ok | length,
+      rps: [$ok[] | .metrics.rps | select(. != null)],
+      p99: [$ok[] | .metrics.latency_us.p99 | select(. != null)],
       statuses: [.[] | .status] | unique,
       reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique
     });
 
+# stats::summary with the values and the spread: the largest distance of a run from the
+# median, as a fraction of it.
 def _summary:
-  if length == 0 then null
-  else stats::median as $m
-    | {median: $m, min: min, max: max, n: length, values: .,
-       spread: (if $m > 0 then ([($m - min), (max - $m)] | max) / $m else null end)}
-  end;
+  . as $values
+  | stats::summary
+  | if . == null then null
+    else . + {values: $values, spread: (if .median > 0 then ([.median - .min, .max - .median] | max) / .median else null end)}
+    end;
 
 # Verdict for one metric. $higher_is_better: rps yes, p99 no.
 # Both sides with 3+ runs: Welch's t-test on logs (lib/stats.jq says why); not significant
@@ -84,8 +89,8 @@ def _row_verdict($fail_on):
 def _side($g): if $g == null then null else $g | del(.server, .scenario, .protocol, .tool) end;
 
 def _rows($base_groups; $new_groups; $opts):
-  ($base_groups | map({key: (_key | tojson), value: .}) | from_entries) as $b
-  | ($new_groups | map({key: (_key | tojson), value: .}) | from_entries) as $n
+  ($base_groups | _by_key) as $b
+  | ($new_groups | _by_key) as $n
   | [($b | keys[]), ($n | keys[])] | unique
   | map(. as $k | ($b[$k] // $n[$k]) as $any
       | {server: $any.server, scenario: $any.scenario, protocol: $any.protocol, tool: $any.tool,
@@ -105,7 +110,7 @@ def _relative($base_groups; $new_groups; $base_refs; $new_refs; $opts):
                 | {key: ([.scenario, .protocol, .tool] | tojson), value: (.rps | stats::median)})
             | from_entries;
   ($base_refs | refs) as $rb | ($new_refs | refs) as $rn
-  | ($new_groups | map({key: (_key | tojson), value: .}) | from_entries) as $n
+  | ($new_groups | _by_key) as $n
   | [$base_groups[]
      | select(.server != $opts.reference and (.rps | length) > 0)
      | ([.scenario, .protocol, .tool] | tojson) as $ck
@@ -120,6 +125,8 @@ def _file_info($doc; $name):
   {file: $name, timestamp: $doc.timestamp, commit: $doc.commit, runs: $doc.settings.runs,
    machine: "\($doc.system.cpuModel), \($doc.system.cpuCores) cores"};
 
+def _counts: group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries;
+
 def compare($base; $new; $opts):
   ($base | _groups($opts.filters)) as $bg
   | ($new | _groups($opts.filters)) as $ng
@@ -133,8 +140,7 @@ def compare($base; $new; $opts):
   | {base: _file_info($base; $opts.base_file), new: _file_info($new; $opts.new_file),
      settings: ($opts | del(.base_file, .new_file)),
      rows: $rows, relative: $relative,
-     counts: ($rows | group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries),
-     relative_counts: ($relative | group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries),
+     counts: ($rows | _counts), relative_counts: ($relative | _counts),
      regressions: ($failures + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
 
 # ---- rendering ------------------------------------------------------------------------

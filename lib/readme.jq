@@ -21,9 +21,7 @@ def _scenario_rank:
 
 def _slug: gsub("[^A-Za-z0-9_.-]"; "_");
 
-def _summary:
-  map(select(. != null))
-  | if length == 0 then null else {median: stats::median, min: min, max: max, n: length} end;
+def _summary: map(select(. != null)) | stats::summary;
 
 def _server_entry:
   (map(select(.status == "ok"))) as $ok

@@ -2,6 +2,7 @@
 # (jq -L lib 'import "stats" as stats; ...').
 #
 #   median            [numbers] -> the median, null for an empty array
+#   summary           [numbers] -> {median, min, max, n}, null for an empty array
 #   mean, variance    [numbers] -> arithmetic mean; unbiased sample variance (n-1)
 #   welch_p(a; b)     two-sided p-value of Welch's t-test between the arrays a and b
 #   welch_log_p(a; b) the same on log(values): tests the ratio of the two, not the difference
@@ -26,6 +27,8 @@ def median:
   | if $n == 0 then null
     elif $n % 2 == 1 then $s[($n - 1) / 2]
     else ($s[$n / 2 - 1] + $s[$n / 2]) / 2 end;
+
+def summary: if length == 0 then null else {median: median, min: min, max: max, n: length} end;
 
 # Continued fraction of the incomplete beta function (modified Lentz's method,
 # Numerical Recipes 6.4); converges quickly for x < (a+1)/(a+b+2).
