@@ -29,12 +29,14 @@ readme::section() {
 }
 
 readme::charts() {
-  local dir=$1 charts count i file
-  charts=$(jq -c -L "$README_LIB" --arg dir "$dir" 'import "readme" as r; r::chart_scripts($dir)')
-  count=$(jq length <<<"$charts")
-  for ((i = 0; i < count; i++)); do
-    file=$(jq -r --argjson i "$i" '.[$i].file' <<<"$charts")
-    if ! jq -r --argjson i "$i" '.[$i].script' <<<"$charts" | gnuplot >&2; then
+  local dir=$1 charts i file
+  # File names and scripts, NUL-separated: file, script, file, script, ...
+  mapfile -d '' -t charts < <(jq -j -L "$README_LIB" --arg dir "$dir" \
+    'import "readme" as r; r::chart_scripts($dir)[] | .file, "\u0000", .script, "\u0000"'; printf 'rc=%s' "$?")
+  [[ ${charts[-1]} == rc=0 ]] || return 1
+  for ((i = 0; i + 1 < ${#charts[@]}; i += 2)); do
+    file=${charts[i]}
+    if ! printf '%s' "${charts[i + 1]}" | gnuplot >&2; then
       log::error "gnuplot could not draw $file"
       return 1
     fi
