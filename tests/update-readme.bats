@@ -109,6 +109,15 @@ is_png() {
   [ "$status" -eq 0 ]
   section | grep -q 'Figures are the median of 3 runs'
   section | grep -qF '| tomcat | 34,303<br><sub>33,892–34,508</sub> | 34,303 |'
+  section | grep -qF '| 919 µs | 3.22 ms<br><sub>3.20 ms–3.26 ms</sub> | 6.44 ms |'
+  # A failed run is left out of the figures and listed under the table.
+  jq '(.results[] | select(.server == "tomcat" and .scenario == "hello" and .tool == "wrk" and .run == 1))
+        |= (.status = "failed" | .reason = "connection refused" | .metrics = null | .server_stats = null)' \
+    "$F/multi-shift10.json" >"$TMP/one-failed.json"
+  update --file "$TMP/one-failed.json"
+  [ "$status" -eq 0 ]
+  section | grep -qF '| tomcat | 34,405<br><sub>34,303–34,508</sub> | 34,405 |'
+  section | grep -qxF -- '- **tomcat**: 1 of 3 runs not counted: failed: connection refused'
 }
 
 @test "update-readme: footer with date, machine, OS, Java, commit and the command" {
