@@ -136,6 +136,8 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 1 ]
   [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = jetty ]
   [ "$(jq -r '[.relative[] | select(.server == "netty") | .verdict] | unique | join(",")' <<<"$output")" = unchanged ]
+  run "$COMPARE" --gate relative "$F/single-base.json" "$F/single-other-machine.json"
+  [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +86\.5%\ +73\.6%\ +-15\.0%\ +regression ]]
   run "$COMPARE" --gate relative --server netty,tomcat "$F/single-base.json" "$F/single-other-machine.json"
   [ "$status" -eq 0 ]
   [[ $output == *"Relative to java-http in the same file"* ]]
