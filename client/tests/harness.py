@@ -1,8 +1,12 @@
 """What barrage's integration tests share (tests/integration.py, tests/h2/run.py):
 the failure type and checks of a case, the accounting identities every
-`barrage --json` record must satisfy, and a free port."""
+`barrage --json` record must satisfy, a free port, and the runner of the cases
+(TAP lines, records kept and validated against the JSON Schemas)."""
+import json
 import os
 import socket
+import subprocess
+import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMAS = [os.path.join(REPO, "schemas", name) for name in ("metrics.schema.json", "barrage-record.schema.json")]
@@ -48,3 +52,59 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class Skip(Exception):
+    pass
+
+
+class Runner:
+    """Runs the cases of a suite as TAP lines named `PREFIX name`, and keeps
+    every --json record for the schema check at the end."""
+    prefix = "barrage"
+
+    def __init__(self, barrage, sanitized, workdir):
+        self.barrage = barrage
+        self.sanitized = sanitized
+        self.workdir = workdir
+        self.failed = 0
+        self.records = []
+
+    def keep_record(self, stdout, stderr):
+        """The record barrage --json printed, checked against the identities and kept."""
+        try:
+            record = json.loads(stdout)
+        except json.JSONDecodeError as e:
+            raise Failure(f"bad JSON ({e}): {stdout[:300]} {stderr[-300:]}")
+        check_identities(record)
+        path = os.path.join(self.workdir, f"record {len(self.records)}.json")
+        with open(path, "w") as f:
+            f.write(stdout)
+        self.records.append(path)
+        return record
+
+    def case(self, name, fn):
+        try:
+            fn(self)
+            print(f"ok - {self.prefix} {name}", flush=True)
+        except Skip as e:
+            print(f"ok - {self.prefix} {name} # skip {e}", flush=True)
+        except Exception as e:  # a crash of the check itself is a failed case too
+            self.failed += 1
+            print(f"not ok - {self.prefix} {name}: {type(e).__name__}: {e}", flush=True)
+
+    def validate_schemas(self, tag):
+        """Every kept record against each schema in SCHEMAS, one TAP line per schema."""
+        if not self.records:
+            print(f"ok - {self.prefix} --json schema validation{tag} # skip no records", flush=True)
+            return
+        script = 'source lib/log.sh; source lib/schema.sh; for f in "$@"; do schema::validate "$SCHEMA" "$f" || exit 1; done'
+        for schema in SCHEMAS:
+            p = subprocess.run(["bash", "-c", script, "validate", *self.records], cwd=REPO,
+                               env=dict(os.environ, SCHEMA=schema), capture_output=True, text=True)
+            ok = p.returncode == 0
+            print(f"{'ok' if ok else 'not ok'} - {self.prefix} --json validates against schemas/"
+                  f"{os.path.basename(schema)} ({len(self.records)} records){tag}", flush=True)
+            if not ok:
+                self.failed += 1
+                sys.stdout.write("# " + p.stderr.strip().replace("\n", "\n# ") + "\n")

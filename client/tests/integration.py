@@ -14,18 +14,12 @@ import sys
 import tempfile
 import time
 
-from harness import MiB, REPO, SCHEMAS, Failure, check_identities, expect, expect_eq, free_port
+import harness
+from harness import MiB, expect, expect_eq, free_port
 from server import TestServer, response_for, STATUS_CYCLE, HELLO
 
 
-class Runner:
-    def __init__(self, barrage, sanitized, workdir):
-        self.barrage = barrage
-        self.sanitized = sanitized
-        self.workdir = workdir
-        self.failed = 0
-        self.records = []
-
+class Runner(harness.Runner):
     def run(self, args, port=None, timeout=120):
         """Runs barrage; returns (exit code, record or None, stderr, wall seconds)."""
         url = f"http://127.0.0.1:{port}/" if port else None
@@ -33,17 +27,7 @@ class Runner:
         t0 = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         wall = time.monotonic() - t0
-        record = None
-        if p.returncode == 0 and "--json" in cmd:
-            try:
-                record = json.loads(p.stdout)
-            except json.JSONDecodeError as e:
-                raise Failure(f"bad JSON ({e}): {p.stdout[:300]}")
-            check_identities(record)
-            path = os.path.join(self.workdir, f"record {len(self.records)}.json")
-            with open(path, "w") as f:
-                f.write(p.stdout)
-            self.records.append(path)
+        record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
         return p.returncode, record, p.stderr, wall
 
     def serve_and_run(self, mode, args, params=None, timeout=120):
@@ -54,30 +38,6 @@ class Runner:
             server.stop()
         expect(rc == 0, f"exit {rc}: {err.strip()}")
         return record, wall, server
-
-    def case(self, name, fn):
-        try:
-            fn(self)
-            print(f"ok - barrage {name}", flush=True)
-        except Exception as e:  # a crash of the check itself is a failed case too
-            self.failed += 1
-            print(f"not ok - barrage {name}: {type(e).__name__}: {e}", flush=True)
-
-    def validate_schema(self, label):
-        script = 'source lib/log.sh; source lib/schema.sh; for f in "$@"; do schema::validate "$SCHEMA" "$f" || exit 1; done'
-        if not self.records:
-            print("ok - barrage --json schema validation # skip no records (--only)", flush=True)
-            return
-        for schema in SCHEMAS:
-            env = dict(os.environ, SCHEMA=schema)
-            p = subprocess.run(["bash", "-c", script, "validate", *self.records], cwd=REPO, env=env,
-                               capture_output=True, text=True)
-            ok = p.returncode == 0 and self.records
-            print(f"{'ok' if ok else 'not ok'} - barrage --json validates against schemas/{os.path.basename(schema)} "
-                  f"({len(self.records)} records){label}", flush=True)
-            if not ok:
-                self.failed += 1
-                sys.stdout.write("# " + p.stderr.replace("\n", "\n# ") + "\n")
 
 
 # ---- the cases ----
@@ -405,7 +365,7 @@ def main():
             if args.only and args.only not in name:
                 continue
             t.case(name + label, fn)
-        t.validate_schema(label)
+        t.validate_schemas(label)
     return 1 if t.failed else 0
 
 

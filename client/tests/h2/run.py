@@ -22,15 +22,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from harness import MiB, REPO, SCHEMAS, Failure, check_identities, expect, expect_eq, free_port  # noqa: E402
+import harness  # noqa: E402
+from harness import MiB, REPO, Failure, Skip, expect, expect_eq, free_port  # noqa: E402
 
 VENV = os.path.join(REPO, ".cache", "h2venv")
 H2_REQUIREMENT = "h2>=4.1,<5"
 BODY = b"hello\n"
-
-
-class Skip(Exception):
-    pass
 
 
 def wait_port(port, proc, seconds=10):
@@ -223,14 +220,12 @@ def tls_server(cert, key, http2=True):
 
 # ---- runner ----
 
-class Runner:
+class Runner(harness.Runner):
+    prefix = "barrage h2"
+
     def __init__(self, barrage, sanitized, workdir):
-        self.barrage = barrage
-        self.sanitized = sanitized
-        self.workdir = workdir
-        self.failed = 0
+        super().__init__(barrage, sanitized, workdir)
         self._certs = None
-        self.records = []
 
     def certs(self):
         if self._certs is None:
@@ -241,49 +236,13 @@ class Runner:
     def run(self, args, url, timeout=120):
         """Runs barrage --json; returns (exit code, record or None, stderr)."""
         p = subprocess.run([self.barrage, "--json", *args, url], capture_output=True, text=True, timeout=timeout)
-        record = None
-        if p.returncode == 0:
-            try:
-                record = json.loads(p.stdout)
-            except json.JSONDecodeError as e:
-                raise Failure(f"bad JSON ({e}): {p.stdout[:300]} {p.stderr[-300:]}")
-            check_identities(record)
-            path = os.path.join(self.workdir, f"record {len(self.records)}.json")
-            with open(path, "w") as f:
-                f.write(p.stdout)
-            self.records.append(path)
+        record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
         return p.returncode, record, p.stderr
 
     def ok_run(self, args, url, timeout=120):
         rc, record, err = self.run(args, url, timeout)
         expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
         return record, err
-
-    def case(self, name, fn):
-        try:
-            fn(self)
-            print(f"ok - barrage h2 {name}", flush=True)
-        except Skip as e:
-            print(f"ok - barrage h2 {name} # skip {e}", flush=True)
-        except Exception as e:  # a crash of the check itself is a failed case too
-            self.failed += 1
-            print(f"not ok - barrage h2 {name}: {type(e).__name__}: {e}", flush=True)
-
-
-    def validate_schemas(self, tag):
-        if not self.records:
-            print(f"ok - barrage h2 --json schema validation{tag} # skip no records", flush=True)
-            return
-        script = 'source lib/log.sh; source lib/schema.sh; for f in "$@"; do schema::validate "$SCHEMA" "$f" || exit 1; done'
-        for schema in SCHEMAS:
-            p = subprocess.run(["bash", "-c", script, "validate", *self.records], cwd=REPO,
-                               env=dict(os.environ, SCHEMA=schema), capture_output=True, text=True)
-            ok = p.returncode == 0
-            print(f"{'ok' if ok else 'not ok'} - barrage h2 --json validates against schemas/"
-                  f"{os.path.basename(schema)} ({len(self.records)} records){tag}", flush=True)
-            if not ok:
-                self.failed += 1
-                sys.stdout.write("# " + p.stderr.strip().replace("\n", "\n# ") + "\n")
 
 
 def h2c(port):
