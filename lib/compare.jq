@@ -128,12 +128,15 @@ def _file_info($doc; $name):
 def _counts: group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries;
 
 def compare($base; $new; $opts):
-  ($base | _groups($opts.filters)) as $bg
-  | ($new | _groups($opts.filters)) as $ng
+  # Grouped once with every server, as the reference counts even when --server leaves it
+  # out of the rows; the rows are the groups the filters select.
+  ($opts.filters | .server = []) as $reference_filters
+  | ($base | _groups($reference_filters)) as $base_all
+  | ($new | _groups($reference_filters)) as $new_all
+  | ($base_all | map(select(_selected($opts.filters)))) as $bg
+  | ($new_all | map(select(_selected($opts.filters)))) as $ng
   | _rows($bg; $ng; $opts) as $rows
-  # The reference counts even when --server leaves it out of the rows.
-  | ($opts.filters | .server = []) as $reference_filters
-  | _relative($bg; $ng; $base | _groups($reference_filters); $new | _groups($reference_filters); $opts) as $relative
+  | _relative($bg; $ng; $base_all; $new_all; $opts) as $relative
   | ([$relative[] | select(.verdict == "regression")] | length) as $relative_regressions
   | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
   | ([$rows[] | select(.verdict == "failed")] | length) as $failures
