@@ -1,4 +1,4 @@
--- json-report.lua: wrk's done() hook that prints the metrics record (shared/design/metrics.md)
+-- json-report.lua: wrk's done() hook that prints the metrics record (docs/metrics.md)
 -- as one JSON line after wrk's own summary. Every scenario file ends by loading this file.
 -- wrk counts socket errors, not failed requests, and gives no per-status counts, so what it does
 -- not provide is null and the record says "accounting": "approximate".

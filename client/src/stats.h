@@ -1,5 +1,5 @@
 /* stats: one thread's counters and histograms, recorded as the metrics record
- * (shared/design/metrics.md) defines them, then merged across threads.
+ * (docs/metrics.md) defines them, then merged across threads.
  * No I/O. Every started request ends in exactly one bucket:
  *   started = requests + aborted, requests = succeeded + failed,
  *   failed = 4xx + 5xx + errored, errored = timeout + read + write + protocol + reset. */

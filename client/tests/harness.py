@@ -30,7 +30,7 @@ def expect_eq(record, path, want):
 
 
 def check_identities(r):
-    """The accounting rules of shared/design/metrics.md hold in every record."""
+    """The accounting rules of docs/metrics.md hold in every record."""
     st, c = r["status"], r["connections"]
     rules = {
         "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],

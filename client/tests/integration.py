@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """barrage integration tests: each case runs the built barrage against the test
 server (server.py) in one mode and checks exact counts from `barrage --json`,
-the accounting identities of shared/design/metrics.md and the JSON Schema.
+the accounting identities of docs/metrics.md and the JSON Schema.
 Prints TAP lines; exits 1 when any case failed.
 
   python3 tests/integration.py --barrage build/barrage [--sanitized] [--only NAME]"""
