@@ -6,8 +6,9 @@
 #
 # Installs what is missing (apt-get as root, else prints the command), builds the
 # client and the servers, then runs the C unit tests, the sanitizer build's tests,
-# the fuzzer, and every bats file under tests/. Ends with "N passed, N failed";
-# exit 0 only when nothing failed.
+# the fuzzer, and every bats file under tests/. Ends with "N passed, N failed, N skipped";
+# exit 0 only when nothing failed. A skipped test (TAP "ok ... # skip") is counted apart,
+# never as passed. Sourcing the file defines the functions without running anything.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,20 +33,25 @@ Stages (default: all, in this order):
   c-fuzz      the HTTP/1 response parser fuzzer for \$FUZZ_SECONDS s (default 60)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name)
 
-Output: TAP lines per test, then "N passed, N failed". Exit 0 when none failed.
+Output: TAP lines per test, then "N passed, N failed, N skipped" (a skipped test is
+never counted as passed). Exit 0 when none failed.
 USAGE
 }
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 FAILED_NAMES=()
 
-# count_tap FILE: add the ok / not ok lines of a TAP log to the totals.
+# count_tap FILE: add the ok / not ok / skipped lines of a TAP log to the totals. A line
+# "ok ... # skip REASON" (any case, as TAP allows) is a skip, not a pass.
 count_tap() {
-  local ok notok
+  local ok notok skipped
   ok=$(grep -cE '^ok ' "$1" || true)
+  skipped=$(grep -ciE '^ok .*# skip' "$1" || true)
   notok=$(grep -cE '^not ok ' "$1" || true)
-  PASSED=$((PASSED + ok))
+  PASSED=$((PASSED + ok - skipped))
+  SKIPPED=$((SKIPPED + skipped))
   FAILED=$((FAILED + notok))
   if ((notok > 0)); then
     mapfile -t -O "${#FAILED_NAMES[@]}" FAILED_NAMES < <(grep -E '^not ok ' "$1")
@@ -69,13 +75,20 @@ run_stage() {
   fi
 }
 
+# The stage functions run inside run_stage's pipeline, where errexit is off: each checks
+# what it calls and reports "not ok" itself.
 stage_deps() {
+  local absent=0
   deps::ensure curl:curl jq:jq wrk:wrk h2load:nghttp2-client nginx:nginx-light \
     gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
-    ss:iproute2 file:file ps:procps pgrep:procps
+    ss:iproute2 file:file ps:procps pgrep:procps || absent=1
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev \
-    libclang-rt-14-dev python3-venv
+    libclang-rt-14-dev python3-venv || absent=1
+  if ((absent)); then
+    echo "not ok - dependencies present (see the messages above)"
+    return 1
+  fi
   echo "ok - dependencies present"
 }
 
@@ -108,6 +121,8 @@ main() {
     esac
   done
   ((${#stages[@]})) || stages=("${ALL_STAGES[@]}")
+  # Tests that need a built server or a JDK fail (instead of skipping) when run from here.
+  export BARRAGE_REQUIRE_BUILT=1
   for s in "${stages[@]}"; do
     run_stage "$s" "stage_${s//-/_}"
   done
@@ -115,8 +130,9 @@ main() {
     log::error "failed:"
     printf '  %s\n' "${FAILED_NAMES[@]}" >&2
   fi
-  echo "$PASSED passed, $FAILED failed"
+  echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
   ((FAILED == 0))
 }
 
-main "$@"
+# Tests source this file to check its stages and counting; only a run executes main.
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

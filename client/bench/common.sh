@@ -49,12 +49,14 @@ CONF
   log::die "nginx did not start (see $WORKDIR/error.log)"
 }
 
-# timed NAME CMD...: runs CMD on core 1, stdout to $WORKDIR/NAME.out; prints user + sys seconds
+# timed NAME CMD...: runs CMD on core 1, stdout to $WORKDIR/NAME.out and stderr to
+# $WORKDIR/NAME.err; prints its user + sys seconds. The tool's stderr never reaches the
+# file the time is read from, so a tool that prints a warning does not become its CPU time.
 timed() {
   local name=$1 TIMEFORMAT='%3U %3S'
   shift
-  { time taskset -c 1 "$@" > "$WORKDIR/$name.out"; } 2> "$WORKDIR/$name.time"
-  awk '{print $1 + $2}' "$WORKDIR/$name.time"
+  { time taskset -c 1 "$@" > "$WORKDIR/$name.out" 2> "$WORKDIR/$name.err"; } 2> "$WORKDIR/$name.time"
+  awk 'END {print $1 + $2}' "$WORKDIR/$name.time"
 }
 
 # run_h2load FLAGS URL: prints "requests rps cpu_seconds"
@@ -88,23 +90,32 @@ median() { sort -g | awk '{v[NR]=$1} END {printf "%.2f\n", (NR % 2) ? v[(NR+1)/2
 us_per_request() { awk -v c="$1" -v n="$2" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}'; }
 
 # compare TITLE OTHER_TOOL OTHER_FLAGS BARRAGE_FLAGS URL TARGET: ROUNDS rounds of
-# OTHER_TOOL (h2load with OTHER_FLAGS, or wrk -c 50) then barrage, and the medians
+# OTHER_TOOL (h2load with OTHER_FLAGS, or wrk -c 50) and barrage, the other tool first in odd
+# rounds and barrage first in even ones (so drift and warm-up do not favour one), and the medians
 compare() {
   local title=$1 other=$2 other_flags=$3 barrage_flags=$4 url=$5 target=$6
-  local round line req rps cpu other_us=() barrage_us=() other_rps=() barrage_rps=()
+  local round tool line req rps cpu order other_us=() barrage_us=() other_rps=() barrage_rps=()
   printf '\n%s (%s rounds of %ss)\n' "$title" "$ROUNDS" "$DURATION"
   printf '%-6s %-8s %12s %12s %10s\n' round tool requests "requests/s" "cpu us/req"
   for round in $(seq "$ROUNDS"); do
-    if [[ $other == h2load ]]; then line=$(run_h2load "$other_flags" "$url"); else line=$(run_wrk "$url"); fi
-    read -r req rps cpu <<<"$line"
-    other_us+=("$(us_per_request "$cpu" "$req")")
-    other_rps+=("$rps")
-    printf '%-6s %-8s %12s %12.0f %10s\n' "$round" "$other" "$req" "$rps" "${other_us[-1]}"
-    line=$(run_barrage "$barrage_flags" "$url")
-    read -r req rps cpu <<<"$line"
-    barrage_us+=("$(us_per_request "$cpu" "$req")")
-    barrage_rps+=("$rps")
-    printf '%-6s %-8s %12s %12.0f %10s\n' "$round" barrage "$req" "$rps" "${barrage_us[-1]}"
+    order=("$other" barrage)
+    ((round % 2)) || order=(barrage "$other")
+    for tool in "${order[@]}"; do
+      case $tool in
+        barrage) line=$(run_barrage "$barrage_flags" "$url") ;;
+        h2load) line=$(run_h2load "$other_flags" "$url") ;;
+        *) line=$(run_wrk "$url") ;;
+      esac
+      read -r req rps cpu <<<"$line"
+      if [[ $tool == barrage ]]; then
+        barrage_us+=("$(us_per_request "$cpu" "$req")")
+        barrage_rps+=("$rps")
+      else
+        other_us+=("$(us_per_request "$cpu" "$req")")
+        other_rps+=("$rps")
+      fi
+      printf '%-6s %-8s %12s %12.0f %10s\n' "$round" "$tool" "$req" "$rps" "$(us_per_request "$cpu" "$req")"
+    done
   done
   local om bm
   om=$(printf '%s\n' "${other_us[@]}" | median)
