@@ -271,7 +271,8 @@ static bool field_end(struct http1_parser *p)
 {
     bool ok = true;
     if (p->field == FIELD_CONTENT_LENGTH) ok = length_end(p);
-    else if (p->field != FIELD_OTHER && p->field != FIELD_NONE && p->item_state != ITEM_START) item_end(p);
+    else if ((p->field == FIELD_TRANSFER_ENCODING || p->field == FIELD_CONNECTION) && p->item_state != ITEM_START)
+        item_end(p);
     p->field = FIELD_NONE;
     return ok;
 }
