@@ -10,30 +10,41 @@ enum {
     S_CODE,
     S_AFTER_CODE,
     S_REASON,
-    S_LINE_START,    /* start of a header line, or the empty line */
+    S_LINE_START,    /* start of a header line, of an obs-fold, or the empty line */
     S_NAME,
-    S_VALUE_SKIP_WS,
     S_VALUE,
+    S_VALUE_LF,      /* a CR in a value: only LF may follow */
     S_HEAD_END_LF,
-    S_BODY_LENGTH,
-    S_BODY_EOF,
     S_CHUNK_SIZE,
     S_CHUNK_EXT,
     S_CHUNK_SIZE_LF,
-    S_CHUNK_DATA,
     S_CHUNK_DATA_CR,
     S_CHUNK_DATA_LF,
     S_TRAILER_START,
     S_TRAILER_LINE,
     S_TRAILER_END_LF,
+    /* body bytes, counted in bulk */
+    S_BODY_LENGTH,
+    S_BODY_EOF,
+    S_CHUNK_DATA,
     S_DONE,
     S_ERROR,
 };
 
-/* the header a line carries: only these have their value kept and read */
-enum { FIELD_OTHER, FIELD_CONTENT_LENGTH, FIELD_TRANSFER_ENCODING, FIELD_CONNECTION };
+/* the header a value belongs to: only these are read */
+enum { FIELD_NONE, FIELD_OTHER, FIELD_CONTENT_LENGTH, FIELD_TRANSFER_ENCODING, FIELD_CONNECTION };
+
+/* Where a value is in its current list item (Transfer-Encoding, Connection:
+ * token *(OWS ";" parameter), comma-separated) or in its number (Content-Length). */
+enum { ITEM_START, ITEM_TOKEN, ITEM_AFTER, ITEM_PARAMS, ITEM_QUOTED, ITEM_ESCAPE };
+
+/* the list tokens that frame a response, matched case-insensitively */
+enum { TOKEN_CHUNKED, TOKEN_CLOSE, TOKEN_KEEP_ALIVE, TOKEN_COUNT };
+static const char *const tokens[TOKEN_COUNT] = {"chunked", "close", "keep-alive"};
+#define TOKEN_BIT(t) (1u << (t))
 
 #define CHUNK_SIZE_MAX (1ULL << 56)
+#define LENGTH_DIGITS_MAX 18
 
 static const char http_prefix[] = "HTTP/1.";
 
@@ -50,7 +61,8 @@ static void head_reset(struct http1_parser *p)
     p->pos = 0;
     p->status = 0;
     p->header_bytes = 0;
-    p->has_length = p->chunked = p->conn_close = p->conn_keep = false;
+    p->has_length = p->has_te = p->chunked = p->conn_close = p->conn_keep = false;
+    p->field = FIELD_NONE;
     p->content_length = 0;
     p->remaining = 0;
     p->chunk_digits = false;
@@ -94,6 +106,16 @@ static bool is_token(uint8_t c)
     return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
+static bool is_ows(uint8_t c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static uint8_t lower(uint8_t c)
+{
+    return c >= 'A' && c <= 'Z' ? c | 0x20 : c;
+}
+
 static int hex_value(uint8_t c)
 {
     if (c >= '0' && c <= '9') return c - '0';
@@ -116,50 +138,146 @@ static uint8_t field_of(const struct http1_parser *p)
     return FIELD_OTHER;
 }
 
-static bool value_has_token(const struct http1_parser *p, const char *token)
+/* One more character of a list item's token: drop the known tokens it rules out. */
+static void token_byte(struct http1_parser *p, uint8_t c)
 {
-    size_t n = strlen(token);
-    for (size_t i = 0; i + n <= p->value_len; i++) {
-        bool start = i == 0 || p->value[i - 1] == ',' || p->value[i - 1] == ' ';
-        bool end = i + n == p->value_len || p->value[i + n] == ',' || p->value[i + n] == ' ';
-        if (start && end && memcmp(p->value + i, token, n) == 0) return true;
-    }
-    return false;
+    for (unsigned t = 0; t < TOKEN_COUNT; t++)
+        if (p->item_len >= strlen(tokens[t]) || (uint8_t)tokens[t][p->item_len] != lower(c))
+            p->item_tokens &= (uint8_t)~TOKEN_BIT(t);
+    if (p->item_len < UINT8_MAX) p->item_len++;
 }
 
-/* A header line ended: act on the few headers that frame the response. */
-static int header_done(struct http1_parser *p)
+/* The item's token ended: keep only the known tokens it equals. */
+static void token_end(struct http1_parser *p)
 {
-    if (p->field == FIELD_OTHER) return S_LINE_START;
-    while (p->value_len > 0 && (p->value[p->value_len - 1] == ' ' || p->value[p->value_len - 1] == '\t'))
-        p->value_len--;
-    switch (p->field) {
-    case FIELD_CONTENT_LENGTH: {
-        uint64_t v = 0;
-        if (p->value_long || p->value_len == 0 || p->value_len > 18) return fail(p, HTTP1_BAD_HEADER);
-        for (unsigned i = 0; i < p->value_len; i++) {
-            if (p->value[i] < '0' || p->value[i] > '9') return fail(p, HTTP1_BAD_HEADER);
-            v = v * 10 + (uint64_t)(p->value[i] - '0');
-        }
-        if (p->has_length && v != p->content_length) return fail(p, HTTP1_BAD_HEADER);
-        p->has_length = true;
-        p->content_length = v;
-        break;
+    for (unsigned t = 0; t < TOKEN_COUNT; t++)
+        if (strlen(tokens[t]) != p->item_len) p->item_tokens &= (uint8_t)~TOKEN_BIT(t);
+    p->item_state = ITEM_AFTER;
+}
+
+/* A non-empty list item ended: the last transfer coding decides chunked;
+ * close and keep-alive count wherever they are. */
+static void item_end(struct http1_parser *p)
+{
+    if (p->item_state == ITEM_TOKEN) token_end(p);
+    if (p->field == FIELD_TRANSFER_ENCODING) {
+        p->has_te = true;
+        p->chunked = p->item_tokens & TOKEN_BIT(TOKEN_CHUNKED);
+    } else {
+        p->conn_close |= (p->item_tokens & TOKEN_BIT(TOKEN_CLOSE)) != 0;
+        p->conn_keep |= (p->item_tokens & TOKEN_BIT(TOKEN_KEEP_ALIVE)) != 0;
     }
-    case FIELD_TRANSFER_ENCODING:
-        p->chunked = p->value_len >= 7 && memcmp(p->value + p->value_len - 7, "chunked", 7) == 0;
-        break;
-    case FIELD_CONNECTION:
-        p->conn_close |= value_has_token(p, "close");
-        p->conn_keep |= value_has_token(p, "keep-alive");
-        break;
+    p->item_state = ITEM_START;
+}
+
+/* Parameters after a ';' (or anything after a token but a ',') until the next
+ * comma, quoted strings included; they never make an item one of the tokens. */
+static void params_byte(struct http1_parser *p, uint8_t c)
+{
+    switch (p->item_state) {
+    case ITEM_QUOTED:
+        if (c == '\\') p->item_state = ITEM_ESCAPE;
+        else if (c == '"') p->item_state = ITEM_PARAMS;
+        return;
+    case ITEM_ESCAPE:
+        p->item_state = ITEM_QUOTED;
+        return;
     default:
-        break;
+        if (c == ',') item_end(p);
+        else if (c == '"') p->item_state = ITEM_QUOTED;
+        return;
     }
-    return S_LINE_START;
 }
 
-/* The empty line after the headers: decide how the body is delimited. */
+/* One byte of a Transfer-Encoding or Connection value, read as a list in
+ * fixed memory: each item is one of the known tokens or not. */
+static void list_byte(struct http1_parser *p, uint8_t c)
+{
+    switch (p->item_state) {
+    case ITEM_START:
+        if (is_ows(c) || c == ',') return; /* empty items are allowed */
+        p->item_len = 0;
+        p->item_tokens = p->field == FIELD_TRANSFER_ENCODING ? TOKEN_BIT(TOKEN_CHUNKED)
+                                                              : TOKEN_BIT(TOKEN_CLOSE) | TOKEN_BIT(TOKEN_KEEP_ALIVE);
+        p->item_state = ITEM_TOKEN;
+        /* fall through */
+    case ITEM_TOKEN:
+        if (is_token(c)) {
+            token_byte(p, c);
+            return;
+        }
+        token_end(p);
+        /* fall through */
+    case ITEM_AFTER:
+        if (is_ows(c)) return;
+        if (c == ',') {
+            item_end(p);
+            return;
+        }
+        if (c != ';') p->item_tokens = 0; /* "chunked x", "close\"": not the token */
+        p->item_state = ITEM_PARAMS;
+        /* fall through */
+    default:
+        params_byte(p, c);
+    }
+}
+
+/* One byte of a Content-Length value: digits between optional whitespace. */
+static int length_byte(struct http1_parser *p, uint8_t c)
+{
+    if (is_ows(c)) {
+        if (p->item_state == ITEM_TOKEN) p->item_state = ITEM_AFTER;
+        return S_VALUE;
+    }
+    if (c < '0' || c > '9' || p->item_state == ITEM_AFTER || ++p->item_len > LENGTH_DIGITS_MAX)
+        return fail(p, HTTP1_BAD_HEADER);
+    p->value_number = p->value_number * 10 + (uint64_t)(c - '0');
+    p->item_state = ITEM_TOKEN;
+    return S_VALUE;
+}
+
+/* A Content-Length value ended: one number, the same on every line. */
+static bool length_end(struct http1_parser *p)
+{
+    if (p->item_state == ITEM_START || (p->has_length && p->value_number != p->content_length)) {
+        fail(p, HTTP1_BAD_HEADER);
+        return false;
+    }
+    p->has_length = true;
+    p->content_length = p->value_number;
+    return true;
+}
+
+/* A name and its colon were read: start reading its value. */
+static int value_start(struct http1_parser *p)
+{
+    p->field = field_of(p);
+    p->item_state = ITEM_START;
+    p->item_len = 0;
+    p->value_number = 0;
+    return S_VALUE;
+}
+
+/* One byte of a value that is neither CR nor LF (an obs-fold's whitespace included). */
+static int value_byte(struct http1_parser *p, uint8_t c)
+{
+    if (p->field == FIELD_CONTENT_LENGTH) return length_byte(p, c);
+    if (p->field != FIELD_OTHER) list_byte(p, c);
+    return S_VALUE;
+}
+
+/* The value of the last header line ended (no obs-fold follows): act on it. */
+static bool field_end(struct http1_parser *p)
+{
+    bool ok = true;
+    if (p->field == FIELD_CONTENT_LENGTH) ok = length_end(p);
+    else if ((p->field == FIELD_TRANSFER_ENCODING || p->field == FIELD_CONNECTION) && p->item_state != ITEM_START)
+        item_end(p);
+    p->field = FIELD_NONE;
+    return ok;
+}
+
+/* The empty line after the headers: decide how the body is delimited (RFC 9112 6.3). */
 static int head_done(struct http1_parser *p)
 {
     if (p->status < 200) {
@@ -169,9 +287,15 @@ static int head_done(struct http1_parser *p)
         return S_HTTP;
     }
     p->keep_alive = p->minor >= 1 ? !p->conn_close : (p->conn_keep && !p->conn_close);
+    /* Transfer-Encoding beside Content-Length, or in HTTP/1.0, is framing a
+     * peer may read otherwise: the connection is not trusted after it (6.1, 6.3) */
+    if (p->has_te && (p->has_length || p->minor == 0)) p->keep_alive = false;
     if (p->head || p->status == 204 || p->status == 304) return S_DONE;
-    if (p->chunked) return S_CHUNK_SIZE;
-    if (p->has_length) {
+    if (p->chunked) {
+        p->header_bytes = 0; /* each chunk-size line has the limit */
+        return S_CHUNK_SIZE;
+    }
+    if (p->has_length && !p->has_te) {
         p->remaining = p->content_length;
         return p->remaining ? S_BODY_LENGTH : S_DONE;
     }
@@ -179,8 +303,7 @@ static int head_done(struct http1_parser *p)
     return S_BODY_EOF;
 }
 
-/* One byte of a head (status line, headers) or of chunk framing. */
-static int step(struct http1_parser *p, uint8_t c)
+static int step_status(struct http1_parser *p, uint8_t c)
 {
     switch (p->state) {
     case S_HTTP:
@@ -200,77 +323,59 @@ static int step(struct http1_parser *p, uint8_t c)
         if (++p->pos < 3) return S_CODE;
         return p->status >= 100 && p->status <= 599 ? S_AFTER_CODE : fail(p, HTTP1_BAD_STATUS);
     case S_AFTER_CODE:
-        if (c == ' ') return S_REASON;
-        if (c == '\r') return S_REASON;
+        if (c == ' ' || c == '\r') return S_REASON;
         if (c == '\n') return S_LINE_START;
         return fail(p, HTTP1_BAD_STATUS);
-    case S_REASON:
+    default: /* S_REASON */
         return c == '\n' ? S_LINE_START : S_REASON;
+    }
+}
+
+/* One byte of a header name, up to its colon. */
+static int name_byte(struct http1_parser *p, uint8_t c)
+{
+    if (c == ':') return value_start(p);
+    if (!is_token(c)) return fail(p, HTTP1_BAD_HEADER);
+    if (p->name_len < HTTP1_NAME_CAP) p->name[p->name_len++] = (char)lower(c);
+    else p->name_long = true;
+    return S_NAME;
+}
+
+/* The first byte of a line in the head: an obs-fold continues the last value
+ * after one space (RFC 9112 5.2); anything else ends it. */
+static int line_start(struct http1_parser *p, uint8_t c)
+{
+    if (is_ows(c)) return p->field == FIELD_NONE ? fail(p, HTTP1_BAD_HEADER) : value_byte(p, ' ');
+    if (!field_end(p)) return S_ERROR;
+    if (c == '\r') return S_HEAD_END_LF;
+    if (c == '\n') return head_done(p);
+    if (c == ':') return fail(p, HTTP1_BAD_HEADER); /* an empty name */
+    p->name_len = 0;
+    p->name_long = false;
+    return name_byte(p, c);
+}
+
+static int step_header(struct http1_parser *p, uint8_t c)
+{
+    switch (p->state) {
     case S_LINE_START:
-        if (c == '\r') return S_HEAD_END_LF;
-        if (c == '\n') return head_done(p);
-        if (!is_token(c)) return fail(p, HTTP1_BAD_HEADER);
-        p->name_len = p->value_len = 0;
-        p->name_long = p->value_long = false;
-        /* fall through */
+        return line_start(p, c);
     case S_NAME:
-        if (c == ':') {
-            p->field = field_of(p);
-            return p->name_len ? S_VALUE_SKIP_WS : fail(p, HTTP1_BAD_HEADER);
-        }
-        if (!is_token(c)) return fail(p, HTTP1_BAD_HEADER);
-        if (p->name_len < HTTP1_NAME_CAP) p->name[p->name_len++] = (char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
-        else p->name_long = true;
-        return S_NAME;
-    case S_VALUE_SKIP_WS:
-        if (c == ' ' || c == '\t') return S_VALUE_SKIP_WS;
-        /* fall through */
+        return name_byte(p, c);
     case S_VALUE:
-        if (c == '\n') return header_done(p);
-        if (c == '\r') return S_VALUE;
-        if (p->value_len < HTTP1_VALUE_CAP) p->value[p->value_len++] = (char)(c | ((c >= 'A' && c <= 'Z') ? 0x20 : 0));
-        else p->value_long = true;
-        return S_VALUE;
-    case S_HEAD_END_LF:
+        if (c == '\r') return S_VALUE_LF;
+        if (c == '\n') return S_LINE_START;
+        return value_byte(p, c);
+    case S_VALUE_LF:
+        return c == '\n' ? S_LINE_START : fail(p, HTTP1_BAD_HEADER); /* a bare CR */
+    default: /* S_HEAD_END_LF */
         return c == '\n' ? head_done(p) : fail(p, HTTP1_BAD_HEADER);
-    case S_CHUNK_SIZE: {
-        int h = hex_value(c);
-        if (h >= 0) {
-            if (p->remaining >= CHUNK_SIZE_MAX) return fail(p, HTTP1_BAD_CHUNK);
-            p->remaining = p->remaining * 16 + (uint64_t)h;
-            p->chunk_digits = true;
-            return S_CHUNK_SIZE;
-        }
-        if (!p->chunk_digits) return fail(p, HTTP1_BAD_CHUNK);
-        if (c == ';' || c == ' ' || c == '\t') return S_CHUNK_EXT;
-        if (c == '\r') return S_CHUNK_SIZE_LF;
-        if (c == '\n') break;
-        return fail(p, HTTP1_BAD_CHUNK);
     }
-    case S_CHUNK_EXT:
-        if (c != '\n') return S_CHUNK_EXT;
-        break;
-    case S_CHUNK_SIZE_LF:
-        if (c != '\n') return fail(p, HTTP1_BAD_CHUNK);
-        break;
-    case S_CHUNK_DATA_CR:
-        if (c == '\r') return S_CHUNK_DATA_LF;
-        if (c == '\n') return S_CHUNK_SIZE;
-        return fail(p, HTTP1_BAD_CHUNK);
-    case S_CHUNK_DATA_LF:
-        return c == '\n' ? S_CHUNK_SIZE : fail(p, HTTP1_BAD_CHUNK);
-    case S_TRAILER_START:
-        if (c == '\r') return S_TRAILER_END_LF;
-        if (c == '\n') return S_DONE;
-        return S_TRAILER_LINE;
-    case S_TRAILER_LINE:
-        return c == '\n' ? S_TRAILER_START : S_TRAILER_LINE;
-    case S_TRAILER_END_LF:
-        return c == '\n' ? S_DONE : fail(p, HTTP1_BAD_CHUNK);
-    default:
-        return fail(p, HTTP1_BAD_STATUS);
-    }
-    /* a chunk-size line ended */
+}
+
+/* A chunk-size line ended: its data, or the trailers after the last chunk. */
+static int chunk_line_done(struct http1_parser *p)
+{
     p->chunk_digits = false;
     if (p->remaining == 0) {
         p->header_bytes = 0; /* trailers get their own limit */
@@ -279,41 +384,117 @@ static int step(struct http1_parser *p, uint8_t c)
     return S_CHUNK_DATA;
 }
 
-static bool counts_as_head(int state)
+/* The CRLF after a chunk's data: the next chunk-size line starts. */
+static int chunk_next(struct http1_parser *p)
 {
-    return state <= S_HEAD_END_LF || state >= S_TRAILER_START;
+    p->header_bytes = 0;
+    return S_CHUNK_SIZE;
+}
+
+static int chunk_size_byte(struct http1_parser *p, uint8_t c)
+{
+    int h = hex_value(c);
+    if (h >= 0) {
+        if (p->remaining >= CHUNK_SIZE_MAX) return fail(p, HTTP1_BAD_CHUNK);
+        p->remaining = p->remaining * 16 + (uint64_t)h;
+        p->chunk_digits = true;
+        return S_CHUNK_SIZE;
+    }
+    if (!p->chunk_digits) return fail(p, HTTP1_BAD_CHUNK);
+    if (c == ';' || is_ows(c)) return S_CHUNK_EXT;
+    if (c == '\r') return S_CHUNK_SIZE_LF;
+    if (c == '\n') return chunk_line_done(p);
+    return fail(p, HTTP1_BAD_CHUNK);
+}
+
+static int step_chunk(struct http1_parser *p, uint8_t c)
+{
+    switch (p->state) {
+    case S_CHUNK_SIZE:
+        return chunk_size_byte(p, c);
+    case S_CHUNK_EXT: /* extensions are skipped, within the limit */
+        if (c == '\r') return S_CHUNK_SIZE_LF;
+        return c == '\n' ? chunk_line_done(p) : S_CHUNK_EXT;
+    case S_CHUNK_SIZE_LF:
+        return c == '\n' ? chunk_line_done(p) : fail(p, HTTP1_BAD_CHUNK);
+    case S_CHUNK_DATA_CR:
+        if (c == '\r') return S_CHUNK_DATA_LF;
+        return c == '\n' ? chunk_next(p) : fail(p, HTTP1_BAD_CHUNK);
+    default: /* S_CHUNK_DATA_LF */
+        return c == '\n' ? chunk_next(p) : fail(p, HTTP1_BAD_CHUNK);
+    }
+}
+
+static int step_trailer(struct http1_parser *p, uint8_t c)
+{
+    switch (p->state) {
+    case S_TRAILER_START:
+        if (c == '\r') return S_TRAILER_END_LF;
+        return c == '\n' ? S_DONE : S_TRAILER_LINE;
+    case S_TRAILER_LINE:
+        return c == '\n' ? S_TRAILER_START : S_TRAILER_LINE;
+    default: /* S_TRAILER_END_LF */
+        return c == '\n' ? S_DONE : fail(p, HTTP1_BAD_CHUNK);
+    }
+}
+
+/* One byte of a head (status line, headers), of chunk framing or of trailers. */
+static int step(struct http1_parser *p, uint8_t c)
+{
+    if (p->state <= S_REASON) return step_status(p, c);
+    if (p->state <= S_HEAD_END_LF) return step_header(p, c);
+    if (p->state <= S_CHUNK_DATA_LF) return step_chunk(p, c);
+    return step_trailer(p, c);
+}
+
+/* Counts n bytes of the head, of a chunk-size line or of the trailers (the CRLF
+ * after chunk data belongs to none); false (an error) over the limit. */
+static bool head_add(struct http1_parser *p, size_t n)
+{
+    if (p->state == S_CHUNK_DATA_CR || p->state == S_CHUNK_DATA_LF) return true;
+    if (p->header_bytes + n > p->max_header) {
+        fail(p, HTTP1_HEADER_TOO_LARGE);
+        return false;
+    }
+    p->header_bytes += n;
+    return true;
+}
+
+/* Body bytes are counted in bulk, up to what the framing allows; returns how many. */
+static size_t body_span(struct http1_parser *p, size_t avail)
+{
+    size_t n = avail;
+    if (p->state != S_BODY_EOF && n > p->remaining) n = (size_t)p->remaining;
+    p->body_bytes += n;
+    if (p->state == S_BODY_EOF) return n;
+    p->remaining -= n;
+    if (p->remaining == 0) p->state = p->state == S_BODY_LENGTH ? S_DONE : S_CHUNK_DATA_CR;
+    return n;
+}
+
+/* Text nobody reads (a reason phrase, another header's value) can be skipped
+ * up to the end of its line, or in a value up to a CR (a bare one is an error). */
+static size_t text_span(const struct http1_parser *p, const uint8_t *data, size_t len)
+{
+    if (p->state != S_REASON && (p->state != S_VALUE || p->field != FIELD_OTHER)) return 0;
+    const uint8_t *nl = memchr(data, '\n', len);
+    size_t n = nl ? (size_t)(nl - data) : len;
+    const uint8_t *cr = p->state == S_VALUE ? memchr(data, '\r', n) : NULL;
+    return cr ? (size_t)(cr - data) : n;
 }
 
 enum http1_result http1_parse(struct http1_parser *p, const uint8_t *data, size_t len, size_t *consumed)
 {
     size_t i = 0;
     while (i < len && p->state != S_DONE && p->state != S_ERROR) {
-        if (p->state == S_BODY_LENGTH || p->state == S_CHUNK_DATA || p->state == S_BODY_EOF) {
-            size_t n = len - i;
-            if (p->state != S_BODY_EOF && n > p->remaining) n = (size_t)p->remaining;
-            p->body_bytes += n;
-            i += n;
-            if (p->state == S_BODY_EOF) continue;
-            p->remaining -= n;
-            if (p->remaining == 0) p->state = p->state == S_BODY_LENGTH ? S_DONE : S_CHUNK_DATA_CR;
+        if (p->state >= S_BODY_LENGTH) {
+            i += body_span(p, len - i);
             continue;
         }
-        if (p->state == S_REASON || (p->state == S_VALUE && p->field == FIELD_OTHER)) {
-            /* text nobody reads: jump to the end of the line */
-            const uint8_t *nl = memchr(data + i, '\n', len - i);
-            size_t n = nl ? (size_t)(nl - (data + i)) : len - i;
-            if (p->header_bytes + n > p->max_header) {
-                fail(p, HTTP1_HEADER_TOO_LARGE);
-                break;
-            }
-            p->header_bytes += n;
-            i += n;
-            if (!nl) continue;
-        }
-        if (counts_as_head(p->state) && ++p->header_bytes > p->max_header) {
-            fail(p, HTTP1_HEADER_TOO_LARGE);
-            break;
-        }
+        size_t skip = text_span(p, data + i, len - i);
+        if (!head_add(p, skip)) break;
+        i += skip;
+        if (i == len || !head_add(p, 1)) break;
         p->state = step(p, data[i++]);
     }
     p->bytes += i;

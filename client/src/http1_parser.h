@@ -14,17 +14,16 @@ enum http1_result { HTTP1_MORE, HTTP1_DONE, HTTP1_ERROR };
 enum http1_error {
     HTTP1_OK,
     HTTP1_BAD_STATUS,       /* not "HTTP/1.x NNN ..." */
-    HTTP1_BAD_HEADER,       /* malformed header line or Content-Length */
-    HTTP1_HEADER_TOO_LARGE, /* status line + headers (or trailers) over the limit */
+    HTTP1_BAD_HEADER,       /* malformed header line or Content-Length, a bare CR in a value */
+    HTTP1_HEADER_TOO_LARGE, /* status line + headers, a chunk-size line or the trailers over the limit */
     HTTP1_BAD_CHUNK,        /* bad chunk size or framing */
     HTTP1_TRUNCATED,        /* EOF before the response was complete */
 };
 
 #define HTTP1_NAME_CAP 20
-#define HTTP1_VALUE_CAP 40
 
 struct http1_parser {
-    size_t max_header;   /* limit for status line + headers, and for trailers */
+    size_t max_header;   /* limit for status line + headers, for each chunk-size line, and for trailers */
     bool head;           /* answering a HEAD request: no body */
     /* the current response, valid once HTTP1_DONE is returned */
     int status;
@@ -40,12 +39,15 @@ struct http1_parser {
     size_t header_bytes;
     uint64_t remaining;
     uint64_t content_length;
-    bool has_length, chunked, conn_close, conn_keep, chunk_digits;
-    uint8_t field;           /* the header of the current line (http1_parser.c) */
-    unsigned name_len, value_len;
-    bool name_long, value_long;
+    uint64_t value_number;   /* the Content-Length value being read */
+    bool has_length, has_te, chunked, conn_close, conn_keep, chunk_digits;
+    uint8_t field;           /* the header whose value is being read (http1_parser.c) */
+    uint8_t item_state;      /* where in a list item or number the value is */
+    uint8_t item_len;        /* characters of the item's token (or digits) so far, saturating */
+    uint8_t item_tokens;     /* the known tokens the item can still be (a bit each) */
+    unsigned name_len;
+    bool name_long;
     char name[HTTP1_NAME_CAP];
-    char value[HTTP1_VALUE_CAP];
 };
 
 /* Prepares p for a new connection; max_header is in bytes. */

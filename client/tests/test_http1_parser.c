@@ -13,7 +13,9 @@
 
 /* Appends the results of feeding data in pieces of the given sizes (the last
  * piece takes the rest) to out: "status:body:keepalive:interim;" per response,
- * then "end;" (clean EOF), "truncated;", or "error:NAME;". Returns -1 when the
+ * then "end;" (clean EOF), "truncated;", or "error:NAME;". A response without
+ * keep-alive ends the connection as a client must (RFC 9112 9.6): the bytes
+ * after it are never parsed, "ignored:N;" counts them. Returns -1 when the
  * parser stalls (consumes nothing without finishing). */
 static int feed(const uint8_t *data, size_t len, const size_t *cuts, size_t ncuts, bool head, size_t max_header,
                 char *out, size_t outlen)
@@ -38,6 +40,10 @@ static int feed(const uint8_t *data, size_t len, const size_t *cuts, size_t ncut
                 if (used == 0) return -1;
                 o += (size_t)snprintf(out + o, outlen - o, "%d:%llu:%d:%u;", p.status,
                                       (unsigned long long)p.body_bytes, p.keep_alive, p.interim);
+                if (!p.keep_alive) {
+                    snprintf(out + o, outlen - o, "ignored:%zu;", len - pos);
+                    return 0;
+                }
                 http1_parser_next(&p, head);
             }
         }
