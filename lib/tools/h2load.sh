@@ -16,11 +16,13 @@
 #     ("HTTP/1.1 200 ", as Tomcat sends it); it counts the response failed and logs status 0.
 #     Such responses have no known outcome: succeeded, failed and successful_rps are null and
 #     the record is "approximate".
-#   - Timed run (-D): a request whose connection failed is counted nowhere by h2load (it drops
-#     the client); with those in flight at the deadline it is in started - done: aborted.
-#     Request-count run (-n): started - done are the requests lost with their connection:
-#     errors.timeout (h2load's timeout count) and errors.read; requests never sent are not
-#     counted at all.
+#   - Started, not done: h2load's timeouts (-N; errors.timeout) and the rest. Timed run (-D):
+#     the rest is aborted: in flight at the deadline, or lost with a failed connection, which
+#     h2load counts nowhere (it drops the client) and so cannot be told apart; a request started
+#     in the warm-up and done in the window is in done, not in started, so aborted can be
+#     short by those. Request-count run (-n): the rest were lost with their connection:
+#     errors.read; requests never sent are not counted at all. (h2load 1.52 aborts a timed run
+#     in which -N fired, without totals.)
 #   - errors.write and errors.reset are null: h2load does not tell them apart.
 #   - latency_us: log lines of responses (status 0 and 100-599); error_latency_us: log lines
 #     of streams closed with an error and of statuses outside 100-599. h2load logs nothing for
