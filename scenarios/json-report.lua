@@ -2,6 +2,15 @@
 -- as one JSON line after wrk's own summary. Every scenario file ends by loading this file.
 -- wrk counts socket errors, not failed requests, and gives no per-status counts, so what it does
 -- not provide is null and the record says "accounting": "approximate".
+-- What wrk 4.1 counts (src/wrk.c, response_complete): it has no request timer. `--timeout` is
+-- the top of its latency histogram: a response that arrives later is counted in requests and
+-- in errors.timeout (and in errors.status if > 399), not in the histogram; a request never
+-- answered is counted nowhere. The histogram holds the time from a request's first write to
+-- its response's last byte, any status, for responses within `--timeout`, plus the samples
+-- wrk adds itself at the end (stats_correct: for each response slower than twice the mean
+-- interval between a connection's requests, copies at that latency minus 1, 2, ... intervals).
+-- wrk records no time for socket errors: error_latency_us is null. wrk has no grace period:
+-- completed_in_grace is null.
 
 local function number(value)
   if value == nil then return "null" end
@@ -24,9 +33,10 @@ function done(summary, latency, requests)
   local completed = summary.requests
   -- errors.status counts answers with status > 399; timeouts, reads and writes are socket errors.
   local failed = errors.status + errors.read + errors.write + errors.timeout
-  -- A request that timed out may still complete later and be counted in summary.requests.
+  -- A "timeout" is a late response, already in summary.requests; a late one with a status
+  -- > 399 is in both counts, so succeeded can be short by those.
   local succeeded = math.max(completed - errors.status - errors.timeout, 0)
-  -- wrk records no latency for timed-out requests; an empty histogram reports a negative min.
+  -- An empty histogram (no response within --timeout) reports a negative min.
   local sampled = latency.min >= 0 and latency.max > 0
   local function stat(value) return sampled and number(value) or "null" end
   local function pct(p) return sampled and number(latency:percentile(p)) or "null" end
@@ -46,6 +56,7 @@ function done(summary, latency, requests)
     {"duration_us", number(duration_us)},
     {"rps", number(seconds > 0 and completed / seconds or 0)},
     {"successful_rps", number(seconds > 0 and succeeded / seconds or 0)},
+    {"completed_in_grace", "null"},
     {"bytes_received", number(summary.bytes)},
     {"bytes_sent", "null"},
     {"latency_us", object({{"min", stat(latency.min)}, {"mean", stat(latency.mean)},
@@ -53,6 +64,7 @@ function done(summary, latency, requests)
                            {"p90", pct(90)}, {"p99", pct(99)}, {"p999", pct(99.9)},
                            {"p9999", pct(99.99)}, {"max", stat(latency.max)},
                            {"overflow", "null"}})},
+    {"error_latency_us", "null"},
     {"accounting", '"approximate"'},
   })
   io.write(record, "\n")
