@@ -53,7 +53,8 @@ struct worker {
     uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
     uint64_t inflight;    /* started and not yet ended, warm-up ones included */
     uint64_t open_now;
-    uint64_t measure_start, end;
+    uint64_t measure_start;
+    uint64_t window_end; /* the deadline, or the last answer of a run without one; 0 until known */
     bool measuring, stopping;
     ev_timer tick, warmup, deadline, grace;
     uint8_t rbuf[READ_BUFFER];
@@ -98,6 +99,12 @@ bool worker_take_request(struct worker *w)
     return true;
 }
 
+/* A counted request completed (a response or an error); in the grace, say so. */
+static void request_completed(struct worker *w)
+{
+    if (w->stopping) w->stats.completed_in_grace++;
+}
+
 static void request_ended(struct worker *w)
 {
     w->inflight--;
@@ -109,6 +116,7 @@ void worker_response(struct worker *w, uint64_t start_us, int status, uint64_t b
     if (counted(w, start_us)) {
         stats_response(&w->stats, status, now_us - start_us);
         w->stats.body_bytes += body_bytes;
+        request_completed(w);
     }
     request_ended(w);
 }
@@ -116,7 +124,10 @@ void worker_response(struct worker *w, uint64_t start_us, int status, uint64_t b
 void worker_error(struct worker *w, uint64_t start_us, enum req_error kind, enum req_detail detail,
                   uint64_t now_us)
 {
-    if (counted(w, start_us)) stats_error(&w->stats, kind, detail, now_us - start_us);
+    if (counted(w, start_us)) {
+        stats_error(&w->stats, kind, detail, now_us - start_us);
+        request_completed(w);
+    }
     request_ended(w);
 }
 
@@ -375,6 +386,8 @@ static void warmup_cb(struct ev_loop *loop, ev_timer *t, int revents)
     (void)revents;
     stats_reset(&w->stats);
     w->stats.peak = w->open_now;
+    /* the deadline timer counts from the loop's clock: bring it to now first */
+    ev_now_update(w->loop);
     w->measure_start = engine_now_us();
     w->measuring = true;
     if (w->cfg->duration_us) {
@@ -396,6 +409,7 @@ static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
     (void)loop;
     (void)revents;
     w->stopping = true;
+    w->window_end = engine_now_us(); /* the grace does not lengthen the window */
     ev_timer_set(&w->grace, (double)w->cfg->grace_us / 1e6, 0.);
     ev_timer_start(w->loop, &w->grace);
     worker_maybe_finish(w);
@@ -420,8 +434,8 @@ static void *worker_main(void *arg)
     for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
     /* a zero budget has nothing to run (ev_run would wait forever) */
     if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);
-    /* the measured phase lasts until the last answer or the end of the grace */
-    w->end = engine_now_us();
+    /* without a deadline (-n), the window ends with the last answer */
+    if (!w->window_end) w->window_end = engine_now_us();
     for (unsigned i = 0; i < w->conn_count; i++) {
         ev_timer_stop(w->loop, &w->conns[i].backoff);
         conn_close(&w->conns[i], CLOSE_ABORT);
@@ -502,7 +516,7 @@ done:
         out->duration_us = 0;
         for (unsigned i = 0; i < cfg->threads; i++) {
             stats_merge(&out->stats, &workers[i].stats);
-            uint64_t d = workers[i].end - workers[i].measure_start;
+            uint64_t d = workers[i].window_end - workers[i].measure_start;
             if (d > out->duration_us) out->duration_us = d;
         }
     } else if (rc == 0) {

@@ -12,10 +12,11 @@
 
 struct worker;
 
-/* The result of a run: merged stats and the measured duration. */
+/* The result of a run: merged stats and the measured window. */
 struct run_result {
     struct stats stats;   /* owned by the caller: stats_free */
-    uint64_t duration_us; /* measured phase, warm-up excluded */
+    uint64_t duration_us; /* warm-up end to the deadline (or to the last answer of a
+                           * run without one); the grace is not in it */
 };
 
 /* Runs the whole load test; returns 0, or -1 when setting up failed (out of

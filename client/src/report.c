@@ -138,12 +138,14 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
             s->tls_errors, s->refused_streams);
     fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u,\n", cfg->threads, cfg->h2 ? 1 : cfg->pipeline,
             cfg->h2 ? cfg->pipeline : 1);
-    fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f,\n", r->duration_us,
-            seconds > 0 ? (double)requests / seconds : 0.0, seconds > 0 ? (double)s->succeeded / seconds : 0.0);
+    fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f, \"completed_in_grace\": %" PRIu64
+               ",\n", r->duration_us, seconds > 0 ? (double)requests / seconds : 0.0,
+            seconds > 0 ? (double)s->succeeded / seconds : 0.0, s->completed_in_grace);
     fprintf(f, "  \"bytes_received\": %" PRIu64 ", \"bytes_sent\": %" PRIu64 ", \"body_bytes\": %" PRIu64 ",\n",
             s->bytes_received, s->bytes_sent, s->body_bytes);
     fprintf(f, "  \"max_rss_kb\": %ld,\n", max_rss_kb);
     json_latency(f, "latency_us", &s->latency, 0);
+    json_latency(f, "error_latency_us", &s->error_latency, 0);
     json_latency(f, "connect_us", &s->connect, 0);
     json_latency(f, "ttfb_us", &s->ttfb, 0);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
@@ -170,14 +172,16 @@ static const char *fmt_bytes(char *buf, size_t len, double b)
     return buf;
 }
 
-static void text_latency(const struct config *cfg, const struct hist *h)
+/* One line, then with --latency the percentile spectrum; nothing for an empty histogram. */
+static void text_latency(const struct config *cfg, const char *title, const struct hist *h)
 {
     char a[32], b[32], c[32];
-    printf("  Latency   mean %s, stdev %s, max %s\n", fmt_us(a, sizeof a, hist_mean(h)),
+    if (h->total == 0) return;
+    printf("  %s mean %s, stdev %s, max %s\n", title, fmt_us(a, sizeof a, hist_mean(h)),
            fmt_us(b, sizeof b, hist_stdev(h)), fmt_us(c, sizeof c, (double)h->max));
     if (!cfg->latency) return;
     static const double ps[] = {50, 75, 90, 99, 99.9, 99.99};
-    printf("  Latency Distribution\n");
+    printf("  %s Distribution\n", title);
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         printf("  %7.2f%%  %s\n", ps[i], fmt_us(a, sizeof a, (double)hist_percentile(h, ps[i])));
     printf("  %7s   %s (min %s)\n", "max", fmt_us(a, sizeof a, (double)h->max), fmt_us(b, sizeof b, (double)h->min));
@@ -196,7 +200,8 @@ static void report_text(const struct config *cfg, const struct run_result *r)
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
     if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
     printf("\n");
-    text_latency(cfg, &s->latency);
+    text_latency(cfg, "Latency (responses)", &s->latency);
+    text_latency(cfg, "Latency (errors)   ", &s->error_latency);
     printf("  Connect   mean %s, max %s; time to first byte mean %s, p99 %s\n",
            fmt_us(a, sizeof a, hist_mean(&s->connect)), fmt_us(b, sizeof b, (double)s->connect.max),
            fmt_us(c1, sizeof c1, hist_mean(&s->ttfb)), fmt_us(c2, sizeof c2, (double)hist_percentile(&s->ttfb, 99)));
@@ -204,6 +209,8 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
     printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,
            stats_failed(s), s->aborted);
+    printf("  completed in the grace after the deadline: %" PRIu64 " (in the totals; not in the %.2fs window)\n",
+           s->completed_in_grace, seconds);
     printf("  Status: 2xx %" PRIu64 ", 3xx %" PRIu64 ", 4xx %" PRIu64 ", 5xx %" PRIu64 "; codes:",
            stats_status_class(s, 2), stats_status_class(s, 3), stats_status_class(s, 4), stats_status_class(s, 5));
     for (int c = 100; c < 600; c++)

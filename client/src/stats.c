@@ -6,7 +6,7 @@
 int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
-    if (hist_init(&s->latency) || hist_init(&s->connect) || hist_init(&s->ttfb)) {
+    if (hist_init(&s->latency) || hist_init(&s->error_latency) || hist_init(&s->connect) || hist_init(&s->ttfb)) {
         stats_free(s);
         return -1;
     }
@@ -16,25 +16,33 @@ int stats_init(struct stats *s)
 void stats_free(struct stats *s)
 {
     hist_free(&s->latency);
+    hist_free(&s->error_latency);
     hist_free(&s->connect);
     hist_free(&s->ttfb);
 }
 
 void stats_reset(struct stats *s)
 {
-    struct hist latency = s->latency, connect = s->connect, ttfb = s->ttfb;
+    struct hist latency = s->latency, error_latency = s->error_latency, connect = s->connect, ttfb = s->ttfb;
     hist_reset(&latency);
+    hist_reset(&error_latency);
     hist_reset(&connect);
     hist_reset(&ttfb);
     memset(s, 0, sizeof *s);
     s->latency = latency;
+    s->error_latency = error_latency;
     s->connect = connect;
     s->ttfb = ttfb;
 }
 
 void stats_response(struct stats *s, int status, uint64_t latency_us)
 {
-    if (status >= 100 && status < 600) s->codes[status]++;
+    if (status < 100 || status > 599) {
+        /* every final status lands in one bucket (docs/metrics.md): this one is not HTTP */
+        stats_error(s, REQ_ERR_PROTOCOL, DETAIL_BAD_STATUS_LINE, latency_us);
+        return;
+    }
+    s->codes[status]++;
     if (status < 400) s->succeeded++;
     hist_record(&s->latency, latency_us);
 }
@@ -43,7 +51,7 @@ void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, u
 {
     s->errors[kind]++;
     s->details[detail]++;
-    hist_record(&s->latency, latency_us);
+    hist_record(&s->error_latency, latency_us);
 }
 
 void stats_sample(struct stats *s, const uint8_t *data, size_t len)
@@ -60,6 +68,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->started += src->started;
     dst->succeeded += src->succeeded;
     dst->aborted += src->aborted;
+    dst->completed_in_grace += src->completed_in_grace;
     for (int i = 0; i < REQ_ERR_KINDS; i++) dst->errors[i] += src->errors[i];
     for (int i = 0; i < DETAIL_KINDS; i++) dst->details[i] += src->details[i];
     for (int i = 0; i < 600; i++) dst->codes[i] += src->codes[i];
@@ -76,6 +85,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->header_bytes += src->header_bytes;
     dst->header_bytes_decoded += src->header_bytes_decoded;
     hist_merge(&dst->latency, &src->latency);
+    hist_merge(&dst->error_latency, &src->error_latency);
     hist_merge(&dst->connect, &src->connect);
     hist_merge(&dst->ttfb, &src->ttfb);
     for (unsigned i = 0; i < src->samples && dst->samples < STATS_SAMPLES; i++)

@@ -37,6 +37,7 @@ enum req_detail {
 
 struct stats {
     uint64_t started, succeeded, aborted;
+    uint64_t completed_in_grace; /* requests that ended after the deadline, within --grace */
     uint64_t errors[REQ_ERR_KINDS];
     uint64_t details[DETAIL_KINDS];
     uint64_t codes[600];          /* final responses by exact code (100..599) */
@@ -44,7 +45,9 @@ struct stats {
     uint64_t bytes_received, bytes_sent, body_bytes;
     uint64_t tls_errors, refused_streams;           /* connection level (TLS handshakes, HTTP/2) */
     uint64_t header_bytes, header_bytes_decoded;    /* HTTP/2 response header blocks */
-    struct hist latency, connect, ttfb; /* microseconds */
+    /* microseconds: latency of final responses, error_latency of errored
+     * requests (start to the moment they became errors), connect, ttfb */
+    struct hist latency, error_latency, connect, ttfb;
     /* the first protocol error samples, for --verbose: printable bytes only */
     unsigned samples;
     char sample[STATS_SAMPLES][STATS_SAMPLE_LEN];
@@ -55,9 +58,11 @@ int stats_init(struct stats *s);
 void stats_free(struct stats *s);
 /* Forgets everything recorded (end of warm-up). */
 void stats_reset(struct stats *s);
-/* A final response with this status code, latency in us. */
+/* A final response with this status code, latency in us. A status outside
+ * 100-599 is no HTTP status: a protocol error (bad_status_line) instead. */
 void stats_response(struct stats *s, int status, uint64_t latency_us);
-/* A request error; latency in us (timeouts record theirs, others too). */
+/* A request error; latency in us from its start to the error, kept apart
+ * from the latency of responses. */
 void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us);
 /* Keeps a printable copy of the first bytes of a bad response (first few only). */
 void stats_sample(struct stats *s, const uint8_t *data, size_t len);

@@ -38,7 +38,9 @@ def check_identities(r):
         "failed = 4xx + 5xx + errored": r["failed"] == st["4xx"] + st["5xx"] + sum(r["errors"].values()),
         "succeeded = 2xx + 3xx": r["succeeded"] == st["2xx"] + st["3xx"],
         "classes = sum of codes": st["2xx"] + st["3xx"] + st["4xx"] + st["5xx"] == sum(st["codes"].values()),
-        "latency recorded iff requests": (r["latency_us"] is None) == (r["requests"] == 0),
+        "latency_us iff final responses": (r["latency_us"] is None) == (r["succeeded"] + st["4xx"] + st["5xx"] == 0),
+        "error_latency_us iff errored": (r["error_latency_us"] is None) == (sum(r["errors"].values()) == 0),
+        "completed_in_grace <= requests": r["completed_in_grace"] <= r["requests"],
         "connect attempts = established + errors + abandoned":
             c["connect_attempts"] == c["established"] + c["connect_errors"] + c["abandoned"],
         "tls_errors <= connect_errors": c["tls_errors"] <= c["connect_errors"],
@@ -46,6 +48,54 @@ def check_identities(r):
     }
     broken = [name for name, ok in rules.items() if not ok]
     expect(not broken, "accounting broken: " + ", ".join(broken))
+
+
+# what a test server did with a request (server.py kind_for, h2server.py) -> the record's bucket for it
+SENT_BUCKETS = {
+    "truncated": "errors_detail.closed_mid_response",
+    "closed": "errors_detail.closed_before_response",
+    "garbage": "errors_detail.bad_status_line",
+    "badchunk": "errors_detail.bad_chunk",
+    "unanswered": "errors.timeout",
+    "reset": "errors.reset",
+    "connection error": "errors.protocol",
+    "refused": "connections.refused_streams",
+}
+
+
+def bucket_of(kind, buckets):
+    if kind in buckets:
+        return buckets[kind]
+    if kind.startswith("status "):
+        code = int(kind.split()[1])
+        # not an HTTP status (docs/metrics.md): a protocol error
+        return f"status.codes.{code}" if 100 <= code <= 599 else "errors_detail.bad_status_line"
+    return SENT_BUCKETS[kind]
+
+
+def count_at(record, path):
+    value = record
+    for key in path.split("."):
+        value = value.get(key, 0) if isinstance(value, dict) else 0
+    return value
+
+
+def check_sent(record, sent, buckets=None):
+    """The record's buckets hold what the test server sent (sent: kind -> count; buckets
+    overrides a kind's bucket). Exact, except that a deadline may leave answers the server
+    sent unread: then buckets fall short by at most `aborted` in all. The kinds of one case
+    go to disjoint buckets, and completed requests are in no other bucket."""
+    want = {}
+    for kind, n in sent.items():
+        path = bucket_of(kind, buckets or {})
+        want[path] = want.get(path, 0) + n
+    got = {path: count_at(record, path) for path in want}
+    over = {p: (got[p], want[p]) for p in want if got[p] > want[p]}
+    short = sum(want[p] - got[p] for p in want)
+    expect(not over, f"more in the record than the server sent (record, server): {over}")
+    expect(short <= record["aborted"], f"record {got}, server sent {want}: {short} missing, {record['aborted']} aborted")
+    in_buckets = sum(n for p, n in got.items() if not p.startswith("connections."))
+    expect(in_buckets == record["requests"], f"requests {record['requests']}, but {in_buckets} in the buckets {got}")
 
 
 def free_port():

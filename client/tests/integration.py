@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """barrage integration tests: each case runs the built barrage against the test
 server (server.py) in one mode and checks exact counts from `barrage --json`,
-the accounting identities of docs/metrics.md and the JSON Schema.
+the accounting identities of docs/metrics.md, the record's buckets against what
+the server sent (harness.check_sent) and the JSON Schema.
 Prints TAP lines; exits 1 when any case failed.
 
   python3 tests/integration.py --barrage build/barrage [--sanitized] [--only NAME]"""
@@ -15,7 +16,7 @@ import tempfile
 import time
 
 import harness
-from harness import MiB, expect, expect_eq, free_port
+from harness import MiB, check_sent, expect, expect_eq, free_port
 from server import TestServer, response_for, STATUS_CYCLE, HELLO
 
 
@@ -30,13 +31,18 @@ class Runner(harness.Runner):
         record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
         return p.returncode, record, p.stderr, wall
 
-    def serve_and_run(self, mode, args, params=None, timeout=120):
+    def serve_and_run(self, mode, args, params=None, timeout=120, buckets=None, sent_check=True):
+        """Runs barrage against a server in `mode`; checks the record against what the server
+        sent (buckets: harness.check_sent) unless sent_check is False (the server cannot know:
+        a warm-up it cannot tell apart, requests it never read)."""
         server = TestServer(mode, **(params or {})).start()
         try:
             rc, record, err, wall = self.run(args, server.port, timeout)
         finally:
             server.stop()
         expect(rc == 0, f"exit {rc}: {err.strip()}")
+        if sent_check:
+            check_sent(record, server.sent, buckets)
         return record, wall, server
 
 
@@ -90,7 +96,7 @@ def case_warmup_discarded(t):
     # each answer takes 0.4 s: the requests of the warm-up (0-0.2 s) end at 0.4 s and are
     # dropped; each connection then starts at 0.4, 0.8 and 1.2 s (deadline 1.4 s, 0.2 s margins)
     r, _, _ = t.serve_and_run("slow", ["-c", "2", "--warmup", "200ms", "-d", "1200ms", "--grace", "1s"],
-                              {"delay": 0.4})
+                              {"delay": 0.4}, sent_check=False)
     expect_eq(r, "started", 6)
     expect_eq(r, "succeeded", 6)
     expect_eq(r, "aborted", 0)
@@ -98,7 +104,9 @@ def case_warmup_discarded(t):
 
 
 def case_dies_mid_run(t):
-    r, wall, _ = t.serve_and_run("die", ["-c", "4", "-d", "2s", "--grace", "500ms"], {"after": 0.7})
+    # sent_check: requests still in the socket when the server died were never read by it
+    r, wall, _ = t.serve_and_run("die", ["-c", "4", "-d", "2s", "--grace", "500ms"], {"after": 0.7},
+                                 sent_check=False)
     c = r["connections"]
     expect(r["succeeded"] > 0, "nothing succeeded before the server died")
     expect(c["connect_errors"] > 0, "no connect errors after the server died")
@@ -126,6 +134,9 @@ def case_truncated(t):
     expect_eq(r, "errors.read", 10)
     expect_eq(r, "errors_detail.closed_mid_response", 10)
     expect_eq(r, "succeeded", 0)
+    expect_eq(r, "latency_us", None)
+    # a read error comes when the server closes, at once (default --timeout 10 s)
+    expect(r["error_latency_us"]["max"] < 1_000_000, f"read errors' latency {r['error_latency_us']}")
 
 
 def case_keepalive_dropped(t):
@@ -141,10 +152,29 @@ def case_never_answers(t):
     expect_eq(r, "requests", 4)
     expect_eq(r, "errors.timeout", 4)
     expect_eq(r, "failed", 4)
-    expect(r["latency_us"]["min"] >= 300000, f"timeout latency {r['latency_us']['min']} < 300 ms")
+    expect_eq(r, "latency_us", None)  # no response: errors have their own latency
+    lat = r["error_latency_us"]
+    expect(lat["min"] >= 300000, f"timeout latency {lat['min']} < 300 ms")
     # the 10 ms timeout tick, with room for a loaded machine
-    expect(r["latency_us"]["max"] < 800000, f"timeout latency {r['latency_us']['max']} >= 800 ms")
+    expect(lat["max"] < 800000, f"timeout latency {lat['max']} >= 800 ms")
     expect(wall < 2, f"took {wall:.1f}s")
+
+
+def case_timeouts_apart(t):
+    """Timeouts among fast answers: latency_us is the answers' own, error_latency_us the timeouts'."""
+    r, _, _ = t.serve_and_run("silent-every", ["-c", "2", "-n", "20", "--timeout", "500ms"], {"every": 5})
+    expect_eq(r, "errors.timeout", 4)
+    expect_eq(r, "status.codes", {"200": 16})
+    expect(r["latency_us"]["max"] < 500000, f"answers' latency max {r['latency_us']['max']} us: timeouts in it")
+    expect(r["error_latency_us"]["min"] >= 500000, f"timeouts' latency min {r['error_latency_us']['min']} us")
+
+
+def case_bad_status(t):
+    for code in (600, 999):
+        r, _, _ = t.serve_and_run("status", ["-c", "2", "-n", "10"], {"code": code})
+        expect_eq(r, "errors.protocol", 10)
+        expect_eq(r, "errors_detail.bad_status_line", 10)
+        expect_eq(r, "status.codes", {})
 
 
 def case_aborted_at_deadline(t):
@@ -152,14 +182,31 @@ def case_aborted_at_deadline(t):
     expect_eq(r, "started", 3)
     expect_eq(r, "aborted", 3)
     expect_eq(r, "requests", 0)
+    expect_eq(r, "completed_in_grace", 0)
+    # the window ends at the deadline, not with the grace (the timer fires within a few ms)
+    expect(abs(r["duration_us"] - 500_000) < 50_000, f"duration_us {r['duration_us']}, want 500 ms")
     expect(wall < 1.8, f"run took {wall:.1f}s, want about 0.8 s")
 
 
 def case_finished_in_grace(t):
+    # each connection's second request starts at 0.4 s and ends at 0.8 s, after the deadline
     r, _, _ = t.serve_and_run("slow", ["-c", "3", "-d", "500ms", "--grace", "1s"], {"delay": 0.4})
     expect_eq(r, "aborted", 0)
-    expect(r["succeeded"] >= 3, f"succeeded {r['succeeded']}")
+    expect_eq(r, "succeeded", 6)
+    expect_eq(r, "completed_in_grace", 3)
     expect_eq(r, "failed", 0)
+
+
+def case_held_past_deadline(t):
+    """One request held 0.5 s past the deadline ends in the grace: counted, but the rate's
+    divisor stays the 600 ms window."""
+    r, wall, _ = t.serve_and_run("hold-one", ["-c", "1", "-d", "600ms", "--grace", "2s"],
+                                 {"after": 0.3, "hold": 0.8})
+    expect_eq(r, "completed_in_grace", 1)
+    expect_eq(r, "aborted", 0)
+    expect(abs(r["duration_us"] - 600_000) < 50_000, f"duration_us {r['duration_us']}, want 600 ms")
+    expect(abs(r["rps"] - r["requests"] / (r["duration_us"] / 1e6)) < 0.01, f"rps {r['rps']}")
+    expect(wall > 1.0, f"run took {wall:.1f}s: the held request was not waited for")
 
 
 def case_garbage(t):
@@ -182,7 +229,8 @@ def case_bad_chunk(t):
 
 
 def case_header_too_large(t):
-    r, _, _ = t.serve_and_run("bigheader", ["-c", "2", "-n", "6"])
+    r, _, _ = t.serve_and_run("bigheader", ["-c", "2", "-n", "6"],
+                              buckets={"status 200": "errors_detail.header_too_large"})
     expect_eq(r, "errors.protocol", 6)
     expect_eq(r, "errors_detail.header_too_large", 6)
     r, _, _ = t.serve_and_run("bigheader", ["-c", "2", "-n", "6", "--max-header-size", "200000"])
@@ -249,7 +297,7 @@ def case_pipeline(t):
 
 
 def case_duration_run(t):
-    r, wall, _ = t.serve_and_run("ok", ["-c", "4", "-t", "2", "-d", "1s", "--warmup", "300ms"])
+    r, wall, _ = t.serve_and_run("ok", ["-c", "4", "-t", "2", "-d", "1s", "--warmup", "300ms"], sent_check=False)
     expect(r["succeeded"] > 100, f"only {r['succeeded']} requests")
     expect(abs(r["duration_us"] - 1_000_000) < 300_000, f"duration_us {r['duration_us']}")
     expect(wall < 2.5, f"took {wall:.1f}s")
@@ -289,6 +337,7 @@ def case_unix_socket(t):
         server.stop()
     expect(rc == 0, f"exit {rc}: {err}")
     expect_eq(r, "succeeded", 10)
+    check_sent(r, server.sent)
 
 
 def case_file_limit(t):
@@ -330,6 +379,9 @@ CASES = [
     ("5 never answers: one timeout per request", case_never_answers),
     ("6 in flight at the deadline: aborted after the grace", case_aborted_at_deadline),
     ("6 in flight at the deadline: finished within the grace", case_finished_in_grace),
+    ("6 one request held past the deadline: completed_in_grace, the window stays -d", case_held_past_deadline),
+    ("5 timeouts among answers: latency_us and error_latency_us apart", case_timeouts_apart),
+    ("status 600 and 999 are protocol errors (bad_status_line)", case_bad_status),
     ("7 garbage status line: protocol errors, samples under --verbose", case_garbage),
     ("7 bad chunk size: protocol errors", case_bad_chunk),
     ("8 headers over the limit: a distinct error", case_header_too_large),

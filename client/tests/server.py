@@ -4,8 +4,18 @@ a misbehaviour per mode, on 127.0.0.1 and a free port.
 
 Standalone: python3 server.py MODE [key=value...]  (prints {"port": N} then serves)
 In tests: TestServer(mode, **params).start() runs it on a background thread.
-Responses are built by response_for(), so tests can compute exact byte counts."""
+Responses are built by response_for(), so tests can compute exact byte counts.
+Timing modes: slow (delay=S before every answer), silent (never answers),
+silent-every (every=N: requests 0, N, 2N... never answered), hold-one (after=S,
+hold=S: the first request arriving `after` s after the first one waits `hold` s).
+
+The server counts what it did with each request it read, by kind (kind_for():
+"status NNN" for a whole final response, "truncated", "garbage", "badchunk",
+"closed" for a connection closed instead of an answer, "unanswered"), each
+counted just before it happens: TestServer.sent, or GET /_sent (JSON; that
+request itself is not counted) when it runs standalone."""
 import asyncio
+import collections
 import json
 import sys
 import threading
@@ -62,9 +72,28 @@ def response_for(mode, index, params):
         return head(status, [("Content-Length", 100)] if status == 304 else [])
     if mode == "statuses":
         return ok(status=STATUS_CYCLE[index % len(STATUS_CYCLE)])
+    if mode == "status":
+        return ok(status=params["code"])
     if mode == "varied":
         return ok(b"v" * (index % 7))
     return ok()
+
+
+def kind_for(mode, index, params, on_connection):
+    """What the server does with request number `index` (the kinds of TestServer.sent)."""
+    if mode == "silent" or (mode == "silent-every" and index % params["every"] == 0):
+        return "unanswered"
+    if mode == "drop-second" and on_connection % 2 == 0:
+        return "closed"
+    if mode in ("truncated", "garbage", "badchunk"):
+        return mode
+    if mode == "statuses":
+        return f"status {STATUS_CYCLE[index % len(STATUS_CYCLE)]}"
+    if mode == "nobody":
+        return f"status {params['status']}"
+    if mode == "status":
+        return f"status {params['code']}"
+    return "status 200"
 
 
 class TestServer:
@@ -72,6 +101,9 @@ class TestServer:
         self.mode = mode
         self.params = params
         self.count = 0
+        self.sent = collections.Counter()  # kind_for() -> how many
+        self.first_request_at = None  # loop time, for mode hold
+        self.held = False
         self.requests = []  # (head, body) of the first requests, for checks
         self.port = None
         self.loop = asyncio.new_event_loop()
@@ -119,6 +151,15 @@ class TestServer:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
+    async def _hold_one(self):
+        """Mode hold-one: the first request that arrives `after` s after the first one waits `hold` s."""
+        now = self.loop.time()
+        if self.first_request_at is None:
+            self.first_request_at = now
+        if not self.held and now - self.first_request_at >= self.params["after"]:
+            self.held = True
+            await asyncio.sleep(self.params["hold"])
+
     def _response(self, index):
         key = index % 56 if self.mode in ("statuses", "varied") else 0
         if key not in self.blob_cache:
@@ -126,6 +167,7 @@ class TestServer:
         return self.blob_cache[key]
 
     async def _read_request(self, reader):
+        """Reads one request; returns (method, target)."""
         req_head = await reader.readuntil(b"\r\n\r\n")
         length = 0
         for line in req_head.split(b"\r\n"):
@@ -134,14 +176,18 @@ class TestServer:
         body = await reader.readexactly(length) if length else b""
         if len(self.requests) < 10:
             self.requests.append((req_head, body))
-        return req_head.split(b" ", 1)[0]
+        method, target = req_head.split(b" ", 2)[:2]
+        return method, target
 
     async def _handle(self, reader, writer):
         self.writers.add(writer)
         on_connection = 0
         try:
             while True:
-                method = await self._read_request(reader)
+                method, target = await self._read_request(reader)
+                if target == b"/_sent":
+                    writer.write(ok(json.dumps(self.sent, sort_keys=True).encode()))
+                    continue
                 index = self.count
                 self.count += 1
                 on_connection += 1
@@ -157,13 +203,19 @@ class TestServer:
     async def _answer(self, writer, method, index, on_connection):
         """Sends the answer; False when the connection must close."""
         mode = self.mode
-        if mode == "silent":
+        kind = kind_for(mode, index, self.params, on_connection)
+        if kind == "unanswered":
+            self.sent[kind] += 1
             return True
-        if mode == "drop-second" and on_connection % 2 == 0:
+        if kind == "closed":
+            self.sent[kind] += 1
             return False
         if mode == "slow":
             await asyncio.sleep(self.params["delay"])
+        if mode == "hold-one":
+            await self._hold_one()
         data = self._response(index)
+        self.sent[kind] += 1
         if method == b"HEAD":
             data = data[:data.index(b"\r\n\r\n") + 4]
         writer.write(data)

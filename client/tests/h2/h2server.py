@@ -7,9 +7,13 @@ built on the `h2` package from PyPI. One thread per connection; 127.0.0.1 only.
 Writes its port to PORTFILE once listening, then serves until killed. Every
 event the tests count goes to LOGFILE as one JSON line (flushed at once).
 Requests are numbered across all connections from 0, in arrival order.
+What the server does with each request is logged as {"event": "sent", "kind":
+K} just before it does it (the kinds of tests/harness.py check_sent): "status
+NNN" (a whole response), "reset", "refused", "unanswered", "connection error".
 
 Modes:
   ok          200 "hello" to every request
+  status      a response with :status `code` (200) to every request
   timeout     requests with index % every == 0 (every=10) are never answered
   reset       RST_STREAM(INTERNAL_ERROR) for index % every == 0 (every=4)
   refuse      RST_STREAM(REFUSED_STREAM) for index % every == 0 (every=5)
@@ -95,8 +99,9 @@ class Connection:
         if data:
             self.sock.sendall(data)
 
-    def respond(self, stream_id, extra=()):
-        headers = [(b":status", b"200"), (b"content-length", str(len(HELLO)).encode()), *extra]
+    def respond(self, stream_id, extra=(), status=b"200"):
+        headers = [(b":status", status), (b"content-length", str(len(HELLO)).encode()), *extra]
+        self.server.log(event="sent", kind="status " + status.decode())
         self.conn.send_headers(stream_id, headers)
         self.conn.send_data(stream_id, HELLO, end_stream=True)
 
@@ -143,6 +148,16 @@ class Connection:
                 self.server.open_streams -= 1
         self.respond(stream_id)
 
+    def reset(self, stream_id, code, kind):
+        self.server.log(event="sent", kind=kind)
+        self.conn.reset_stream(stream_id, code)
+
+    def break_connection(self, data):
+        """Sends bytes that end the connection with an error (one for all its streams in flight)."""
+        self.server.log(event="sent", kind="connection error")
+        self.sock.sendall(data)
+        self.closing = True
+
     def on_event(self, event):
         s = self.server
         if isinstance(event, h2.events.StreamReset):
@@ -162,12 +177,16 @@ class Connection:
               headers=[[k.decode(), v.decode()] for k, v in event.headers])
         mode = s.mode
         if mode == "timeout" and i % s.param("every", 10) == 0:
+            s.log(event="sent", kind="unanswered")
             return
         if mode == "reset" and i % s.param("every", 4) == 0:
-            self.conn.reset_stream(sid, h2.errors.ErrorCodes.INTERNAL_ERROR)
+            self.reset(sid, h2.errors.ErrorCodes.INTERNAL_ERROR, "reset")
             return
         if mode == "refuse" and i % s.param("every", 5) == 0:
-            self.conn.reset_stream(sid, h2.errors.ErrorCodes.REFUSED_STREAM)
+            self.reset(sid, h2.errors.ErrorCodes.REFUSED_STREAM, "refused")
+            return
+        if mode == "status":
+            self.respond(sid, status=str(s.param("code", 200)).encode())
             return
         if mode == "goaway":
             if self.requests_here == 1:
@@ -186,15 +205,12 @@ class Connection:
             self.respond(sid, [(b"x-big-%d" % n, b"h" * size) for n in range(count)])
             return
         if mode == "garbage":
-            self.sock.sendall(b"GARBAGE GARBAGE GARBAGE GARBAGE\r\n\r\n")
-            self.closing = True
+            self.break_connection(b"GARBAGE GARBAGE GARBAGE GARBAGE\r\n\r\n")
             return
         if mode == "badframe":
             # HEADERS, END_HEADERS|END_STREAM, on this stream: indexed field 126 (not in any table)
             block = bytes([0x80 | 0x7E])
-            frame = len(block).to_bytes(3, "big") + bytes([0x01, 0x05]) + sid.to_bytes(4, "big") + block
-            self.sock.sendall(frame)
-            self.closing = True
+            self.break_connection(len(block).to_bytes(3, "big") + bytes([0x01, 0x05]) + sid.to_bytes(4, "big") + block)
             return
         self.respond(sid)
 
@@ -203,6 +219,8 @@ class Connection:
         for sid in answered:
             self.respond(sid)
         # streams above the last-stream-id were never processed
+        for _ in self.stream_ids[len(answered):]:
+            self.server.log(event="sent", kind="refused")
         self.conn.close_connection(last_stream_id=answered[-1])
         self.server.log(event="goaway", last_stream_id=answered[-1], answered=len(answered),
                         unanswered=len(self.stream_ids) - len(answered))

@@ -23,7 +23,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import harness  # noqa: E402
-from harness import MiB, REPO, Failure, Skip, expect, expect_eq, free_port  # noqa: E402
+from harness import MiB, REPO, Failure, Skip, check_sent, expect, expect_eq, free_port  # noqa: E402
 
 VENV = os.path.join(REPO, ".cache", "h2venv")
 H2_REQUIREMENT = "h2>=4.1,<5"
@@ -136,6 +136,13 @@ class FaultServer:
             return []
         with open(self.log) as f:
             return [e for e in map(json.loads, f) if e["event"] == kind]
+
+    def sent(self):
+        """What the server did with the requests, by kind (for harness.check_sent)."""
+        counts = {}
+        for e in self.events("sent"):
+            counts[e["kind"]] = counts.get(e["kind"], 0) + 1
+        return counts
 
 
 def ensure_venv():
@@ -289,6 +296,7 @@ def case_goaway_refused(t):
     with FaultServer(t.workdir, "goaway", keep=4) as s:
         r, _ = t.ok_run(["--h2", "-c", "1", "-m", "10", "-n", "40"], h2c(s.port))
         goaways = s.events("goaway")
+        check_sent(r, s.sent())
     expect_eq(r, "succeeded", 40)
     expect_eq(r, "failed", 0)
     expect_eq(r, "started", 40)
@@ -302,7 +310,11 @@ def case_timeout(t):
         r, _ = t.ok_run(["--h2", "-c", "1", "-m", "10", "-n", "100", "--timeout", "300ms"], h2c(s.port))
         time.sleep(0.2)
         resets = s.events("rst_received")
+        check_sent(r, s.sent())
     expect_eq(r, "errors.timeout", 10)
+    # the answers' latency without the timeouts in it, and the timeouts' apart
+    expect(r["latency_us"]["max"] < 300000, f"answers' latency max {r['latency_us']['max']} us: timeouts in it")
+    expect(r["error_latency_us"]["min"] >= 300000, f"timeouts' latency min {r['error_latency_us']['min']} us")
     expect_eq(r, "succeeded", 90)
     expect_eq(r, "requests", 100)
     expect_eq(r, "connections.established", 1)
@@ -312,7 +324,10 @@ def case_timeout(t):
 def case_reset(t):
     with FaultServer(t.workdir, "reset", every=4) as s:
         r, _ = t.ok_run(["--h2", "-c", "1", "-m", "5", "-n", "100"], h2c(s.port))
+        check_sent(r, s.sent())
     expect_eq(r, "errors.reset", 25)
+    # reset at once (the default --timeout is 10 s): near 0, nowhere near a timeout
+    expect(r["error_latency_us"]["max"] < 1_000_000, f"resets' latency {r['error_latency_us']}")
     expect_eq(r, "succeeded", 75)
     expect_eq(r, "connections.established", 1)
 
@@ -322,6 +337,7 @@ def case_refused(t):
     with FaultServer(t.workdir, "refuse", every=5) as s:
         r, _ = t.ok_run(["--h2", "-c", "2", "-m", "4", "-n", "100"], h2c(s.port))
         arrived = len(s.events("request"))
+        check_sent(r, s.sent())
     expect_eq(r, "succeeded", 100)
     expect_eq(r, "failed", 0)
     expect_eq(r, "connections.refused_streams", 25)
@@ -335,6 +351,7 @@ def case_request_shape(t):
         r, _ = t.ok_run(args, h2c(s.port))
         time.sleep(0.1)
         requests, data = s.events("request"), s.events("data")
+        check_sent(r, s.sent())
     expect_eq(r, "succeeded", 3)
     want = [[":method", "POST"], [":scheme", "http"], [":authority", "example.test"], [":path", "/"],
             ["x-test", "1"], ["content-length", "5"]]
@@ -347,6 +364,7 @@ def case_max_streams(t):
         r, _ = t.ok_run(["--h2", "-c", "1", "-m", "10", "-n", "60"], h2c(s.port))
         peaks = [e["value"] for e in s.events("max_open")]
         errors = s.events("server_protocol_error")
+        check_sent(r, s.sent())
     expect_eq(r, "succeeded", 60)
     expect_eq(r, "failed", 0)
     expect(peaks and max(peaks) == 2, f"most streams open at once: {peaks}")
@@ -357,6 +375,7 @@ def case_headers_near_limit(t):
     # 6 x 10,000 bytes: under the 65,536-byte limit, sent as HEADERS + CONTINUATION
     with FaultServer(t.workdir, "headers", count=6, size=10000) as s:
         r, _ = t.ok_run(["--h2", "-c", "1", "-m", "4", "-n", "20"], h2c(s.port))
+        check_sent(r, s.sent())
     expect_eq(r, "succeeded", 20)
     expect(r["header_compression"]["decoded_bytes"] >= 20 * 60000, "header bytes not counted")
 
@@ -364,6 +383,7 @@ def case_headers_near_limit(t):
 def case_headers_over_limit(t):
     with FaultServer(t.workdir, "headers", count=8, size=10000) as s:
         r, _ = t.ok_run(["--h2", "-c", "1", "-m", "4", "-n", "20"], h2c(s.port))
+        check_sent(r, s.sent(), {"status 200": "errors_detail.header_too_large"})
     expect_eq(r, "errors.protocol", 20)
     expect_eq(r, "errors_detail.header_too_large", 20)
     expect_eq(r, "connections.established", 1)  # a stream error: the connection stays
@@ -377,8 +397,21 @@ def case_garbage(t):
     for mode in ("garbage", "badframe"):
         with FaultServer(t.workdir, mode) as s:
             r, _ = t.ok_run(["--h2", "-c", "1", "-n", "5"], h2c(s.port), timeout=60)
+            check_sent(r, s.sent())
         expect(r["errors"]["protocol"] == 5, f"{mode}: protocol errors {r['errors']}")
         expect(r["connections"]["established"] == 5, f"{mode}: established {r['connections']['established']}")
+
+
+def case_bad_status(t):
+    # nghttp2 passes on any three digits but 101: 600-999 are no HTTP status (docs/metrics.md)
+    for code in (600, 999):
+        with FaultServer(t.workdir, "status", code=code) as s:
+            r, _ = t.ok_run(["--h2", "-c", "1", "-m", "4", "-n", "20"], h2c(s.port))
+            check_sent(r, s.sent())
+        expect_eq(r, "errors.protocol", 20)
+        expect_eq(r, "errors_detail.bad_status_line", 20)
+        expect_eq(r, "status.codes", {})
+        expect_eq(r, "connections.established", 1)
 
 
 def case_not_h2(t):
@@ -530,6 +563,7 @@ CASES = [
     ("headers near the limit with CONTINUATION: accepted", case_headers_near_limit),
     ("headers over the limit: header_too_large, bounded", case_headers_over_limit),
     ("garbage and a bad frame: protocol error, reconnect", case_garbage),
+    (":status 600 and 999: protocol errors (bad_status_line)", case_bad_status),
     ("--h2 against a server without HTTP/2: requests fail, counted", case_not_h2),
     ("1 MiB and 50 MiB through a 65,535-byte window: exact, memory flat", case_large_bodies),
     ("TLS: verification, --cacert, --insecure, --h1, reason shown once", case_tls_verification),
