@@ -126,8 +126,11 @@ static enum session_verdict h1_on_read(struct session *s, const uint8_t *data, s
             return SESSION_CLOSE;
         }
         worker_response(h->w, pop_start(h), h->parser.status, h->parser.body_bytes, now);
-        if (!h->parser.keep_alive) h->closing = true;
+        bool server_closes = !h->parser.keep_alive;
         http1_parser_next(&h->parser, h->sh->head);
+        /* what follows answers nothing: the requests queued behind this one become read
+         * errors (closed before their response) when the connection closes */
+        if (server_closes) return SESSION_CLOSE;
         data += used;
         len -= used;
     }

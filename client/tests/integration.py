@@ -296,6 +296,18 @@ def case_pipeline(t):
     expect_eq(r, "bytes_received", sum(len(response_for("varied", i, {})) for i in range(n)))
 
 
+def case_pipeline_close(t):
+    # -m 4: four requests written at once; the first answer says Connection: close and is
+    # followed by bytes shaped like a second answer. Those are not an answer to request 2:
+    # the three queued behind it were never answered (read errors), on each of 2 connections.
+    r, _, _ = t.serve_and_run("close-extra", ["-c", "1", "-m", "4", "-n", "8"], sent_check=False)
+    expect_eq(r, "succeeded", 2)
+    expect_eq(r, "body_bytes", 2 * len(HELLO))
+    expect_eq(r, "errors.read", 6)
+    expect_eq(r, "errors_detail.closed_before_response", 6)
+    expect_eq(r, "connections.established", 2)
+
+
 def case_duration_run(t):
     r, wall, _ = t.serve_and_run("ok", ["-c", "4", "-t", "2", "-d", "1s", "--warmup", "300ms"], sent_check=False)
     expect(r["succeeded"] > 100, f"only {r['succeeded']} requests")
@@ -395,6 +407,7 @@ CASES = [
     ("10 304 without a body", nobody_case(304)),
     ("11 4xx and 5xx: by class and code, failed not errored", case_statuses),
     ("12 pipelining depth 16: every response matched", case_pipeline),
+    ("12b pipelined requests behind a Connection: close answer are read errors", case_pipeline_close),
     ("duration run with warm-up and 2 threads", case_duration_run),
     ("--warmup: requests started in the warm-up are not counted", case_warmup_discarded),
     ("--requests-per-connection and --no-keepalive", case_keepalive_options),

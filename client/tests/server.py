@@ -8,6 +8,8 @@ Responses are built by response_for(), so tests can compute exact byte counts.
 Timing modes: slow (delay=S before every answer), silent (never answers),
 silent-every (every=N: requests 0, N, 2N... never answered), hold-one (after=S,
 hold=S: the first request arriving `after` s after the first one waits `hold` s).
+close-extra answers with Connection: close followed by a second whole response (bytes no
+request asked for) and closes once the client is quiet.
 
 The server counts what it did with each request it read, by kind (kind_for():
 "status NNN" for a whole final response, "truncated", "garbage", "badchunk",
@@ -76,7 +78,20 @@ def response_for(mode, index, params):
         return ok(status=params["code"])
     if mode == "varied":
         return ok(b"v" * (index % 7))
+    if mode == "close-extra":
+        # Connection: close, then bytes that look like the answer to the next pipelined request
+        return ok(extra=[("Connection", "close")]) + ok(b"extra")
     return ok()
+
+
+async def _drain_requests(reader):
+    """Reads what the client sent until it is quiet for 50 ms, so that closing sends a FIN,
+    not the RST that unread data would cause (the client must see the bytes before the close)."""
+    try:
+        while await asyncio.wait_for(reader.read(65536), 0.05):
+            pass
+    except (asyncio.TimeoutError, ConnectionError):
+        pass
 
 
 def kind_for(mode, index, params, on_connection):
@@ -191,7 +206,7 @@ class TestServer:
                 index = self.count
                 self.count += 1
                 on_connection += 1
-                if not await self._answer(writer, method, index, on_connection):
+                if not await self._answer(reader, writer, method, index, on_connection):
                     break
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError, asyncio.CancelledError):
             # CancelledError: the test is over (stop()); the handler ends quietly
@@ -200,7 +215,7 @@ class TestServer:
             self.writers.discard(writer)
             writer.close()
 
-    async def _answer(self, writer, method, index, on_connection):
+    async def _answer(self, reader, writer, method, index, on_connection):
         """Sends the answer; False when the connection must close."""
         mode = self.mode
         kind = kind_for(mode, index, self.params, on_connection)
@@ -220,7 +235,9 @@ class TestServer:
             data = data[:data.index(b"\r\n\r\n") + 4]
         writer.write(data)
         await writer.drain()
-        return mode not in ("close10", "truncated", "garbage", "badchunk")
+        if mode == "close-extra":
+            await _drain_requests(reader)
+        return mode not in ("close10", "truncated", "garbage", "badchunk", "close-extra")
 
 
 def main():
