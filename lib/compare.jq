@@ -32,19 +32,6 @@ def _selected($filters):
         . as $field | ($filters[$field] // []) as $allowed
         | ($allowed | length) == 0 or ($allowed | index([$row[$field]])) != null);
 
-# A record's successful requests/s; succeeded / duration for a record without it.
-def _successful_rps:
-  .successful_rps
-  // (if .succeeded != null and (.duration_us // 0) > 0 then .succeeded / (.duration_us / 1000000) else null end);
-
-# A record's failed requests and the requests they are a share of, or null when the tool
-# did not count them. succeeded + failed is the record's requests when its accounting is
-# exact; for wrk (approximate), whose requests leave out socket errors, it keeps the share
-# within 0-1.
-def _failures:
-  if .failed == null or .succeeded == null or .succeeded + .failed == 0 then null
-  else {failed: .failed, requests: (.succeeded + .failed)} end;
-
 # Rows of a results file grouped by (scenario, protocol, tool, server): run values of ok runs.
 def _groups($filters):
   [.results[] | select(_selected($filters))]
@@ -54,9 +41,9 @@ def _groups($filters):
       server: .[0].server, scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
       planned: length,
       ok: $ok | length,
-      successful_rps: [$ok[] | .metrics | _successful_rps | select(. != null)],
+      successful_rps: [$ok[] | .metrics | stats::successful_rps | select(. != null)],
       p99: [$ok[] | .metrics.latency_us.p99 | select(. != null)],
-      failures: [$ok[] | .metrics | _failures | select(. != null)],
+      failures: [$ok[] | .metrics | stats::failures | select(. != null)],
       statuses: [.[] | .status] | unique,
       reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique
     });
@@ -102,7 +89,7 @@ def _judge($b; $n; $threshold; $alpha; $higher_is_better):
 # A rise within the threshold is noise ("unchanged"): 1 timeout in 10^6 requests more
 # does not fail the gate. A fall beyond the threshold is an improvement.
 def _judge_errors($b; $n; $threshold; $alpha):
-  def totals: {failed: (map(.failed) | add), requests: (map(.requests) | add)} | .rate = .failed / .requests;
+  def totals: {failed: (map(.failed) | add), requests: (map(.requests) | add), rate: stats::error_rate};
   def rates: map(.failed / .requests);
   if ($b | length) == 0 or ($n | length) == 0 then null
   else
@@ -218,7 +205,7 @@ def _side_p99($side): if $side == null or $side.ok == 0 then fmt::dash else $sid
 # The side's error rate, pooled over its runs (as _judge_errors pools it).
 def _side_errors($side):
   if $side == null or ($side.failures | length) == 0 then fmt::dash
-  else ($side.failures | (map(.failed) | add) / (map(.requests) | add)) | fmt::share end;
+  else $side.failures | stats::error_rate | fmt::share end;
 
 def _error_change_cell:
   if . == null then fmt::dash
