@@ -20,10 +20,16 @@ usage() {
 Usage: ./compare-results.sh [OPTIONS] BASE NEW
 
 Joins the rows of two results files (results/*.json) on server, scenario, protocol and tool
-and prints, per row, base and new requests/s and p99 latency, the change and a verdict.
-Rows present on one side only are "added" or "removed".
+and prints, per row, base and new successful requests/s, p99 latency and error rate, the
+change and a verdict. Rows present on one side only are "added" or "removed".
 
-Verdicts, per metric (rps: lower is worse; p99: higher is worse):
+Failed requests are not throughput: requests/s is judged as successful requests/s ("ok/s":
+a final response with status 100-399; for a record without successful_rps, succeeded /
+duration), so a server that starts answering 503 fast is not faster. The error rate is
+failed / requests (4xx and 5xx responses, timeouts, resets, closed connections), pooled over
+the runs; p99 is the time to a final response, whatever its status (docs/metrics.md).
+
+Verdicts of ok/s (lower is worse) and p99 (higher is worse):
   1 or 2 runs on a side  a change beyond the threshold is a regression or an improvement,
                          anything within it is "unchanged".
   3+ runs on both sides  Welch's t-test on the logarithms of the runs' values (noise in
@@ -34,21 +40,34 @@ Verdicts, per metric (rps: lower is worse; p99: higher is worse):
                          beyond it, a regression or an improvement. A rank test such as
                          Mann-Whitney U cannot be used here: with 3 runs per side its
                          smallest possible two-sided p is 0.1, so it could never flag.
-Row verdicts: regression (a metric of --fail-on regressed), improvement, unchanged, ~,
+Error rate: any failed request where the base had none is a regression, however few (a
+server that starts failing has changed). Otherwise a rise by more than --error-threshold
+percentage points is a regression (a smaller rise, such as 1 timeout more in 10^6 requests,
+is noise: "unchanged"); with 3+ runs on both sides the rise must also be significant
+(Welch's t-test on the runs' error rates; errors come in bursts, so their run-to-run
+spread decides), else "~". A fall beyond the threshold is an improvement.
+Row verdicts: regression (a metric of --fail-on regressed; a row whose error rate regressed
+is also listed with its base and new error rate), improvement, unchanged, ~,
 added, removed, failed (ok in BASE, no successful run in NEW: counts as a regression),
 skipped, still failed, recovered. Values are "median ±spread" (largest distance of a run from
 the median) when there are several runs.
 
-A second, machine-independent table divides each server's requests/s by the median
-requests/s of the reference server in the same file (same scenario, protocol and tool) and
-compares those ratios between the files, so results from two machines can be compared.
+A second, machine-independent table divides each server's successful requests/s by the
+median successful requests/s of the reference server in the same file (same scenario,
+protocol and tool) and compares those ratios between the files, so results from two
+machines can be compared.
 
 Options:
-  --threshold PCT      rps change that matters (default 5)
+  --threshold PCT      successful requests/s change that matters (default 5)
   --p99-threshold PCT  p99 change that matters (default 20: tail latency is much noisier
                        than throughput from one run to the next)
+  --error-threshold PTS
+                       rise of the error rate that matters, in percentage points of the
+                       requests (default 0.1: one request in 1,000); errors where the base
+                       had none regress whatever this says
   --alpha A            significance level of the test with 3+ runs (default 0.05)
-  --fail-on LIST       metrics whose regression exits 1: rps, p99 or rps,p99 (default rps,p99)
+  --fail-on LIST       metrics whose regression exits 1, a comma list of rps (successful
+                       requests/s), p99 and errors (error rate) (default rps,p99,errors)
   --reference SERVER   reference server of the relative view (default java-http)
   --gate absolute|relative
                        which view decides the exit status (default absolute; use relative
@@ -68,16 +87,18 @@ die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exi
 is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
 main() {
-  local threshold=5 p99_threshold=20 alpha=0.05 fail_on=rps,p99 reference=java-http gate=absolute
+  local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors
+  local reference=java-http gate=absolute
   local format=text files=() tools=() scenarios=() servers=() protocols=()
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
-      --threshold|--p99-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol)
+      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
           --threshold) threshold=$2 ;;
           --p99-threshold) p99_threshold=$2 ;;
+          --error-threshold) error_threshold=$2 ;;
           --alpha) alpha=$2 ;;
           --fail-on) fail_on=$2 ;;
           --reference) reference=$2 ;;
@@ -97,10 +118,13 @@ main() {
   ((${#files[@]} == 2)) || die_usage "expected two results files, BASE and NEW (got ${#files[@]})"
   is_number "$threshold" || die_usage "--threshold must be a number of percent, got '$threshold'"
   is_number "$p99_threshold" || die_usage "--p99-threshold must be a number of percent, got '$p99_threshold'"
+  is_number "$error_threshold" \
+    || die_usage "--error-threshold must be a number of percentage points, got '$error_threshold'"
   if ! is_number "$alpha" || ! awk -v a="$alpha" 'BEGIN { exit !(a > 0 && a < 1) }'; then
     die_usage "--alpha must be between 0 and 1, got '$alpha'"
   fi
-  [[ $fail_on =~ ^(rps|p99)(,(rps|p99))*$ ]] || die_usage "--fail-on takes rps, p99 or rps,p99, got '$fail_on'"
+  [[ $fail_on =~ ^(rps|p99|errors)(,(rps|p99|errors))*$ ]] \
+    || die_usage "--fail-on takes a comma list of rps, p99 and errors, got '$fail_on'"
   [[ $gate == absolute || $gate == relative ]] || die_usage "--gate takes absolute or relative, got '$gate'"
   [[ $format == text || $format == markdown || $format == json ]] \
     || die_usage "--format takes text, markdown or json, got '$format'"
@@ -113,12 +137,14 @@ main() {
 
   local opts
   opts=$(jq -n --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \
+    --argjson error_threshold "$error_threshold" \
     --argjson alpha "$alpha" --arg fail_on "$fail_on" --arg reference "$reference" --arg gate "$gate" \
     --arg tools "$(IFS=,; echo "${tools[*]}")" --arg scenarios "$(IFS=,; echo "${scenarios[*]}")" \
     --arg servers "$(IFS=,; echo "${servers[*]}")" --arg protocols "$(IFS=,; echo "${protocols[*]}")" \
     --arg base_file "${files[0]}" --arg new_file "${files[1]}" '
       def list: split(",") | map(select(length > 0));
-      {threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100), alpha: $alpha,
+      {threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100),
+       error_threshold: ($error_threshold / 100), alpha: $alpha,
        fail_on: ($fail_on | list | unique), reference: $reference, gate: $gate,
        filters: {tool: ($tools | list), scenario: ($scenarios | list),
                  server: ($servers | list), protocol: ($protocols | list)},

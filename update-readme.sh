@@ -24,12 +24,19 @@ Usage: ./update-readme.sh [--file RESULTS.json | --results DIR] [--readme README
 Replaces what lies between "<!-- performance:start -->" and "<!-- performance:end -->" in the
 README with the results of one run (a "## Performance" section with the markers is created
 when there is none):
-  - one table per scenario x protocol x tool, servers sorted by requests/s: requests/s,
-    successful requests/s, p50 / p99 / p99.9 latency, errors/s, server CPU, peak RSS and
-    requests/s as a percentage of the baseline server; with several runs, the median and
-    (for requests/s and p99) the range min–max; failed or skipped servers with the reason;
-  - charts drawn with gnuplot: requests/s per server for each scenario (grouped bars, one
-    chart per protocol and tool) and the latency percentile spectrum of each table;
+  - one table per scenario x protocol x tool, servers sorted by successful requests/s
+    (failed requests are not throughput: a server answering errors fast ranks by what it
+    answered well): successful requests/s, errors (share of requests that failed, and per
+    second), p50 / p99 / p99.9 latency (time to the final response, any status), server
+    CPU, peak RSS and successful requests/s as a percentage of the baseline server; with
+    several runs, the median and (for successful requests/s and p99) the range min–max;
+    failed or skipped servers with the reason;
+  - marks on the rows that had errors (⚠) and on those of a tool whose accounting is
+    approximate (≈, wrk), explained under the table; the request timeout of each table
+    when the tools ran with different ones (config.request_timeout_s; not shown for
+    results files that do not record it);
+  - charts drawn with gnuplot: successful requests/s per server for each scenario (grouped
+    bars, one chart per protocol and tool) and the latency percentile spectrum of each table;
   - the date, machine, OS, Java, suite commit and the command that reproduces the run.
 Same input, same README, byte for byte. The README and the charts are replaced only once
 everything has been made (temporary files, then rename); on any error both stay as they were.
@@ -39,7 +46,8 @@ Options:
                      directory, by its "timestamp" field, not by the file's date)
   --results DIR      the results directory (default: results/ of the suite)
   --readme PATH      README to update (default: README.md of the suite)
-  --baseline SERVER  server of the "vs" column (default java-http)
+  --baseline SERVER  server of the "vs" column (successful requests/s relative to it;
+                     default java-http)
   --charts DIR       where the charts go (default: docs/charts of the suite); the README
                      links them by their path relative to the README
   -h, --help         this text

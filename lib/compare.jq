@@ -3,13 +3,20 @@
 #   compare($base; $new; $opts) -> the comparison document:
 #     {base, new: facts of each file; settings: $opts;
 #      rows: one per (scenario, protocol, tool, server) with side ("both", "base only",
-#        "new only"), the base and new run values, the rps and p99 judgements
-#        {base, new, change, p, test, verdict} and the row's verdict;
-#      relative: the same judgement of requests/s as a share of the reference server;
+#        "new only"), the base and new run values, the judgements successful_rps and p99
+#        {base, new, change, p, test, verdict} and error_rate {base, new: {failed, requests,
+#        rate}, change (new rate - base rate), p, test, verdict, new_errors}, and the row's
+#        verdict;
+#      relative: the same judgement of successful requests/s as a share of the reference server;
 #      counts, relative_counts: verdict -> rows; regressions: what decides the exit status}.
-#     $base and $new are results files; $opts holds threshold, p99_threshold, alpha
-#     (fractions), reference, gate, fail_on (array of "rps"/"p99"), filters {tool, scenario,
-#     server, protocol} (arrays, empty = all), base_file and new_file (names to print).
+#     $base and $new are results files; $opts holds threshold, p99_threshold, error_threshold,
+#     alpha (fractions), reference, gate, fail_on (array of "rps": successful_rps, "p99",
+#     "errors": error_rate), filters {tool, scenario, server, protocol} (arrays, empty = all),
+#     base_file and new_file (names to print).
+#
+# Failed requests are never throughput: requests/s is judged as successful requests/s
+# (successful_rps, or succeeded / duration for a record without it), and the share of
+# requests that failed is judged on its own (_judge_errors says how).
 #   render_text, render_markdown   comparison document -> the report as text lines
 
 import "stats" as stats;
@@ -34,8 +41,9 @@ def _groups($filters):
       server: .[0].server, scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
       planned: length,
       ok: $ok | length,
-      rps: [$ok[] | .metrics.rps | select(. != null)],
+      successful_rps: [$ok[] | .metrics | stats::successful_rps | select(. != null)],
       p99: [$ok[] | .metrics.latency_us.p99 | select(. != null)],
+      failures: [$ok[] | .metrics | stats::failures | select(. != null)],
       statuses: [.[] | .status] | unique,
       reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique
     });
@@ -69,6 +77,39 @@ def _judge($b; $n; $threshold; $alpha; $higher_is_better):
        test: (if $p == null then "threshold" else "welch-log" end), verdict: $verdict}
   end;
 
+# Verdict for the error rate (failed / requests). The base and new rates are pooled over
+# the runs (all failed / all requests). A regression, however small the numbers:
+#   - any failed request where the base had none (a server that starts failing has changed,
+#     whatever the share);
+#   - a rise of the rate by more than $threshold (a fraction of the requests: 0.001 is 0.1
+#     points), and with 3+ runs on both sides a significant one (Welch's t-test on the
+#     runs' rates at alpha; not significant: "~"). Error counts jump from run to run (one
+#     stall times out every request in flight), so with 3+ runs their spread decides whether
+#     a rise beyond the threshold is real; with 1 or 2 runs the threshold alone decides.
+# A rise within the threshold is noise ("unchanged"): 1 timeout in 10^6 requests more
+# does not fail the gate. A fall beyond the threshold is an improvement.
+def _judge_errors($b; $n; $threshold; $alpha):
+  def totals: {failed: (map(.failed) | add), requests: (map(.requests) | add), rate: stats::error_rate};
+  def rates: map(.failed / .requests);
+  if ($b | length) == 0 or ($n | length) == 0 then null
+  else
+    ($b | totals) as $bt | ($n | totals) as $nt
+    | ($nt.rate - $bt.rate) as $change
+    | ($bt.failed == 0 and $nt.failed > 0) as $new_errors
+    | (if ($b | length) >= 3 and ($n | length) >= 3 then stats::welch_p($b | rates; $n | rates) else null end) as $p
+    | {base: $bt, new: $nt, change: $change, p: $p, new_errors: $new_errors,
+       test: (if $p == null then "threshold" else "welch" end),
+       verdict: (if $new_errors then "regression"
+                 elif ($change | fabs) <= $threshold then "unchanged"
+                 elif $p != null and $p >= $alpha then "~"
+                 elif $change > 0 then "regression"
+                 else "improvement" end)}
+  end;
+
+def _metrics: ["successful_rps", "p99", "error_rate"];
+# --fail-on's names -> the judgements.
+def _judgement: {rps: "successful_rps", p99: "p99", errors: "error_rate"}[.];
+
 def _row_verdict($fail_on):
   if .side == "base only" then "removed"
   elif .side == "new only" then "added"
@@ -78,11 +119,11 @@ def _row_verdict($fail_on):
      else "still failed" end)
   elif .base.ok == 0 then "recovered"
   else
-    [.rps, .p99] as [$rps, $p99]
-    | if ($fail_on | index(["rps"])) and $rps.verdict == "regression" then "regression"
-      elif ($fail_on | index(["p99"])) and $p99.verdict == "regression" then "regression"
-      elif $rps.verdict == "improvement" or $p99.verdict == "improvement" then "improvement"
-      elif $rps.verdict == "~" or $p99.verdict == "~" then "~"
+    . as $row
+    | [_metrics[] | $row[.].verdict?] as $verdicts
+    | if any($fail_on[] | _judgement; $row[.].verdict? == "regression") then "regression"
+      elif any($verdicts[]; . == "improvement") then "improvement"
+      elif any($verdicts[]; . == "~") then "~"
       else "unchanged" end
   end;
 
@@ -96,29 +137,30 @@ def _rows($base_groups; $new_groups; $opts):
       | {server: $any.server, scenario: $any.scenario, protocol: $any.protocol, tool: $any.tool,
          side: (if $b[$k] == null then "new only" elif $n[$k] == null then "base only" else "both" end),
          base: _side($b[$k]), new: _side($n[$k])}
-      | .rps = (if .side == "both" then _judge(.base.rps; .new.rps; $opts.threshold; $opts.alpha; true) else null end)
+      | .successful_rps = (if .side == "both" then _judge(.base.successful_rps; .new.successful_rps; $opts.threshold; $opts.alpha; true) else null end)
       | .p99 = (if .side == "both" then _judge(.base.p99; .new.p99; $opts.p99_threshold; $opts.alpha; false) else null end)
+      | .error_rate = (if .side == "both" then _judge_errors(.base.failures; .new.failures; $opts.error_threshold; $opts.alpha) else null end)
       | .verdict = _row_verdict($opts.fail_on))
   | sort_by(.scenario, .protocol, .tool, .server);
 
-# Machine-independent view: each server's requests/s divided by the median requests/s of
+# Machine-independent view: each server's successful requests/s divided by the median of
 # the reference server in the same file, scenario, protocol and tool; then the same verdict
 # rules on those ratios. The reference's own run-to-run spread is not propagated (its median
 # is taken as exact), which makes the test slightly optimistic; the threshold guards that.
 def _relative($base_groups; $new_groups; $base_refs; $new_refs; $opts):
-  def refs: map(select(.server == $opts.reference and (.rps | length) > 0)
-                | {key: ([.scenario, .protocol, .tool] | tojson), value: (.rps | stats::median)})
+  def refs: map(select(.server == $opts.reference and (.successful_rps | stats::median // 0) > 0)
+                | {key: ([.scenario, .protocol, .tool] | tojson), value: (.successful_rps | stats::median)})
             | from_entries;
   ($base_refs | refs) as $rb | ($new_refs | refs) as $rn
   | ($new_groups | _by_key) as $n
   | [$base_groups[]
-     | select(.server != $opts.reference and (.rps | length) > 0)
+     | select(.server != $opts.reference and (.successful_rps | length) > 0)
      | ([.scenario, .protocol, .tool] | tojson) as $ck
      | select($rb[$ck] != null and $rn[$ck] != null)
      | $n[_key | tojson] as $other
-     | select($other != null and ($other.rps | length) > 0)
+     | select($other != null and ($other.successful_rps | length) > 0)
      | {server, scenario, protocol, tool}
-       + (_judge(.rps | map(. / $rb[$ck]); $other.rps | map(. / $rn[$ck]); $opts.threshold; $opts.alpha; true))]
+       + (_judge(.successful_rps | map(. / $rb[$ck]); $other.successful_rps | map(. / $rn[$ck]); $opts.threshold; $opts.alpha; true))]
   | sort_by(.scenario, .protocol, .tool, .server);
 
 def _file_info($doc; $name):
@@ -158,16 +200,26 @@ def _change_cell:
   elif .p != null then (.change | fmt::signed_pct(1)) + " (p=" + (.p | fmt::fixed(3)) + ")"
   else .change | fmt::signed_pct(1) end;
 
-def _side_rps($side): if $side == null then fmt::dash elif $side.ok == 0 then ($side.statuses | join("/")) else $side.rps | _summary | _value_cell(fmt::thousands) end;
+def _side_rps($side): if $side == null then fmt::dash elif $side.ok == 0 then ($side.statuses | join("/")) else $side.successful_rps | _summary | _value_cell(fmt::thousands) end;
 def _side_p99($side): if $side == null or $side.ok == 0 then fmt::dash else $side.p99 | _summary | _value_cell(fmt::latency) end;
+# The side's error rate, pooled over its runs (as _judge_errors pools it).
+def _side_errors($side):
+  if $side == null or ($side.failures | length) == 0 then fmt::dash
+  else $side.failures | stats::error_rate | fmt::share end;
+
+def _error_change_cell:
+  if . == null then fmt::dash
+  elif .p != null then (.change | fmt::signed_points) + " (p=" + (.p | fmt::fixed(3)) + ")"
+  else .change | fmt::signed_points end;
 
 def _cells:
   [.server, .scenario, .protocol, .tool,
-   _side_rps(.base), _side_rps(.new), (.rps | _change_cell),
-   _side_p99(.base), _side_p99(.new), (.p99 | _change_cell), .verdict];
+   _side_rps(.base), _side_rps(.new), (.successful_rps | _change_cell),
+   _side_p99(.base), _side_p99(.new), (.p99 | _change_cell),
+   _side_errors(.base), _side_errors(.new), (.error_rate | _error_change_cell), .verdict];
 
-def _header: ["server", "scenario", "protocol", "tool", "base rps", "new rps", "rps Δ",
-              "base p99", "new p99", "p99 Δ", "verdict"];
+def _header: ["server", "scenario", "protocol", "tool", "base ok/s", "new ok/s", "ok/s Δ",
+              "base p99", "new p99", "p99 Δ", "base err", "new err", "err Δ", "verdict"];
 
 def _relative_cells:
   [.server, .scenario, .protocol, .tool,
@@ -182,6 +234,15 @@ def _notes:
    | select(length > 0)
    | "\($r.server) \($r.scenario) \($r.protocol) \($r.tool): " + join("; ")];
 
+# One line per row whose error rate regressed: the row, base and new rate, and why.
+def _error_notes:
+  [.rows[] | select(.error_rate.verdict? == "regression") | .error_rate as $e
+   | "\(.server) \(.scenario) \(.protocol) \(.tool): error rate \($e.base.rate | fmt::share) -> \($e.new.rate | fmt::share) ("
+     + (if $e.new_errors then "the base had none"
+        else ($e.change | fmt::signed_points) + (if $e.p != null then ", p=\($e.p | fmt::fixed(3))" else "" end) end)
+     + ": \($e.base.failed | fmt::thousands) of \($e.base.requests | fmt::thousands) -> "
+     + "\($e.new.failed | fmt::thousands) of \($e.new.requests | fmt::thousands) requests failed)"];
+
 def _count_words:
   . as $c
   | [["regression", "regression", "regressions"], ["failed", "newly failed"], ["improvement", "improvement", "improvements"],
@@ -195,9 +256,14 @@ def _summary_line:
   + (if (.relative | length) > 0 then "; relative to \(.settings.reference): " + (.relative_counts | _count_words) else "" end)
   + " (gate: \(.settings.gate), exit \(if .regressions > 0 then 1 else 0 end))";
 
+def _legend_line:
+  "ok/s: successful requests/s (failed requests are not throughput); err: share of requests that failed "
+  + "(4xx, 5xx, errors), Δ in percentage points (pt)";
+
 def _method_line:
-  "rps threshold \(.settings.threshold * 100 | fmt::fixed(1))%, p99 threshold \(.settings.p99_threshold * 100 | fmt::fixed(1))%; "
-  + "3+ runs per side: Welch's t-test on log values at alpha \(.settings.alpha) (~ = not significant); "
+  "ok/s threshold \(.settings.threshold * 100 | fmt::fixed(1))%, p99 threshold \(.settings.p99_threshold * 100 | fmt::fixed(1))%, "
+  + "error rate threshold \(.settings.error_threshold | fmt::signed_points | ltrimstr("+")) (any errors where the base had none regress); "
+  + "3+ runs per side: Welch's t-test at alpha \(.settings.alpha) on log values (error rate: on the runs' rates; ~ = not significant); "
   + "fail on: \(.settings.fail_on | join(","))";
 
 def _table_text($rows):
@@ -218,7 +284,9 @@ def render_text:
      _table_text([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))),
      ""
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
+  (_error_notes | if length > 0 then ("Error rates that regressed:", map("  " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
+  _legend_line,
   _method_line,
   "Summary: " + _summary_line;
 
@@ -237,7 +305,9 @@ def render_markdown:
      "Relative to **\(.settings.reference)** in the same file (machine-independent):", "",
      _table_md([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))), ""
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
+  (_error_notes | if length > 0 then ("Error rates that regressed:", "", map("- " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", "", map("- " + .)[], "") else empty end),
+  "_\(_legend_line)._  ",
   "_\(_method_line)_",
   "",
   "**Summary:** " + _summary_line;

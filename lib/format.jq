@@ -4,6 +4,9 @@
 #   fixed($d)      number -> string with exactly $d decimals ("-3.10")
 #   thousands      number -> rounded integer with thousands separators ("45,210")
 #   signed_pct($d) ratio - 1 as a signed percentage ("+4.2%", "-20.0%")
+#   share          fraction -> percentage with two significant digits, never rounded to
+#                  zero unless it is zero ("0%", "42.0%", "1.2%", "0.0011%")
+#   signed_points  difference of two fractions -> signed percentage points ("+1.2 pt", "0 pt")
 #   latency        microseconds -> "850 µs", "1.23 ms", "2.50 s"
 #   kib            KiB -> "180 MiB", "1.2 GiB"
 #   pad($w), lpad($w)  pad a string to width $w, text left, numbers right
@@ -34,6 +37,20 @@ def signed_pct($d):
   if . == null then dash
   else (. * 100 | fixed($d)) as $s | (if ($s | startswith("-")) or ($s | tonumber) == 0 then $s else "+" + $s end) + "%"
   end;
+
+# Decimals for two significant digits of a percentage (at least 1, at most 7: a share of
+# one request in 10^9 still shows).
+def _share_decimals: . as $pct | 1 | until(. >= 7 or $pct * pow(10; .) >= 10; . + 1);
+
+def share:
+  if . == null then dash
+  elif . == 0 then "0%"
+  else (. * 100) as $pct | ($pct | fixed($pct | fabs | _share_decimals)) + "%" end;
+
+def signed_points:
+  if . == null then dash
+  elif . == 0 then "0 pt"
+  else (fabs * 100) as $points | (if . > 0 then "+" else "-" end) + ($points | fixed($points | _share_decimals)) + " pt" end;
 
 def latency:
   if . == null then dash

@@ -1,15 +1,18 @@
 # readme: a results file -> the README's performance section and its gnuplot charts
 # (update-readme.sh), as a jq module.
 #
-#   model($baseline)       results file -> {tables, rps_charts, servers, meta}: one table per
-#                          scenario x protocol x tool, servers sorted by median requests/s
+#   model($baseline)       results file -> {tables, rps_charts, servers, timeouts, meta}: one
+#                          table per scenario x protocol x tool, servers sorted by median
+#                          successful requests/s
 #   section($charts; $source)   model -> the Markdown between the performance markers;
 #                          $charts is the charts directory relative to the README
 #   chart_scripts($dir)    model -> [{file, script}]: one gnuplot script per chart, data inline,
 #                          writing PNG files into $dir
 #
-# With several runs, every figure is the median of the successful runs; requests/s and p99
-# also show the spread (min–max).
+# Failed requests are not throughput: tables, ranking, "vs" and charts use successful
+# requests/s; the error rate is shown apart and marks the row, as does a tool whose
+# accounting is approximate (wrk). With several runs, every figure is the median of the
+# successful runs; successful requests/s and p99 also show the spread (min–max).
 
 import "stats" as stats;
 import "format" as fmt;
@@ -23,14 +26,24 @@ def _slug: gsub("[^A-Za-z0-9_.-]"; "_");
 
 def _summary: map(select(. != null)) | stats::summary;
 
+# A row's request timeout as the README says it: "2 s", "none" (null: the tool has none),
+# or null when the results file does not say (older files have no request_timeout_s).
+def _timeout_label:
+  if (.config | has("request_timeout_s")) | not then null
+  elif .config.request_timeout_s == null then "none"
+  else "\(.config.request_timeout_s) s" end;
+
 def _server_entry:
   (map(select(.status == "ok"))) as $ok
+  | ($ok | map(.metrics | stats::failures | select(. != null))) as $failures
   | {server: .[0].server, runs: length, ok: ($ok | length),
      reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique,
-     rps: ($ok | map(.metrics.rps) | _summary),
-     successful_rps: ($ok | map(.metrics.successful_rps) | _summary),
+     successful_rps: ($ok | map(.metrics | stats::successful_rps) | _summary),
+     error_rate: ($failures | stats::error_rate),
      errors_per_s: ($ok | map(if .metrics.failed == null or .metrics.duration_us == 0 then null
                               else .metrics.failed / (.metrics.duration_us / 1000000) end) | _summary),
+     approximate: any($ok[]; .metrics.accounting == "approximate"),
+     timeouts: ($ok | map(_timeout_label) | unique),
      cpu_pct: ($ok | map(.server_stats.cpu_pct?) | _summary),
      rss_peak_kb: ($ok | map(.server_stats.rss_peak_kb?) | _summary),
      latency: (["p50", "p75", "p90", "p99", "p999", "p9999"]
@@ -41,11 +54,13 @@ def _table($baseline):
   {scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
    slug: ("\(.[0].scenario)-\(.[0].protocol)-\(.[0].tool)" | _slug),
    entries: (group_by(.server) | map(_server_entry))}
-  | .measured = ([.entries[] | select(.ok > 0)] | sort_by(-.rps.median, .server))
+  | .measured = ([.entries[] | select(.ok > 0)] | sort_by(-(.successful_rps.median // 0), .server))
   | .unmeasured = ([.entries[] | select(.ok == 0)] | sort_by(.server))
   | .partial = ([.entries[] | select(.ok > 0 and .ok < .runs)] | sort_by(.server))
-  | (.measured | map(select(.server == $baseline)) | .[0].rps.median) as $base_rps
-  | .measured |= map(.vs_baseline = (if $base_rps != null and $base_rps > 0 then .rps.median / $base_rps else null end))
+  | (.measured | map(select(.server == $baseline)) | .[0].successful_rps.median) as $base_rps
+  | .measured |= map(.vs_baseline = (if $base_rps != null and $base_rps > 0 and .successful_rps != null
+                                     then .successful_rps.median / $base_rps else null end))
+  | .timeouts = ([.measured[].timeouts[]] | unique)
   | del(.entries);
 
 def model($baseline):
@@ -55,12 +70,13 @@ def model($baseline):
      | map(select((.measured | length) > 0 or (.unmeasured | length) > 0))
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
+     timeouts: ([$tables[].timeouts[]] | unique),
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
                   | map({protocol: .[0].protocol, tool: .[0].tool,
                          slug: ("rps-\(.[0].protocol)-\(.[0].tool)" | _slug),
                          scenarios: map(.scenario),
                          servers: ([.[].measured[].server] | unique),
-                         values: map(.measured | map({key: .server, value: .rps.median}) | from_entries)})
+                         values: map(.measured | map({key: .server, value: .successful_rps.median}) | from_entries)})
                   | sort_by(.protocol, .tool))};
 
 # ---- Markdown ---------------------------------------------------------------------------
@@ -77,15 +93,62 @@ def _median(format): if . == null then fmt::dash else .median | format end;
 
 def _md_escape: gsub("\\|"; "\\|") | gsub("<"; "&lt;");
 
+# Markers after a server's name, explained under its table by _legend.
+def _has_errors: (.error_rate // 0) > 0;
+def _markers: (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end);
+
+# Errors: "0", or the share of requests that failed and the failures per second.
+def _errors_cell:
+  if .error_rate == null then fmt::dash
+  elif .error_rate == 0 then "0"
+  else "\(.error_rate | fmt::share) (\(.errors_per_s | _median(fmt::thousands))/s)" end;
+
 def _table_md($baseline):
-  "| Server | Requests/s | Successful/s | p50 | p99 | p99.9 | Errors/s | Server CPU | Peak RSS | vs \($baseline) |",
-  "|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  "| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
+  "|:--|--:|--:|--:|--:|--:|--:|--:|--:|",
   (.measured[]
-   | "| \(.server | _md_escape) | \(.rps | _with_spread(fmt::thousands)) | \(.successful_rps | _median(fmt::thousands))"
+   | "| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands)) | \(_errors_cell)"
      + " | \(.latency.p50 | _median(fmt::latency)) | \(.latency.p99 | _with_spread(fmt::latency))"
-     + " | \(.latency.p999 | _median(fmt::latency)) | \(.errors_per_s | _median(fmt::thousands))"
+     + " | \(.latency.p999 | _median(fmt::latency))"
      + " | \(.cpu_pct | _median(fmt::fixed(0) + "%")) | \(.rss_peak_kb | _median(fmt::kib))"
      + " | \(if .vs_baseline == null then fmt::dash else (.vs_baseline * 100 | fmt::fixed(0)) + "%" end) |");
+
+def _legend:
+  (if any(.measured[]; _has_errors) then
+     "", "⚠ Some requests failed: Errors is their share of all requests (4xx, 5xx, timeouts, resets) "
+       + "and their rate; failed requests are not in Successful/s, the ranking or \"vs\"."
+   else empty end),
+  (if any(.measured[]; .approximate) then
+     "", "≈ Approximate accounting (\(.tool)): the tool counts socket errors rather than failed requests "
+       + "and gives no status codes, so Successful/s and Errors can be off by the requests those errors cut short."
+   else empty end);
+
+def _timeout_text: if . == "none" then "none (requests are waited for until the end of the run)" else . end;
+
+# "Request timeout: ..." under a table heading, when the tools' request timeouts differ
+# ($all: every timeout label of the file); nothing for rows that do not record theirs.
+def _timeout_line($all):
+  if ($all | length) < 2 then empty
+  else
+    . as $table
+    | [.timeouts[] | select(. != null)] as $known
+    | if ($known | length) == 0 then empty
+      elif (.timeouts | length) == 1 then "Request timeout: \($known[0] | _timeout_text).", ""
+      else "Request timeout: "
+           + ([.timeouts[] as $t
+               | "\($t // "not recorded" | _timeout_text) for "
+                 + ([$table.measured[] | select(.timeouts | index([$t])) | .server] | join(", "))]
+              | join("; ")) + ".", ""
+      end
+  end;
+
+# The intro's sentence on request timeouts: the one timeout of every row, or a pointer to
+# the tables when they differ; nothing when the file does not record them.
+def _timeouts_sentence:
+  if . == [null] or . == [] then ""
+  elif length > 1 then " Request timeouts differ between the tools: each table gives its own."
+  elif .[0] == "none" then " No request had a timeout."
+  else " Every request had a timeout of \(.[0])." end;
 
 def _not_measured:
   (if (.unmeasured | length) > 0 then
@@ -115,19 +178,25 @@ def _footer:
 def section($charts; $source):
   .baseline as $baseline
   | .meta.settings.runs as $runs
+  | .timeouts as $all_timeouts
   | "<!-- Generated by ./update-readme.sh from \($source); edits between the markers are overwritten. -->",
     "",
     "Measured \(.meta.timestamp) on \(.meta.system.cpuModel | _md_escape) (\(.meta.system.cpuCores) cores). "
-    + (if $runs > 1 then "Figures are the median of \($runs) runs; requests/s and p99 show the range (min–max) below. "
+    + (if $runs > 1 then "Figures are the median of \($runs) runs; successful requests/s and p99 show the range (min–max) below. "
        else "One run per row. " end)
-    + "Latency is the time to the full response; Server CPU is percent of one core; "
-    + "\"vs \($baseline)\" is requests/s relative to \($baseline) in the same table.",
+    + "Servers are ranked by **successful requests/s**: final responses with a status of 100-399 per second "
+    + "of the measured window; failed requests (4xx, 5xx, timeouts, resets) are not counted, and Errors is their "
+    + "share of all requests. Latency is the time from a request's start to its final response, whatever its status; "
+    + "requests that ended in an error are not in it (the results file keeps them apart, in `error_latency_us`). "
+    + "Server CPU is percent of one core; \"vs \($baseline)\" is successful requests/s relative to \($baseline) "
+    + "in the same table." + (.timeouts | _timeouts_sentence),
     "",
-    (.rps_charts[] | "![Requests/s per server and scenario, \(.protocol | _protocol_name), \(.tool)](\($charts)/\(.slug).png)", ""),
+    (.rps_charts[] | "![Successful requests/s per server and scenario, \(.protocol | _protocol_name), \(.tool)](\($charts)/\(.slug).png)", ""),
     (.tables[]
      | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)",
        "",
-       (if (.measured | length) > 0 then _table_md($baseline) else "No server was measured." end),
+       _timeout_line($all_timeouts),
+       (if (.measured | length) > 0 then _table_md($baseline), _legend else "No server was measured." end),
        _not_measured,
        "",
        (if (.measured | length) > 0
@@ -154,8 +223,8 @@ def _gp_common($file; $title):
 def _rps_script($dir; $servers; $runs):
   . as $chart
   | "\($dir)/\(.slug).png" as $file
-  | _gp_common($file; "Requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
-    "set ylabel \"requests/s\(if $runs > 1 then " (median of \($runs) runs)" else "" end)\"",
+  | _gp_common($file; "Successful requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
+    "set ylabel \"successful requests/s\(if $runs > 1 then " (median of \($runs) runs)" else "" end)\"",
     "set xlabel \"scenario\"",
     # Headroom above the tallest bar for its value label.
     "set yrange [0:\([.values[][]] | max * 1.15)]",

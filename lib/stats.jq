@@ -7,6 +7,11 @@
 #   welch_p(a; b)     two-sided p-value of Welch's t-test between the arrays a and b
 #   welch_log_p(a; b) the same on log(values): tests the ratio of the two, not the difference
 #   betai(a; b; x)    regularized incomplete beta function I_x(a, b)
+#   successful_rps    metrics record -> successful requests/s; succeeded / duration for a
+#                     record without successful_rps; null when neither is known
+#   failures          metrics record -> {failed, requests}, the failed requests and the
+#                     requests they are a share of; null when the tool did not count them
+#   error_rate        [failures] -> all failed / all requests (the runs pooled); null for []
 #
 # Why Welch's t-test on logarithms: benchmark throughput is a positive quantity whose noise
 # is multiplicative (a busy machine costs a few percent, not a few requests), so log(rps) is
@@ -15,6 +20,18 @@
 # p < 0.1 (the exact two-sided minimum for 3 vs 3 is 2/20), so it could never flag anything
 # at alpha 0.05; Welch's test uses the size of the gap relative to the spread of the runs
 # and reaches significance for a clear shift while overlapping runs stay "~".
+
+def successful_rps:
+  .successful_rps
+  // (if .succeeded != null and (.duration_us // 0) > 0 then .succeeded / (.duration_us / 1000000) else null end);
+
+# succeeded + failed is the record's requests when its accounting is exact; for wrk
+# (approximate), whose requests leave out socket errors, it keeps the share within 0-1.
+def failures:
+  if .failed == null or .succeeded == null or .succeeded + .failed == 0 then null
+  else {failed: .failed, requests: (.succeeded + .failed)} end;
+
+def error_rate: if length == 0 then null else (map(.failed) | add) / (map(.requests) | add) end;
 
 def mean: add / length;
 

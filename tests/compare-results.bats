@@ -38,7 +38,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 1 ]
   [ "$(verdict "$output" '.server == "jetty" and .scenario == "hello" and .tool == "wrk"')" = regression ]
   [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
-  [ "$(jq -r '.rows[] | select(.server == "jetty" and .scenario == "hello" and .tool == "wrk") | .rps.change * 100 | round' <<<"$output")" -eq -20 ]
+  [ "$(jq -r '.rows[] | select(.server == "jetty" and .scenario == "hello" and .tool == "wrk") | .successful_rps.change * 100 | round' <<<"$output")" -eq -20 ]
   run "$COMPARE" "$F/single-base.json" "$F/single-drop20.json"
   [ "$status" -eq 1 ]
   [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ +36,000\ +-20.0%.*regression ]]
@@ -89,15 +89,15 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" --format json "$F/multi-base.json" "$F/multi-noise.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[] | select(.verdict != "skipped") | .verdict] | unique | join(",")' <<<"$output")" = "~" ]
-  [ "$(jq -r '[.rows[] | .rps.p // empty | select(. < 0.05)] | length' <<<"$output")" -eq 0 ]
-  [ "$(jq -r '[.rows[].rps.test // empty] | unique | join(",")' <<<"$output")" = welch-log ]
+  [ "$(jq -r '[.rows[] | .successful_rps.p // empty | select(. < 0.05)] | length' <<<"$output")" -eq 0 ]
+  [ "$(jq -r '[.rows[].successful_rps.test // empty] | unique | join(",")' <<<"$output")" = welch-log ]
 }
 
 @test "compare: 3-run files whose medians differ by 6% but whose runs overlap are ~, not a regression" {
   # The single-run rule would call -6% a regression; the test sees the runs overlap.
   run "$COMPARE" --format json "$F/multi-loud-a.json" "$F/multi-loud-b.json"
   [ "$status" -eq 0 ]
-  [ "$(jq -r '[.rows[].rps.change * 100 | round] | unique | join(",")' <<<"$output")" = "-6" ]
+  [ "$(jq -r '[.rows[].successful_rps.change * 100 | round] | unique | join(",")' <<<"$output")" = "-6" ]
   [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "~" ]
   run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
   [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ ±8%\ +42,300\ ±9%\ +-6.0%\ \(p=0\.[1-9] ]]
@@ -107,7 +107,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" --format json "$F/multi-base.json" "$F/multi-shift10.json"
   [ "$status" -eq 1 ]
   [ "$(verdict "$output" '.server == "tomcat" and .scenario == "hello" and .tool == "wrk"')" = regression ]
-  [ "$(jq -r '.rows[] | select(.server == "tomcat" and .scenario == "hello" and .tool == "wrk") | .rps.p < 0.05' <<<"$output")" = true ]
+  [ "$(jq -r '.rows[] | select(.server == "tomcat" and .scenario == "hello" and .tool == "wrk") | .successful_rps.p < 0.05' <<<"$output")" = true ]
   [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
   [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | join(",")' <<<"$output")" = tomcat ]
 }
@@ -157,8 +157,8 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
 @test "compare: markdown output is a table" {
   run "$COMPARE" --format markdown "$F/single-base.json" "$F/single-drop20.json"
   [ "$status" -eq 1 ]
-  [[ $output == *"| server | scenario | protocol | tool | base rps | new rps | rps Δ |"* ]]
-  [[ $output == *"| jetty | hello | h1 | wrk | 45,000 | 36,000 | -20.0% |"* ]]
+  [[ $output == *"| server | scenario | protocol | tool | base ok/s | new ok/s | ok/s Δ | base p99 | new p99 | p99 Δ | base err | new err | err Δ | verdict |"* ]]
+  [[ $output == *"| jetty | hello | h1 | wrk | 45,000 | 36,000 | -20.0% | 2.45 ms | 3.06 ms | +25.0% | 0% | 0% | 0 pt | regression |"* ]]
 }
 
 @test "compare: bad input exits 2 with a message" {
@@ -203,8 +203,14 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$(jq -nc -L "$ROOT/lib" 'import "stats" as s; [([3,1,2] | s::median), ([4,1,3,2] | s::median), ([] | s::median)]')" = "[2,2.5,null]" ]
 }
 
-@test "compare: two recorded 3-run results of the same build raise no alarm; halving netty does" {
+@test "compare: two recorded 3-run results of the same build: no alarm but their one error; halving netty is caught" {
+  # Throughput and p99 differ by noise only. java-http/wrk had one read error (1 of 8,655
+  # requests) in one run of b and none in a: errors where the base had none regress.
   run "$COMPARE" --format json "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r '[.rows[] | .successful_rps.verdict, .p99.verdict] | unique | join(",")' <<<"$output")" = "~" ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression") | "\(.server)/\(.tool) \(.error_rate.new.failed)"] | join(",")' <<<"$output")" = "java-http/wrk 1" ]
+  run "$COMPARE" --fail-on rps,p99 --format json "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "~" ]
   # The same runs with netty at half the requests/s and twice the latency.
@@ -214,4 +220,78 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" --format json "$F/recorded-quick-3runs-a.json" "$TMP/netty half.json"
   [ "$status" -eq 1 ]
   [ "$(jq -r '[.rows[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = netty ]
+}
+
+@test "compare: a server that answers 503 fast is a regression named by its error rate, not an improvement" {
+  # jetty/hello/h2load: 45,000 -> 75,000 requests/s, of which 42% are fast 503s: 43,500
+  # successful requests/s (-3.3%, within the threshold) and a lower p99.
+  row='.server == "jetty" and .scenario == "hello" and .tool == "h2load"'
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-503-fast.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" "$row")" = regression ]
+  [ "$(jq -r "[.rows[] | select(.verdict == \"regression\")] | length" <<<"$output")" -eq 1 ]
+  [ "$(jq -r ".rows[] | select($row) | .successful_rps.change * 1000 | round" <<<"$output")" -eq -33 ]
+  [ "$(jq -r ".rows[] | select($row) | [.successful_rps.verdict, .p99.verdict, .error_rate.verdict] | join(\",\")" <<<"$output")" \
+    = "unchanged,improvement,regression" ]
+  run "$COMPARE" "$F/single-base.json" "$F/single-503-fast.json"
+  [ "$status" -eq 1 ]
+  [[ $output =~ jetty\ +hello\ +h2c\ +h2load\ +45,000\ +43,500\ +-3.3%.*\ 0%\ +42.0%\ .*regression ]]
+  [[ $output == *"jetty hello h2c h2load: error rate 0% -> 42.0% (the base had none: 0 of 450,000 -> 315,000 of 750,000 requests failed)"* ]]
+  # Without the error gate, nothing else regressed.
+  run "$COMPARE" --fail-on rps,p99 "$F/single-base.json" "$F/single-503-fast.json"
+  [ "$status" -eq 0 ]
+  # A record without successful_rps: succeeded / duration, the same verdicts.
+  jq '(.results[] | select(.metrics != null) | .metrics.successful_rps) = null' \
+    "$F/single-503-fast.json" >"$TMP/no successful_rps.json"
+  run "$COMPARE" --format json "$F/single-base.json" "$TMP/no successful_rps.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r ".rows[] | select($row) | .successful_rps.new.median" <<<"$output")" = 43500 ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
+}
+
+@test "compare: errors where the base had none are a regression, however few" {
+  # tomcat/hello/h2load: 4 timeouts in 380,000 requests; requests/s and p99 unchanged.
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-new-errors.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" '.server == "tomcat" and .scenario == "hello" and .tool == "h2load"')" = regression ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
+  run "$COMPARE" "$F/single-base.json" "$F/single-new-errors.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"tomcat hello h2c h2load: error rate 0% -> 0.0011% (the base had none: 0 of 380,000 -> 4 of 380,000 requests failed)"* ]]
+  # The other way round the errors are gone: not a regression.
+  run "$COMPARE" "$F/single-new-errors.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare: with one run, a rise of the error rate within --error-threshold is noise, beyond it a regression" {
+  # tomcat/hello/h2load had 0.010% errors: 0.015% is noise, 1.2% a clear rise.
+  row='.server == "tomcat" and .scenario == "hello" and .tool == "h2load"'
+  run "$COMPARE" --format json "$F/single-errors-base.json" "$F/single-errors-noise.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r ".rows[] | select($row) | .error_rate.verdict" <<<"$output")" = unchanged ]
+  run "$COMPARE" --format json "$F/single-errors-base.json" "$F/single-errors-rise.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r ".rows[] | select($row) | [.error_rate.verdict, .error_rate.test] | join(\",\")" <<<"$output")" = regression,threshold ]
+  [ "$(verdict "$output" "$row")" = regression ]
+  run "$COMPARE" "$F/single-errors-base.json" "$F/single-errors-rise.json"
+  [[ $output == *"tomcat hello h2c h2load: error rate 0.010% -> 1.2% (+1.2 pt: 38 of 380,000 -> 4,598 of 380,000 requests failed)"* ]]
+  run "$COMPARE" --error-threshold 2 "$F/single-errors-base.json" "$F/single-errors-rise.json"
+  [ "$status" -eq 0 ]
+  run "$COMPARE" --error-threshold lots "$F/single-errors-base.json" "$F/single-errors-rise.json"
+  [ "$status" -eq 2 ]
+}
+
+@test "compare: with 3 runs, error rates whose runs overlap are ~, a significant rise is a regression" {
+  row='.server == "jetty" and .scenario == "hello" and .tool == "wrk"'
+  # Runs at 0.1/0.9/0.2% then 0.2/1.2/0.4%: the rate rose by more than the threshold, but
+  # the runs overlap; one run against one would have flagged it.
+  run "$COMPARE" --format json "$F/multi-errors-base.json" "$F/multi-errors-overlap.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r ".rows[] | select($row) | .error_rate | [.verdict, .test, (.p > 0.05), (.change > 0.001)] | map(tostring) | join(\",\")" <<<"$output")" \
+    = "~,welch,true,true" ]
+  # Runs at 2.1/2.9/2.2%: significant and beyond the threshold.
+  run "$COMPARE" --format json "$F/multi-errors-base.json" "$F/multi-errors-rise.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -r ".rows[] | select($row) | .error_rate | [.verdict, (.p < 0.05)] | map(tostring) | join(\",\")" <<<"$output")" = regression,true ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
 }

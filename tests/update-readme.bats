@@ -20,6 +20,11 @@ update() { run "$UPDATE" --readme "$README" --charts "$CHARTS" "$@"; }
 # section: the lines between the markers.
 section() { sed -n '/^<!-- performance:start -->$/,/^<!-- performance:end -->$/p' "$README"; }
 
+# servers HEADING: the servers of the table under "### HEADING", in their order (markers dropped).
+servers() {
+  section | awk -v h="### $1" '$0 == h {on = 1; next} /^### / {on = 0} on && /^\| [a-z]/ {print $2}' | paste -sd,
+}
+
 # is_png FILE: PNG signature, and an image of sensible size.
 is_png() {
   [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
@@ -62,35 +67,37 @@ is_png() {
 }
 
 @test "update-readme: run twice on the same input, README and charts are byte-identical" {
-  update --file "$F/readme-failures.json"
-  [ "$status" -eq 0 ]
-  cp "$README" "$TMP/first.md"
-  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/first.md5"
-  update --file "$F/readme-failures.json"
-  [ "$status" -eq 0 ]
-  cmp "$README" "$TMP/first.md"
-  (cd "$CHARTS" && md5sum -c --quiet "$TMP/first.md5")
+  local file
+  for file in readme-failures.json readme-errors-rank.json; do
+    update --file "$F/$file"
+    [ "$status" -eq 0 ]
+    cp "$README" "$TMP/first.md"
+    (cd "$CHARTS" && md5sum ./*.png) >"$TMP/first.md5"
+    update --file "$F/$file"
+    [ "$status" -eq 0 ]
+    cmp "$README" "$TMP/first.md"
+    (cd "$CHARTS" && md5sum -c --quiet "$TMP/first.md5")
+  done
 }
 
-@test "update-readme: one table per scenario x protocol x tool, servers sorted by requests/s" {
+@test "update-readme: one table per scenario x protocol x tool, servers sorted by successful requests/s" {
   update --file "$F/single-base.json"
   [ "$status" -eq 0 ]
   [ "$(section | grep -c '^### .* · ')" -eq 3 ]
   section | grep -qx '### hello · HTTP/1.1 · wrk'
   section | grep -qx '### hello · HTTP/2 cleartext (h2c) · h2load'
   section | grep -qx '### post-load · HTTP/1.1 · wrk'
-  section | grep -qx '| Server | Requests/s | Successful/s | p50 | p99 | p99.9 | Errors/s | Server CPU | Peak RSS | vs java-http |'
-  order=$(section | sed -n '/^### hello · HTTP\/1.1 · wrk$/,/^### /p' | awk -F' [|] ' '/^\| [a-z]/ && !/Server/ {print $1}' | tr -d '| ' | paste -sd,)
-  [ "$order" = "netty,java-http,jetty,tomcat,jdk-httpserver" ]
-  section | grep -qxF '| netty | 61,000 | 61,000 | 520 µs | 1.82 ms | 3.64 ms | 0 | 211% | 235 MiB | 117% |'
-  section | grep -qxF '| java-http | 52,000 | 52,000 | 610 µs | 2.13 ms | 4.27 ms | 0 | 202% | 227 MiB | 100% |'
+  section | grep -qx '| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs java-http |'
+  [ "$(servers 'hello · HTTP/1.1 · wrk')" = "netty,java-http,jetty,tomcat,jdk-httpserver" ]
+  section | grep -qxF '| netty ≈ | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 117% |'
+  section | grep -qxF '| java-http ≈ | 52,000 | 0 | 610 µs | 2.13 ms | 4.27 ms | 202% | 227 MiB | 100% |'
 }
 
 @test "update-readme: --baseline changes the vs column" {
   update --file "$F/single-base.json" --baseline netty
   [ "$status" -eq 0 ]
   section | grep -q '| vs netty |$'
-  section | grep -qF '| netty | 61,000 | 61,000 | 520 µs | 1.82 ms | 3.64 ms | 0 | 211% | 235 MiB | 100% |'
+  section | grep -qF '| netty ≈ | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 100% |'
 }
 
 @test "update-readme: failed and skipped servers are listed with their reason; errors and nulls shown" {
@@ -99,16 +106,16 @@ is_png() {
   section | grep -qxF -- '- **tomcat** not measured: failed: server did not answer /health within 30 s'
   section | grep -qxF -- '- **jdk-httpserver** not measured: skipped: server does not support h2c'
   # jetty's post-load run had 2% errors: 558 errors/s and fewer successful requests/s.
-  section | grep -qF '| jetty | 27,900 | 27,342 | 900 µs | 3.15 ms | 6.30 ms | 558 |'
+  section | grep -qF '| jetty ⚠ ≈ | 27,342 | 2.0% (558/s) | 900 µs | 3.15 ms | 6.30 ms |'
   # netty's h2load run has no server stats: rendered as a dash.
-  section | grep -qF '| netty | 61,000 | 61,000 | 520 µs | 1.82 ms | 3.64 ms | 0 | – | – | 117% |'
+  section | grep -qF '| netty | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | – | – | 117% |'
 }
 
 @test "update-readme: several runs show the median and the range" {
   update --file "$F/multi-shift10.json"
   [ "$status" -eq 0 ]
   section | grep -q 'Figures are the median of 3 runs'
-  section | grep -qF '| tomcat | 34,303<br><sub>33,892–34,508</sub> | 34,303 |'
+  section | grep -qF '| tomcat ≈ | 34,303<br><sub>33,892–34,508</sub> | 0 |'
   section | grep -qF '| 919 µs | 3.22 ms<br><sub>3.20 ms–3.26 ms</sub> | 6.44 ms |'
   # A failed run is left out of the figures and listed under the table.
   jq '(.results[] | select(.server == "tomcat" and .scenario == "hello" and .tool == "wrk" and .run == 1))
@@ -116,7 +123,7 @@ is_png() {
     "$F/multi-shift10.json" >"$TMP/one-failed.json"
   update --file "$TMP/one-failed.json"
   [ "$status" -eq 0 ]
-  section | grep -qF '| tomcat | 34,405<br><sub>34,303–34,508</sub> | 34,405 |'
+  section | grep -qF '| tomcat ≈ | 34,405<br><sub>34,303–34,508</sub> | 0 |'
   section | grep -qxF -- '- **tomcat**: 1 of 3 runs not counted: failed: connection refused'
 }
 
@@ -223,4 +230,52 @@ is_png() {
   for chart in rps-h1-wrk rps-h1-h2load latency-hello-h1-wrk latency-hello-h1-h2load; do
     is_png "$CHARTS/$chart.png"
   done
+}
+
+@test "update-readme: ranked by successful requests/s: the server with the most requests/s but errors ranks below" {
+  # netty/hello/h2load: 61,000 requests/s, 40% of them 503s: 36,600 successful, below tomcat.
+  update --file "$F/readme-errors-rank.json"
+  [ "$status" -eq 0 ]
+  [ "$(servers 'hello · HTTP/2 cleartext (h2c) · h2load')" = "java-http,jetty,tomcat,netty" ]
+  section | grep -qxF '| netty ⚠ | 36,600 | 40.0% (24,400/s) | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 70% |'
+  section | grep -qxF '| java-http | 52,000 | 0 | 610 µs | 2.13 ms | 4.27 ms | 202% | 227 MiB | 100% |'
+  section | grep -qF '⚠ Some requests failed: Errors is their share of all requests (4xx, 5xx, timeouts, resets) and their rate; failed requests are not in Successful/s, the ranking or "vs".'
+  # The chart draws successful requests/s too.
+  run jq -L "$ROOT/lib" -r 'import "readme" as r; r::model("java-http") | r::chart_scripts("d")[] | select(.file == "rps-h2c-h2load.png") | .script' \
+    "$F/readme-errors-rank.json"
+  [[ $output == *'"Successful requests per second by scenario: HTTP/2 cleartext (h2c), h2load (higher is better)"'* ]]
+  [[ $output == *$'\n"hello" 52000 45000 36600 38000\n'* ]]
+}
+
+@test "update-readme: wrk rows are marked approximate; the text says what is ranked and what latency is" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| netty ≈ | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 117% |'
+  # h2load counts exactly: no marker.
+  section | grep -qxF '| netty | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 117% |'
+  [ "$(section | grep -c '^≈ Approximate accounting (wrk)')" -eq 2 ]
+  section | grep -qF 'ranked by **successful requests/s**'
+  section | grep -qF 'Latency is the time from a request'"'"'s start to its final response, whatever its status'
+  section | grep -qF "\`error_latency_us\`"
+  [ "$(section | grep -c 'time to the full response')" -eq 0 ]
+}
+
+@test "update-readme: each table says its request timeout when the tools' differ, the text when they agree" {
+  # wrk ran with a 2 s request timeout, h2load with none.
+  update --file "$F/readme-errors-rank.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | sed -n '/^### hello · HTTP\/1.1 · wrk$/,/^|/p' | grep -c '^Request timeout: 2 s\.$')" -eq 1 ]
+  [ "$(section | sed -n '/^### hello · HTTP\/2 cleartext (h2c) · h2load$/,/^|/p' \
+        | grep -c '^Request timeout: none (requests are waited for until the end of the run)\.$')" -eq 1 ]
+  section | grep -qF 'Request timeouts differ between the tools'
+  # Only wrk: one timeout, said once.
+  jq '.results |= map(select(.tool == "wrk"))' "$F/readme-errors-rank.json" >"$TMP/wrk only.json"
+  update --file "$TMP/wrk only.json"
+  [ "$status" -eq 0 ]
+  section | grep -qF 'Every request had a timeout of 2 s.'
+  [ "$(section | grep -c '^Request timeout')" -eq 0 ]
+  # Older results without config.request_timeout_s: nothing is claimed.
+  update --file "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | grep -c 'Request timeout\|request had a timeout\|no request had')" -eq 0 ]
 }
