@@ -295,3 +295,12 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$(jq -r ".rows[] | select($row) | .error_rate | [.verdict, (.p < 0.05)] | map(tostring) | join(\",\")" <<<"$output")" = regression,true ]
   [ "$(jq -r '[.rows[] | select(.verdict == "regression")] | length' <<<"$output")" -eq 1 ]
 }
+
+@test "compare: a results file from before error_latency_us and completed_in_grace existed is still read" {
+  jq '.results |= map(if .metrics then .metrics |= del(.error_latency_us, .completed_in_grace) else . end)' \
+    "$F/single-base.json" >"$TMP/old base.json"
+  [ "$(jq '[.results[].metrics | select(.) | has("error_latency_us")] | any' "$TMP/old base.json")" = false ]
+  run "$COMPARE" --format json "$TMP/old base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '[.rows[] | select(.verdict == "unchanged")] | length' <<<"$output")" -eq 14 ]
+}
