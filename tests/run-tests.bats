@@ -2,6 +2,7 @@
 # run-tests.sh's own honesty: a failed set-up fails its stage, skips are counted apart from
 # passes, and the bench scripts' CPU figures and tool order (client/bench/common.sh).
 # run-tests.sh is sourced in a child bash (it defines its functions without running main).
+# shellcheck disable=SC2016 # the snippets in single quotes run in a child bash: their $ expand there
 
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
