@@ -342,7 +342,7 @@ static const char *copy_value(lua_State *src, int idx, lua_State *dst, int depth
     }
     case LUA_TTABLE:
         if (depth == COPY_MAX_DEPTH || !lua_checkstack(src, 3) || !lua_checkstack(dst, 3))
-            return "a table nested too deep (a cycle?)";
+            return "table nested over 32 levels (a cycle?)";
         lua_newtable(dst);
         lua_pushnil(src);
         while (lua_next(src, idx)) {

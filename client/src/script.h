@@ -100,7 +100,7 @@ struct script_conn {
 };
 
 /* Opens c for a new connection (one Lua reference or two; no allocation once
- * the registry has grown). Close it when the connection ends. */
+ * the registry has grown). Close it, once, when the connection ends. */
 void script_conn_open(struct script_thread *t, struct script_conn *c);
 void script_conn_close(struct script_thread *t, struct script_conn *c);
 
@@ -130,8 +130,10 @@ struct script_header {
 };
 
 /* Calls response(status, headers, body, conn) when the script defines it (else
- * returns 0 at once). Names in headers are looked up without regard to case;
- * of a repeated name the last value wins, as wrk. body may be NULL (empty). */
+ * returns 0 at once). Names and values are copied into the thread's one
+ * headers table (emptied first, so scripts must not keep it beyond the call),
+ * looked up without regard to case; of a repeated name the last value wins, as
+ * wrk. body may be NULL (empty). Nothing here is kept after the call. */
 int script_response(struct script_thread *t, struct script_conn *c, int status,
                      const struct script_header *headers, size_t header_count,
                      const char *body, size_t body_len);

@@ -399,6 +399,7 @@ static void test_thread_errors(void)
     } cases[] = {
         {"/setup", "setup()", "scripts/errors.lua:6: boom in setup"},
         {"/transfer", "setup()", "cannot transfer 'function' to thread"},
+        {"/cycle", "setup()", "cannot transfer 'table nested over 32 levels (a cycle?)' to thread"},
         {"/init", "init()", "scripts/errors.lua:6: boom in init"},
         {"/request-first", "request()", "scripts/errors.lua:6: boom in request"},
     };
@@ -420,8 +421,8 @@ static void test_run_errors(void)
     } cases[] = {
         {"/request", "request()", "scripts/errors.lua:6: boom in request"},
         {"/table", "request()", "(error object is a table value)"},
-        {"/nil", "request()", "returned nil, not a string (the function defined at scripts/errors.lua:18)"},
-        {"/empty", "request()", "returned an empty string (the function defined at scripts/errors.lua:18)"},
+        {"/nil", "request()", "returned nil, not a string (the function defined at scripts/errors.lua:23)"},
+        {"/empty", "request()", "returned an empty string (the function defined at scripts/errors.lua:23)"},
         {"/kind", "request()", "returned number as the request's kind, not a string (the function defined at"},
         {"/response", "response()", "scripts/errors.lua:6: boom in response"},
         {"/delay", "delay()", "scripts/errors.lua:6: boom in delay"},

@@ -9,6 +9,11 @@ end
 function setup(thread)
   if mode == "/setup" then fail("setup") end
   if mode == "/transfer" then thread:set("f", print) end
+  if mode == "/cycle" then
+    local t = {}
+    t.self = t
+    thread:set("t", t)
+  end
 end
 
 function init(args)
