@@ -111,3 +111,22 @@ double hist_stdev(const struct hist *h)
     double var = h->sum_sq / (double)h->total - mean * mean;
     return var > 0 ? sqrt(var) : 0.0;
 }
+
+uint64_t hist_distinct(const struct hist *h)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < HIST_COUNTS_LEN; i++) n += h->counts[i] != 0;
+    return n;
+}
+
+uint64_t hist_value_at(const struct hist *h, uint64_t index, uint64_t *count)
+{
+    for (size_t i = 0; i < HIST_COUNTS_LEN; i++) {
+        if (h->counts[i] == 0 || index-- > 0) continue;
+        *count = h->counts[i];
+        uint64_t v = highest_at(i);
+        return v > h->max ? h->max : (v < h->min ? h->min : v);
+    }
+    *count = 0;
+    return 0;
+}

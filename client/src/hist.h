@@ -31,5 +31,11 @@ void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 double hist_stdev(const struct hist *h);
+/* Distinct values recorded (non-empty buckets; overflow not counted). */
+uint64_t hist_distinct(const struct hist *h);
+/* The index-th distinct value (0-based, ascending; its bucket's highest
+ * equivalent value, within min..max) and its count in *count; 0 and *count 0
+ * past the end. What wrk's stats objects give a script as latency(i). */
+uint64_t hist_value_at(const struct hist *h, uint64_t index, uint64_t *count);
 
 #endif

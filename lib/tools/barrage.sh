@@ -6,7 +6,7 @@
 # `barrage --json` prints the metrics record itself: nothing is parsed out of text.
 #
 #   barrage::build
-#     Builds client/build/barrage (make; installs libev-dev as root when missing);
+#     Builds client/build/barrage (make; installs its libraries, LuaJIT included, as root when missing);
 #     returns 1 with make's output on stderr when it cannot.
 #   barrage::parse OUTPUT_FILE
 #     Prints the metrics record of a barrage --json run; returns 1 (message on stderr
@@ -19,7 +19,7 @@ BARRAGE_BIN=$BARRAGE_CLIENT_DIR/build/barrage
 barrage::build() {
   deps::ensure make:make cc:gcc pkg-config:pkg-config || return 1
   deps::ensure_pkgconfig /usr/include/ev.h:libev-dev /usr/include/nghttp2/nghttp2.h:libnghttp2-dev \
-    /usr/include/openssl/ssl.h:libssl-dev || return 1
+    /usr/include/openssl/ssl.h:libssl-dev luajit:libluajit-5.1-dev || return 1
   make -s -C "$BARRAGE_CLIENT_DIR" >&2 || { log::error "barrage does not build (make -C client)"; return 1; }
 }
 

@@ -1,0 +1,2 @@
+-- a runtime error at load time, line 2
+error("top-level boom")
