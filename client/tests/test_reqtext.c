@@ -101,7 +101,7 @@ static size_t wrk_format(char *out, size_t cap, const char *method, const char *
 static void test_wrk_default(void)
 {
     const char *text = "GET / HTTP/1.1\r\nHost: localhost:8080\r\n\r\n";
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     struct reqtext_set *set = parse_n(text, strlen(text), NULL, &e);
     const struct reqtext_request *r = set ? &set->requests[0] : NULL;
     TAP_CHECK(set && set->count == 1 && span_eq(r->method, "GET") && span_eq(r->target, "/") &&
@@ -118,7 +118,7 @@ static void test_wrk_body(void)
                                           "X-Token:  abc  ", NULL};
     char text[512];
     size_t len = wrk_format(text, sizeof text, "POST", "/api?x=1", headers, 1, "{\"a\": 1}");
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     struct reqtext_set *set = parse_n(text, len, NULL, &e);
     const struct reqtext_request *r = set ? &set->requests[0] : NULL;
     TAP_CHECK(set && set->count == 1 && span_eq(r->method, "POST") && span_eq(r->target, "/api?x=1") &&
@@ -136,7 +136,7 @@ static const char PIPELINED[] = "GET /one HTTP/1.1\r\nHost: a\r\n\r\n"
 
 static void test_pipelined(void)
 {
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     size_t len = sizeof PIPELINED - 1;
     struct reqtext_set *set = parse_n(PIPELINED, len, NULL, &e);
     bool ok = set && set->count == 3 && reqtext_count(PIPELINED, len, &e) == 3;
@@ -155,7 +155,7 @@ static void test_line_ends(void)
 {
     const char *lf = "POST /x HTTP/1.1\nHost: a\nContent-Length: 3\n\nabc";
     const char *blank = "\r\n\nGET / HTTP/1.1\r\nHost: a\r\n\r\n\r\n\n\r\nGET /2 HTTP/1.1\nHost: a\n\n\n";
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     struct reqtext_set *set = parse_n(lf, strlen(lf), NULL, &e);
     TAP_CHECK(set && set->count == 1 && set->requests[0].body_len == 3 &&
                   strcmp(fields_text(&set->requests[0]), "Host: a\nContent-Length: 3\n") == 0,
@@ -176,7 +176,7 @@ static void test_chunked(void)
 {
     const char *lf = "POST / HTTP/1.1\nTransfer-Encoding: Chunked\n\n3\nabc\nA\n0123456789\n0\n\n";
     const char *trailer = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-Sum: 1\r\n\r\n";
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     struct reqtext_set *set = parse_n(CHUNKED, sizeof CHUNKED - 1, &H2_OPTS, &e);
     const struct reqtext_request *r = set ? &set->requests[0] : NULL;
     TAP_CHECK(set && set->count == 2 && r->chunked && r->body_len == 11 && memcmp(r->body, "hello world", 11) == 0 &&
@@ -198,7 +198,8 @@ static void test_chunked(void)
     reqtext_release(set);
     set = parse_n(trailer, strlen(trailer), &H2_OPTS, &e);
     TAP_CHECK(!set && e.offset == strlen(trailer) - 12 && strstr(e.reason, "trailer"),
-              "reqtext: trailer fields are an HTTP/2 error at their place (byte %zu: %s)", e.offset, e.reason);
+              "reqtext: trailer fields are an HTTP/2 error at their place (byte %zu: %s)", e.offset,
+              e.reason ? e.reason : "no error");
     reqtext_release(set);
 }
 
@@ -271,7 +272,7 @@ static void test_errors(void)
 static void test_error_format(void)
 {
     const char *text = "GET / HTTP/1.1\r\nHost: a\r\n\r\nPOST / HTTP/1.1\r\nHost: b\r\n\r\n{\"a\":1}\r\n";
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     char msg[256];
     size_t count = reqtext_count(text, strlen(text), &e);
     reqtext_error_format(&e, msg, sizeof msg);
@@ -286,7 +287,7 @@ static void test_error_format(void)
  * requests before; anything else is an error inside the prefix. */
 static bool prefixes_ok(const char *text, size_t len)
 {
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     struct reqtext_set *whole = parse_n(text, len, NULL, &e);
     bool ok = whole != NULL;
     for (size_t k = 0; ok && k <= len; k++) {
@@ -379,7 +380,7 @@ static void test_h2_round_trip(void)
     size_t len = wrk_format(text, sizeof text, "POST", "/submit?x=1", headers, 3, "hello world");
     size_t one = len;
     len += wrk_format(text + len, sizeof text - len, "GET", "/second", headers, 0, NULL);
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     struct reqtext_set *set = parse_n(text, len, &H2_OPTS, &e);
     TAP_CHECK(set && set->count == 2 && set->requests[0].text.len == one &&
                   strcmp(nv_text(&set->h2[0]), ":method: POST\n:scheme: http\n:authority: example.com:8080\n"
@@ -447,7 +448,7 @@ static void test_cache(void)
     size_t len = strlen(a);
     char *a1 = exact(a, len), *a2 = exact(a, len), *b1 = exact(b, len);
     struct reqtext_cache cache;
-    struct reqtext_error e;
+    struct reqtext_error e = {0};
     reqtext_cache_init(&cache, &H2_OPTS);
     struct reqtext_set *first = reqtext_cache_get(&cache, a1, len, &e);
     size_t before = allocations;
