@@ -9,7 +9,7 @@
  *    the target is any run of visible bytes (its form matters only for HTTP/2);
  *  - header fields `name: value`, name a token, no whitespace before the
  *    colon, value trimmed of spaces and tabs, no control byte but tab in it;
- *    no obs-fold; at most one Host;
+ *    no obs-fold; Host repeated only with the same value (any case);
  *  - lines end in CRLF or a bare LF (scripts write "\n"); a CR elsewhere is an
  *    error; empty lines before a request (and after the last) are skipped;
  *  - the body: Content-Length bytes (repeats must agree); or

@@ -230,7 +230,8 @@ static const struct bad_case BAD[] = {
     {"GET / HTTP/1.1\r\nHost: a\r\n b\r\n\r\n", 0, "obs-fold", 25, 1},
     {"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n", 0, "CR not followed by LF", 20, 1},
     {"GET / HTTP/1.1\r\nX: a\0b\r\n\r\n", 26, "control character", 20, 1},
-    {"GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", 0, "more than one Host", 25, 1},
+    {"GET / HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", 0, "Host repeated with another value", 25, 1},
+    {"GET / HTTP/1.1\r\nHost: ab\r\nhost: a\r\n\r\n", 0, "Host repeated with another value", 26, 1},
     {"POST / HTTP/1.1\r\nContent-Length: 5x\r\n\r\nhello", 0, "not a number", 34, 1},
     {"POST / HTTP/1.1\r\nContent-Length:\r\n\r\n", 0, "not a number", 32, 1},
     {"POST / HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n", 0, "too large", 33, 1},
@@ -414,6 +415,8 @@ static const struct h2_case H2_CASES[] = {
     {"OPTIONS http://h.test HTTP/1.1\r\n\r\n", ":method: OPTIONS\n:scheme: http\n:authority: h.test\n:path: *\n", "d"},
     {"OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n", ":method: OPTIONS\n:scheme: http\n:authority: h\n:path: *\n", "d"},
     {"GET http:///p HTTP/1.1\r\nHost: h\r\n\r\n", ":method: GET\n:scheme: http\n:authority: h\n:path: /p\n", "d"},
+    {"GET / HTTP/1.1\r\nhost: H.test\r\nHost: h.test\r\n\r\n", ":method: GET\n:scheme: http\n:authority: h.test\n"
+                                                              ":path: /\n", "d"},
     {"GET / HTTP/1.1\r\nTE: gzip\r\nProxy-Connection: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
      ":method: GET\n:scheme: http\n:authority: d\n:path: /\n", "d"},
     {"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n", ":method: POST\n:scheme: http\n:authority: d\n:path: /\n"
