@@ -33,6 +33,12 @@
  *  not empty. Errors: CONNECT, an authority-form target, trailer fields after
  *  a chunked body (they would need a trailing HEADERS frame).
  *
+ * Use (per request() call, through the cache): HTTP/1 writes the text as it
+ * is and expects set->count responses (requests[i].method says which are
+ * HEAD); HTTP/2 submits, per request i, h2[i].nva with a data provider over
+ * requests[i].body (END_STREAM at once when body_len is 0), holding the set
+ * for each stream and releasing it when the stream closes.
+ *
  * Memory: a reqtext_set is one allocation holding a copy of the text, the
  * requests, their fields, decoded chunked bodies and the nghttp2_nv arrays;
  * every pointer in it points into it (or to string literals), so the nv
@@ -79,7 +85,7 @@ struct reqtext_h2 {
 };
 
 struct reqtext_h2_opts {
-    const char *scheme;    /* "http" or "https" */
+    const char *scheme;    /* "http" or "https"; required */
     const char *authority; /* used when a request has no Host; NULL or "": none */
 };
 
