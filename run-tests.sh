@@ -30,7 +30,7 @@ Stages (default: all, in this order):
   build       build barrage (make -C client) and every Java server (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
-  c-fuzz      the HTTP/1 response parser fuzzer for \$FUZZ_SECONDS s (default 60)
+  c-fuzz      the HTTP/1 response parser and request-text fuzzers, \$FUZZ_SECONDS s each (default 60)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name)
 
 Output: TAP lines per test, then "N passed, N failed, N skipped" (a skipped test is
@@ -103,7 +103,7 @@ stage_build() {
 
 stage_c_tests()    { make -s -C client test; }
 stage_c_sanitize() { make -s -C client test-sanitize; }
-stage_c_fuzz()     { make -s -C client fuzz-run FUZZ_SECONDS="$FUZZ_SECONDS"; }
+stage_c_fuzz()     { make -s -C client fuzz-run fuzz-reqtext FUZZ_SECONDS="$FUZZ_SECONDS"; }
 
 stage_bats() {
   local args=(--tap)
