@@ -5,9 +5,13 @@
 #ifndef BARRAGE_HIST_H
 #define BARRAGE_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HIST_HIGHEST_US 3600000000ULL /* 1 hour */
+/* counts[] as HdrHistogram lays it out for lowest 1, highest 1 hour, 3
+ * significant digits: 23 half-buckets of 1024 slots */
+#define HIST_COUNTS_LEN 23552
 
 struct hist {
     uint64_t *counts;   /* owned; HIST_COUNTS_LEN entries */
@@ -31,5 +35,8 @@ void hist_merge(struct hist *dst, const struct hist *src);
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 double hist_stdev(const struct hist *h);
+/* The lowest and the highest value that land in counts[i] (i < HIST_COUNTS_LEN). */
+uint64_t hist_lowest_at(size_t i);
+uint64_t hist_highest_at(size_t i);
 
 #endif
