@@ -16,7 +16,8 @@
  * exponential gaps are memoryless). Requests already due at the change (a
  * backlog the caller has not sent yet) keep their times: a late request's time
  * is never moved. Rate 0 pauses the schedule until the next change; paused time
- * owes no requests. The rate is kept to 0.001 requests/s.
+ * owes no requests. The rate is kept to 0.001 requests/s; progress wraps after
+ * 1.8e13 requests in all (three weeks at 10^7/s).
  * Not the pacer's job: a request budget (-n), closed loop (start at once),
  * waiting for a free connection. */
 #ifndef BARRAGE_PACER_H
