@@ -83,7 +83,7 @@ stage_deps() {
     gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
     ss:iproute2 file:file ps:procps pgrep:procps || absent=1
-  deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev \
+  deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
     libclang-rt-14-dev python3-venv || absent=1
   if ((absent)); then
     echo "not ok - dependencies present (see the messages above)"

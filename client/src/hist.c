@@ -10,7 +10,7 @@
 #define SUB_BUCKET_HALF (1ULL << SUB_BUCKET_HALF_MAGNITUDE)
 #define SUB_BUCKET_MASK ((SUB_BUCKET_HALF << 1) - 1)
 #define BUCKETS 22 /* 2048 << 21 > 1 hour in us */
-#define HIST_COUNTS_LEN ((BUCKETS + 1) * SUB_BUCKET_HALF)
+_Static_assert(HIST_COUNTS_LEN == (BUCKETS + 1) * SUB_BUCKET_HALF, "hist.h states the layout");
 
 int hist_init(struct hist *h)
 {
@@ -45,16 +45,20 @@ static size_t index_of(uint64_t v)
     return ((size_t)(b + 1) << SUB_BUCKET_HALF_MAGNITUDE) + (size_t)(sub - SUB_BUCKET_HALF);
 }
 
-/* The highest value that lands in counts[i]. */
-static uint64_t highest_at(size_t i)
+uint64_t hist_lowest_at(size_t i)
 {
     size_t b = i >> SUB_BUCKET_HALF_MAGNITUDE;
     uint64_t sub = (i & (SUB_BUCKET_HALF - 1)) + SUB_BUCKET_HALF;
     if (b == 0) { /* the first half-bucket holds 0..1023 at unit width */
         return i;
     }
-    b -= 1;
-    return (sub << b) + (1ULL << b) - 1;
+    return sub << (b - 1);
+}
+
+uint64_t hist_highest_at(size_t i)
+{
+    size_t b = i >> SUB_BUCKET_HALF_MAGNITUDE;
+    return b == 0 ? i : hist_lowest_at(i) + (1ULL << (b - 1)) - 1;
 }
 
 void hist_record(struct hist *h, uint64_t v)
@@ -92,7 +96,7 @@ uint64_t hist_percentile(const struct hist *h, double p)
     for (size_t i = 0; i < HIST_COUNTS_LEN; i++) {
         seen += h->counts[i];
         if (seen >= rank) {
-            uint64_t v = highest_at(i);
+            uint64_t v = hist_highest_at(i);
             return v > h->max ? h->max : (v < h->min ? h->min : v);
         }
     }

@@ -5,9 +5,13 @@
 #ifndef BARRAGE_HIST_H
 #define BARRAGE_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HIST_HIGHEST_US 3600000000ULL /* 1 hour */
+/* counts[] as HdrHistogram lays it out for lowest 1, highest 1 hour, 3
+ * significant digits: 23 half-buckets of 1024 slots */
+#define HIST_COUNTS_LEN 23552
 
 struct hist {
     uint64_t *counts;   /* owned; HIST_COUNTS_LEN entries */
@@ -37,5 +41,8 @@ uint64_t hist_distinct(const struct hist *h);
  * equivalent value, within min..max) and its count in *count; 0 and *count 0
  * past the end. What wrk's stats objects give a script as latency(i). */
 uint64_t hist_value_at(const struct hist *h, uint64_t index, uint64_t *count);
+/* The lowest and the highest value that land in counts[i] (i < HIST_COUNTS_LEN). */
+uint64_t hist_lowest_at(size_t i);
+uint64_t hist_highest_at(size_t i);
 
 #endif

@@ -19,7 +19,7 @@ BARRAGE_BIN=$BARRAGE_CLIENT_DIR/build/barrage
 barrage::build() {
   deps::ensure make:make cc:gcc pkg-config:pkg-config || return 1
   deps::ensure_pkgconfig /usr/include/ev.h:libev-dev /usr/include/nghttp2/nghttp2.h:libnghttp2-dev \
-    /usr/include/openssl/ssl.h:libssl-dev luajit:libluajit-5.1-dev || return 1
+    /usr/include/openssl/ssl.h:libssl-dev luajit:libluajit-5.1-dev /usr/include/zlib.h:zlib1g-dev || return 1
   make -s -C "$BARRAGE_CLIENT_DIR" >&2 || { log::error "barrage does not build (make -C client)"; return 1; }
 }
 

@@ -1,0 +1,137 @@
+/* pacer: the fixed-rate schedule. Progress x counts global requests in
+ * millionths; a segment maps progress to time linearly at its rate, in integer
+ * arithmetic (128-bit products), so times are exact and never drift. */
+#include "pacer.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define X_PER_REQUEST 1000000ULL
+
+typedef unsigned __int128 u128;
+
+static int rate_to_milli(double rate, uint64_t *milli)
+{
+    if (!(rate >= 0 && rate <= PACER_MAX_RATE)) return -1; /* NaN fails too */
+    *milli = (uint64_t)llround(rate * 1000.0);
+    return rate > 0 && *milli == 0 ? -1 : 0;
+}
+
+/* The time at which progress x is reached in s (x >= s->start_x). */
+static uint64_t segment_time(const struct pacer_segment *s, uint64_t x)
+{
+    if (s->rate_milli == 0) return PACER_PAUSED;
+    return s->origin_us + (uint64_t)((u128)(x - s->start_x) * 1000u / s->rate_milli);
+}
+
+/* The progress reached at now_us in s (now_us >= s->origin_us): floor, so
+ * every x up to it has segment_time(x) <= now_us. */
+static uint64_t segment_progress(const struct pacer_segment *s, uint64_t now_us)
+{
+    return s->start_x + (uint64_t)((u128)(now_us - s->origin_us) * s->rate_milli / 1000u);
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** (Blackman and Vigna): fast, 2^256 period, so the streams of
+ * different seeds and threads do not overlap in practice. */
+static uint64_t rng_next(uint64_t s[4])
+{
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+/* A gap of this thread's Poisson process, in progress: exponential with a
+ * mean of T requests (one thread's share of the global progress). */
+static uint64_t poisson_gap(struct pacer *p)
+{
+    double u = (double)(rng_next(p->rng) >> 11) * 0x1p-53; /* [0, 1) */
+    return (uint64_t)llround(-log1p(-u) * (double)(p->threads * X_PER_REQUEST));
+}
+
+/* Keeps segments[0] the one holding next_x: the last whose start is below it
+ * (a request exactly at a change's progress was due before the change). */
+static void drop_passed(struct pacer *p)
+{
+    size_t passed = 0;
+    while (passed + 1 < p->nsegments && p->segments[passed + 1].start_x < p->next_x) passed++;
+    if (passed == 0) return;
+    p->nsegments -= passed;
+    for (size_t i = 0; i < p->nsegments; i++) p->segments[i] = p->segments[i + passed];
+}
+
+int pacer_init(struct pacer *p, enum pacer_arrival arrival, double rate, unsigned threads, unsigned index,
+               uint64_t t0_us, uint64_t seed)
+{
+    uint64_t milli;
+    if (threads == 0 || index >= threads || rate_to_milli(rate, &milli)) return -1;
+    *p = (struct pacer){.arrival = arrival, .threads = threads, .cap = 4};
+    p->segments = malloc(p->cap * sizeof *p->segments);
+    if (!p->segments) return -1;
+    p->segments[0] = (struct pacer_segment){.start_x = 0, .origin_us = t0_us, .rate_milli = milli};
+    p->nsegments = 1;
+    uint64_t state = seed ^ ((uint64_t)index * 0xd1b54a32d192ed03ULL);
+    for (int i = 0; i < 4; i++) p->rng[i] = splitmix64(&state);
+    p->next_x = arrival == PACER_EVEN ? index * X_PER_REQUEST : poisson_gap(p);
+    return 0;
+}
+
+void pacer_free(struct pacer *p)
+{
+    free(p->segments);
+    p->segments = NULL;
+    p->nsegments = p->cap = 0;
+}
+
+uint64_t pacer_next(const struct pacer *p)
+{
+    return segment_time(&p->segments[0], p->next_x);
+}
+
+uint64_t pacer_take(struct pacer *p)
+{
+    uint64_t t = pacer_next(p);
+    if (t == PACER_PAUSED) return t;
+    p->next_x += p->arrival == PACER_EVEN ? p->threads * X_PER_REQUEST : poisson_gap(p);
+    drop_passed(p);
+    return t;
+}
+
+int pacer_set_rate(struct pacer *p, double rate, uint64_t now_us)
+{
+    uint64_t milli;
+    if (rate_to_milli(rate, &milli)) return -1;
+    struct pacer_segment *last = &p->segments[p->nsegments - 1];
+    if (now_us < last->origin_us) now_us = last->origin_us;
+    struct pacer_segment next = {.start_x = segment_progress(last, now_us), .origin_us = now_us, .rate_milli = milli};
+    if (next.start_x == last->start_x) { /* the last segment covers no progress: replace it */
+        *last = next;
+        return 0;
+    }
+    if (p->nsegments == p->cap) {
+        struct pacer_segment *grown = realloc(p->segments, 2 * p->cap * sizeof *grown);
+        if (!grown) return -1;
+        p->segments = grown;
+        p->cap *= 2;
+    }
+    p->segments[p->nsegments++] = next;
+    drop_passed(p);
+    return 0;
+}
