@@ -128,7 +128,7 @@ uint64_t hist_value_at(const struct hist *h, uint64_t index, uint64_t *count)
     for (size_t i = 0; i < HIST_COUNTS_LEN; i++) {
         if (h->counts[i] == 0 || index-- > 0) continue;
         *count = h->counts[i];
-        uint64_t v = highest_at(i);
+        uint64_t v = hist_highest_at(i);
         return v > h->max ? h->max : (v < h->min ? h->min : v);
     }
     *count = 0;
