@@ -212,11 +212,10 @@ static void conn_fill(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     struct session *s = c->session;
-    while (may_start(w) && s->ops->capacity(s) > 0) {
-        struct request req;
-        w->source->ops->next(w->source, c->index, &req);
-        struct req_ctx ctx = worker_start(w, &req, now);
-        s->ops->submit(s, &req, &ctx);
+    for (unsigned room = s->ops->capacity(s); room > 0 && may_start(w);) {
+        const struct request *req = w->source->ops->next(w->source, c->index);
+        struct req_ctx ctx = worker_start(w, req, now);
+        room = s->ops->submit(s, req, &ctx);
     }
 }
 

@@ -103,7 +103,7 @@ static unsigned h1_capacity(struct session *s)
     return h->closing ? 0 : h->sh->pipeline - h->inflight;
 }
 
-static void h1_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
+static unsigned h1_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
 {
     struct http1_session *h = (struct http1_session *)s;
     struct h1_entry *e = entry(h, h->inflight);
@@ -115,6 +115,7 @@ static void h1_submit(struct session *s, const struct request *req, const struct
     h->inflight++;
     h->unwritten++;
     if (h->sh->per_connection && ++h->sent_on_connection >= h->sh->per_connection) h->closing = true;
+    return h1_capacity(s);
 }
 
 static enum req_detail detail_of(enum http1_error e)

@@ -338,7 +338,7 @@ static unsigned h2_capacity(struct session *s)
     return h->active < limit ? limit - h->active : 0;
 }
 
-static void h2_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
+static unsigned h2_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
 {
     struct http2_session *h = (struct http2_session *)s;
     struct h2_stream *st = free_slot(h);
@@ -351,11 +351,12 @@ static void h2_submit(struct session *s, const struct request *req, const struct
     if (id < 0) { /* stream ids used up: this connection is done */
         report(h, st, outcome_of(OUTCOME_REFUSED));
         h->closing = true;
-        return;
+        return 0;
     }
     st->id = id;
     h->active++;
     if (h->sh->per_connection && ++h->started_on_connection >= h->sh->per_connection) h->closing = true;
+    return h2_capacity(s);
 }
 
 static bool grow_out(struct http2_session *h, size_t need)

@@ -57,9 +57,10 @@ struct session_ops {
      * server's SETTINGS_MAX_CONCURRENT_STREAMS; 0 once the connection takes
      * no more (closing, GOAWAY, broken). */
     unsigned (*capacity)(struct session *s);
-    /* Takes one request while capacity() > 0. ctx is copied; req's bytes must
-     * stay valid until its outcome is reported. */
-    void (*submit)(struct session *s, const struct request *req, const struct req_ctx *ctx);
+    /* Takes one request while capacity() > 0 and returns the capacity left.
+     * *req and *ctx are copied; the bytes req points to must stay valid until
+     * the request's outcome is reported. */
+    unsigned (*submit)(struct session *s, const struct request *req, const struct req_ctx *ctx);
     /* Bytes arrived; data is only valid during the call. */
     enum session_verdict (*on_read)(struct session *s, const uint8_t *data, size_t len, uint64_t now_us);
     /* The next bytes to send: sets *data and returns their length, 0 for none.

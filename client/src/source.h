@@ -17,9 +17,9 @@ struct source;
 
 struct source_ops {
     /* The next request for connection conn (0 .. the worker's connections - 1).
-     * The bytes *req points to are the source's and stay valid until on_done
-     * of that request (or for the run). */
-    void (*next)(struct source *s, unsigned conn, struct request *req);
+     * The struct is the source's, valid until the next call; the bytes it
+     * points to stay valid until on_done of that request (or for the run). */
+    const struct request *(*next)(struct source *s, unsigned conn);
     /* How a request of connection conn ended; ctx and o are valid during the
      * call only. NULL: the source does not care (no call per request). */
     void (*on_done)(struct source *s, unsigned conn, const struct req_ctx *ctx, const struct outcome *o);

@@ -1,6 +1,6 @@
 /* source_static: the command line's request, encoded once at start-up and
  * handed out unchanged: the HTTP/1.1 bytes (repeated -m times) and the HTTP/2
- * header fields and body. next() copies one prebuilt struct request. */
+ * header fields and body. next() returns the one prebuilt struct request. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,10 +169,10 @@ static void *static_shared_new(const struct config *cfg, char *err, size_t errle
     return sh;
 }
 
-static void static_next(struct source *s, unsigned conn, struct request *req)
+static const struct request *static_next(struct source *s, unsigned conn)
 {
     (void)conn;
-    *req = ((struct static_source *)s)->sh->request;
+    return &((struct static_source *)s)->sh->request;
 }
 
 static void static_free(struct source *s)
