@@ -1,6 +1,9 @@
 /* engine: libev glue. One loop per worker thread; each connection slot has a
- * socket watcher, a back-off timer and a session. A 10 ms tick applies the
- * connect and request timeouts, so they fire up to 10 ms late. */
+ * socket watcher, a back-off timer and a session. The worker decides when a
+ * request starts (closed loop: whenever a connection has room) and asks its
+ * source what it is; every outcome comes back through the connection's host
+ * to worker_done. A 10 ms tick applies the connect and request timeouts, so
+ * they fire up to 10 ms late. */
 #include "engine.h"
 
 #include <errno.h>
@@ -8,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http1.h"
-#include "http2.h"
 #include "tls.h"
 #include "transport.h"
 
@@ -30,6 +32,8 @@ enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN };
 
 struct conn {
     struct worker *w;
+    struct session_host host; /* what the session reports to */
+    unsigned index;           /* among the worker's connections, for the source */
     ev_io io;
     ev_timer backoff;
     int events; /* what io watches now */
@@ -45,6 +49,7 @@ struct conn {
 
 struct worker {
     const struct config *cfg;
+    struct source *source;
     pthread_t thread;
     struct ev_loop *loop;
     struct conn *conns;
@@ -70,8 +75,9 @@ uint64_t engine_now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* ---- what sessions call ---- */
+/* ---- requests: started here, ended in worker_done ---- */
 
+/* Does what began at start_us count: the measured phase had begun (connections). */
 static bool counted(const struct worker *w, uint64_t start_us)
 {
     return w->measuring && start_us >= w->measure_start;
@@ -88,15 +94,16 @@ static void worker_maybe_finish(struct worker *w)
     if (w->inflight == 0 && !may_start(w)) ev_break(w->loop, EVBREAK_ONE);
 }
 
-bool worker_take_request(struct worker *w)
+/* Counts a request as started (may_start() must hold); returns its context. */
+static struct req_ctx worker_start(struct worker *w, const struct request *req, uint64_t now)
 {
-    if (!may_start(w)) return false;
     if (w->measuring) {
         if (w->budget != UINT64_MAX) w->budget--;
         w->stats.started++;
     }
     w->inflight++;
-    return true;
+    return (struct req_ctx){.scheduled_us = now, .sent_us = now, .source_data = req->source_data,
+                            .kind = req->kind, .measured = w->measuring};
 }
 
 /* A counted request completed (a response or an error); in the grace, say so. */
@@ -105,69 +112,88 @@ static void request_completed(struct worker *w)
     if (w->stopping) w->stats.completed_in_grace++;
 }
 
-static void request_ended(struct worker *w)
+/* A refused request was never processed: it starts again, on whichever
+ * connection takes it, unless the run is stopping. */
+static void request_refused(struct worker *w)
 {
-    w->inflight--;
-    worker_maybe_finish(w);
+    w->stats.refused_streams++;
+    if (w->stopping) {
+        w->stats.aborted++; /* it cannot be sent again */
+        return;
+    }
+    w->stats.started--;
+    if (w->budget != UINT64_MAX) w->budget++;
 }
 
-void worker_response(struct worker *w, uint64_t start_us, int status, uint64_t body_bytes, uint64_t now_us)
+/* Counts the outcome of a measured request. */
+static void account(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
 {
-    if (counted(w, start_us)) {
-        stats_response(&w->stats, status, now_us - start_us);
-        w->stats.body_bytes += body_bytes;
+    switch (o->kind) {
+    case OUTCOME_RESPONSE:
+        stats_response(&w->stats, o->status, o->now_us - ctx->sent_us);
+        w->stats.body_bytes += o->body_bytes;
         request_completed(w);
-    }
-    request_ended(w);
-}
-
-void worker_error(struct worker *w, uint64_t start_us, enum req_error kind, enum req_detail detail,
-                  uint64_t now_us)
-{
-    if (counted(w, start_us)) {
-        stats_error(&w->stats, kind, detail, now_us - start_us);
+        break;
+    case OUTCOME_ERROR:
+        stats_error(&w->stats, o->error, o->detail, o->now_us - ctx->sent_us);
         request_completed(w);
+        break;
+    case OUTCOME_ABORTED:
+        w->stats.aborted++;
+        break;
+    case OUTCOME_REFUSED:
+        request_refused(w);
+        break;
     }
-    request_ended(w);
 }
 
-void worker_aborted(struct worker *w, uint64_t start_us)
+/* The one sink of every request's outcome. */
+static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
 {
-    if (counted(w, start_us)) w->stats.aborted++;
+    if (ctx->measured) account(w, ctx, o);
+    if (w->source->ops->on_done) w->source->ops->on_done(w->source, conn, ctx, o);
     w->inflight--;
+    /* requests are aborted only after the loop has ended: nothing to stop then */
+    if (o->kind != OUTCOME_ABORTED) worker_maybe_finish(w);
 }
 
-void worker_refused(struct worker *w, uint64_t start_us)
+/* ---- the connection as its session's host ---- */
+
+static struct conn *conn_of(struct session_host *h)
 {
-    if (counted(w, start_us)) {
-        w->stats.refused_streams++;
-        if (w->stopping) {
-            w->stats.aborted++; /* it cannot be sent again */
-        } else {
-            /* never processed: it starts again, on whichever connection takes it */
-            w->stats.started--;
-            if (w->budget != UINT64_MAX) w->budget++;
-        }
-    }
-    request_ended(w);
+    return (struct conn *)(void *)((char *)h - offsetof(struct conn, host));
 }
 
-void worker_header_bytes(struct worker *w, uint64_t wire, uint64_t decoded)
+static void host_done(struct session_host *h, const struct req_ctx *ctx, const struct outcome *o)
 {
+    struct conn *c = conn_of(h);
+    worker_done(c->w, c->index, ctx, o);
+}
+
+static void host_first_byte(struct session_host *h, const struct req_ctx *ctx, uint64_t now)
+{
+    if (ctx->measured) hist_record(&conn_of(h)->w->stats.ttfb, now - ctx->sent_us);
+}
+
+static void host_header_bytes(struct session_host *h, uint64_t wire, uint64_t decoded)
+{
+    struct worker *w = conn_of(h)->w;
     if (!w->measuring) return;
     w->stats.header_bytes += wire;
     w->stats.header_bytes_decoded += decoded;
 }
 
-void worker_first_byte(struct worker *w, uint64_t start_us, uint64_t now_us)
+static void host_sample(struct session_host *h, const uint8_t *data, size_t len)
 {
-    if (counted(w, start_us)) hist_record(&w->stats.ttfb, now_us - start_us);
+    stats_sample(&conn_of(h)->w->stats, data, len);
 }
 
-void worker_sample(struct worker *w, const uint8_t *data, size_t len)
-{
-    stats_sample(&w->stats, data, len);
-}
+static const struct session_host_ops conn_host_ops = {
+    .done = host_done,
+    .first_byte = host_first_byte,
+    .header_bytes = host_header_bytes,
+    .sample = host_sample,
+};
 
 /* ---- connections ---- */
 
@@ -181,12 +207,28 @@ static void conn_watch(struct conn *c, int events)
     ev_io_start(c->w->loop, &c->io);
 }
 
-/* Writes what the session has to send until it has nothing or the socket is full. */
+/* Hands the session requests while it has room and requests may start. */
+static void conn_fill(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    struct session *s = c->session;
+    for (unsigned room = s->ops->capacity(s); room > 0 && may_start(w);) {
+        const struct request *req = w->source->ops->next(w->source, c->index);
+        struct req_ctx ctx = worker_start(w, req, now);
+        room = s->ops->submit(s, req, &ctx);
+    }
+}
+
+/* Writes what the session has to send until it has nothing or the socket is
+ * full; requests start whenever the last bytes are out. */
 static void conn_flush(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     for (;;) {
-        if (c->out_len == 0) c->out_len = c->session->ops->next_write(c->session, &c->out, now);
+        if (c->out_len == 0) {
+            conn_fill(c, now);
+            c->out_len = c->session->ops->next_write(c->session, &c->out, now);
+        }
         if (c->out_len == 0) {
             conn_watch(c, EV_READ);
             return;
@@ -448,84 +490,107 @@ static void worker_free(struct worker *w)
     for (unsigned i = 0; i < w->conn_count; i++)
         if (w->conns[i].session) w->conns[i].session->ops->free(w->conns[i].session);
     free(w->conns);
+    if (w->source) w->source->ops->free(w->source);
     if (w->loop) ev_loop_destroy(w->loop);
     stats_free(&w->stats);
 }
 
-static int worker_init(struct worker *w, const struct config *cfg, const struct http1_shared *sh,
-                       const struct http2_shared *h2sh, unsigned conns, uint64_t budget)
+/* What the threads share, read-only, for one run. */
+struct run_shared {
+    const struct protocol *protocol;
+    const struct source_type *source;
+    void *protocol_shared, *source_shared;
+};
+
+static int worker_init(struct worker *w, const struct config *cfg, const struct run_shared *rs, unsigned conns,
+                       uint64_t budget)
 {
     w->cfg = cfg;
     w->budget = budget;
     w->conn_count = conns;
     w->loop = ev_loop_new(EVFLAG_AUTO);
     w->conns = calloc(conns, sizeof *w->conns);
-    if (!w->loop || !w->conns || stats_init(&w->stats)) return -1;
+    w->source = rs->source->source_new(rs->source_shared);
+    if (!w->loop || !w->conns || !w->source || stats_init(&w->stats)) return -1;
     for (unsigned i = 0; i < conns; i++) {
         struct conn *c = &w->conns[i];
         c->w = w;
+        c->index = i;
+        c->host.ops = &conn_host_ops;
         c->backoff_us = BACKOFF_MIN_US;
         c->tr.fd = -1;
         ev_init(&c->io, conn_io_cb);
         c->io.data = c;
         ev_init(&c->backoff, backoff_cb);
         c->backoff.data = c;
-        c->session = cfg->h2 ? http2_session_new(h2sh, w) : http1_session_new(sh, w);
+        c->session = rs->protocol->session_new(rs->protocol_shared, &c->host);
         if (!c->session) return -1;
     }
     return 0;
 }
 
-int engine_run(const struct config *cfg, struct run_result *out, char *errbuf, size_t errlen)
+static void run_shared_free(struct run_shared *rs)
 {
-    struct http1_shared shared;
-    struct http2_shared h2shared;
-    struct worker *workers = calloc(cfg->threads, sizeof *workers);
-    int rc = -1;
+    if (rs->protocol_shared) rs->protocol->shared_free(rs->protocol_shared);
+    if (rs->source_shared) rs->source->shared_free(rs->source_shared);
+}
+
+/* Merges the threads' stats into out; 0, or -1 when out of memory. */
+static int merge_results(const struct worker *workers, unsigned threads, struct run_result *out)
+{
+    if (stats_init(&out->stats)) return -1;
+    out->duration_us = 0;
+    for (unsigned i = 0; i < threads; i++) {
+        stats_merge(&out->stats, &workers[i].stats);
+        uint64_t d = workers[i].window_end - workers[i].measure_start;
+        if (d > out->duration_us) out->duration_us = d;
+    }
+    return 0;
+}
+
+/* Sets up every thread, runs them and waits for them; 0, or -1 with the reason in errbuf. */
+static int run_workers(struct worker *workers, const struct config *cfg, const struct run_shared *rs, char *errbuf,
+                       size_t errlen)
+{
     unsigned started = 0;
-    if (!workers || http1_shared_init(&shared, cfg)) {
-        snprintf(errbuf, errlen, "out of memory");
-        free(workers);
-        return -1;
-    }
-    if (http2_shared_init(&h2shared, cfg)) {
-        snprintf(errbuf, errlen, "out of memory");
-        http1_shared_free(&shared);
-        free(workers);
-        return -1;
-    }
+    int rc = -1;
     for (unsigned i = 0; i < cfg->threads; i++) {
         unsigned conns = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
         uint64_t budget = cfg->requests ? cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads)
                                         : UINT64_MAX;
-        if (worker_init(&workers[i], cfg, &shared, &h2shared, conns, budget)) {
+        if (worker_init(&workers[i], cfg, rs, conns, budget)) {
             snprintf(errbuf, errlen, "out of memory setting up thread %u", i);
-            goto done;
+            return -1;
         }
     }
     for (; started < cfg->threads; started++) {
         if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
             snprintf(errbuf, errlen, "cannot start thread %u: %s", started, strerror(errno));
-            goto done;
+            break;
         }
     }
-    rc = 0;
-done:
+    if (started == cfg->threads) rc = 0;
     for (unsigned i = 0; i < started; i++) pthread_join(workers[i].thread, NULL);
-    if (rc == 0 && stats_init(&out->stats) == 0) {
-        out->duration_us = 0;
-        for (unsigned i = 0; i < cfg->threads; i++) {
-            stats_merge(&out->stats, &workers[i].stats);
-            uint64_t d = workers[i].window_end - workers[i].measure_start;
-            if (d > out->duration_us) out->duration_us = d;
+    return rc;
+}
+
+int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
+               struct run_result *out, char *errbuf, size_t errlen)
+{
+    struct run_shared rs = {.protocol = protocol, .source = source};
+    struct worker *workers = calloc(cfg->threads, sizeof *workers);
+    int rc = -1;
+    snprintf(errbuf, errlen, "out of memory");
+    if (workers && (rs.source_shared = source->shared_new(cfg, errbuf, errlen)) &&
+        (rs.protocol_shared = protocol->shared_new(cfg))) {
+        rc = run_workers(workers, cfg, &rs, errbuf, errlen);
+        if (rc == 0 && merge_results(workers, cfg->threads, out)) {
+            snprintf(errbuf, errlen, "out of memory");
+            rc = -1;
         }
-    } else if (rc == 0) {
-        snprintf(errbuf, errlen, "out of memory");
-        rc = -1;
     }
-    for (unsigned i = 0; i < cfg->threads; i++) worker_free(&workers[i]);
+    for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(&workers[i]);
     free(workers);
-    http1_shared_free(&shared);
-    http2_shared_free(&h2shared);
+    run_shared_free(&rs);
     return rc;
 }

@@ -1,88 +1,88 @@
 /* http1: HTTP/1.1 session. Requests on a connection are answered in order, so
- * in-flight requests are a FIFO of start times; a connection that dies takes
- * every request in flight on it into the same error bucket. */
+ * the requests in flight are a FIFO (a ring of -m entries, allocated with the
+ * session); a connection that dies takes every request in flight on it into
+ * the same error bucket. Requests are sent from the source's bytes, never
+ * copied: consecutive copies of one request leave in one write. */
 #include "http1.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
 #include "http1_parser.h"
+
+/* What every HTTP/1 session of a run shares, read-only. */
+struct http1_shared {
+    unsigned pipeline;
+    size_t max_header;
+    uint64_t timeout_us;
+    uint64_t per_connection; /* requests per connection, 0: unlimited */
+};
+
+struct h1_entry {
+    struct req_ctx ctx;
+    const uint8_t *text;
+    size_t text_len;
+    unsigned copies;
+    bool head;
+};
 
 struct http1_session {
     struct session base;
     const struct http1_shared *sh;
-    struct worker *w;
+    struct session_host *host;
     struct http1_parser parser;
-    uint64_t starts[CONFIG_MAX_PIPELINE]; /* ring of in-flight start times */
+    struct h1_entry *ring; /* sh->pipeline entries: the requests in flight, oldest at head */
     unsigned head, inflight;
+    unsigned unwritten;    /* the newest this many in flight are not yet handed out by next_write */
     uint64_t sent_on_connection;
     bool closing; /* no more requests on this connection */
 };
 
-int http1_shared_init(struct http1_shared *sh, const struct config *cfg)
+static void *h1_shared_new(const struct config *cfg)
 {
-    size_t cap = strlen(cfg->method) + strlen(cfg->path) + strlen(cfg->host) + cfg->body_len + 256;
-    for (unsigned i = 0; i < cfg->header_count; i++) cap += strlen(cfg->headers[i]) + 2;
-    char *req = malloc(cap);
-    if (!req) return -1;
-    size_t len = (size_t)snprintf(req, cap, "%s %s HTTP/1.1\r\n", cfg->method, cfg->path);
-    if (!config_header(cfg, "host"))
-        len += (size_t)snprintf(req + len, cap - len, "Host: %s%s%s\r\n", cfg->host,
-                                strcmp(cfg->port, "80") ? ":" : "", strcmp(cfg->port, "80") ? cfg->port : "");
-    for (unsigned i = 0; i < cfg->header_count; i++)
-        len += (size_t)snprintf(req + len, cap - len, "%s\r\n", cfg->headers[i]);
-    if (cfg->body_len > 0 && !config_header(cfg, "content-length"))
-        len += (size_t)snprintf(req + len, cap - len, "Content-Length: %zu\r\n", cfg->body_len);
-    if (!cfg->keepalive && !config_header(cfg, "connection"))
-        len += (size_t)snprintf(req + len, cap - len, "Connection: close\r\n");
-    len += (size_t)snprintf(req + len, cap - len, "\r\n");
-    if (cfg->body_len) memcpy(req + len, cfg->body, cfg->body_len);
-    len += cfg->body_len;
-
+    struct http1_shared *sh = malloc(sizeof *sh);
+    if (!sh) return NULL;
     sh->pipeline = cfg->pipeline;
-    sh->requests = malloc(len * cfg->pipeline);
-    if (!sh->requests) {
-        free(req);
-        return -1;
-    }
-    for (unsigned i = 0; i < cfg->pipeline; i++) memcpy(sh->requests + i * len, req, len);
-    free(req);
-    sh->request_len = len;
-    sh->head = strcmp(cfg->method, "HEAD") == 0;
     sh->max_header = cfg->max_header_size;
     sh->timeout_us = cfg->timeout_us;
     sh->per_connection = cfg->keepalive ? cfg->requests_per_connection : 1;
-    return 0;
+    return sh;
 }
 
-void http1_shared_free(struct http1_shared *sh)
+static void h1_shared_free(void *shared)
 {
-    free(sh->requests);
-    sh->requests = NULL;
+    free(shared);
 }
 
-static uint64_t oldest_start(const struct http1_session *h)
+/* The i-th request in flight, 0 the oldest. */
+static struct h1_entry *entry(struct http1_session *h, unsigned i)
 {
-    return h->starts[h->head];
+    unsigned at = h->head + i;
+    return &h->ring[at >= h->sh->pipeline ? at - h->sh->pipeline : at];
 }
 
-static uint64_t pop_start(struct http1_session *h)
+/* Removes the oldest request in flight; the entry stays readable until the next submit. */
+static struct h1_entry *pop(struct http1_session *h)
 {
-    uint64_t start = h->starts[h->head];
-    h->head = (h->head + 1) % CONFIG_MAX_PIPELINE;
+    struct h1_entry *e = entry(h, 0);
+    h->head = h->head + 1 == h->sh->pipeline ? 0 : h->head + 1;
     h->inflight--;
-    return start;
+    if (h->unwritten > h->inflight) h->unwritten = h->inflight;
+    return e;
+}
+
+static void report(struct http1_session *h, const struct h1_entry *e, struct outcome o)
+{
+    h->host->ops->done(h->host, &e->ctx, &o);
 }
 
 /* Every request still in flight ends as kind (or aborted). */
 static void fail_all(struct http1_session *h, enum req_error kind, enum req_detail detail, uint64_t now, bool abort)
 {
     while (h->inflight > 0) {
-        uint64_t start = pop_start(h);
-        if (abort) worker_aborted(h->w, start);
-        else worker_error(h->w, start, kind, detail, now);
+        struct h1_entry *e = pop(h);
+        report(h, e, abort ? outcome_of(OUTCOME_ABORTED) : outcome_error(kind, detail, now));
         detail = detail == DETAIL_CLOSED_MID_RESPONSE ? DETAIL_CLOSED_BEFORE_RESPONSE : detail;
     }
 }
@@ -92,10 +92,30 @@ static void h1_on_connect(struct session *s, uint64_t now)
     struct http1_session *h = (struct http1_session *)s;
     (void)now;
     http1_parser_init(&h->parser, h->sh->max_header);
-    http1_parser_next(&h->parser, h->sh->head);
-    h->head = h->inflight = 0;
+    h->head = h->inflight = h->unwritten = 0;
     h->sent_on_connection = 0;
     h->closing = false;
+}
+
+static unsigned h1_capacity(struct session *s)
+{
+    struct http1_session *h = (struct http1_session *)s;
+    return h->closing ? 0 : h->sh->pipeline - h->inflight;
+}
+
+static unsigned h1_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
+{
+    struct http1_session *h = (struct http1_session *)s;
+    struct h1_entry *e = entry(h, h->inflight);
+    e->ctx = *ctx;
+    e->text = req->text;
+    e->text_len = req->text_len;
+    e->copies = req->copies;
+    e->head = req->head;
+    h->inflight++;
+    h->unwritten++;
+    if (h->sh->per_connection && ++h->sent_on_connection >= h->sh->per_connection) h->closing = true;
+    return h1_capacity(s);
 }
 
 static enum req_detail detail_of(enum http1_error e)
@@ -108,26 +128,35 @@ static enum req_detail detail_of(enum http1_error e)
     }
 }
 
+/* The response to the oldest request is complete. */
+static void answered(struct http1_session *h, uint64_t now)
+{
+    report(h, pop(h), outcome_response(h->parser.status, h->parser.body_bytes, now));
+    http1_parser_next(&h->parser, false);
+}
+
 static enum session_verdict h1_on_read(struct session *s, const uint8_t *data, size_t len, uint64_t now)
 {
     struct http1_session *h = (struct http1_session *)s;
     while (len > 0) {
         if (h->inflight == 0) { /* bytes nobody asked for */
-            worker_sample(h->w, data, len);
+            h->host->ops->sample(h->host, data, len);
             return SESSION_CLOSE;
         }
-        if (h->parser.bytes == 0) worker_first_byte(h->w, oldest_start(h), now);
+        if (h->parser.bytes == 0) { /* a response begins: it answers the oldest request */
+            h->parser.head = entry(h, 0)->head;
+            h->host->ops->first_byte(h->host, &entry(h, 0)->ctx, now);
+        }
         size_t used;
         enum http1_result r = http1_parse(&h->parser, data, len, &used);
         if (r == HTTP1_MORE) return SESSION_KEEP;
         if (r == HTTP1_ERROR) {
-            worker_sample(h->w, data, len);
+            h->host->ops->sample(h->host, data, len);
             fail_all(h, REQ_ERR_PROTOCOL, detail_of(h->parser.error), now, false);
             return SESSION_CLOSE;
         }
-        worker_response(h->w, pop_start(h), h->parser.status, h->parser.body_bytes, now);
         bool server_closes = !h->parser.keep_alive;
-        http1_parser_next(&h->parser, h->sh->head);
+        answered(h, now);
         /* what follows answers nothing: the requests queued behind this one become read
          * errors (closed before their response) when the connection closes */
         if (server_closes) return SESSION_CLOSE;
@@ -137,24 +166,26 @@ static enum session_verdict h1_on_read(struct session *s, const uint8_t *data, s
     return h->closing && h->inflight == 0 ? SESSION_CLOSE : SESSION_KEEP;
 }
 
+/* The requests not yet handed out, as far as they are copies of one request in one buffer. */
 static size_t h1_next_write(struct session *s, const uint8_t **data, uint64_t now)
 {
     struct http1_session *h = (struct http1_session *)s;
-    unsigned n = 0;
-    while (!h->closing && h->inflight < h->sh->pipeline && worker_take_request(h->w)) {
-        h->starts[(h->head + h->inflight) % CONFIG_MAX_PIPELINE] = now;
-        h->inflight++;
-        n++;
-        if (h->sh->per_connection && ++h->sent_on_connection >= h->sh->per_connection) h->closing = true;
-    }
-    *data = h->sh->requests;
-    return n * h->sh->request_len;
+    (void)now;
+    if (h->unwritten == 0) return 0;
+    unsigned first = h->inflight - h->unwritten, run = 1;
+    const struct h1_entry *e = entry(h, first);
+    while (run < h->unwritten && run < e->copies && entry(h, first + run)->text == e->text &&
+           entry(h, first + run)->text_len == e->text_len)
+        run++;
+    h->unwritten -= run;
+    *data = e->text;
+    return run * e->text_len;
 }
 
 static enum session_verdict h1_on_tick(struct session *s, uint64_t now)
 {
     struct http1_session *h = (struct http1_session *)s;
-    if (h->inflight == 0 || now - oldest_start(h) < h->sh->timeout_us) return SESSION_KEEP;
+    if (h->inflight == 0 || now - entry(h, 0)->ctx.sent_us < h->sh->timeout_us) return SESSION_KEEP;
     /* a connection whose oldest answer is late will not answer the others in time either */
     fail_all(h, REQ_ERR_TIMEOUT, DETAIL_NONE, now, false);
     return SESSION_CLOSE;
@@ -172,10 +203,7 @@ static void h1_on_close(struct session *s, enum close_cause cause, uint64_t now)
         fail_all(h, REQ_ERR_WRITE, DETAIL_NONE, now, false);
         break;
     case CLOSE_EOF:
-        if (http1_parse_eof(&h->parser) == HTTP1_DONE) {
-            worker_response(h->w, pop_start(h), h->parser.status, h->parser.body_bytes, now);
-            http1_parser_next(&h->parser, h->sh->head);
-        }
+        if (http1_parse_eof(&h->parser) == HTTP1_DONE) answered(h, now);
         /* fall through */
     default:
         fail_all(h, REQ_ERR_READ,
@@ -185,11 +213,15 @@ static void h1_on_close(struct session *s, enum close_cause cause, uint64_t now)
 
 static void h1_free(struct session *s)
 {
-    free(s);
+    struct http1_session *h = (struct http1_session *)s;
+    free(h->ring);
+    free(h);
 }
 
 static const struct session_ops http1_ops = {
     .on_connect = h1_on_connect,
+    .capacity = h1_capacity,
+    .submit = h1_submit,
     .on_read = h1_on_read,
     .next_write = h1_next_write,
     .on_tick = h1_on_tick,
@@ -197,12 +229,24 @@ static const struct session_ops http1_ops = {
     .free = h1_free,
 };
 
-struct session *http1_session_new(const struct http1_shared *sh, struct worker *w)
+static struct session *h1_session_new(const void *shared, struct session_host *host)
 {
     struct http1_session *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->base.ops = &http1_ops;
-    h->sh = sh;
-    h->w = w;
+    h->sh = shared;
+    h->host = host;
+    h->ring = calloc(h->sh->pipeline, sizeof *h->ring);
+    if (!h->ring) {
+        h1_free(&h->base);
+        return NULL;
+    }
     return &h->base;
 }
+
+const struct protocol http1_protocol = {
+    .name = "http/1.1",
+    .shared_new = h1_shared_new,
+    .shared_free = h1_shared_free,
+    .session_new = h1_session_new,
+};

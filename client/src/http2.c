@@ -1,32 +1,40 @@
 /* http2: HTTP/2 session over libnghttp2. Each stream has a slot holding its
- * start time and what arrived; the slot's outcome is decided once, when
- * nghttp2 closes the stream (or when the connection ends):
- *   complete response            -> worker_response
- *   our timeout (RST CANCEL sent) -> worker_error(timeout), at the tick
+ * request's context and what arrived; the slot's outcome is reported to the
+ * host once, when nghttp2 closes the stream (or when the connection ends):
+ *   complete response            -> response
+ *   our timeout (RST CANCEL sent) -> error timeout, at the tick
  *   refused (RST REFUSED_STREAM, above a GOAWAY's last-stream-id, never sent)
- *                                -> worker_refused: started again elsewhere
- *   RST_STREAM from the server   -> reset
- *   headers over --max-header-size -> protocol (header_too_large)
- *   any other stream error       -> protocol
+ *                                -> refused: the worker starts it again
+ *   RST_STREAM from the server   -> error reset
+ *   headers over --max-header-size -> error protocol (header_too_large)
+ *   any other stream error       -> error protocol
  * A connection error (garbage, a bad frame) makes nghttp2 queue a GOAWAY: the
  * session then closes the connection and the streams in flight are protocol
  * errors. */
 #include "http2.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "engine.h"
+/* What every HTTP/2 session of a run shares, read-only. */
+struct http2_shared {
+    unsigned streams; /* -m: concurrent streams per connection */
+    size_t max_header;
+    uint64_t timeout_us;
+    uint64_t per_connection; /* requests per connection, 0: unlimited */
+    int32_t stream_window, connection_window;
+    nghttp2_session_callbacks *callbacks; /* owned */
+};
 
 #define OUT_BATCH 65536      /* stop asking nghttp2 for frames past this many bytes */
 #define OUT_SLACK (16384 + 9 + 1024) /* one more frame of the default maximum size */
 
 struct h2_stream {
     int32_t id; /* 0: the slot is free */
-    uint64_t start;
+    struct req_ctx ctx;
+    const uint8_t *body; /* the request's DATA, the source's */
+    size_t body_len;
     uint64_t body_bytes, header_bytes;
     size_t body_sent;
     int status;
@@ -36,7 +44,7 @@ struct h2_stream {
 struct http2_session {
     struct session base;
     const struct http2_shared *sh;
-    struct worker *w;
+    struct session_host *host;
     nghttp2_session *ng;
     struct h2_stream *slots; /* sh->streams of them */
     unsigned active;         /* slots in use */
@@ -49,36 +57,7 @@ struct http2_session {
     size_t out_cap;
 };
 
-/* ---- shared request ---- */
-
-static size_t add_string(char *pool, size_t *used, const char *s, size_t len, bool lower)
-{
-    size_t at = *used;
-    for (size_t i = 0; i < len; i++) pool[at + i] = lower ? (char)tolower((unsigned char)s[i]) : s[i];
-    pool[at + len] = '\0';
-    *used += len + 1;
-    return at;
-}
-
-/* Header fields that HTTP/2 forbids (RFC 9113 8.2.2) or carries as pseudo-headers. */
-static bool dropped_header(const char *name, size_t len)
-{
-    static const char *const names[] = {"connection", "keep-alive", "proxy-connection", "transfer-encoding",
-                                        "upgrade", "host"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strlen(names[i]) == len && strncasecmp(names[i], name, len) == 0) return true;
-    return false;
-}
-
-static void set_nv(nghttp2_nv *nv, const char *pool, size_t name, size_t name_len, size_t value, size_t value_len)
-{
-    nv->name = (uint8_t *)(uintptr_t)(pool + name);
-    nv->namelen = name_len;
-    nv->value = (uint8_t *)(uintptr_t)(pool + value);
-    nv->valuelen = value_len;
-    /* the strings live as long as the run: nghttp2 need not copy them for every request */
-    nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
-}
+/* ---- shared ---- */
 
 static int32_t window_of(unsigned bits)
 {
@@ -111,68 +90,28 @@ static int make_callbacks(struct http2_shared *sh)
     return 0;
 }
 
-int http2_shared_init(struct http2_shared *sh, const struct config *cfg)
+static void h2_shared_free(void *shared)
 {
-    memset(sh, 0, sizeof *sh);
-    char url_authority[300];
-    bool default_port = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0;
-    bool ipv6 = strchr(cfg->host, ':') != NULL;
-    snprintf(url_authority, sizeof url_authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "",
-             default_port ? "" : ":", default_port ? "" : cfg->port);
-    /* -H 'Host: ...' becomes :authority, as HTTP/1.1's Host header would be */
-    const char *host = config_header(cfg, "host"), *authority = host ? host : url_authority;
-    size_t cap = strlen(cfg->method) + strlen(cfg->path) + strlen(authority) + 128;
-    for (unsigned i = 0; i < cfg->header_count; i++) cap += strlen(cfg->headers[i]) + 2;
-    sh->strings = malloc(cap);
-    sh->nva = calloc(cfg->header_count + 6, sizeof *sh->nva);
-    if (!sh->strings || !sh->nva || make_callbacks(sh)) {
-        http2_shared_free(sh);
-        return -1;
+    struct http2_shared *sh = shared;
+    if (!sh) return;
+    if (sh->callbacks) nghttp2_session_callbacks_del(sh->callbacks);
+    free(sh);
+}
+
+static void *h2_shared_new(const struct config *cfg)
+{
+    struct http2_shared *sh = calloc(1, sizeof *sh);
+    if (!sh || make_callbacks(sh)) {
+        h2_shared_free(sh);
+        return NULL;
     }
-    size_t used = 0, n = 0, at;
-    const char *pseudo[][2] = {{":method", cfg->method},
-                               {":scheme", cfg->tls ? "https" : "http"},
-                               {":authority", authority},
-                               {":path", cfg->path}};
-    for (size_t i = 0; i < 4; i++) {
-        size_t name = add_string(sh->strings, &used, pseudo[i][0], strlen(pseudo[i][0]), false);
-        at = add_string(sh->strings, &used, pseudo[i][1], strlen(pseudo[i][1]), false);
-        set_nv(&sh->nva[n++], sh->strings, name, strlen(pseudo[i][0]), at, strlen(pseudo[i][1]));
-    }
-    for (unsigned i = 0; i < cfg->header_count; i++) {
-        const char *h = cfg->headers[i], *colon = strchr(h, ':'), *v = colon + 1;
-        size_t name_len = (size_t)(colon - h);
-        if (dropped_header(h, name_len)) continue;
-        while (*v == ' ' || *v == '\t') v++;
-        size_t name = add_string(sh->strings, &used, h, name_len, true);
-        at = add_string(sh->strings, &used, v, strlen(v), false);
-        set_nv(&sh->nva[n++], sh->strings, name, name_len, at, strlen(v));
-    }
-    if (cfg->body_len > 0 && !config_header(cfg, "content-length")) {
-        char len[32];
-        snprintf(len, sizeof len, "%zu", cfg->body_len);
-        size_t name = add_string(sh->strings, &used, "content-length", 14, false);
-        at = add_string(sh->strings, &used, len, strlen(len), false);
-        set_nv(&sh->nva[n++], sh->strings, name, 14, at, strlen(len));
-    }
-    sh->nvlen = n;
-    sh->body = (const uint8_t *)cfg->body;
-    sh->body_len = cfg->body_len;
     sh->streams = cfg->pipeline;
     sh->max_header = cfg->max_header_size;
     sh->timeout_us = cfg->timeout_us;
     sh->per_connection = cfg->keepalive ? cfg->requests_per_connection : 1;
     sh->stream_window = window_of(cfg->window_bits);
     sh->connection_window = window_of(cfg->connection_window_bits);
-    return 0;
-}
-
-void http2_shared_free(struct http2_shared *sh)
-{
-    free(sh->strings);
-    free(sh->nva);
-    if (sh->callbacks) nghttp2_session_callbacks_del(sh->callbacks);
-    memset(sh, 0, sizeof *sh);
+    return sh;
 }
 
 /* ---- slots ---- */
@@ -199,18 +138,23 @@ static bool unprocessed(const struct http2_session *h, const struct h2_stream *s
     return !st->sent || (h->goaway && st->id > h->goaway_last_id);
 }
 
+static void report(struct http2_session *h, const struct h2_stream *st, struct outcome o)
+{
+    h->host->ops->done(h->host, &st->ctx, &o);
+}
+
 /* The stream ended without a response: why. */
 static void slot_failed(struct http2_session *h, struct h2_stream *st, uint32_t error_code)
 {
     if (st->timed_out) return; /* accounted when it timed out */
     if (error_code == NGHTTP2_REFUSED_STREAM || unprocessed(h, st))
-        worker_refused(h->w, st->start);
+        report(h, st, outcome_of(OUTCOME_REFUSED));
     else if (st->too_large)
-        worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_HEADER_TOO_LARGE, h->now);
+        report(h, st, outcome_error(REQ_ERR_PROTOCOL, DETAIL_HEADER_TOO_LARGE, h->now));
     else if (st->reset_by_peer)
-        worker_error(h->w, st->start, REQ_ERR_RESET, DETAIL_NONE, h->now);
+        report(h, st, outcome_error(REQ_ERR_RESET, DETAIL_NONE, h->now));
     else
-        worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_NONE, h->now);
+        report(h, st, outcome_error(REQ_ERR_PROTOCOL, DETAIL_NONE, h->now));
 }
 
 /* ---- nghttp2 callbacks ---- */
@@ -218,14 +162,14 @@ static void slot_failed(struct http2_session *h, struct h2_stream *st, uint32_t 
 static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
                          nghttp2_data_source *src, void *user)
 {
-    struct http2_session *h = user;
     struct h2_stream *st = src->ptr;
     (void)ng;
     (void)id;
-    size_t left = h->sh->body_len - st->body_sent, n = left < len ? left : len;
-    memcpy(buf, h->sh->body + st->body_sent, n);
+    (void)user;
+    size_t left = st->body_len - st->body_sent, n = left < len ? left : len;
+    memcpy(buf, st->body + st->body_sent, n);
     st->body_sent += n;
-    if (st->body_sent == h->sh->body_len) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    if (st->body_sent == st->body_len) *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)n;
 }
 
@@ -234,7 +178,7 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     struct http2_session *h = user;
     (void)ng;
     /* header block bytes on the wire, for the compression savings (as h2load) */
-    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION) worker_header_bytes(h->w, hd->length, 0);
+    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION) h->host->ops->header_bytes(h->host, hd->length, 0);
     return 0;
 }
 
@@ -245,7 +189,7 @@ static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *frame, voi
     struct h2_stream *st = slot_of(h, frame->hd.stream_id);
     if (st && !st->got_headers) {
         st->got_headers = true;
-        worker_first_byte(h->w, st->start, h->now);
+        h->host->ops->first_byte(h->host, &st->ctx, h->now);
     }
     return 0;
 }
@@ -258,7 +202,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     (void)flags;
     struct h2_stream *st = slot_of(h, frame->hd.stream_id);
     if (!st) return 0;
-    worker_header_bytes(h->w, 0, namelen + valuelen);
+    h->host->ops->header_bytes(h->host, 0, namelen + valuelen);
     st->header_bytes += namelen + valuelen;
     if (st->header_bytes > h->sh->max_header) {
         st->too_large = true;
@@ -331,7 +275,7 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error_code,
     (void)ng;
     struct h2_stream *st = slot_of(h, id);
     if (!st) return 0;
-    if (st->complete && !st->timed_out) worker_response(h->w, st->start, st->status, st->body_bytes, h->now);
+    if (st->complete && !st->timed_out) report(h, st, outcome_response(st->status, st->body_bytes, h->now));
     else slot_failed(h, st, error_code);
     slot_free(h, st);
     return 0;
@@ -386,28 +330,33 @@ static struct h2_stream *free_slot(struct http2_session *h)
     return NULL;
 }
 
-/* Starts as many requests as the limits allow. */
-static void start_requests(struct http2_session *h)
+static unsigned h2_capacity(struct session *s)
 {
-    if (h->goaway || h->closing || h->broken) return;
-    while (h->active < stream_limit(h) && worker_take_request(h->w)) {
-        struct h2_stream *st = free_slot(h);
-        memset(st, 0, sizeof *st);
-        st->start = h->now;
-        nghttp2_data_provider body = {.source.ptr = st, .read_callback = read_body};
-        int32_t id = nghttp2_submit_request(h->ng, NULL, h->sh->nva, h->sh->nvlen, h->sh->body_len ? &body : NULL, st);
-        if (id < 0) { /* stream ids used up: this connection is done */
-            worker_refused(h->w, st->start);
-            h->closing = true;
-            return;
-        }
-        st->id = id;
-        h->active++;
-        if (h->sh->per_connection && ++h->started_on_connection >= h->sh->per_connection) {
-            h->closing = true;
-            return;
-        }
+    struct http2_session *h = (struct http2_session *)s;
+    if (!h->ng || h->goaway || h->closing || h->broken) return 0;
+    unsigned limit = stream_limit(h);
+    return h->active < limit ? limit - h->active : 0;
+}
+
+static unsigned h2_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    struct h2_stream *st = free_slot(h);
+    memset(st, 0, sizeof *st);
+    st->ctx = *ctx;
+    st->body = req->body;
+    st->body_len = req->body_len;
+    nghttp2_data_provider body = {.source.ptr = st, .read_callback = read_body};
+    int32_t id = nghttp2_submit_request(h->ng, NULL, req->fields, req->field_count, req->body_len ? &body : NULL, st);
+    if (id < 0) { /* stream ids used up: this connection is done */
+        report(h, st, outcome_of(OUTCOME_REFUSED));
+        h->closing = true;
+        return 0;
     }
+    st->id = id;
+    h->active++;
+    if (h->sh->per_connection && ++h->started_on_connection >= h->sh->per_connection) h->closing = true;
+    return h2_capacity(s);
 }
 
 static bool grow_out(struct http2_session *h, size_t need)
@@ -426,7 +375,6 @@ static size_t h2_next_write(struct session *s, const uint8_t **data, uint64_t no
     h->now = now;
     *data = h->out;
     if (!h->ng || h->broken) return 0;
-    start_requests(h);
     size_t len = 0;
     /* many streams' frames in one buffer, one write; bounded by OUT_BATCH */
     while (len < OUT_BATCH) {
@@ -443,8 +391,6 @@ static size_t h2_next_write(struct session *s, const uint8_t **data, uint64_t no
         }
         memcpy(h->out + len, frame, (size_t)n);
         len += (size_t)n;
-        /* a stream that just closed (RST sent) frees a slot for the next request */
-        start_requests(h);
     }
     *data = h->out;
     return len;
@@ -465,7 +411,7 @@ static enum session_verdict h2_on_read(struct session *s, const uint8_t *data, s
     if (!h->ng) return SESSION_CLOSE;
     ssize_t n = nghttp2_session_mem_recv(h->ng, data, len);
     /* a server's first frame is SETTINGS: without it, keep what it said for --verbose */
-    if (n < 0 || !h->settings_received) worker_sample(h->w, data, len);
+    if (n < 0 || !h->settings_received) h->host->ops->sample(h->host, data, len);
     if (n < 0) h->broken = true;
     return finished(h) ? SESSION_CLOSE : SESSION_KEEP;
 }
@@ -477,10 +423,10 @@ static enum session_verdict h2_on_tick(struct session *s, uint64_t now)
     if (finished(h)) return SESSION_CLOSE;
     for (unsigned i = 0; i < h->sh->streams; i++) {
         struct h2_stream *st = &h->slots[i];
-        if (st->id == 0 || st->timed_out || now - st->start < h->sh->timeout_us) continue;
+        if (st->id == 0 || st->timed_out || now - st->ctx.sent_us < h->sh->timeout_us) continue;
         /* counted now, once; the slot frees when nghttp2 has sent the RST_STREAM */
         st->timed_out = true;
-        worker_error(h->w, st->start, REQ_ERR_TIMEOUT, DETAIL_NONE, now);
+        report(h, st, outcome_error(REQ_ERR_TIMEOUT, DETAIL_NONE, now));
         nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
     }
     return SESSION_KEEP;
@@ -496,16 +442,17 @@ static void h2_on_close(struct session *s, enum close_cause cause, uint64_t now)
         if (st->timed_out) {
             /* already accounted */
         } else if (cause == CLOSE_ABORT) {
-            worker_aborted(h->w, st->start);
+            report(h, st, outcome_of(OUTCOME_ABORTED));
         } else if (unprocessed(h, st)) {
-            worker_refused(h->w, st->start);
+            report(h, st, outcome_of(OUTCOME_REFUSED));
         } else if (h->broken) {
-            worker_error(h->w, st->start, REQ_ERR_PROTOCOL, DETAIL_NONE, now);
+            report(h, st, outcome_error(REQ_ERR_PROTOCOL, DETAIL_NONE, now));
         } else if (cause == CLOSE_WRITE_ERROR) {
-            worker_error(h->w, st->start, REQ_ERR_WRITE, DETAIL_NONE, now);
+            report(h, st, outcome_error(REQ_ERR_WRITE, DETAIL_NONE, now));
         } else {
-            worker_error(h->w, st->start, REQ_ERR_READ,
-                         st->got_headers ? DETAIL_CLOSED_MID_RESPONSE : DETAIL_CLOSED_BEFORE_RESPONSE, now);
+            report(h, st, outcome_error(REQ_ERR_READ,
+                                        st->got_headers ? DETAIL_CLOSED_MID_RESPONSE : DETAIL_CLOSED_BEFORE_RESPONSE,
+                                        now));
         }
         slot_free(h, st);
     }
@@ -524,6 +471,8 @@ static void h2_free(struct session *s)
 
 static const struct session_ops http2_ops = {
     .on_connect = h2_on_connect,
+    .capacity = h2_capacity,
+    .submit = h2_submit,
     .on_read = h2_on_read,
     .next_write = h2_next_write,
     .on_tick = h2_on_tick,
@@ -531,13 +480,14 @@ static const struct session_ops http2_ops = {
     .free = h2_free,
 };
 
-struct session *http2_session_new(const struct http2_shared *sh, struct worker *w)
+static struct session *h2_session_new(const void *shared, struct session_host *host)
 {
+    const struct http2_shared *sh = shared;
     struct http2_session *h = calloc(1, sizeof *h);
     if (!h) return NULL;
     h->base.ops = &http2_ops;
     h->sh = sh;
-    h->w = w;
+    h->host = host;
     h->slots = calloc(sh->streams, sizeof *h->slots);
     h->out_cap = OUT_BATCH + OUT_SLACK;
     h->out = malloc(h->out_cap);
@@ -547,3 +497,10 @@ struct session *http2_session_new(const struct http2_shared *sh, struct worker *
     }
     return &h->base;
 }
+
+const struct protocol http2_protocol = {
+    .name = "h2",
+    .shared_new = h2_shared_new,
+    .shared_free = h2_shared_free,
+    .session_new = h2_session_new,
+};

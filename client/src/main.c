@@ -1,5 +1,7 @@
-/* barrage: HTTP/1.1 load generator. main parses the command line, checks the
- * file limit and that the target answers, runs the engine and reports. */
+/* barrage: HTTP/1.1 and HTTP/2 load generator. main parses the command line,
+ * checks the file limit and that the target answers, chooses the protocol
+ * (after ALPN for https://) and the request source, runs the engine and
+ * reports. */
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
@@ -13,7 +15,10 @@
 
 #include "cli.h"
 #include "engine.h"
+#include "http1.h"
+#include "http2.h"
 #include "report.h"
+#include "source.h"
 #include "tls.h"
 
 #define EXIT_USAGE 2
@@ -160,7 +165,8 @@ int main(int argc, char **argv)
         return EXIT_UNREACHABLE;
     }
     struct run_result result;
-    if (engine_run(&cfg, &result, err, sizeof err)) {
+    const struct protocol *protocol = cfg.h2 ? &http2_protocol : &http1_protocol;
+    if (engine_run(&cfg, protocol, &source_static, &result, err, sizeof err)) {
         report_error("%s", err);
         tls_client_free(cfg.tls_client);
         cli_free(&cfg);

@@ -1,14 +1,18 @@
-/* session: one protocol speaking over one connection. HTTP/1 (http1.c) now;
- * HTTP/2 later, with many streams per connection, behind the same operations.
- * The engine owns the socket and the transport; the session decides what to
- * send, parses what arrives and accounts every request it started through
- * the worker_* functions of engine.h. A session lives as long as its
- * connection slot: on_connect and on_close are called once per connection. */
+/* session: one protocol speaking over one connection (http1.c, http2.c), and
+ * the protocol table the engine creates sessions from. The engine owns the
+ * socket and the transport and decides which request starts when; the
+ * session encodes the requests it is given, parses what arrives, tracks what
+ * is in flight and reports every outcome to its host (the connection), never
+ * to the worker itself. A session lives as long as its connection slot:
+ * on_connect and on_close are called once per connection. */
 #ifndef BARRAGE_SESSION_H
 #define BARRAGE_SESSION_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "config.h"
+#include "request.h"
 
 enum session_verdict {
     SESSION_KEEP,  /* the connection stays open */
@@ -23,25 +27,66 @@ enum close_cause {
     CLOSE_ABORT,       /* the run ended */
 };
 
+/* What a session reports to, one per connection. The host must not call
+ * back into the session from these. */
+struct session_host;
+
+struct session_host_ops {
+    /* A submitted request ended: every one is reported exactly once, possibly
+     * from within submit (refused). ctx and o are valid during the call only. */
+    void (*done)(struct session_host *h, const struct req_ctx *ctx, const struct outcome *o);
+    /* The first byte of the request's response arrived (HTTP/2: its headers). */
+    void (*first_byte)(struct session_host *h, const struct req_ctx *ctx, uint64_t now_us);
+    /* HTTP/2 header block bytes: as received (wire) and decoded. */
+    void (*header_bytes)(struct session_host *h, uint64_t wire, uint64_t decoded);
+    /* Bytes that could not be understood, for --verbose; valid during the call. */
+    void (*sample)(struct session_host *h, const uint8_t *data, size_t len);
+};
+
+struct session_host {
+    const struct session_host_ops *ops;
+};
+
 struct session;
 
 struct session_ops {
     /* A new connection is up (the handshake done). */
     void (*on_connect)(struct session *s, uint64_t now_us);
+    /* How many more requests submit takes now: 1 or 0 (HTTP/1.1 without
+     * pipelining), the pipeline depth left, or the free streams within the
+     * server's SETTINGS_MAX_CONCURRENT_STREAMS; 0 once the connection takes
+     * no more (closing, GOAWAY, broken). */
+    unsigned (*capacity)(struct session *s);
+    /* Takes one request while capacity() > 0 and returns the capacity left.
+     * *req and *ctx are copied; the bytes req points to must stay valid until
+     * the request's outcome is reported. */
+    unsigned (*submit)(struct session *s, const struct request *req, const struct req_ctx *ctx);
     /* Bytes arrived; data is only valid during the call. */
     enum session_verdict (*on_read)(struct session *s, const uint8_t *data, size_t len, uint64_t now_us);
     /* The next bytes to send: sets *data and returns their length, 0 for none.
-     * Requests start here. *data stays valid until the next call. */
+     * *data stays valid until the next call. */
     size_t (*next_write)(struct session *s, const uint8_t **data, uint64_t now_us);
     /* Periodic check (timeouts). */
     enum session_verdict (*on_tick)(struct session *s, uint64_t now_us);
-    /* The connection ended: the session accounts every request still in flight. */
+    /* The connection ended: the session reports every request still in flight. */
     void (*on_close)(struct session *s, enum close_cause cause, uint64_t now_us);
     void (*free)(struct session *s);
 };
 
 struct session {
     const struct session_ops *ops;
+};
+
+/* A protocol, chosen in main (after ALPN for https://). */
+struct protocol {
+    const char *name;
+    /* What every session of the run shares, read-only, from cfg (which must
+     * outlive it); NULL when out of memory. Freed with shared_free. */
+    void *(*shared_new)(const struct config *cfg);
+    void (*shared_free)(void *shared);
+    /* A session for one connection slot, reporting to host; NULL when out of
+     * memory. shared and host must outlive it. Free with s->ops->free. */
+    struct session *(*session_new)(const void *shared, struct session_host *host);
 };
 
 #endif

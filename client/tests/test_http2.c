@@ -1,31 +1,28 @@
-/* Unit tests of http2.c's request: pseudo-headers, :authority (port shown only
- * when not the scheme's default, IPv6 in brackets, -H Host), header names
- * lowercased, connection-specific headers dropped, content-length for bodies.
- * The worker functions the session calls are not used here: stubs. */
+/* Unit tests of HTTP/2: the static source's request (pseudo-headers,
+ * :authority with the port only when not the scheme's default, IPv6 in
+ * brackets, -H Host, names lowercased, connection-specific headers dropped,
+ * content-length for bodies), and the session (http2.c) driven against an
+ * in-process nghttp2 server, reporting to a recording host: each outcome
+ * once, with the context it was submitted with; capacity within the server's
+ * MAX_CONCURRENT_STREAMS. */
 #include "../src/http2.c"
+#include "../src/source_static.c"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "tap.h"
 
-bool worker_take_request(struct worker *w) { (void)w; return false; }
-void worker_response(struct worker *w, uint64_t s, int st, uint64_t b, uint64_t n) { (void)w; (void)s; (void)st; (void)b; (void)n; }
-void worker_error(struct worker *w, uint64_t s, enum req_error k, enum req_detail d, uint64_t n) { (void)w; (void)s; (void)k; (void)d; (void)n; }
-void worker_aborted(struct worker *w, uint64_t s) { (void)w; (void)s; }
-void worker_refused(struct worker *w, uint64_t s) { (void)w; (void)s; }
-void worker_first_byte(struct worker *w, uint64_t s, uint64_t n) { (void)w; (void)s; (void)n; }
-void worker_sample(struct worker *w, const uint8_t *d, size_t l) { (void)w; (void)d; (void)l; }
-void worker_header_bytes(struct worker *w, uint64_t a, uint64_t b) { (void)w; (void)a; (void)b; }
+/* ---- the static source's request ---- */
 
 /* The request's fields as "name: value\n" lines. */
-static void render(const struct http2_shared *sh, char *out, size_t len)
+static void render(const struct request *req, char *out, size_t len)
 {
     size_t o = 0;
     out[0] = '\0';
-    for (size_t i = 0; i < sh->nvlen && o < len; i++)
-        o += (size_t)snprintf(out + o, len - o, "%.*s: %.*s\n", (int)sh->nva[i].namelen, sh->nva[i].name,
-                              (int)sh->nva[i].valuelen, sh->nva[i].value);
+    for (size_t i = 0; i < req->field_count && o < len; i++)
+        o += (size_t)snprintf(out + o, len - o, "%.*s: %.*s\n", (int)req->fields[i].namelen, req->fields[i].name,
+                              (int)req->fields[i].valuelen, req->fields[i].value);
 }
 
 static void base_config(struct config *cfg, const char *host, const char *port, bool tls)
@@ -46,19 +43,19 @@ static void base_config(struct config *cfg, const char *host, const char *port, 
 
 static void check(const char *name, const struct config *cfg, const char *want)
 {
-    struct http2_shared sh;
-    char got[2048];
-    if (http2_shared_init(&sh, cfg)) {
-        TAP_CHECK(0, "http2 request %s: out of memory", name);
+    char got[2048], err[64];
+    struct static_shared *sh = static_shared_new(cfg, err, sizeof err);
+    if (!sh) {
+        TAP_CHECK(0, "http2 request %s: %s", name, err);
         return;
     }
-    render(&sh, got, sizeof got);
+    render(&sh->request, got, sizeof got);
     TAP_CHECK(strcmp(got, want) == 0, "http2 request %s%s%s", name, strcmp(got, want) ? ": got\n" : "",
               strcmp(got, want) ? got : "");
-    http2_shared_free(&sh);
+    static_shared_free(sh);
 }
 
-int main(void)
+static void request_tests(void)
 {
     struct config cfg;
 
@@ -94,10 +91,243 @@ int main(void)
           ":method: GET\n:scheme: http\n:authority: 127.0.0.1:8081\n:path: /p?q=1\ncontent-length: 0\n");
 
     base_config(&cfg, "127.0.0.1", "8081", false);
-    struct http2_shared sh;
-    TAP_CHECK(http2_shared_init(&sh, &cfg) == 0 && sh.stream_window == 65535 && sh.connection_window == 1048575 &&
-                  sh.streams == 4,
+    struct http2_shared *sh = h2_shared_new(&cfg);
+    TAP_CHECK(sh && sh->stream_window == 65535 && sh->connection_window == 1048575 && sh->streams == 4,
               "http2 windows 2^bits-1 (16 -> 65535, 20 -> 1048575) and -m streams");
-    http2_shared_free(&sh);
+    h2_shared_free(sh);
+}
+
+/* ---- a recording host ---- */
+
+#define MAX_RECORDS 16
+
+struct recording_host {
+    struct session_host base;
+    unsigned done;
+    struct req_ctx ctx[MAX_RECORDS];
+    struct outcome outcome[MAX_RECORDS];
+    unsigned first_bytes, samples;
+    uint64_t wire, decoded;
+};
+
+static void rec_done(struct session_host *h, const struct req_ctx *ctx, const struct outcome *o)
+{
+    struct recording_host *r = (struct recording_host *)h;
+    if (r->done < MAX_RECORDS) {
+        r->ctx[r->done] = *ctx;
+        r->outcome[r->done] = *o;
+    }
+    r->done++;
+}
+
+static void rec_first_byte(struct session_host *h, const struct req_ctx *ctx, uint64_t now)
+{
+    (void)ctx;
+    (void)now;
+    ((struct recording_host *)h)->first_bytes++;
+}
+
+static void rec_header_bytes(struct session_host *h, uint64_t wire, uint64_t decoded)
+{
+    ((struct recording_host *)h)->wire += wire;
+    ((struct recording_host *)h)->decoded += decoded;
+}
+
+static void rec_sample(struct session_host *h, const uint8_t *data, size_t len)
+{
+    (void)data;
+    (void)len;
+    ((struct recording_host *)h)->samples++;
+}
+
+static const struct session_host_ops recording_ops = {
+    .done = rec_done, .first_byte = rec_first_byte, .header_bytes = rec_header_bytes, .sample = rec_sample};
+
+/* ---- an in-process server: what it does with each complete request ---- */
+
+enum server_mode { ANSWER, RESET, REFUSE, IGNORE };
+
+struct server {
+    nghttp2_session *ng;
+    enum server_mode mode;
+};
+
+static ssize_t server_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t len, uint32_t *flags,
+                           nghttp2_data_source *src, void *user)
+{
+    (void)ng;
+    (void)id;
+    (void)len;
+    (void)src;
+    (void)user;
+    memcpy(buf, "hello", 5);
+    *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return 5;
+}
+
+static int server_frame(nghttp2_session *ng, const nghttp2_frame *frame, void *user)
+{
+    struct server *sv = user;
+    if (!(frame->hd.flags & NGHTTP2_FLAG_END_STREAM) || frame->hd.type != NGHTTP2_HEADERS) return 0;
+    int32_t id = frame->hd.stream_id;
+    nghttp2_nv status = {(uint8_t *)":status", (uint8_t *)"200", 7, 3, NGHTTP2_NV_FLAG_NONE};
+    nghttp2_data_provider body = {.read_callback = server_body};
+    if (sv->mode == ANSWER) nghttp2_submit_response(ng, id, &status, 1, &body);
+    else if (sv->mode == RESET) nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id, NGHTTP2_INTERNAL_ERROR);
+    else if (sv->mode == REFUSE) nghttp2_submit_rst_stream(ng, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+    return 0;
+}
+
+static void server_start(struct server *sv, uint32_t max_streams)
+{
+    nghttp2_session_callbacks *cb;
+    nghttp2_session_callbacks_new(&cb);
+    nghttp2_session_callbacks_set_on_frame_recv_callback(cb, server_frame);
+    nghttp2_session_server_new(&sv->ng, cb, sv);
+    nghttp2_session_callbacks_del(cb);
+    nghttp2_settings_entry limit = {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, max_streams};
+    nghttp2_submit_settings(sv->ng, NGHTTP2_FLAG_NONE, &limit, 1);
+    sv->mode = ANSWER;
+}
+
+/* Moves bytes both ways until neither side has any to send. */
+static void pump(struct session *s, struct server *sv, uint64_t now)
+{
+    for (int moved = 1; moved;) {
+        moved = 0;
+        const uint8_t *out;
+        size_t n;
+        while ((n = s->ops->next_write(s, &out, now)) > 0) {
+            nghttp2_session_mem_recv(sv->ng, out, n);
+            moved = 1;
+        }
+        ssize_t m;
+        while ((m = nghttp2_session_mem_send(sv->ng, &out)) > 0) {
+            s->ops->on_read(s, out, (size_t)m, now);
+            moved = 1;
+        }
+    }
+}
+
+/* ---- the session against it ---- */
+
+struct fixture {
+    struct config cfg;
+    struct static_shared *source;
+    struct http2_shared *shared;
+    struct recording_host host;
+    struct session *s;
+    struct server sv;
+    unsigned last_room; /* what submit returned last */
+};
+
+static void fixture_start(struct fixture *f, uint32_t max_streams)
+{
+    char err[64];
+    memset(f, 0, sizeof *f);
+    base_config(&f->cfg, "127.0.0.1", "8081", false);
+    f->source = static_shared_new(&f->cfg, err, sizeof err);
+    f->shared = h2_shared_new(&f->cfg);
+    f->host.base.ops = &recording_ops;
+    f->s = http2_protocol.session_new(f->shared, &f->host.base);
+    server_start(&f->sv, max_streams);
+    f->s->ops->on_connect(f->s, 1000);
+}
+
+static void submit(struct fixture *f, uint64_t now, uintptr_t tag)
+{
+    struct req_ctx ctx = {.scheduled_us = now, .sent_us = now, .source_data = tag, .kind = -1, .measured = true};
+    f->last_room = f->s->ops->submit(f->s, &f->source->request, &ctx);
+}
+
+static void fixture_end(struct fixture *f)
+{
+    f->s->ops->free(f->s);
+    nghttp2_session_del(f->sv.ng);
+    h2_shared_free(f->shared);
+    static_shared_free(f->source);
+}
+
+static void test_response(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    TAP_CHECK(f.s->ops->capacity(f.s) == 1, "http2 session: one stream until the server's SETTINGS");
+    submit(&f, 1000, 7);
+    TAP_CHECK(f.last_room == 0 && f.s->ops->capacity(f.s) == 0,
+              "http2 session: no room while that stream is open (submit says so too)");
+    pump(f.s, &f.sv, 1500);
+    struct outcome *o = &f.host.outcome[0];
+    TAP_CHECK(f.host.done == 1 && o->kind == OUTCOME_RESPONSE && o->status == 200 && o->body_bytes == 5 &&
+                  o->now_us == 1500 && f.host.ctx[0].source_data == 7 && f.host.ctx[0].sent_us == 1000,
+              "http2 session: a response is reported once, with its status, body bytes and context");
+    TAP_CHECK(f.host.first_bytes == 1 && f.host.wire > 0 && f.host.decoded > 0 && f.host.samples == 0,
+              "http2 session: first byte and header bytes go to the host");
+    TAP_CHECK(f.s->ops->capacity(f.s) == 4, "http2 session: -m streams (4) once the server allows 100");
+    fixture_end(&f);
+}
+
+static void test_server_limit(void)
+{
+    struct fixture f;
+    fixture_start(&f, 2);
+    submit(&f, 1000, 1);
+    pump(f.s, &f.sv, 1100);
+    f.sv.mode = IGNORE;
+    unsigned room = f.s->ops->capacity(f.s);
+    submit(&f, 1200, 2);
+    submit(&f, 1200, 3);
+    pump(f.s, &f.sv, 1300);
+    TAP_CHECK(room == 2 && f.last_room == 0 && f.s->ops->capacity(f.s) == 0,
+              "http2 session: capacity within the server's MAX_CONCURRENT_STREAMS (2 of -m 4)");
+    f.s->ops->on_close(f.s, CLOSE_ABORT, 1400);
+    TAP_CHECK(f.host.done == 3 && f.host.outcome[1].kind == OUTCOME_ABORTED &&
+                  f.host.outcome[2].kind == OUTCOME_ABORTED && f.host.ctx[1].source_data + f.host.ctx[2].source_data == 5,
+              "http2 session: streams in flight at the end are aborted, each once");
+    fixture_end(&f);
+}
+
+static void test_resets(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    f.sv.mode = RESET;
+    submit(&f, 1000, 1);
+    pump(f.s, &f.sv, 1100);
+    TAP_CHECK(f.host.done == 1 && f.host.outcome[0].kind == OUTCOME_ERROR && f.host.outcome[0].error == REQ_ERR_RESET,
+              "http2 session: RST_STREAM from the server is a reset error");
+    f.sv.mode = REFUSE;
+    submit(&f, 1200, 2);
+    pump(f.s, &f.sv, 1300);
+    TAP_CHECK(f.host.done == 2 && f.host.outcome[1].kind == OUTCOME_REFUSED && f.host.ctx[1].source_data == 2,
+              "http2 session: REFUSED_STREAM is reported refused");
+    fixture_end(&f);
+}
+
+static void test_timeout(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    f.sv.mode = IGNORE;
+    submit(&f, 1000, 1);
+    pump(f.s, &f.sv, 1100);
+    f.s->ops->on_tick(f.s, 1000 + f.cfg.timeout_us - 1);
+    unsigned before = f.host.done;
+    f.s->ops->on_tick(f.s, 1000 + f.cfg.timeout_us);
+    pump(f.s, &f.sv, 1000 + f.cfg.timeout_us);
+    f.s->ops->on_close(f.s, CLOSE_EOF, 1000 + f.cfg.timeout_us);
+    TAP_CHECK(before == 0 && f.host.done == 1 && f.host.outcome[0].kind == OUTCOME_ERROR &&
+                  f.host.outcome[0].error == REQ_ERR_TIMEOUT,
+              "http2 session: a stream times out at --timeout after it was sent, reported once");
+    fixture_end(&f);
+}
+
+int main(void)
+{
+    request_tests();
+    test_response();
+    test_server_limit();
+    test_resets();
+    test_timeout();
     TAP_EXIT();
 }
