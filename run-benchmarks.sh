@@ -3,9 +3,18 @@
 # tool, and keep every result in results/<UTC timestamp>[-label].json (see --help).
 #
 # Each server lives in its own process group and is stopped (TERM, then KILL after 10 s)
-# before the next one starts; Ctrl-C or SIGTERM stops the running tool and server, leaves a
-# valid results file with every finished run ("complete": false) and exits 130 / 143.
+# before the next one starts; so does every tool run, contract check and Maven build, each
+# recorded in results/<stamp>.logs/pids. SIGINT (Ctrl-C, to the script or its whole process
+# group) or SIGTERM stops them all, leaves the results file with every finished run
+# ("complete": false) and exits 130 / 143.
 set -euo pipefail
+
+# A script's background job starts with SIGINT ignored (POSIX), and bash cannot trap a signal
+# ignored when it started: start again with SIGINT restored, so that SIGINT always stops a run.
+if (((0x$(awk '/^SigIgn:/ {print $2}' "/proc/$$/status" 2>/dev/null || echo 0) & 2) != 0)); then
+  if env --default-signal=INT true 2>/dev/null; then exec env --default-signal=INT "$BASH" "$0" "$@"; fi
+  echo "warning: SIGINT is ignored (inherited) and env cannot restore it: stop this run with SIGTERM" >&2
+fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shell_quote ARG: ARG as a person would type it: bare when the shell needs no quotes, else in
@@ -38,6 +47,8 @@ source "$ROOT/lib/scenarios.sh"
 source "$ROOT/lib/tools.sh"
 # shellcheck source=lib/system.sh
 source "$ROOT/lib/system.sh"
+# shellcheck source=lib/schema.sh
+source "$ROOT/lib/schema.sh"
 # shellcheck source=lib/results.sh
 source "$ROOT/lib/results.sh"
 tools::load
@@ -57,8 +68,11 @@ Usage: ./run-benchmarks.sh [OPTION]...
 Builds every selected server, then for each run and server: starts it in its own process
 group, waits until it answers, verifies the contract, and for every tool, protocol and
 scenario warms up (discarded) and measures, sampling the server's CPU % and peak RSS.
-Results: OUTPUT/<UTC timestamp>[-LABEL].json (schemas/results.schema.json), rewritten after
-every run; a summary table on stdout at the end.
+Results: OUTPUT/<UTC timestamp>[-LABEL].json, rewritten and validated against
+schemas/results.schema.json after every run; beside it OUTPUT/<stamp>.logs/ holds server
+logs, contract checks, the build log, each run's raw tool output
+(<run>-<server>-<tool>-<protocol>-<scenario>/) and the PIDs the run started (pids).
+A summary table on stdout at the end.
 
 Selection
   --servers A,B        servers to measure (default: all; see --list)
@@ -89,8 +103,8 @@ Other
 Environment: BARRAGE_PORT (default port), BARRAGE_SERVERS_DIR (servers folder, default servers/).
 
 Exit: 0 when every planned run was measured or skipped; 1 when something failed (a
-build, a start, a verification, a tool) or the set-up is missing; 2 for a bad option;
-130 / 143 when interrupted by SIGINT / SIGTERM.
+build, a start, a verification, a tool), the results file is not valid against its schema
+or the set-up is missing; 2 for a bad option; 130 / 143 when interrupted by SIGINT / SIGTERM.
 USAGE
 }
 
@@ -288,14 +302,19 @@ maven_servers() {
   return 0
 }
 
-# ensure_setup: the commands the selected tools and servers need (installed as root on
-# Debian, else the exact command and exit 1), and a JDK 21+ when a server is built with Maven.
+# ensure_setup: the commands the selected tools, servers and their contract checks need
+# (installed as root on Debian, else the exact command and exit 1), the results file's
+# validator, and a JDK 21+ when a server is built with Maven.
 ensure_setup() {
-  local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool
+  local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool server
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
+  for server in "${SERVERS[@]}"; do
+    mapfile -t -O "${#needs[@]}" needs < <(contract::requires "$(declared_protocols "$server")")
+  done
   local maven=0
   [[ -n $(maven_servers) ]] && { maven=1; needs+=(mvn:maven); }
   deps::ensure "${needs[@]}" || exit 1
+  schema::ensure_validator || exit 1
   # high-concurrency opens 1000 connections: lift the soft open-files limit to the hard one.
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || log::warn "open-files limit stays at $(ulimit -n)"
   if ((maven)); then
@@ -305,14 +324,17 @@ ensure_setup() {
   fi
 }
 
-# Run state, read by the EXIT trap.
-WORK_DIR='' EXIT_CODE=0 FINISHED=0
+# Run state, read by the EXIT trap. SCRATCH_DIR: temp files of contract checks.
+SCRATCH_DIR='' EXIT_CODE=0 FINISHED=0
 
+# on_exit: the one EXIT trap: stops every process the run started, by process group (tools,
+# contract checks, builds, then the server), writes the results file a last time.
 on_exit() {
   local rc=$?
   ((EXIT_CODE)) && rc=$EXIT_CODE
-  trap - INT TERM
-  tools::stop
+  # A second Ctrl-C must not cut the clean-up short and leave the server running.
+  trap '' INT TERM
+  procs::stop_all
   system::sample_stop
   if [[ -n $SERVER_PID ]]; then
     log::info "stopping server process group $SERVER_PID"
@@ -322,7 +344,7 @@ on_exit() {
   if [[ -n $RESULTS_FILE ]]; then
     if ((FINISHED)); then results::finish true; else results::finish false; log::warn "partial results: $RESULTS_FILE"; fi
   fi
-  [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
+  [[ -n $SCRATCH_DIR ]] && rm -rf -- "$SCRATCH_DIR"
   exit "$rc"
 }
 
@@ -336,15 +358,17 @@ suite_commit() {
   printf '%s\n' "$commit"
 }
 
-# config_json SCENARIO PROTOCOL: the row's config object.
+# config_json SCENARIO PROTOCOL TOOL: the row's config object.
 config_json() {
-  local scenario=$1 proto=$2 streams=null
+  local scenario=$1 proto=$2 tool=$3 streams=null
   [[ $proto == h2* ]] && streams=$(streams_of "$scenario")
   jq -cn --argjson threads "$THREADS" --argjson connections "$(connections_of "$scenario")" \
     --argjson streams "$streams" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" \
     --arg endpoint "$(scenarios::field "$scenario" endpoint)" --arg method "$(scenarios::field "$scenario" method)" \
+    --arg timeout "$("$tool::request_timeout_s")" \
     '{threads: ([$threads, $connections] | min), connections: $connections, streams: $streams,
-      duration_s: $duration, warmup_s: $warmup, endpoint: $endpoint, method: $method}'
+      duration_s: $duration, warmup_s: $warmup, endpoint: $endpoint, method: $method,
+      request_timeout_s: (if $timeout == "" then null else ($timeout | tonumber) end)}'
 }
 
 # add_row ENTRY STATUS REASON [STARTED ENDED METRICS_FILE STATS_JSON]: one results row.
@@ -356,7 +380,7 @@ add_row() {
   version=$(servers::prop "$server" version 2>/dev/null) || version=''
   results::add "$(jq -cn --arg server "$server" --arg version "$version" --arg tool "$tool" \
     --arg proto "$proto" --arg scenario "$scenario" --argjson run "$run" --arg started "$started" \
-    --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto")" \
+    --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
     --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" '
     def nullable: if . == "" then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
@@ -390,10 +414,12 @@ measure() {
     return 0
   fi
   progress "$server $tool $proto $scenario"
-  dir=$WORK_DIR/$run-$server-$tool-$proto-$scenario
+  # The tool's raw output stays beside the results, so every number can be checked later.
+  dir=$LOG_DIR/$run-$server-$tool-$proto-$scenario
   mkdir -p "$dir"
   started=$(now_utc)
   system::sample_start "$SERVER_PID" "$dir/samples"
+  procs::record "$SAMPLER_PID" "cpu sampler"
   "$tool::run" "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
     "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$DURATION_S" "$WARMUP_S" "$CLIENT_CPUS" \
     2>"$dir/stderr" || rc=$?
@@ -425,6 +451,7 @@ serve() {
     fail_entries "$server" "$run" "start failed: see $log"
     return 0
   fi
+  procs::record "$SERVER_PID" "server $server"
   verify_and_measure "$server" "$run" "$log"
   servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::die "could not stop $server (process group $SERVER_PID)"
   SERVER_PID=''
@@ -446,7 +473,9 @@ verify_and_measure() {
   protocols=$(declared_protocols "$server")
   tap=$LOG_DIR/$server-run$run.contract.tap
   log::info "verifying $server ($protocols)"
-  if ! contract::verify "$server" "http://127.0.0.1:$PORT" "$protocols" >"$tap"; then
+  # In the background, in a process group of its own: a signal stops it and its curl at once.
+  if ! TMPDIR=$SCRATCH_DIR procs::run "contract verification $server" \
+    contract::verify "$server" "http://127.0.0.1:$PORT" "$protocols" >"$tap"; then
     fail_entries "$server" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
     return 0
   fi
@@ -466,13 +495,13 @@ build_servers() {
   SERVERS_BUILD_LOG=$LOG_DIR/build.log servers::build "${to_build[@]}" || true
 }
 
-# print_summary FILE: one line per row of a results file.
+# print_summary FILE: one line per row of a results file ("-" for a value a row lacks, also
+# when its record is not valid).
 print_summary() {
   printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
-  jq -r '.results[] | [.server, .tool, .protocol, .scenario, (.run | tostring), .status,
-      (if .metrics then (.metrics.rps | floor | tostring) else "-" end),
-      (if .metrics and .metrics.latency_us.p99 then (.metrics.latency_us.p99 | tostring) else "-" end),
-      (if .metrics then (.metrics.failed // 0 | tostring) else "-" end),
+  jq -r 'def shown: if type == "number" then floor | tostring else "-" end;
+    .results[] | [.server, .tool, .protocol, .scenario, (.run | tostring), .status,
+      (.metrics.rps? | shown), (.metrics.latency_us.p99? | shown), (.metrics.failed? | shown),
       (.reason // "")] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
       printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
@@ -499,9 +528,10 @@ main() {
   local stamp base header tools_json tool version jvm_flags='' java_version=''
   stamp=$(date -u +%Y-%m-%dT%H-%M-%SZ)
   base=$stamp${LABEL:+-$LABEL}
-  WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage run.XXXXXX")
+  SCRATCH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage run.XXXXXX")
   LOG_DIR=$OUTPUT_DIR/$base.logs
   mkdir -p "$LOG_DIR"
+  procs::record_to "$LOG_DIR/pids"
   tools_json=$(for tool in "${TOOLS[@]}"; do
       version=$("$tool::version" 2>/dev/null) || version=''
       printf '%s\t%s\n' "$tool" "$version"
@@ -522,9 +552,11 @@ main() {
   EXIT_CODE_AT_END=0 DONE_COUNT=0
   declare -A BUILD_FAILED=()
   local name reason
+  # In this shell, not in a pipe's subshell: the EXIT trap must be able to stop the build.
+  build_servers >"$SCRATCH_DIR/build-failures"
   while IFS=$'\t' read -r name reason; do
     [[ -n $name ]] && BUILD_FAILED[$name]=$reason
-  done < <(build_servers)
+  done <"$SCRATCH_DIR/build-failures"
 
   local run server
   for ((run = 1; run <= RUNS; run++)); do
@@ -542,6 +574,10 @@ main() {
   RESULTS_FILE=''
   print_summary "$path"
   printf '%s\n' "$path"
+  if ((RESULTS_INVALID)); then
+    log::error "$path is not valid against schemas/results.schema.json (findings above)"
+    return 1
+  fi
   return "$EXIT_CODE_AT_END"
 }
 

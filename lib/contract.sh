@@ -10,7 +10,11 @@
 #     Returns 0 when every item passed, 1 otherwise. Every curl call is bounded
 #     (--max-time $CONTRACT_MAX_TIME, default 20 s). Temp files live in a mktemp dir
 #     removed at the end. Stopping the server (SIGTERM) is the caller's check.
-# Needs curl (with HTTP/2), h2load (nghttp2-client), base64, sha256sum, timeout.
+#   contract::requires PROTOCOLS
+#     Prints the COMMAND:DEBIAN_PACKAGE lines (for deps::ensure) that verifying PROTOCOLS
+#     needs: curl always, h2load when they include h2c, so that a missing tool is a set-up
+#     error before anything starts instead of a server failing its verification.
+# Needs curl (with HTTP/2), h2load (nghttp2-client) for h2c, base64, sha256sum, timeout.
 
 CONTRACT_MAX_TIME=${CONTRACT_MAX_TIME:-20}
 # /file's content: byte i is 'a' + i % 26 (see servers/CONTRACT.md); this is the
@@ -21,6 +25,12 @@ CONTRACT_FILE_1MIB_SHA256=8816f31ba2861e2a7ad907085905efdea5b458d26ed6fe4929ae21
 CONTRACT_TMP='' CONTRACT_BASE='' CONTRACT_STATUS='' CONTRACT_VERSION='' CONTRACT_REASON=''
 # 1: in h2c-upgrade mode, each request rides a connection a GET /hello upgraded first.
 CONTRACT_UPGRADE_FIRST=1
+
+contract::requires() {
+  printf '%s\n' curl:curl
+  [[ ,$1, == *,h2c,* ]] && printf '%s\n' h2load:nghttp2-client
+  return 0
+}
 
 # contract::_curl_mode MODE: curl's protocol option for a mode.
 contract::_curl_mode() {

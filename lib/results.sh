@@ -8,12 +8,16 @@
 #   results::add ROW_JSON
 #     Appends one row and rewrites FILE.
 #   results::write COMPLETE
-#     Rewrites FILE with every row so far and "complete": COMPLETE (true/false).
+#     Rewrites FILE with every row so far and "complete": COMPLETE (true/false), then
+#     validates it against schemas/results.schema.json. An invalid file is kept as written;
+#     the validator's findings go to stderr the first time it is invalid, and RESULTS_INVALID
+#     becomes 1 (the caller's exit status should say so).
 #   results::finish COMPLETE
-#     Rewrites FILE a last time (complete: true at the normal end, false when interrupted)
-#     and removes the side files.
+#     Rewrites FILE a last time (complete: true at the normal end, false when interrupted),
+#     removes the side files, and repeats the findings when the file is not valid.
+# Depends on lib/log.sh and lib/schema.sh (its validator installed: schema::ensure_validator).
 
-RESULTS_FILE=''
+RESULTS_FILE='' RESULTS_INVALID=0
 
 results::init() {
   RESULTS_FILE=$1
@@ -36,9 +40,26 @@ results::write() {
   # mktemp makes the file private; a results file is as readable as any other the user writes
   chmod "$(printf '%04o' $((0666 & ~0$(umask))))" "$tmp"
   mv -f "$tmp" "$RESULTS_FILE"
+  results::_validate 0
+}
+
+# results::_validate REPEAT: validates FILE; prints the findings when it is newly invalid
+# (or still invalid, with REPEAT=1) and sets RESULTS_INVALID.
+results::_validate() {
+  local repeat=$1 findings
+  findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$RESULTS_FILE" 2>&1) && return 0
+  if ((RESULTS_INVALID == 0 || repeat)); then
+    printf '%s\n' "$findings" >&2
+    log::error "$RESULTS_FILE is NOT valid against schemas/results.schema.json (validator's findings above); kept as written"
+  fi
+  RESULTS_INVALID=1
 }
 
 results::finish() {
+  local was_invalid=$RESULTS_INVALID
   results::write "$1"
   rm -f "$RESULTS_FILE.header" "$RESULTS_FILE.rows"
+  # write reported a newly invalid file already; repeat older findings at the end.
+  ((was_invalid)) && results::_validate 1
+  return 0
 }

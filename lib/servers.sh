@@ -8,10 +8,11 @@
 #     returns 1 if the file or key is missing.
 #   servers::build [NAME...]
 #     Builds the named servers (default: all) with `mvn -B --fail-at-end` under the
-#     JDK from java::home. Maven's output goes to $SERVERS_BUILD_LOG (default
-#     servers/target/build.log); its tail is shown on stderr on failure. Skips Maven
-#     when every artifact is newer than its sources and poms. Returns 0 when all
-#     built; otherwise 1, printing `NAME<TAB>reason` on stdout per failed server.
+#     JDK from java::home, in a process group of its own (lib/procs.sh: a signal trap's
+#     procs::stop_all stops the build and every JVM it forked). Maven's output goes to
+#     $SERVERS_BUILD_LOG (default servers/target/build.log); its tail is shown on stderr on
+#     failure. Skips Maven when every artifact is newer than its sources and poms. Returns 0
+#     when all built; otherwise 1, printing `NAME<TAB>reason` on stdout per failed server.
 #   servers::start NAME PORT LOGFILE [CPULIST]
 #     Starts servers/NAME/start.sh in its own session/process group (PID == PGID ==
 #     the JVM's PID, since start.sh execs java) with PORT and BIND=${BIND:-127.0.0.1},
@@ -30,12 +31,14 @@
 #     nothing if the port is free.
 #   servers::wait_port_free PORT TIMEOUT_S
 #     0 once nothing listens on PORT; 1 on timeout.
-# Depends on lib/log.sh (sourced by the caller); sources lib/java.sh itself.
+# Depends on lib/log.sh (sourced by the caller); sources lib/java.sh and lib/procs.sh itself.
 
 SERVERS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SERVERS_DIR=${SERVERS_DIR:-$(dirname "$SERVERS_LIB_DIR")/servers}
 # shellcheck source=lib/java.sh
 source "$SERVERS_LIB_DIR/java.sh"
+# shellcheck source=lib/procs.sh
+source "$SERVERS_LIB_DIR/procs.sh"
 
 SERVER_PID=''
 # Log file of every server started by this shell, by PID, for wait_ready's messages.
@@ -105,8 +108,8 @@ servers::build() {
     log::info "building servers (${stale[*]}) with $java_home; log: $log"
     local modules
     modules=$(IFS=,; printf '%s' "${stale[*]}")
-    JAVA_HOME=$java_home mvn -B -Dstyle.color=never --fail-at-end -f "$SERVERS_DIR/pom.xml" -pl "$modules" package \
-      >"$log" 2>&1 || rc=$?
+    JAVA_HOME=$java_home procs::run "maven build" mvn -B -Dstyle.color=never --fail-at-end \
+      -f "$SERVERS_DIR/pom.xml" -pl "$modules" package >"$log" 2>&1 || rc=$?
     for name in "${stale[@]}"; do
       # A module Maven skipped after another failed has no fresh artifact either.
       if ((rc != 0)) && ! servers::_fresh "$name"; then

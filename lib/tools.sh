@@ -7,15 +7,15 @@
 #   tools::load
 #     Sources every driver.
 #   tools::exec STDOUT_FILE TIMEOUT_S CPULIST CMD...
-#     Runs CMD (under `taskset -c CPULIST` when CPULIST is set) in the background with
-#     stdout+stderr to STDOUT_FILE and a hard limit of TIMEOUT_S, keeps its PID in the global
-#     TOOL_PID while it runs (a signal trap can stop it with tools::stop), waits, and returns
-#     CMD's exit status (124 on timeout).
-#   tools::stop
-#     TERM to the running tool (TOOL_PID; `timeout` passes it on to the tool). No-op if none.
+#     Runs CMD (under `taskset -c CPULIST` when CPULIST is set) with stdout+stderr to
+#     STDOUT_FILE and a hard limit of TIMEOUT_S, in a process group of its own recorded by
+#     lib/procs.sh (so that procs::stop_all in a signal trap stops it at once), waits, and
+#     returns CMD's exit status (124 on timeout).
+# Sources lib/procs.sh.
 
 TOOLS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools
-TOOL_PID=''
+# shellcheck source=lib/procs.sh
+source "$TOOLS_DIR/../procs.sh"
 
 tools::list() {
   local file
@@ -33,20 +33,9 @@ tools::load() {
 }
 
 tools::exec() {
-  local out=$1 limit=$2 cpulist=$3 rc=0
+  local out=$1 limit=$2 cpulist=$3
   shift 3
   local launcher=(timeout --kill-after=5 "$limit")
   [[ -n $cpulist ]] && launcher+=(taskset -c "$cpulist")
-  "${launcher[@]}" "$@" >"$out" 2>&1 &
-  TOOL_PID=$!
-  wait "$TOOL_PID" || rc=$?
-  TOOL_PID=''
-  return "$rc"
-}
-
-tools::stop() {
-  [[ -n $TOOL_PID ]] || return 0
-  kill -TERM "$TOOL_PID" 2>/dev/null || true
-  wait "$TOOL_PID" 2>/dev/null || true
-  TOOL_PID=''
+  procs::run "tool ${1##*/}" "${launcher[@]}" "$@" >"$out" 2>&1
 }

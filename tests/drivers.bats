@@ -48,7 +48,7 @@ identities() {
   [ "$(tools::list | wc -l)" -eq "$(find "$ROOT/lib/tools" -name '*.sh' | wc -l)" ]
   local tool fn
   for tool in $(tools::list); do
-    for fn in version requires protocols supports run parse; do
+    for fn in version requires protocols request_timeout_s supports run parse; do
       declare -F "$tool::$fn" >/dev/null || { echo "missing $tool::$fn"; return 1; }
     done
   done

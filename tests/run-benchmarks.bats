@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # run-benchmarks.sh: options and their errors, the plan, one server's life on fixture servers
-# (tests/fixtures/fake-servers: good, wrong (fails verification), broken (dies at start-up),
-# unbuildable), a busy port, SIGINT/SIGTERM mid-run, and a --quick run of two real servers.
-# Every results file is checked with a real JSON Schema validator (lib/schema.sh).
+# (tests/fixtures/fake-servers: good, wrong (fails verification), slow (verification lasts as
+# long as curl's timeouts), broken (dies at start-up), unbuildable), a busy port, missing
+# set-up, invalid records, SIGINT (to the script and to its process group) and SIGTERM while
+# measuring, verifying and building, and --quick runs of real servers. Every results file is
+# checked with a real JSON Schema validator (lib/schema.sh), and every process the run
+# recorded (results/<stamp>.logs/pids) must be gone afterwards.
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -19,13 +22,20 @@ setup() {
   FAKES=$ROOT/tests/fixtures/fake-servers
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
   PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
-  HOLDER_PID=''
+  HOLDER_PID='' RUN_PID='' SERVER_PID=''
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
 }
 
 teardown() {
   if [[ -n $HOLDER_PID ]]; then kill "$HOLDER_PID" 2>/dev/null || true; wait "$HOLDER_PID" 2>/dev/null || true; fi
+  # A failed test may leave its run going: stop it and what it recorded, by process group.
+  if [[ -n $RUN_PID ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
+  if [[ -n $SERVER_PID ]]; then kill -KILL -- "-$SERVER_PID" 2>/dev/null || true; fi
+  local line
+  while read -r line; do
+    [[ $line =~ pid\ ([0-9]+) ]] && kill -KILL -- "-${BASH_REMATCH[1]}" "${BASH_REMATCH[1]}" 2>/dev/null
+  done < <(run_leftovers 2>/dev/null | grep 'still runs')
   rm -rf "$TMP"
 }
 
@@ -41,8 +51,45 @@ results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
 # valid FILE: schema-valid results file.
 valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
 
-# leftovers: processes still running whose command line mentions this test's port.
+# leftovers: processes still running whose command line mentions this test's port (tools,
+# curl). Blind to servers: they get the port from the environment (run_leftovers sees them).
 leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || true; }
+
+# pid_list: the list of processes the run started (results/<stamp>.logs/pids).
+pid_list() { find "$TMP/out" -path '*.logs/pids' | head -n 1; }
+
+# run_leftovers: every process of the pid list that still runs (same PID, same start time)
+# or still has a live process in its process group, one a line.
+run_leftovers() {
+  local list pid start label stat fields
+  list=$(pid_list)
+  [[ -s $list ]] || { echo "no pid list under $TMP/out"; return 0; }
+  while IFS=$'\t' read -r pid start label; do
+    if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
+      read -r -a fields <<<"${stat##*) }"
+      [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && echo "$label: pid $pid still runs"
+    fi
+    ps -o pid=,stat=,args= -g "$pid" 2>/dev/null | awk -v what="$label" '$2 !~ /^Z/ {print what ": in its process group: " $0}'
+  done <"$list"
+}
+
+# no_process_left: neither check finds a process of this test's run.
+no_process_left() {
+  local left
+  left=$(run_leftovers; leftovers)
+  [[ -z $left ]] || { echo "left running: $left"; return 1; }
+}
+
+# exact_accounting FILE: every barrage / h2load row keeps the identities that can fail:
+# started = requests + aborted (where the record has started), and requests = succeeded +
+# failed, failed = 4xx + 5xx + errored, from the record's own fields.
+exact_accounting() {
+  jq -e '[.results[] | select(.tool == "barrage" or .tool == "h2load") | .metrics
+      | (.started == null or .started == .requests + .aborted)
+        and .requests == .succeeded + .failed
+        and .failed == .status["4xx"] + .status["5xx"] + ([.errors[] | numbers] | add // 0)]
+    | length > 0 and all' "$1"
+}
 
 @test "options: --help documents every option" {
   run "$RUN" --help
@@ -153,7 +200,7 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
   # The summary table and the path on stdout.
   [[ $output == *"good"*"wrk"*"hello"*"ok"* ]]
   [[ $output == *"$f"* ]]
-  [ -z "$(leftovers)" ]
+  no_process_left
 }
 
 @test "run: the results file records the system, tools, settings and the command" {
@@ -173,9 +220,68 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
   eval "words=($(jq -r .command "$f"))"
   [ "${words[-3]}" = "test box, it's mine" ]
   [[ $(jq -r .commit "$f") =~ ^[0-9a-f]{40}(-dirty)?$ ]]
-  [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET"}' ]
+  [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET","request_timeout_s":2}' ]
   # No side files stay next to the results.
   [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
+}
+
+@test "run: each run's raw tool output and the PIDs it started stay beside the results" {
+  run fake --servers good --scenarios hello --tool wrk,h2load
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f logs dir
+  f=$(results_file)
+  logs=${f%.json}.logs
+  dir=$logs/1-good-wrk-h1-hello
+  [ -s "$dir/wrk.txt" ] && [ -s "$dir/samples" ] && [ -f "$dir/stderr" ]
+  [ "$(jq -c . "$dir/metrics.json")" = "$(jq -c '.results[] | select(.tool == "wrk") | .metrics' "$f")" ]
+  dir=$logs/1-good-h2load-h1-hello
+  [ -s "$dir/h2load.txt" ] && [ -s "$dir/h2load.log" ] && [ -s "$dir/samples" ] && [ -f "$dir/stderr" ]
+  [ "$(jq -c . "$dir/metrics.json")" = "$(jq -c '.results[] | select(.tool == "h2load") | .metrics' "$f")" ]
+  # the request timeout each row ran with: wrk's --timeout; h2load has none
+  [ "$(jq -r '[.results[] | "\(.tool):\(.config.request_timeout_s)"] | join(" ")' "$f")" = "wrk:2 h2load:null" ]
+  # every process the run started is in the list, and none is left
+  [ "$(cut -f3 "$logs/pids" | LC_ALL=C sort | uniq -c | awk '{$1 = $1; print}' | paste -sd,)" = \
+    "1 contract verification good,2 cpu sampler,1 server good,1 tool h2load,1 tool wrk" ]
+  no_process_left
+}
+
+@test "run: a results file that is not valid is reported with the validator's findings, kept, and the run exits 1" {
+  # a wrk that prints a record with negative counts, passed on by its driver
+  PATH="$ROOT/tests/fixtures/invalid-wrk:$PATH" run fake --servers good --scenarios hello,baseline --tool wrk
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"is NOT valid against schemas/results.schema.json"* ]]
+  [[ $output == *"results[0].metrics"* ]]
+  local f
+  f=$(results_file)
+  [ "$(jq .complete "$f")" = true ]
+  [ "$(jq '[.results[] | select(.status == "ok") | .metrics.requests] | join(",")' "$f")" = '"-1,-1"' ]
+  run valid "$f"
+  [ "$status" -ne 0 ]
+}
+
+@test "set-up: verifying an h2c server needs h2load: without it, a set-up error naming the package, not a failed server" {
+  # a PATH with every command but h2load (and apt-get, so that nothing is installed)
+  local bin="$TMP/bin without h2load" dir cmd name dirs=()
+  mkdir -p "$bin"
+  IFS=: read -r -a dirs <<<"$PATH"
+  for dir in "${dirs[@]}"; do
+    for cmd in "$dir"/*; do
+      name=${cmd##*/}
+      [[ -f $cmd && -x $cmd && ! -e $bin/$name && $name != h2load && $name != apt-get ]] || continue
+      ln -s "$cmd" "$bin/$name"
+    done
+  done
+  # jetty declares h2c; the run itself uses wrk over h1 only
+  PATH=$bin run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello \
+    --tool wrk --protocol h1
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"missing packages: nghttp2-client"* ]]
+  [[ $output == *"apt-get install -y nghttp2-client"* ]]
+  [[ $output != *"contract verification failed"* ]]
+  [ -z "$(find "$TMP/out" -name '*.json' 2>/dev/null)" ]
 }
 
 @test "run: --runs 2 measures every entry twice, the second time in reverse server order" {
@@ -199,40 +305,121 @@ leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || tr
   valid "$(results_file)"
 }
 
-# interrupt SIGNAL CODE: signal a run after its first finished row; check the partial file.
-interrupt() {
-  local signal=$1 code=$2 pid f rc=0 i
-  # Started from a shell without job control, a background job ignores SIGINT; restore the
-  # default so the script's trap sees it, as it would from a terminal.
-  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
-    env BARRAGE_SERVERS_DIR="$FAKES" "$RUN" --port "$PORT" --output "$TMP/out" --duration 3s --warmup 0s \
-    --connections 4 --servers good --tool wrk --scenarios hello,baseline,post-load,large-file \
-    >"$TMP/stdout" 2>"$TMP/stderr" &
-  pid=$!
-  for ((i = 0; i < 300; i++)); do
-    f=$(find "$TMP/out" -maxdepth 1 -name '*.json' 2>/dev/null | head -n 1)
-    [[ -n $f ]] && (($(jq '[.results[] | select(.status == "ok")] | length' "$f" 2>/dev/null || echo 0) >= 1)) && break
+# alive PID: 0 while PID runs (a zombie counts as gone).
+alive() { local state; state=$(ps -o stat= -p "$1" 2>/dev/null) && [[ -n $state && $state != Z* ]]; }
+
+# signal_run WAY SIGNAL CODE PHASE MARK ARGS...: starts run-benchmarks.sh ARGS on the fixture
+# servers as `setsid ./run-benchmarks.sh ... &` from a script does (a session and process group
+# of its own; SIGINT ignored on entry, as for every background job of a script). A second after
+# its stderr shows MARK, sends SIGNAL to the script alone (WAY pid) or to its whole process group
+# as a terminal's Ctrl-C does (WAY group). The fixtures would go on for minutes: the run must end
+# within 30 s with CODE, keep its valid, partial results file, have recorded a process labelled
+# PHASE, and leave no process behind.
+signal_run() {
+  local way=$1 signal=$2 code=$3 phase=$4 mark=$5 rc=0 i target f
+  shift 5
+  BARRAGE_SERVERS_DIR=$FAKES setsid "$RUN" --port "$PORT" --output "$TMP/out" --warmup 0s \
+    --connections 4 "$@" >"$TMP/stdout" 2>"$TMP/stderr" &
+  RUN_PID=$!
+  for ((i = 0; i < 600; i++)); do
+    grep -qF -- "$mark" "$TMP/stderr" && break
     sleep 0.1
   done
   sleep 1
-  kill "-$signal" "$pid"
-  wait "$pid" || rc=$?
+  target=$RUN_PID
+  [[ $way == group ]] && target=-$RUN_PID
+  kill "-$signal" -- "$target"
+  for ((i = 0; i < 300; i++)); do alive "$RUN_PID" || break; sleep 0.1; done
+  if alive "$RUN_PID"; then
+    cat "$TMP/stderr"
+    echo "still running 30 s after SIG$signal to $way $target"
+    return 1
+  fi
+  wait "$RUN_PID" || rc=$?
+  RUN_PID=''
   cat "$TMP/stderr"
   [ "$rc" -eq "$code" ]
+  f=$(results_file)
   valid "$f"
   [ "$(jq .complete "$f")" = false ]
-  [ "$(jq '[.results[] | select(.status == "ok")] | length' "$f")" -ge 1 ]
-  [ "$(jq '.results | length' "$f")" -lt 4 ]
-  [ -z "$(leftovers)" ]
+  grep -qP "\t\Q$phase\E" "$(pid_list)"
+  no_process_left
+  # the results file and its logs folder, no side files
   [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
 }
 
-@test "signals: SIGINT mid-run leaves a valid partial file, exits 130, leaves no process" {
-  interrupt INT 130
+# signal_measuring WAY SIGNAL CODE: during the second of four measured runs.
+signal_measuring() {
+  signal_run "$1" "$2" "$3" "tool wrk" "run 2 of 4" --duration 30s --servers good --tool wrk \
+    --scenarios hello,baseline,post-load,large-file
+  local f
+  f=$(results_file)
+  [ "$(jq '[.results[] | select(.status == "ok")] | length' "$f")" -eq 1 ]
+  [ "$(jq '.results | length' "$f")" -eq 1 ]
 }
 
-@test "signals: SIGTERM mid-run leaves a valid partial file, exits 143, leaves no process" {
-  interrupt TERM 143
+# signal_verifying WAY SIGNAL CODE: while the slow server's contract is checked (each of its
+# requests would wait for CONTRACT_MAX_TIME, 5 minutes).
+signal_verifying() {
+  CONTRACT_MAX_TIME=300 signal_run "$1" "$2" "$3" "contract verification slow" "verifying slow" \
+    --duration 1s --servers slow --tool wrk --scenarios hello
+  [ "$(jq '.results | length' "$(results_file)")" -eq 0 ]
+}
+
+# signal_building WAY SIGNAL CODE: during a Maven build that would take 5 minutes (a fake mvn);
+# the build and its child are gone afterwards.
+signal_building() {
+  local pid
+  FAKE_MVN_PIDS=$TMP/mvn-pids PATH="$ROOT/tests/fixtures/slow-maven:$PATH" signal_run "$1" "$2" "$3" \
+    "maven build" "building servers" --duration 1s --servers unbuildable --tool wrk --scenarios hello
+  [ "$(wc -l <"$TMP/mvn-pids")" -eq 2 ]
+  while read -r pid; do
+    ! alive "$pid" || { echo "fake mvn process $pid still runs"; return 1; }
+  done <"$TMP/mvn-pids"
+}
+
+@test "signals: SIGINT to the process group (Ctrl-C) while measuring: partial file, exit 130, no process left" {
+  signal_measuring group INT 130
+}
+
+@test "signals: SIGINT to the script while measuring: partial file, exit 130, no process left" {
+  signal_measuring pid INT 130
+}
+
+@test "signals: SIGTERM to the script while measuring: partial file, exit 143, no process left" {
+  signal_measuring pid TERM 143
+}
+
+@test "signals: SIGINT to the process group (Ctrl-C) while verifying the contract: exit 130, no process left" {
+  signal_verifying group INT 130
+}
+
+@test "signals: SIGINT to the script while verifying the contract: exit 130, no process left" {
+  signal_verifying pid INT 130
+}
+
+@test "signals: SIGINT to the process group (Ctrl-C) while Maven builds: exit 130, no build left" {
+  signal_building group INT 130
+}
+
+@test "signals: SIGINT to the script while Maven builds: exit 130, no build left" {
+  signal_building pid INT 130
+}
+
+@test "leftover check: a JVM server left running is found through the pid list, not through command lines" {
+  source "$ROOT/lib/servers.sh"
+  servers::build jdk-httpserver
+  mkdir -p "$TMP/out/run.logs"
+  procs::record_to "$TMP/out/run.logs/pids"
+  servers::start jdk-httpserver "$PORT" "$TMP/server.log"
+  procs::record "$SERVER_PID" "server jdk-httpserver"
+  servers::wait_ready "$SERVER_PID" "$PORT" 60
+  # The JVM gets its port from the environment: no command line shows it.
+  [ -z "$(leftovers)" ]
+  [[ $(run_leftovers) == *"server jdk-httpserver: pid $SERVER_PID still runs"* ]]
+  servers::stop "$SERVER_PID" 10
+  SERVER_PID=''
+  [ -z "$(run_leftovers)" ]
 }
 
 @test "e2e: barrage over h2c measures a real server with the scenario's streams" {
@@ -250,10 +437,10 @@ interrupt() {
   [ "$(stat -c %a "$f")" = "$(printf '%o' $((0666 & ~0$(umask))))" ]
   [ "$(jq -r '.results[0] | [.tool, .protocol, .status, .config.streams] | join(" ")' "$f")" = "barrage h2c ok 10" ]
   # exact accounting: every request in one bucket (a server's slow streams may time out, counted)
-  [ "$(jq '.results[0].metrics | .succeeded > 0 and .accounting == "exact"
-      and .requests == .succeeded + .failed
-      and .failed == .status["4xx"] + .status["5xx"] + ([.errors[]] | add)' "$f")" = true ]
-  [ -z "$(leftovers)" ]
+  [ "$(jq '.results[0].metrics | .succeeded > 0 and .accounting == "exact" and .started != null' "$f")" = true ]
+  exact_accounting "$f"
+  grep -qP '\tserver jetty$' "$(pid_list)"
+  no_process_left
 }
 
 @test "e2e: --quick, two real servers (one with h2c) x two scenarios x wrk and h2load" {
@@ -273,5 +460,7 @@ interrupt() {
   [ "$(jq '[.results[] | .status == "ok" and .metrics.requests > 0 and .metrics.failed == 0] | all' "$f")" = true ]
   [ "$(jq '[.results[] | .server_stats.cpu_pct > 0 and .server_stats.rss_peak_kb > 0] | all' "$f")" = true ]
   [ "$(jq -r '.results[] | select(.server == "jetty") | .server_version' "$f" | sort -u)" != null ]
-  [ -z "$(leftovers)" ]
+  exact_accounting "$f"
+  [ "$(grep -cP '\tserver (jetty|jdk-httpserver)$' "$(pid_list)")" -eq 2 ]
+  no_process_left
 }

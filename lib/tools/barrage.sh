@@ -33,6 +33,8 @@ barrage::requires() { printf '%s\n' make:make cc:gcc pkg-config:pkg-config; }
 
 barrage::protocols() { printf '%s\n' h1 h2c; }
 
+barrage::request_timeout_s() { echo 2; }
+
 barrage::supports() {
   local scenario=$1 protocol=$2
   if [[ $protocol != h1 && $protocol != h2c ]]; then
@@ -58,7 +60,7 @@ barrage::run() {
   local streams=$8 duration=$9 warmup=${10} cpulist=${11} body rc=0
   barrage::build || return 1
   ((threads <= connections)) || threads=$connections
-  local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout 2s --json
+  local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json
     -X "$(scenarios::field "$scenario" method)")
   [[ $protocol == h2c ]] && args+=(--h2 -m "${streams:-1}")
   ((warmup > 0)) && args+=(--warmup "${warmup}s")

@@ -44,6 +44,9 @@ h2load::requires() { printf '%s\n' h2load:nghttp2-client; }
 
 h2load::protocols() { printf '%s\n' h1 h2c; }
 
+# h2load has no per-request timeout (only connection-level ones).
+h2load::request_timeout_s() { :; }
+
 h2load::supports() {
   local scenario=$1 protocol=$2
   case $protocol in

@@ -17,6 +17,8 @@ wrk::requires() { printf '%s\n' wrk:wrk; }
 
 wrk::protocols() { printf '%s\n' h1; }
 
+wrk::request_timeout_s() { echo 2; }
+
 wrk::supports() {
   local protocol=$2
   [[ $protocol == h1 ]] && return 0
@@ -37,7 +39,7 @@ wrk::parse() {
 wrk::_invoke() {
   local output=$1 url=$2 scenario=$3 threads=$4 connections=$5 seconds=$6 cpulist=$7
   tools::exec "$output" $((seconds + 30)) "$cpulist" \
-    wrk -t "$threads" -c "$connections" -d "${seconds}s" --timeout 2s \
+    wrk -t "$threads" -c "$connections" -d "${seconds}s" --timeout "$(wrk::request_timeout_s)s" \
     -s "$(scenarios::script "$scenario")" "$url"
 }
 
