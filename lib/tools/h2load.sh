@@ -193,5 +193,9 @@ h2load::run() {
     h2load "${args[@]}" --log-file "$work_dir/h2load.log" \
     "${base_url%/}$(scenarios::field "$scenario" endpoint)" || rc=$?
   ((rc == 0)) || log::warn "h2load exited $rc"
-  h2load::parse "$work_dir/h2load.txt" "$work_dir/h2load.log" "$duration" >"$out_json"
+  rc=0
+  h2load::parse "$work_dir/h2load.txt" "$work_dir/h2load.log" "$duration" >"$out_json" || rc=$?
+  # the request log has a line per request (millions in a long run): kept compressed
+  [[ -f $work_dir/h2load.log ]] && gzip -f "$work_dir/h2load.log"
+  return "$rc"
 }
