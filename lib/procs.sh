@@ -94,8 +94,9 @@ procs::stop() {
     deadline=$((SECONDS + 2))
     while procs::_group_alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
   fi
-  # Reaps it (and keeps the shell from reporting its death).
-  wait "$pid" 2>/dev/null || true
+  # Reaps it (and keeps the shell from reporting its death), only while it exists: see
+  # system::sample_stop for the bash 5.2 wait that never returns.
+  if kill -0 "$pid" 2>/dev/null; then wait "$pid" 2>/dev/null || true; fi
   procs::_forget "$pid"
   ! procs::_group_alive "$pid"
 }

@@ -194,7 +194,9 @@ servers::stop() {
     while servers::_group_alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
   fi
   # Reap it when it is this shell's child (no-op, status 127, otherwise).
-  wait "$pid" 2>/dev/null || true
+  # (only while it exists: bash 5.2 can lose the exit of a child reaped while a trap
+  # interrupted `wait`, and a `wait` for it would never return)
+  if kill -0 "$pid" 2>/dev/null; then wait "$pid" 2>/dev/null || true; fi
   unset 'SERVERS_LOGS[$pid]'
   ! servers::_group_alive "$pid"
 }

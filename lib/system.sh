@@ -78,8 +78,9 @@ system::sample_start() {
 
 system::sample_stop() {
   [[ -n $SAMPLER_PID ]] || return 0
-  kill "$SAMPLER_PID" 2>/dev/null || true
-  wait "$SAMPLER_PID" 2>/dev/null || true
+  # Reap it only while it exists: bash 5.2 can lose the exit of a child reaped while a trap
+  # interrupted `wait`, and a `wait` for that PID then never returns.
+  if kill "$SAMPLER_PID" 2>/dev/null; then wait "$SAMPLER_PID" 2>/dev/null || true; fi
   SAMPLER_PID=''
 }
 
