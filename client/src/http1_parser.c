@@ -1,6 +1,7 @@
 /* http1_parser: byte-at-a-time state machine for heads, bulk counting for bodies. */
 #include "http1_parser.h"
 
+#include <stdint.h>
 #include <string.h>
 
 enum {
@@ -50,7 +51,7 @@ static const char http_prefix[] = "HTTP/1.";
 
 void http1_parser_init(struct http1_parser *p, size_t max_header)
 {
-    memset(p, 0, sizeof *p);
+    memset(p, 0, sizeof *p); /* no sink */
     p->max_header = max_header;
     http1_parser_next(p, false);
 }
@@ -483,20 +484,34 @@ static size_t text_span(const struct http1_parser *p, const uint8_t *data, size_
     return cr ? (size_t)(cr - data) : n;
 }
 
+/* A head's bytes data[from..to) go to the sink, if any. */
+static void sink_head(const struct http1_parser *p, const uint8_t *data, size_t from, size_t to)
+{
+    if (p->sink && to > from) p->sink->head(p->sink->user, data + from, to - from);
+}
+
 enum http1_result http1_parse(struct http1_parser *p, const uint8_t *data, size_t len, size_t *consumed)
 {
-    size_t i = 0;
+    size_t i = 0, head_from = SIZE_MAX; /* where the head bytes of this call began */
     while (i < len && p->state != S_DONE && p->state != S_ERROR) {
         if (p->state >= S_BODY_LENGTH) {
-            i += body_span(p, len - i);
+            size_t n = body_span(p, len - i);
+            if (p->sink) p->sink->body(p->sink->user, data + i, n);
+            i += n;
             continue;
         }
+        if (head_from == SIZE_MAX && p->state <= S_HEAD_END_LF) head_from = i;
         size_t skip = text_span(p, data + i, len - i);
         if (!head_add(p, skip)) break;
         i += skip;
         if (i == len || !head_add(p, 1)) break;
         p->state = step(p, data[i++]);
+        if (head_from != SIZE_MAX && p->state > S_HEAD_END_LF) {
+            sink_head(p, data, head_from, i);
+            head_from = SIZE_MAX;
+        }
     }
+    if (head_from != SIZE_MAX) sink_head(p, data, head_from, i);
     p->bytes += i;
     *consumed = i;
     if (p->state == S_DONE) return HTTP1_DONE;
