@@ -313,6 +313,7 @@ int report_divert_stdout(void)
         return -1;
     }
     record_out = f;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* what scripts print keeps its place among barrage's messages */
     return 0;
 }
 
