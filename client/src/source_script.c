@@ -25,6 +25,7 @@
 #include "source_script.h"
 
 #define CACHE_SLOTS 64 /* parses kept, by the address of the string they came from */
+#define CACHE_WAYS 8   /* slots a string may be in: the ones after its hash's */
 #define SOURCE_ERROR_MAX 1024
 
 struct script_shared {
@@ -57,6 +58,7 @@ struct script_source {
     struct request req;            /* what next() returns */
     struct reqtext_set *default_set; /* no request() function: wrk's default request, parsed once */
     struct cache_entry cache[CACHE_SLOTS];
+    unsigned evict;                /* which of a string's slots a miss takes when all are used */
     char error[SOURCE_ERROR_MAX];  /* a bad request text (other errors are the script's) */
 };
 
@@ -104,18 +106,37 @@ static bool stopped(struct script_source *s)
 
 /* ---- request texts ---- */
 
-static struct cache_entry *cache_slot(struct script_source *s, const char *string)
+/* The first of the CACHE_WAYS slots a string may be in. */
+static unsigned cache_home(const char *string)
 {
-    uintptr_t at = (uintptr_t)string;
-    return &s->cache[(at >> 4 ^ at >> 10) % CACHE_SLOTS];
+    return (unsigned)(((uint64_t)(uintptr_t)string * 0x9E3779B97F4A7C15ULL) >> 58) % CACHE_SLOTS;
+}
+
+/* The slot for text: the one holding its parse, else a free one, else one to evict (*hit false). */
+static struct cache_entry *cache_slot(struct script_source *s, const char *text, size_t len, bool *hit)
+{
+    unsigned home = cache_home(text);
+    struct cache_entry *free_slot = NULL;
+    for (unsigned i = 0; i < CACHE_WAYS; i++) {
+        struct cache_entry *e = &s->cache[(home + i) % CACHE_SLOTS];
+        if (!e->set) {
+            if (!free_slot) free_slot = e;
+        } else if (e->string == text && e->set->len == len && memcmp(e->set->text, text, len) == 0) {
+            *hit = true;
+            return e;
+        }
+    }
+    *hit = false;
+    return free_slot ? free_slot : &s->cache[(home + s->evict++ % CACHE_WAYS) % CACHE_SLOTS];
 }
 
 /* The parse of text (a Lua string at that address), from the cache or new;
  * borrowed (the cache holds it). NULL with the source failed. */
 static struct reqtext_set *parse(struct script_source *s, const char *text, size_t len)
 {
-    struct cache_entry *e = cache_slot(s, text);
-    if (e->set && e->string == text && e->set->len == len && memcmp(e->set->text, text, len) == 0) return e->set;
+    bool hit;
+    struct cache_entry *e = cache_slot(s, text, len, &hit);
+    if (hit) return e->set;
     struct reqtext_error err;
     struct reqtext_set *set = reqtext_parse(text, len, s->sh->h2 ? &s->sh->h2_opts : NULL, &err);
     if (!set) {

@@ -84,6 +84,14 @@ static void fixture_end(struct fixture *f)
     script_free(f->script);
 }
 
+/* Reports a request handed out as aborted (so that it lets go of its text). */
+static void finish(struct source *src, unsigned conn, uintptr_t source_data)
+{
+    struct req_ctx ctx = {.source_data = source_data, .kind = -1};
+    struct outcome o = outcome_of(OUTCOME_ABORTED);
+    src->ops->on_done(src, conn, &ctx, &o);
+}
+
 /* Hands out one request and reports it answered (with headers and a body when
  * the source reads responses). */
 static const struct request *one(struct source *src, unsigned conn)
@@ -112,9 +120,14 @@ static void test_http1_texts(void)
          strcmp(first.kind_name, "bc") == 0 && first.copies == 1;
     TAP_CHECK(ok, "script source http/1.1: a text of two requests goes out whole with the first, the HEAD after it "
                   "marked as written in it, both of the text's kind");
+    if (c) {
+        finish(f.src, 0, first.source_data);
+        finish(f.src, 0, c->source_data);
+    }
     const struct request *d = ok ? f.src->ops->next(f.src, 1) : NULL;
     TAP_CHECK(d && !d->more && d->kind == -1 && memcmp(d->text, "GET /d HTTP/1.1\r\n", 17) == 0,
               "script source http/1.1: request() is called per text, across the connections; no kind: -1");
+    if (d) finish(f.src, 1, d->source_data);
     fixture_end(&f);
 }
 
@@ -133,6 +146,10 @@ static void test_http2_streams(void)
     ok = ok && c && !first.more && !c->more && c->head &&
          strcmp(line, ":method=HEAD :scheme=http :authority=127.0.0.1:8080 :path=/c ") == 0;
     if (!ok) printf("# fields: %s\n", line);
+    if (c) {
+        finish(f.src, 0, first.source_data);
+        finish(f.src, 0, c->source_data);
+    }
     TAP_CHECK(ok && delay == 0, "script source h2: each request of a text is a stream of its own (Host as "
                                 ":authority), no delay() without one in the script");
     fixture_end(&f);
