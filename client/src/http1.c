@@ -190,29 +190,28 @@ static bool is_blank(uint8_t c)
     return c == ' ' || c == '\t';
 }
 
-/* Where the final head starts: after the last empty line that ends an earlier (1xx) head. */
-static size_t final_head(const struct buffer *b)
-{
-    size_t at = 0, start = 0;
-    const uint8_t *line;
-    while (at < b->len)
-        if (next_line(b->data, b->len, &at, &line) == 0 && at < b->len) start = at;
-    return start;
-}
-
-/* The final head's header fields (the parser has checked the head): values
- * without surrounding blanks; an obs-fold joins its line to the value with
- * blanks in place of the line end. Returns how many, or -1 (out of memory). */
+/* The final head's header fields (the parser has checked the heads; those of
+ * 1xx responses come first and are dropped): values without surrounding
+ * blanks; an obs-fold joins its line to the value with blanks in place of the
+ * line end. Returns how many, or -1 (out of memory). */
 static long split_fields(struct h1_collect *c)
 {
     uint8_t *buf = c->head.data;
-    size_t at = final_head(&c->head), n = 0;
+    size_t at = 0, n = 0;
+    bool status_line = true;
     const uint8_t *line;
     c->fields.len = 0;
-    next_line(buf, c->head.len, &at, &line); /* the status line */
-    for (;;) {
+    while (at < c->head.len) {
         size_t len = next_line(buf, c->head.len, &at, &line);
-        if (len == 0) return (long)n;
+        if (len == 0 && at < c->head.len) { /* a 1xx head ended: the final one follows */
+            c->fields.len = n = 0;
+            status_line = true;
+            continue;
+        }
+        if (status_line || len == 0) {
+            status_line = false;
+            continue;
+        }
         struct response_header *fields = (struct response_header *)(void *)c->fields.data;
         if (is_blank(line[0]) && n > 0) { /* obs-fold: the previous value goes on over the line end */
             struct response_header *f = &fields[n - 1];
@@ -230,6 +229,7 @@ static long split_fields(struct h1_collect *c)
         struct response_header *f = &fields[n - 1];
         while (f->value_len && is_blank((uint8_t)f->value[f->value_len - 1])) f->value_len--;
     }
+    return (long)n;
 }
 
 /* The response to the oldest request is complete. */

@@ -444,6 +444,9 @@ def case_script_response(t):
     st = r["status"]
     expect(f"summary {n} {r['bytes_received']} 0 0 0 {st['4xx'] + st['5xx']} 0\n" in err, f"summary: {err!r}")
     expect("latency true true " in err and err.rstrip().endswith(" 2"), f"latency and requests objects: {err!r}")
+    # 100 and 103 (with a Link header) before each 200: response() sees the final response only
+    r, err, _, _ = t.serve_script("interim", script("response.lua"), ["-c", "2", "-n", "10"])
+    expect("codes 200=10\n" in err and "bad 0 body Hello world\n" in err, f"after 1xx responses: {err!r}")
 
 
 def case_script_json_stdout(t):

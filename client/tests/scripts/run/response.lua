@@ -1,5 +1,6 @@
--- response(status, headers, body): counts by status, the headers table looked up in any case,
--- the body; done() reads every thread's counts (thread:get) and prints one line each
+-- response(status, headers, body): counts by status, the headers table looked up in any case
+-- (no fields of a 1xx response before the final one: no Link), the body; done() reads every
+-- thread's counts (thread:get) and prints one line each
 local threads = {}
 
 function setup(thread)
@@ -12,7 +13,8 @@ bad = 0
 function response(status, headers, body)
   codes[status] = (codes[status] or 0) + 1
   local length = tonumber(headers["content-length"])
-  if length ~= #body or headers["CONTENT-LENGTH"] ~= headers["Content-Length"] or headers["X-None"] ~= nil then
+  if length ~= #body or headers["CONTENT-LENGTH"] ~= headers["Content-Length"] or headers["X-None"] ~= nil
+      or headers["link"] ~= nil then
     bad = bad + 1
   end
   last_body = body
