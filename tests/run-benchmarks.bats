@@ -425,6 +425,21 @@ signal_building() {
   [ -z "$(run_leftovers)" ]
 }
 
+@test "barrage runs mixed over h1 with the scenario's script (no skip), on the fixture server" {
+  run fake --servers good --scenarios mixed --tool barrage --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output != *"skipped"* ]]
+  run fake --servers good --scenarios mixed --tool barrage
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -r '.results[0] | [.tool, .scenario, .status] | join(" ")' "$f")" = "barrage mixed ok" ]
+  [ "$(jq '.results[0].metrics | .succeeded > 0 and .failed == 0' "$f")" = true ]
+  [ -z "$(leftovers)" ]
+}
+
 @test "e2e: barrage over h2c measures a real server with the scenario's streams" {
   source "$ROOT/lib/servers.sh"
   servers::build jetty

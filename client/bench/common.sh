@@ -68,10 +68,11 @@ run_h2load() {
     "$WORKDIR/h2load.out"
 }
 
-# run_wrk URL: prints "requests rps cpu_seconds"
+# run_wrk FLAGS URL: prints "requests rps cpu_seconds" (FLAGS: e.g. "-s script.lua")
 run_wrk() {
   local cpu
-  cpu=$(timed wrk wrk -t 1 -c 50 -d "${DURATION}s" "$1")
+  # shellcheck disable=SC2086 # FLAGS is a list of options
+  cpu=$(timed wrk wrk -t 1 -c 50 $1 -d "${DURATION}s" "$2")
   awk -v cpu="$cpu" '/requests in/ {req = $1} /^Requests\/sec:/ {rps = $2} END {print req, rps, cpu}' \
     "$WORKDIR/wrk.out"
 }
@@ -90,7 +91,7 @@ median() { sort -g | awk '{v[NR]=$1} END {printf "%.2f\n", (NR % 2) ? v[(NR+1)/2
 us_per_request() { awk -v c="$1" -v n="$2" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}'; }
 
 # compare TITLE OTHER_TOOL OTHER_FLAGS BARRAGE_FLAGS URL TARGET: ROUNDS rounds of
-# OTHER_TOOL (h2load with OTHER_FLAGS, or wrk -c 50) and barrage, the other tool first in odd
+# OTHER_TOOL (h2load with OTHER_FLAGS, or wrk -c 50 with OTHER_FLAGS) and barrage, the other tool first in odd
 # rounds and barrage first in even ones (so drift and warm-up do not favour one), and the medians
 compare() {
   local title=$1 other=$2 other_flags=$3 barrage_flags=$4 url=$5 target=$6
@@ -104,7 +105,7 @@ compare() {
       case $tool in
         barrage) line=$(run_barrage "$barrage_flags" "$url") ;;
         h2load) line=$(run_h2load "$other_flags" "$url") ;;
-        *) line=$(run_wrk "$url") ;;
+        *) line=$(run_wrk "$other_flags" "$url") ;;
       esac
       read -r req rps cpu <<<"$line"
       if [[ $tool == barrage ]]; then

@@ -48,6 +48,7 @@ static const struct option options[] = {
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
+    {"script", required_argument, NULL, 's'},
     {NULL, 0, NULL, 0},
 };
 
@@ -233,6 +234,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_JSON: cfg->json = true; return CLI_RUN;
     case OPT_LATENCY: cfg->latency = true; return CLI_RUN;
     case 'q': cfg->quiet = true; return CLI_RUN;
+    case 's': cfg->script_file = arg; return CLI_RUN;
     case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
     case OPT_H1: cfg->force = PROTOCOL_H1; return CLI_RUN;
     case OPT_H2: cfg->force = PROTOCOL_H2; return CLI_RUN;
@@ -259,13 +261,19 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     int opt;
     defaults(cfg);
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:q", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:qs:", options, NULL)) != -1) {
         if (opt == '?' || opt == ':') return fail(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
         enum cli_result r = apply(opt, optarg, cfg, &duration_set, err, errlen);
         if (r != CLI_RUN) return r;
     }
-    if (optind != argc - 1) return fail(err, errlen, "expected one URL (see --help)");
+    /* as wrk: options anywhere (GNU getopt), the URL, then the script's
+     * arguments (after "--" when they look like options) */
+    if (optind >= argc) return fail(err, errlen, "expected one URL (see --help)");
     cfg->url = argv[optind];
+    cfg->script_args = (const char *const *)argv + optind + 1;
+    cfg->script_arg_count = (unsigned)(argc - optind - 1);
+    if (cfg->script_arg_count && !cfg->script_file)
+        return fail(err, errlen, "arguments after the URL ('%s') are for a script (--script)", argv[optind + 1]);
     if (cfg->threads > cfg->connections) return fail(err, errlen, "--threads (%u) must not exceed --connections (%u)",
                                                      cfg->threads, cfg->connections);
     if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;

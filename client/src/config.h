@@ -13,6 +13,8 @@
 #define CONFIG_MAX_HEADERS 64
 #define CONFIG_MAX_PIPELINE 256
 
+struct script;
+
 struct config {
     const char *url;
     char host[256];        /* from the URL, for the Host header and the address */
@@ -44,6 +46,11 @@ struct config {
     unsigned window_bits, connection_window_bits;
     struct tls_client *tls_client; /* https:// only, set by main */
     char tls_version[16];      /* negotiated, set by main */
+    /* -s: a wrk script, and the arguments after the URL (init(args)) */
+    const char *script_file;
+    const char *const *script_args;
+    unsigned script_arg_count;
+    struct script *script;     /* the loaded script, one state per thread (set by main) */
 };
 
 /* The value of -H 'name: value' (name in any case, leading blanks skipped), or NULL. */

@@ -1,13 +1,15 @@
 /* engine: libev glue. One loop per worker thread; each connection slot has a
- * socket watcher, a back-off timer and a session. The worker decides when a
- * request starts (closed loop: whenever a connection has room) and asks its
- * source what it is; every outcome comes back through the connection's host
- * to worker_done. A 10 ms tick applies the connect and request timeouts, so
- * they fire up to 10 ms late. */
+ * socket watcher, a back-off timer, a delay timer (a script's delay()) and a
+ * session. The worker decides when a request starts (closed loop: whenever a
+ * connection has room) and asks its source what it is; every outcome comes
+ * back through the connection's host to worker_done. A 10 ms tick applies the
+ * connect and request timeouts, so they fire up to 10 ms late. A source that
+ * fails (a script error) stops every worker at once. */
 #include "engine.h"
 
 #include <errno.h>
 #include <ev.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -36,6 +38,8 @@ struct conn {
     unsigned index;           /* among the worker's connections, for the source */
     ev_io io;
     ev_timer backoff;
+    ev_timer delay;           /* the source's delay before the next request */
+    enum { DELAY_NONE, DELAY_HELD, DELAY_OVER } delay_state;
     int events; /* what io watches now */
     enum conn_state state;
     struct transport tr;
@@ -49,7 +53,10 @@ struct conn {
 
 struct worker {
     const struct config *cfg;
+    struct run_shared *run;
     struct source *source;
+    const struct sockaddr *addr; /* the source's, or the URL's */
+    socklen_t addr_len;
     pthread_t thread;
     struct ev_loop *loop;
     struct conn *conns;
@@ -62,11 +69,25 @@ struct worker {
     uint64_t window_end; /* the deadline, or the last answer of a run without one; 0 until known */
     bool measuring, stopping;
     ev_timer tick, warmup, deadline, grace;
+    ev_async abort; /* another worker's source failed: stop now */
     uint8_t rbuf[READ_BUFFER];
+};
+
+/* What the threads share for one run: read-only but for the abort. */
+struct run_shared {
+    const struct protocol *protocol;
+    const struct source_type *source;
+    void *protocol_shared, *source_shared;
+    struct worker *workers;
+    unsigned worker_count;
+    atomic_bool aborted;
+    char error[ENGINE_ERROR_MAX]; /* the first failing source's message, written by the one that set aborted */
 };
 
 static void conn_connect(struct conn *c);
 static void conn_close(struct conn *c, enum close_cause cause);
+static void worker_source_halted(struct worker *w);
+static void conn_flush(struct conn *c, uint64_t now);
 
 uint64_t engine_now_us(void)
 {
@@ -94,16 +115,18 @@ static void worker_maybe_finish(struct worker *w)
     if (w->inflight == 0 && !may_start(w)) ev_break(w->loop, EVBREAK_ONE);
 }
 
-/* Counts a request as started (may_start() must hold); returns its context. */
+/* Counts a request as started (may_start() must hold, but for a request
+ * written in the text of the one before it); returns its context. */
 static struct req_ctx worker_start(struct worker *w, const struct request *req, uint64_t now)
 {
     if (w->measuring) {
-        if (w->budget != UINT64_MAX) w->budget--;
+        if (w->budget != UINT64_MAX && w->budget > 0) w->budget--;
         w->stats.started++;
+        if (req->kind >= 0) stats_kind(&w->stats, (unsigned)req->kind, req->kind_name);
     }
     w->inflight++;
     return (struct req_ctx){.scheduled_us = now, .sent_us = now, .source_data = req->source_data,
-                            .kind = req->kind, .measured = w->measuring};
+                            .kind = req->kind, .measured = w->measuring, .collect = w->source->wants_response};
 }
 
 /* A counted request completed (a response or an error); in the grace, say so. */
@@ -125,9 +148,19 @@ static void request_refused(struct worker *w)
     if (w->budget != UINT64_MAX) w->budget++;
 }
 
+/* The outcome of a measured request of a kind, if its stats could be made. */
+static void account_kind(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
+{
+    struct stats_kind *k = w->stats.kinds[ctx->kind];
+    if (!k) return;
+    if (o->kind == OUTCOME_RESPONSE) stats_kind_response(k, o->status, o->now_us - ctx->sent_us);
+    else if (o->kind == OUTCOME_ERROR) stats_kind_error(k);
+}
+
 /* Counts the outcome of a measured request. */
 static void account(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
 {
+    if (ctx->kind >= 0) account_kind(w, ctx, o);
     switch (o->kind) {
     case OUTCOME_RESPONSE:
         stats_response(&w->stats, o->status, o->now_us - ctx->sent_us);
@@ -151,7 +184,10 @@ static void account(struct worker *w, const struct req_ctx *ctx, const struct ou
 static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
 {
     if (ctx->measured) account(w, ctx, o);
-    if (w->source->ops->on_done) w->source->ops->on_done(w->source, conn, ctx, o);
+    if (w->source->ops->on_done) {
+        w->source->ops->on_done(w->source, conn, ctx, o);
+        if (w->source->state != SOURCE_RUNNING) worker_source_halted(w);
+    }
     w->inflight--;
     /* requests are aborted only after the loop has ended: nothing to stop then */
     if (o->kind != OUTCOME_ABORTED) worker_maybe_finish(w);
@@ -207,15 +243,63 @@ static void conn_watch(struct conn *c, int events)
     ev_io_start(c->w->loop, &c->io);
 }
 
+/* The source's delay(): true while the connection waits for its next
+ * request (the delay timer runs). */
+static bool conn_held(struct conn *c)
+{
+    struct source *src = c->w->source;
+    if (c->delay_state == DELAY_OVER) {
+        c->delay_state = DELAY_NONE;
+        return false;
+    }
+    if (c->delay_state == DELAY_HELD) return true;
+    if (!src->ops->delay) return false;
+    uint64_t us = src->ops->delay(src, c->index);
+    if (src->state != SOURCE_RUNNING) {
+        worker_source_halted(c->w);
+        return true;
+    }
+    if (us == 0) return false;
+    ev_timer_set(&c->delay, (double)us / 1e6, 0.);
+    ev_timer_start(c->w->loop, &c->delay);
+    c->delay_state = DELAY_HELD;
+    return true;
+}
+
+static void delay_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct conn *c = t->data;
+    (void)loop;
+    (void)revents;
+    c->delay_state = DELAY_OVER;
+    if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, engine_now_us());
+}
+
+/* Submits req and the requests written in its text after it; returns the capacity left. */
+static unsigned conn_submit(struct conn *c, const struct request *req, uint64_t now)
+{
+    struct source *src = c->w->source;
+    for (;;) {
+        struct req_ctx ctx = worker_start(c->w, req, now);
+        unsigned room = c->session->ops->submit(c->session, req, &ctx);
+        if (!req->more) return room;
+        req = src->ops->next(src, c->index);
+    }
+}
+
 /* Hands the session requests while it has room and requests may start. */
 static void conn_fill(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     struct session *s = c->session;
     for (unsigned room = s->ops->capacity(s); room > 0 && may_start(w);) {
+        if (conn_held(c)) return;
         const struct request *req = w->source->ops->next(w->source, c->index);
-        struct req_ctx ctx = worker_start(w, req, now);
-        room = s->ops->submit(s, req, &ctx);
+        if (!req) {
+            worker_source_halted(w);
+            return;
+        }
+        room = conn_submit(c, req, now);
     }
 }
 
@@ -298,6 +382,7 @@ static void conn_established(struct conn *c, uint64_t now)
     if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
     c->out_len = 0;
     c->received = 0;
+    if (w->source->ops->conn_open) w->source->ops->conn_open(w->source, c->index);
     c->session->ops->on_connect(c->session, now);
     conn_flush(c, now);
 }
@@ -337,11 +422,11 @@ static void conn_io_cb(struct ev_loop *loop, ev_io *io, int revents)
     if (c->state == CONN_OPEN && (revents & EV_WRITE) && c->out_len > 0) conn_flush(c, engine_now_us());
 }
 
-static int open_socket(const struct config *cfg)
+static int open_socket(int family)
 {
-    int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
-    if (cfg->addr.ss_family != AF_UNIX) {
+    if (family != AF_UNIX) {
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
@@ -354,7 +439,7 @@ static void conn_connect(struct conn *c)
     if (!may_start(w)) return;
     c->connect_start = engine_now_us();
     if (w->measuring) w->stats.connect_attempts++;
-    int fd = open_socket(w->cfg);
+    int fd = open_socket(w->addr->sa_family);
     int tr_failed = 0;
     if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
     else transport_plain_init(&c->tr, fd);
@@ -366,7 +451,7 @@ static void conn_connect(struct conn *c)
     c->events = EV_WRITE;
     ev_io_set(&c->io, fd, EV_WRITE);
     ev_io_start(w->loop, &c->io);
-    if (connect(fd, (const struct sockaddr *)&w->cfg->addr, w->cfg->addr_len) < 0 && errno != EINPROGRESS) {
+    if (connect(fd, w->addr, w->addr_len) < 0 && errno != EINPROGRESS) {
         ev_io_stop(w->loop, &c->io);
         connect_failed(c);
     }
@@ -378,9 +463,12 @@ static void conn_close(struct conn *c, enum close_cause cause)
     if (c->state == CONN_IDLE) return;
     ev_io_stop(w->loop, &c->io);
     c->events = 0;
+    ev_timer_stop(w->loop, &c->delay);
+    c->delay_state = DELAY_NONE;
     if (c->state == CONN_OPEN) {
         w->open_now--;
         c->session->ops->on_close(c->session, cause, engine_now_us());
+        if (w->source->ops->conn_close) w->source->ops->conn_close(w->source, c->index);
     } else if (counted(w, c->connect_start)) {
         w->stats.connects_abandoned++;
     }
@@ -445,16 +533,50 @@ static void grace_cb(struct ev_loop *loop, ev_timer *t, int revents)
     ev_break(loop, EVBREAK_ONE);
 }
 
-static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
+/* No request starts any more; those in flight get the grace. */
+static void worker_stop(struct worker *w)
 {
-    struct worker *w = t->data;
-    (void)loop;
-    (void)revents;
+    if (w->stopping) return;
     w->stopping = true;
     w->window_end = engine_now_us(); /* the grace does not lengthen the window */
+    ev_timer_stop(w->loop, &w->warmup);
+    ev_timer_stop(w->loop, &w->deadline);
     ev_timer_set(&w->grace, (double)w->cfg->grace_us / 1e6, 0.);
     ev_timer_start(w->loop, &w->grace);
     worker_maybe_finish(w);
+}
+
+static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    (void)loop;
+    (void)revents;
+    worker_stop(t->data);
+}
+
+/* Ends this worker's loop now: what is in flight is aborted. */
+static void abort_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+    struct worker *w = a->data;
+    (void)revents;
+    w->stopping = true;
+    if (!w->window_end) w->window_end = engine_now_us();
+    ev_break(loop, EVBREAK_ONE);
+}
+
+/* The source stopped this thread (thread:stop()), or failed: then the first
+ * failure's message is kept and every worker stops at once. */
+static void worker_source_halted(struct worker *w)
+{
+    if (w->source->state != SOURCE_FAILED) {
+        worker_stop(w);
+        return;
+    }
+    struct run_shared *run = w->run;
+    if (!atomic_exchange(&run->aborted, true)) {
+        snprintf(run->error, sizeof run->error, "%s", w->source->error ? w->source->error : "the source failed");
+        for (unsigned i = 0; i < run->worker_count; i++) ev_async_send(run->workers[i].loop, &run->workers[i].abort);
+    }
+    abort_cb(w->loop, &w->abort, 0);
 }
 
 /* ---- worker lifecycle ---- */
@@ -495,23 +617,23 @@ static void worker_free(struct worker *w)
     stats_free(&w->stats);
 }
 
-/* What the threads share, read-only, for one run. */
-struct run_shared {
-    const struct protocol *protocol;
-    const struct source_type *source;
-    void *protocol_shared, *source_shared;
-};
-
-static int worker_init(struct worker *w, const struct config *cfg, const struct run_shared *rs, unsigned conns,
-                       uint64_t budget)
+static int worker_init(struct worker *w, const struct config *cfg, struct run_shared *rs, unsigned thread,
+                       unsigned conns, uint64_t budget)
 {
     w->cfg = cfg;
+    w->run = rs;
     w->budget = budget;
     w->conn_count = conns;
     w->loop = ev_loop_new(EVFLAG_AUTO);
     w->conns = calloc(conns, sizeof *w->conns);
-    w->source = rs->source->source_new(rs->source_shared);
+    w->source = rs->source->source_new(rs->source_shared, thread, conns);
     if (!w->loop || !w->conns || !w->source || stats_init(&w->stats)) return -1;
+    w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->addr;
+    w->addr_len = w->source->addr ? w->source->addr_len : cfg->addr_len;
+    /* started before any thread runs, so that no abort is missed */
+    ev_async_init(&w->abort, abort_cb);
+    w->abort.data = w;
+    ev_async_start(w->loop, &w->abort);
     for (unsigned i = 0; i < conns; i++) {
         struct conn *c = &w->conns[i];
         c->w = w;
@@ -523,6 +645,8 @@ static int worker_init(struct worker *w, const struct config *cfg, const struct 
         c->io.data = c;
         ev_init(&c->backoff, backoff_cb);
         c->backoff.data = c;
+        ev_init(&c->delay, delay_cb);
+        c->delay.data = c;
         c->session = rs->protocol->session_new(rs->protocol_shared, &c->host);
         if (!c->session) return -1;
     }
@@ -539,17 +663,23 @@ static void run_shared_free(struct run_shared *rs)
 static int merge_results(const struct worker *workers, unsigned threads, struct run_result *out)
 {
     if (stats_init(&out->stats)) return -1;
+    if (hist_init(&out->thread_rps)) {
+        stats_free(&out->stats);
+        return -1;
+    }
     out->duration_us = 0;
     for (unsigned i = 0; i < threads; i++) {
         stats_merge(&out->stats, &workers[i].stats);
-        uint64_t d = workers[i].window_end - workers[i].measure_start;
+        /* a thread stopped before its measured phase began measured nothing */
+        uint64_t d = workers[i].measuring ? workers[i].window_end - workers[i].measure_start : 0;
         if (d > out->duration_us) out->duration_us = d;
+        if (d) hist_record(&out->thread_rps, stats_requests(&workers[i].stats) * 1000000 / d);
     }
     return 0;
 }
 
 /* Sets up every thread, runs them and waits for them; 0, or -1 with the reason in errbuf. */
-static int run_workers(struct worker *workers, const struct config *cfg, const struct run_shared *rs, char *errbuf,
+static int run_workers(struct worker *workers, const struct config *cfg, struct run_shared *rs, char *errbuf,
                        size_t errlen)
 {
     unsigned started = 0;
@@ -558,7 +688,7 @@ static int run_workers(struct worker *workers, const struct config *cfg, const s
         unsigned conns = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
         uint64_t budget = cfg->requests ? cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads)
                                         : UINT64_MAX;
-        if (worker_init(&workers[i], cfg, rs, conns, budget)) {
+        if (worker_init(&workers[i], cfg, rs, i, conns, budget)) {
             snprintf(errbuf, errlen, "out of memory setting up thread %u", i);
             return -1;
         }
@@ -577,9 +707,11 @@ static int run_workers(struct worker *workers, const struct config *cfg, const s
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
                struct run_result *out, char *errbuf, size_t errlen)
 {
-    struct run_shared rs = {.protocol = protocol, .source = source};
     struct worker *workers = calloc(cfg->threads, sizeof *workers);
+    struct run_shared rs = {.protocol = protocol, .source = source, .workers = workers,
+                            .worker_count = cfg->threads};
     int rc = -1;
+    atomic_init(&rs.aborted, false);
     snprintf(errbuf, errlen, "out of memory");
     if (workers && (rs.source_shared = source->shared_new(cfg, errbuf, errlen)) &&
         (rs.protocol_shared = protocol->shared_new(cfg))) {
@@ -588,6 +720,7 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
             snprintf(errbuf, errlen, "out of memory");
             rc = -1;
         }
+        snprintf(out->error, sizeof out->error, "%s", atomic_load(&rs.aborted) ? rs.error : "");
     }
     for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(&workers[i]);
     free(workers);

@@ -12,16 +12,21 @@
 #include "source.h"
 #include "stats.h"
 
+#define ENGINE_ERROR_MAX 4096
+
 /* The result of a run: merged stats and the measured window. */
 struct run_result {
     struct stats stats;   /* owned by the caller: stats_free */
     uint64_t duration_us; /* warm-up end to the deadline (or to the last answer of a
                            * run without one); the grace is not in it */
+    struct hist thread_rps; /* each thread's requests/s over its window; owned: hist_free */
+    char error[ENGINE_ERROR_MAX]; /* why a source stopped the run at once (a script error), or "" */
 };
 
 /* Runs the whole load test, speaking protocol, with requests from source;
- * returns 0, or -1 when setting up failed (out of memory, no threads, the
- * source could not be built: the reason in errbuf). */
+ * returns 0 (a run a source stopped with an error included: out->error), or
+ * -1 when setting up failed (out of memory, no threads, the source could not
+ * be built: the reason in errbuf). */
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
                struct run_result *out, char *errbuf, size_t errlen);
 

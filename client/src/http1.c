@@ -1,14 +1,18 @@
 /* http1: HTTP/1.1 session. Requests on a connection are answered in order, so
  * the requests in flight are a FIFO (a ring of -m entries, allocated with the
- * session); a connection that dies takes every request in flight on it into
- * the same error bucket. Requests are sent from the source's bytes, never
- * copied: consecutive copies of one request leave in one write. */
+ * session, grown only for a script string that pipelines more); a connection
+ * that dies takes every request in flight on it into the same error bucket.
+ * Requests are sent from the source's bytes, never copied: consecutive copies
+ * of one request leave in one write. For a request whose source reads the
+ * response (ctx.collect), the parser's sink keeps its head and body in buffers
+ * that grow and are reused, and the outcome carries the header fields. */
 #include "http1.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffer.h"
 #include "http1_parser.h"
 
 /* What every HTTP/1 session of a run shares, read-only. */
@@ -27,12 +31,22 @@ struct h1_entry {
     bool head;
 };
 
+/* The response being read, for a request with ctx.collect. */
+struct h1_collect {
+    struct buffer head, body; /* head: every head of the response, 1xx ones first */
+    struct buffer fields;     /* struct response_header[] into head */
+    bool failed;              /* out of memory: reported without its data */
+};
+
 struct http1_session {
     struct session base;
     const struct http1_shared *sh;
     struct session_host *host;
     struct http1_parser parser;
-    struct h1_entry *ring; /* sh->pipeline entries: the requests in flight, oldest at head */
+    struct http1_sink sink;  /* into collect */
+    struct h1_collect collect;
+    struct h1_entry *ring;   /* ring_size entries: the requests in flight, oldest at head */
+    unsigned ring_size;      /* sh->pipeline, more after a longer pipelined string */
     unsigned head, inflight;
     unsigned unwritten;    /* the newest this many in flight are not yet handed out by next_write */
     uint64_t sent_on_connection;
@@ -59,14 +73,27 @@ static void h1_shared_free(void *shared)
 static struct h1_entry *entry(struct http1_session *h, unsigned i)
 {
     unsigned at = h->head + i;
-    return &h->ring[at >= h->sh->pipeline ? at - h->sh->pipeline : at];
+    return &h->ring[at >= h->ring_size ? at - h->ring_size : at];
+}
+
+/* Doubles the ring, the requests in flight kept in order; -1 when out of memory. */
+static int grow_ring(struct http1_session *h)
+{
+    struct h1_entry *bigger = calloc(h->ring_size * 2, sizeof *bigger);
+    if (!bigger) return -1;
+    for (unsigned i = 0; i < h->inflight; i++) bigger[i] = *entry(h, i);
+    free(h->ring);
+    h->ring = bigger;
+    h->ring_size *= 2;
+    h->head = 0;
+    return 0;
 }
 
 /* Removes the oldest request in flight; the entry stays readable until the next submit. */
 static struct h1_entry *pop(struct http1_session *h)
 {
     struct h1_entry *e = entry(h, 0);
-    h->head = h->head + 1 == h->sh->pipeline ? 0 : h->head + 1;
+    h->head = h->head + 1 == h->ring_size ? 0 : h->head + 1;
     h->inflight--;
     if (h->unwritten > h->inflight) h->unwritten = h->inflight;
     return e;
@@ -100,12 +127,18 @@ static void h1_on_connect(struct session *s, uint64_t now)
 static unsigned h1_capacity(struct session *s)
 {
     struct http1_session *h = (struct http1_session *)s;
-    return h->closing ? 0 : h->sh->pipeline - h->inflight;
+    /* a pipelined string may have taken more than -m */
+    return h->closing || h->inflight >= h->sh->pipeline ? 0 : h->sh->pipeline - h->inflight;
 }
 
 static unsigned h1_submit(struct session *s, const struct request *req, const struct req_ctx *ctx)
 {
     struct http1_session *h = (struct http1_session *)s;
+    if (h->inflight == h->ring_size && grow_ring(h)) {
+        h->closing = true;
+        report(h, &(struct h1_entry){.ctx = *ctx}, outcome_error(REQ_ERR_WRITE, DETAIL_NONE, ctx->sent_us));
+        return 0;
+    }
     struct h1_entry *e = entry(h, h->inflight);
     e->ctx = *ctx;
     e->text = req->text;
@@ -128,11 +161,99 @@ static enum req_detail detail_of(enum http1_error e)
     }
 }
 
+/* ---- collecting a response for its source ---- */
+
+static void collect_head(void *user, const uint8_t *data, size_t len)
+{
+    struct h1_collect *c = user;
+    if (!buffer_add(&c->head, data, len)) c->failed = true;
+}
+
+static void collect_body(void *user, const uint8_t *data, size_t len)
+{
+    struct h1_collect *c = user;
+    if (!buffer_add(&c->body, data, len)) c->failed = true;
+}
+
+/* The line at *at (ending in LF or CRLF): its length without the line end; *at moves past it. */
+static size_t next_line(const uint8_t *buf, size_t end, size_t *at, const uint8_t **line)
+{
+    *line = buf + *at;
+    const uint8_t *lf = memchr(*line, '\n', end - *at);
+    size_t len = lf ? (size_t)(lf - *line) : end - *at;
+    *at += len + (lf != NULL);
+    return len && (*line)[len - 1] == '\r' ? len - 1 : len;
+}
+
+static bool is_blank(uint8_t c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* The final head's header fields (the parser has checked the heads; those of
+ * 1xx responses come first and are dropped): values without surrounding
+ * blanks; an obs-fold joins its line to the value with blanks in place of the
+ * line end. Returns how many, or -1 (out of memory). */
+static long split_fields(struct h1_collect *c)
+{
+    uint8_t *buf = c->head.data;
+    size_t at = 0, n = 0;
+    bool status_line = true;
+    const uint8_t *line;
+    c->fields.len = 0;
+    while (at < c->head.len) {
+        size_t len = next_line(buf, c->head.len, &at, &line);
+        if (len == 0 && at < c->head.len) { /* a 1xx head ended: the final one follows */
+            c->fields.len = n = 0;
+            status_line = true;
+            continue;
+        }
+        if (status_line || len == 0) {
+            status_line = false;
+            continue;
+        }
+        struct response_header *fields = (struct response_header *)(void *)c->fields.data;
+        if (is_blank(line[0]) && n > 0) { /* obs-fold: the previous value goes on over the line end */
+            struct response_header *f = &fields[n - 1];
+            uint8_t *from = (uint8_t *)f->value + f->value_len;
+            memset(from, ' ', (size_t)(line - from));
+            f->value_len = (size_t)(line + len - (const uint8_t *)f->value);
+        } else {
+            const uint8_t *colon = memchr(line, ':', len), *v = colon + 1, *end = line + len;
+            while (v < end && is_blank(*v)) v++;
+            struct response_header f = {(const char *)line, (const char *)v, (size_t)(colon - line), (size_t)(end - v)};
+            if (!buffer_add(&c->fields, &f, sizeof f)) return -1;
+            fields = (struct response_header *)(void *)c->fields.data;
+            n++;
+        }
+        struct response_header *f = &fields[n - 1];
+        while (f->value_len && is_blank((uint8_t)f->value[f->value_len - 1])) f->value_len--;
+    }
+    return (long)n;
+}
+
 /* The response to the oldest request is complete. */
 static void answered(struct http1_session *h, uint64_t now)
 {
-    report(h, pop(h), outcome_response(h->parser.status, h->parser.body_bytes, now));
+    struct outcome o = outcome_response(h->parser.status, h->parser.body_bytes, now);
+    struct response_data data;
+    if (h->parser.sink && !h->collect.failed) {
+        long fields = split_fields(&h->collect);
+        data = (struct response_data){(const struct response_header *)(void *)h->collect.fields.data,
+                                      fields < 0 ? 0 : (size_t)fields, h->collect.body.data, h->collect.body.len};
+        if (fields >= 0) o.response = &data;
+    }
+    report(h, pop(h), o);
     http1_parser_next(&h->parser, false);
+}
+
+/* A response begins: collect it when its request's source reads it. */
+static void response_begins(struct http1_session *h, const struct h1_entry *e)
+{
+    h->parser.head = e->head;
+    h->parser.sink = e->ctx.collect ? &h->sink : NULL;
+    h->collect.head.len = h->collect.body.len = 0;
+    h->collect.failed = false;
 }
 
 static enum session_verdict h1_on_read(struct session *s, const uint8_t *data, size_t len, uint64_t now)
@@ -144,7 +265,7 @@ static enum session_verdict h1_on_read(struct session *s, const uint8_t *data, s
             return SESSION_CLOSE;
         }
         if (h->parser.bytes == 0) { /* a response begins: it answers the oldest request */
-            h->parser.head = entry(h, 0)->head;
+            response_begins(h, entry(h, 0));
             h->host->ops->first_byte(h->host, &entry(h, 0)->ctx, now);
         }
         size_t used;
@@ -171,6 +292,8 @@ static size_t h1_next_write(struct session *s, const uint8_t **data, uint64_t no
 {
     struct http1_session *h = (struct http1_session *)s;
     (void)now;
+    /* requests whose bytes went out in the text before them (a pipelined string) */
+    while (h->unwritten > 0 && entry(h, h->inflight - h->unwritten)->text_len == 0) h->unwritten--;
     if (h->unwritten == 0) return 0;
     unsigned first = h->inflight - h->unwritten, run = 1;
     const struct h1_entry *e = entry(h, first);
@@ -215,6 +338,9 @@ static void h1_free(struct session *s)
 {
     struct http1_session *h = (struct http1_session *)s;
     free(h->ring);
+    buffer_free(&h->collect.head);
+    buffer_free(&h->collect.body);
+    buffer_free(&h->collect.fields);
     free(h);
 }
 
@@ -236,7 +362,9 @@ static struct session *h1_session_new(const void *shared, struct session_host *h
     h->base.ops = &http1_ops;
     h->sh = shared;
     h->host = host;
-    h->ring = calloc(h->sh->pipeline, sizeof *h->ring);
+    h->sink = (struct http1_sink){collect_head, collect_body, &h->collect};
+    h->ring_size = h->sh->pipeline;
+    h->ring = calloc(h->ring_size, sizeof *h->ring);
     if (!h->ring) {
         h1_free(&h->base);
         return NULL;

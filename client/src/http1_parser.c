@@ -1,6 +1,7 @@
 /* http1_parser: byte-at-a-time state machine for heads, bulk counting for bodies. */
 #include "http1_parser.h"
 
+#include <stdint.h>
 #include <string.h>
 
 enum {
@@ -41,6 +42,7 @@ enum { ITEM_START, ITEM_TOKEN, ITEM_AFTER, ITEM_PARAMS, ITEM_QUOTED, ITEM_ESCAPE
 /* the list tokens that frame a response, matched case-insensitively */
 enum { TOKEN_CHUNKED, TOKEN_CLOSE, TOKEN_KEEP_ALIVE, TOKEN_COUNT };
 static const char *const tokens[TOKEN_COUNT] = {"chunked", "close", "keep-alive"};
+static const uint8_t token_lens[TOKEN_COUNT] = {7, 5, 10};
 #define TOKEN_BIT(t) (1u << (t))
 
 #define CHUNK_SIZE_MAX (1ULL << 56)
@@ -50,7 +52,7 @@ static const char http_prefix[] = "HTTP/1.";
 
 void http1_parser_init(struct http1_parser *p, size_t max_header)
 {
-    memset(p, 0, sizeof *p);
+    memset(p, 0, sizeof *p); /* no sink */
     p->max_header = max_header;
     http1_parser_next(p, false);
 }
@@ -99,11 +101,22 @@ static int fail(struct http1_parser *p, enum http1_error e)
     return S_ERROR;
 }
 
+/* A header name's character lowered, or 0 for a byte that is not a token
+ * character (RFC 9110 5.6.2); bytes from 128 up are none. */
+static const uint8_t token_lower[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, '!', 0, '#', '$', '%', '&', '\'', 0, 0, '*', '+', 0, '-', '.', 0,
+    '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 0, 0, 0, 0, 0, 0,
+    0, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o',
+    'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z', 0, 0, 0, '^', '_',
+    '`', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o',
+    'p', 'q', 'r', 's', 't', 'u', 'v', 'w', 'x', 'y', 'z', 0, '|', 0, '~', 0,
+};
+
 static bool is_token(uint8_t c)
 {
-    if (c >= '0' && c <= '9') return true;
-    if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
-    return c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+    return token_lower[c] != 0;
 }
 
 static bool is_ows(uint8_t c)
@@ -124,26 +137,28 @@ static int hex_value(uint8_t c)
     return -1;
 }
 
-static bool name_is(const struct http1_parser *p, const char *name)
+static bool name_is(const struct http1_parser *p, const char *name, size_t len)
 {
-    return !p->name_long && p->name_len == strlen(name) && memcmp(p->name, name, p->name_len) == 0;
+    return !p->name_long && p->name_len == len && memcmp(p->name, name, len) == 0;
 }
 
 /* Which of the headers that frame the response a complete name is, once per line. */
 static uint8_t field_of(const struct http1_parser *p)
 {
-    if (name_is(p, "content-length")) return FIELD_CONTENT_LENGTH;
-    if (name_is(p, "transfer-encoding")) return FIELD_TRANSFER_ENCODING;
-    if (name_is(p, "connection")) return FIELD_CONNECTION;
+    if (name_is(p, "content-length", 14)) return FIELD_CONTENT_LENGTH;
+    if (name_is(p, "transfer-encoding", 17)) return FIELD_TRANSFER_ENCODING;
+    if (name_is(p, "connection", 10)) return FIELD_CONNECTION;
     return FIELD_OTHER;
 }
 
 /* One more character of a list item's token: drop the known tokens it rules out. */
 static void token_byte(struct http1_parser *p, uint8_t c)
 {
-    for (unsigned t = 0; t < TOKEN_COUNT; t++)
-        if (p->item_len >= strlen(tokens[t]) || (uint8_t)tokens[t][p->item_len] != lower(c))
+    for (unsigned bits = p->item_tokens; bits; bits &= bits - 1) {
+        unsigned t = (unsigned)__builtin_ctz(bits);
+        if (p->item_len >= token_lens[t] || (uint8_t)tokens[t][p->item_len] != lower(c))
             p->item_tokens &= (uint8_t)~TOKEN_BIT(t);
+    }
     if (p->item_len < UINT8_MAX) p->item_len++;
 }
 
@@ -151,7 +166,7 @@ static void token_byte(struct http1_parser *p, uint8_t c)
 static void token_end(struct http1_parser *p)
 {
     for (unsigned t = 0; t < TOKEN_COUNT; t++)
-        if (strlen(tokens[t]) != p->item_len) p->item_tokens &= (uint8_t)~TOKEN_BIT(t);
+        if (token_lens[t] != p->item_len) p->item_tokens &= (uint8_t)~TOKEN_BIT(t);
     p->item_state = ITEM_AFTER;
 }
 
@@ -331,13 +346,19 @@ static int step_status(struct http1_parser *p, uint8_t c)
     }
 }
 
+/* One more character of the name (a token character). */
+static void name_add(struct http1_parser *p, uint8_t c)
+{
+    if (p->name_len < HTTP1_NAME_CAP) p->name[p->name_len++] = (char)token_lower[c];
+    else p->name_long = true;
+}
+
 /* One byte of a header name, up to its colon. */
 static int name_byte(struct http1_parser *p, uint8_t c)
 {
     if (c == ':') return value_start(p);
     if (!is_token(c)) return fail(p, HTTP1_BAD_HEADER);
-    if (p->name_len < HTTP1_NAME_CAP) p->name[p->name_len++] = (char)lower(c);
-    else p->name_long = true;
+    name_add(p, c);
     return S_NAME;
 }
 
@@ -472,10 +493,44 @@ static size_t body_span(struct http1_parser *p, size_t avail)
     return n;
 }
 
-/* Text nobody reads (a reason phrase, another header's value) can be skipped
- * up to the end of its line, or in a value up to a CR (a bare one is an error). */
-static size_t text_span(const struct http1_parser *p, const uint8_t *data, size_t len)
+/* The rest of a header name's token characters, taken in bulk (the byte
+ * that ends them goes through step()). */
+static size_t name_span(struct http1_parser *p, const uint8_t *data, size_t len)
 {
+    size_t n = 0;
+    while (n < len && token_lower[data[n]]) name_add(p, data[n++]);
+    return n;
+}
+
+/* A whole "HTTP/1.x NNN" at the start of a status line, in one go: what the
+ * byte-by-byte states would do with it (S_AFTER_CODE next); 0 when it is not
+ * all there or not plainly valid (the bytes then go one by one). */
+static size_t status_span(struct http1_parser *p, const uint8_t *data, size_t len)
+{
+    if (p->state != S_HTTP || p->pos != 0 || len < 12 || memcmp(data, http_prefix, sizeof http_prefix - 1) != 0)
+        return 0;
+    const uint8_t *d = data + sizeof http_prefix - 1; /* "x NNN" */
+    if (d[0] < '0' || d[0] > '9' || d[1] != ' ') return 0;
+    int status = 0;
+    for (int k = 2; k < 5; k++) {
+        if (d[k] < '0' || d[k] > '9') return 0;
+        status = status * 10 + (d[k] - '0');
+    }
+    if (status < 100 || status > 599) return 0;
+    p->minor = d[0] - '0';
+    p->status = status;
+    p->pos = 3;
+    p->state = S_AFTER_CODE;
+    return 12;
+}
+
+/* Text nobody reads (a reason phrase, another header's value) can be skipped
+ * up to the end of its line, or in a value up to a CR (a bare one is an error);
+ * a header name's characters are read in bulk. */
+static size_t text_span(struct http1_parser *p, const uint8_t *data, size_t len)
+{
+    if (p->state == S_NAME) return name_span(p, data, len);
+    if (p->state == S_HTTP) return status_span(p, data, len);
     if (p->state != S_REASON && (p->state != S_VALUE || p->field != FIELD_OTHER)) return 0;
     const uint8_t *nl = memchr(data, '\n', len);
     size_t n = nl ? (size_t)(nl - data) : len;
@@ -483,20 +538,35 @@ static size_t text_span(const struct http1_parser *p, const uint8_t *data, size_
     return cr ? (size_t)(cr - data) : n;
 }
 
+/* A head's bytes data[from..to) go to the sink, if any. */
+static void sink_head(const struct http1_parser *p, const uint8_t *data, size_t from, size_t to)
+{
+    if (p->sink && to > from) p->sink->head(p->sink->user, data + from, to - from);
+}
+
 enum http1_result http1_parse(struct http1_parser *p, const uint8_t *data, size_t len, size_t *consumed)
 {
-    size_t i = 0;
+    size_t i = 0, head_from = SIZE_MAX; /* where the head bytes of this call began */
     while (i < len && p->state != S_DONE && p->state != S_ERROR) {
         if (p->state >= S_BODY_LENGTH) {
-            i += body_span(p, len - i);
+            size_t n = body_span(p, len - i);
+            if (p->sink) p->sink->body(p->sink->user, data + i, n);
+            i += n;
             continue;
         }
+        if (head_from == SIZE_MAX && p->state <= S_HEAD_END_LF) head_from = i;
         size_t skip = text_span(p, data + i, len - i);
-        if (!head_add(p, skip)) break;
+        bool more = i + skip < len; /* a byte after the span, for step() */
+        if (!head_add(p, skip + more)) break;
         i += skip;
-        if (i == len || !head_add(p, 1)) break;
+        if (!more) break;
         p->state = step(p, data[i++]);
+        if (head_from != SIZE_MAX && p->state > S_HEAD_END_LF) {
+            sink_head(p, data, head_from, i);
+            head_from = SIZE_MAX;
+        }
     }
+    if (head_from != SIZE_MAX) sink_head(p, data, head_from, i);
     p->bytes += i;
     *consumed = i;
     if (p->state == S_DONE) return HTTP1_DONE;

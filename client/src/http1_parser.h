@@ -22,9 +22,22 @@ enum http1_error {
 
 #define HTTP1_NAME_CAP 20
 
+/* Where the bytes of a response go when the caller keeps them (a script's
+ * response()): head gets every byte of the status lines and headers, 1xx
+ * heads included (the final head is the last one), body the body's bytes with
+ * the chunk framing and trailers removed. The spans are the caller's data,
+ * valid during the call only. */
+struct http1_sink {
+    void (*head)(void *user, const uint8_t *data, size_t len);
+    void (*body)(void *user, const uint8_t *data, size_t len);
+    void *user;
+};
+
 struct http1_parser {
     size_t max_header;   /* limit for status line + headers, for each chunk-size line, and for trailers */
     bool head;           /* answering a HEAD request: no body */
+    const struct http1_sink *sink; /* NULL: bytes are only counted; set after http1_parser_init,
+                                    * kept by http1_parser_next */
     /* the current response, valid once HTTP1_DONE is returned */
     int status;
     bool keep_alive;

@@ -1,6 +1,7 @@
 /* barrage: HTTP/1.1 and HTTP/2 load generator. main parses the command line,
  * checks the file limit and that the target answers, chooses the protocol
- * (after ALPN for https://) and the request source, runs the engine and
+ * (after ALPN for https://) and the request source (a script's states made
+ * here: setup and init before the run, done after), runs the engine and
  * reports. */
 #include <errno.h>
 #include <netdb.h>
@@ -19,10 +20,12 @@
 #include "http2.h"
 #include "report.h"
 #include "source.h"
+#include "source_script.h"
 #include "tls.h"
 
 #define EXIT_USAGE 2
 #define EXIT_UNREACHABLE 3
+#define EXIT_SCRIPT SCRIPT_EXIT_STATUS
 #define SPARE_FILES 32 /* stdio, epoll, eventfd, and a margin */
 
 /* Raises the soft open-file limit when the connections need it; -1 when the
@@ -138,10 +141,56 @@ static long peak_rss_kb(void)
     return kb;
 }
 
+/* The run, reported: with a script its setup and init first, its done after
+ * the text report (as wrk) or before the --json record (so the record can
+ * name an error of done). Returns the exit status. */
+static int run_and_report(struct config *cfg, const struct protocol *protocol)
+{
+    struct run_result result = {0};
+    char err[512];
+    int status = 0;
+    const struct source_type *source = cfg->script ? &source_script : &source_static;
+    if (cfg->script && source_script_threads(cfg->script, cfg)) {
+        /* nothing was measured: an empty record with the error */
+        if (stats_init(&result.stats) || hist_init(&result.thread_rps)) return EXIT_FAILURE;
+        snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
+    } else if (engine_run(cfg, protocol, source, &result, err, sizeof err)) {
+        report_error("%s", err);
+        return EXIT_FAILURE;
+    } else if (cfg->script && !result.error[0] && cfg->json && source_script_done(cfg->script, &result)) {
+        snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
+    }
+    if (result.error[0]) {
+        report_error("%s", result.error);
+        status = EXIT_SCRIPT;
+    }
+    report_run(cfg, &result, peak_rss_kb());
+    if (cfg->script && !status && !cfg->json && source_script_done(cfg->script, &result)) {
+        report_error("%s", script_error(cfg->script));
+        status = EXIT_SCRIPT;
+    }
+    stats_free(&result.stats);
+    hist_free(&result.thread_rps);
+    return status;
+}
+
+/* -s: the script loaded (a usage error when it does not load). With --json
+ * what it prints goes to stderr. */
+static int load_script(struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->script_file) return 0;
+    if (cfg->json && report_divert_stdout()) {
+        snprintf(err, errlen, "cannot send the script's output to stderr");
+        return -1;
+    }
+    cfg->script = source_script_load(cfg, err, errlen);
+    return cfg->script ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
-    char err[512];
+    char err[SCRIPT_ERROR_MAX];
     switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
     case CLI_HELP: report_help(); cli_free(&cfg); return 0;
     case CLI_VERSION: report_version(); cli_free(&cfg); return 0;
@@ -153,28 +202,21 @@ int main(int argc, char **argv)
         cli_free(&cfg);
         return EXIT_USAGE;
     }
-    if (resolve(&cfg, err, sizeof err) || probe(&cfg, err, sizeof err)) {
+    if (resolve(&cfg, err, sizeof err)) {
         report_error("%s", err);
         cli_free(&cfg);
         return EXIT_UNREACHABLE;
     }
-    if (cfg.tls && tls_setup(&cfg, err, sizeof err)) {
+    if (load_script(&cfg, err, sizeof err)) {
         report_error("%s", err);
-        tls_client_free(cfg.tls_client);
         cli_free(&cfg);
-        return EXIT_UNREACHABLE;
+        return EXIT_USAGE;
     }
-    struct run_result result;
-    const struct protocol *protocol = cfg.h2 ? &http2_protocol : &http1_protocol;
-    if (engine_run(&cfg, protocol, &source_static, &result, err, sizeof err)) {
-        report_error("%s", err);
-        tls_client_free(cfg.tls_client);
-        cli_free(&cfg);
-        return EXIT_FAILURE;
-    }
+    int status = EXIT_UNREACHABLE;
+    if (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err))) report_error("%s", err);
+    else status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol);
     tls_client_free(cfg.tls_client);
-    report_run(&cfg, &result, peak_rss_kb());
-    stats_free(&result.stats);
+    script_free(cfg.script);
     cli_free(&cfg);
-    return 0;
+    return status;
 }

@@ -5,6 +5,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Where the --json record goes: stdout, or what stdout was before a script's
+ * output was sent to stderr (report_divert_stdout). */
+static FILE *record_out;
 
 static const char *const error_names[REQ_ERR_KINDS] = {"timeout", "read", "write", "protocol", "reset"};
 static const char *const detail_names[DETAIL_KINDS] = {
@@ -14,7 +20,7 @@ static const char *const detail_names[DETAIL_KINDS] = {
 
 void report_help(void)
 {
-    fputs("Usage: barrage [options] URL\n"
+    fputs("Usage: barrage [options] URL [-- script arguments]\n"
           "HTTP/1.1 and HTTP/2 (h2c, TLS with ALPN) load generator with exact request accounting.\n\n"
           "  -c, --connections N          connections to keep open (default 10)\n"
           "  -t, --threads N              threads, one event loop each (default 1)\n"
@@ -47,9 +53,12 @@ void report_help(void)
           "      --latency                print the latency percentile spectrum\n"
           "      --verbose                show samples of unparsable responses\n"
           "  -q, --quiet                  no text report\n"
+          "  -s, --script FILE            a wrk script (client/SCRIPTING.md); the arguments after\n"
+          "                               the URL go to its init(args)\n"
           "      --help, --version\n\n"
-          "Exit status: 0 the run finished (whatever the responses), 2 usage error,\n"
-          "3 the target could not be reached at start.\n",
+          "Exit status: 0 the run finished (whatever the responses), 2 usage error (a script\n"
+          "that does not load included), 3 the target could not be reached at start, 4 a\n"
+          "script callback failed (the run stopped; the report says what was measured).\n",
           stdout);
 }
 
@@ -68,19 +77,58 @@ void report_error(const char *fmt, ...)
     va_end(ap);
 }
 
-static void json_latency(FILE *f, const char *name, const struct hist *h, int last)
+/* A latency object, or null for an empty histogram. */
+static void json_hist(FILE *f, const struct hist *h)
 {
     if (h->total == 0) {
-        fprintf(f, "  \"%s\": null%s\n", name, last ? "" : ",");
+        fputs("null", f);
         return;
     }
     fprintf(f,
-            "  \"%s\": {\"min\": %" PRIu64 ", \"mean\": %.1f, \"stdev\": %.1f, \"p50\": %" PRIu64
+            "{\"min\": %" PRIu64 ", \"mean\": %.1f, \"stdev\": %.1f, \"p50\": %" PRIu64
             ", \"p75\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"p999\": %" PRIu64
-            ", \"p9999\": %" PRIu64 ", \"max\": %" PRIu64 ", \"overflow\": %" PRIu64 "}%s\n",
-            name, h->min, hist_mean(h), hist_stdev(h), hist_percentile(h, 50), hist_percentile(h, 75),
+            ", \"p9999\": %" PRIu64 ", \"max\": %" PRIu64 ", \"overflow\": %" PRIu64 "}",
+            h->min, hist_mean(h), hist_stdev(h), hist_percentile(h, 50), hist_percentile(h, 75),
             hist_percentile(h, 90), hist_percentile(h, 99), hist_percentile(h, 99.9), hist_percentile(h, 99.99),
-            h->max, h->overflow, last ? "" : ",");
+            h->max, h->overflow);
+}
+
+static void json_latency(FILE *f, const char *name, const struct hist *h, int last)
+{
+    fprintf(f, "  \"%s\": ", name);
+    json_hist(f, h);
+    fprintf(f, "%s\n", last ? "" : ",");
+}
+
+/* A JSON string (a script's message or kind name: any bytes). */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+        else if (*c == '\n') fputs("\\n", f);
+        else if (*c == '\t') fputs("\\t", f);
+        else if (*c < 0x20 || *c == 0x7f) fprintf(f, "\\u%04x", *c);
+        else fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* "kinds": counts and latency per kind of request, when a script named kinds. */
+static void json_kinds(FILE *f, const struct stats *s)
+{
+    if (!s->kinds[0]) return;
+    fputs("  \"kinds\": {", f);
+    for (unsigned i = 0; i < STATS_MAX_KINDS && s->kinds[i]; i++) {
+        const struct stats_kind *k = s->kinds[i];
+        fputs(i ? ",\n    " : "\n    ", f);
+        json_string(f, k->name);
+        fprintf(f, ": {\"requests\": %" PRIu64 ", \"succeeded\": %" PRIu64 ", \"failed\": %" PRIu64
+                   ", \"latency_us\": ", k->requests, k->succeeded, k->failed);
+        json_hist(f, &k->latency);
+        fputc('}', f);
+    }
+    fputs("},\n", f);
 }
 
 static void json_codes(FILE *f, const struct stats *s)
@@ -111,7 +159,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     const struct stats *s = &r->stats;
     double seconds = (double)r->duration_us / 1e6;
     uint64_t requests = stats_requests(s);
-    FILE *f = stdout;
+    FILE *f = record_out ? record_out : stdout;
     fprintf(f, "{\n  \"tool\": \"barrage\", \"version\": \"%s\", \"protocol\": \"%s\",\n", BARRAGE_VERSION,
             protocol_name(cfg));
     if (cfg->tls)
@@ -148,7 +196,14 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_latency(f, "error_latency_us", &s->error_latency, 0);
     json_latency(f, "connect_us", &s->connect, 0);
     json_latency(f, "ttfb_us", &s->ttfb, 0);
+    json_kinds(f, s);
+    if (r->error[0]) {
+        fputs("  \"error\": ", f);
+        json_string(f, r->error);
+        fputs(",\n", f);
+    }
     fputs("  \"accounting\": \"exact\"\n}\n", f);
+    fflush(f);
 }
 
 /* 1234 us -> "1.23ms" */
@@ -186,6 +241,21 @@ static void text_latency(const struct config *cfg, const char *title, const stru
         printf("  %7.2f%%  %s\n", ps[i], fmt_us(a, sizeof a, (double)hist_percentile(h, ps[i])));
     printf("  %7s   %s (min %s)\n", "max", fmt_us(a, sizeof a, (double)h->max), fmt_us(b, sizeof b, (double)h->min));
     if (h->overflow) printf("  %" PRIu64 " values above 1 hour\n", h->overflow);
+}
+
+/* One line per kind of request, when a script named kinds. */
+static void text_kinds(const struct stats *s)
+{
+    char a[32], b[32];
+    for (unsigned i = 0; i < STATS_MAX_KINDS && s->kinds[i]; i++) {
+        const struct stats_kind *k = s->kinds[i];
+        printf("  Kind %s: %" PRIu64 " requests, succeeded %" PRIu64 ", failed %" PRIu64, k->name, k->requests,
+               k->succeeded, k->failed);
+        if (k->latency.total)
+            printf("; latency mean %s, p99 %s", fmt_us(a, sizeof a, hist_mean(&k->latency)),
+                   fmt_us(b, sizeof b, (double)hist_percentile(&k->latency, 99)));
+        printf("\n");
+    }
 }
 
 static void report_text(const struct config *cfg, const struct run_result *r)
@@ -226,8 +296,25 @@ static void report_text(const struct config *cfg, const struct run_result *r)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
     if (cfg->verbose)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
+    text_kinds(s);
+    if (r->error[0]) printf("  Stopped by a script error: %.*s\n", (int)strcspn(r->error, "\n"), r->error);
     printf("Requests/sec: %10.2f\nTransfer/sec: %10s\n", (double)stats_requests(s) / seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received / seconds));
+}
+
+int report_divert_stdout(void)
+{
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        if (f) fclose(f);
+        else if (fd >= 0) close(fd);
+        return -1;
+    }
+    record_out = f;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* what scripts print keeps its place among barrage's messages */
+    return 0;
 }
 
 void report_run(const struct config *cfg, const struct run_result *r, long max_rss_kb)

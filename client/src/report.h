@@ -17,5 +17,9 @@ void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The run's result: the text report, or the metrics record with --json.
  * max_rss_kb is the process's peak resident memory. */
 void report_run(const struct config *cfg, const struct run_result *r, long max_rss_kb);
+/* From now on stdout (fd 1: what scripts print) goes to stderr, and the
+ * --json record to what stdout was, so that it stays the only thing there.
+ * 0, or -1 (nothing changed). */
+int report_divert_stdout(void);
 
 #endif

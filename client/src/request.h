@@ -10,13 +10,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "response.h"
 #include "stats.h"
 
 /* One request, in both encodings. The source owns every byte it points to;
  * they stay valid until the request's outcome has been reported (the static
  * source's live for the whole run). */
 struct request {
-    const uint8_t *text;      /* HTTP/1.1: the request as sent, body included */
+    const uint8_t *text;      /* HTTP/1.1: the request as sent, body included; text_len 0: its
+                               * bytes went out in the text of the request before it (more) */
     size_t text_len;
     unsigned copies;          /* >= 1: text is followed by copies-1 identical copies, so a
                                * session may send that many of this request in one write */
@@ -27,7 +29,11 @@ struct request {
     const uint8_t *body;      /* HTTP/2: the DATA to send */
     size_t body_len;
     int kind;                 /* the source's index of this kind of request; -1: none */
+    const char *kind_name;    /* its name (kind >= 0), valid for the run */
     uintptr_t source_data;    /* the source's own, carried in the context to its on_done */
+    bool more;                /* HTTP/1.1: the source's next request was written in this one's text
+                               * (pipelined in one string) and must be submitted to the same
+                               * connection right after it, whatever capacity() says */
 };
 
 /* A request in flight, set by the worker when it hands the request to a
@@ -40,6 +46,8 @@ struct req_ctx {
     uintptr_t source_data;    /* request.source_data */
     int kind;                 /* request.kind */
     bool measured;            /* started in the measured phase: its outcome is counted */
+    bool collect;             /* the source reads the response: the session collects its
+                               * headers and body for the outcome (struct response_data) */
 };
 
 enum outcome_kind {
@@ -57,6 +65,8 @@ struct outcome {
     enum req_error error;
     enum req_detail detail;
     uint64_t now_us;
+    const struct response_data *response; /* OUTCOME_RESPONSE of a request with ctx.collect: what
+                                           * arrived; NULL otherwise */
 };
 
 static inline struct outcome outcome_response(int status, uint64_t body_bytes, uint64_t now_us)

@@ -444,7 +444,7 @@ static int headers_index(lua_State *L)
 }
 
 /* Empties the table at SLOT_HEADERS, fills it and pushes it. */
-static void push_headers(lua_State *L, const struct script_header *headers, size_t count)
+static void push_headers(lua_State *L, const struct response_header *headers, size_t count)
 {
     lua_pushnil(L);
     while (lua_next(L, SLOT_HEADERS)) {
@@ -727,6 +727,14 @@ struct script_thread *script_thread_new(struct script *s, int argc, const char *
     return t;
 }
 
+struct script_thread *script_thread_at(const struct script *s, unsigned i)
+{
+    if (i >= s->thread_count) return NULL;
+    struct script_thread *t = s->threads;
+    for (unsigned newer = s->thread_count - 1 - i; newer > 0 && t; newer--) t = t->next;
+    return t;
+}
+
 const char *script_thread_error(const struct script_thread *t)
 {
     return t->error;
@@ -855,7 +863,7 @@ unsigned script_kind_count(const struct script_thread *t)
 }
 
 int script_response(struct script_thread *t, struct script_conn *c, int status,
-                    const struct script_header *headers, size_t header_count,
+                    const struct response_header *headers, size_t header_count,
                     const char *body, size_t body_len)
 {
     if (!t->wants_response) return 0;

@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "response.h"
+
 #define SCRIPT_EXIT_STATUS 4  /* a runtime error in a script callback stopped the run */
 #define SCRIPT_MAX_KINDS 64   /* distinct request kinds per thread */
 #define SCRIPT_ERROR_MAX 4096 /* longer messages are cut */
@@ -72,6 +74,9 @@ const char *script_error(const struct script *s);
  * the thread is owned by s and lives until script_free, so that done() can
  * still read its globals. */
 struct script_thread *script_thread_new(struct script *s, int argc, const char *const *argv);
+
+/* The i-th thread made (0: the first), or NULL. */
+struct script_thread *script_thread_at(const struct script *s, unsigned i);
 
 /* The last error of this thread's callbacks (valid until the next call). */
 const char *script_thread_error(const struct script_thread *t);
@@ -123,19 +128,13 @@ int script_request(struct script_thread *t, struct script_conn *c, struct script
 const char *script_kind_name(const struct script_thread *t, unsigned kind);
 unsigned script_kind_count(const struct script_thread *t);
 
-/* A response header as received (HTTP/2 names arrive lower-case); not copied. */
-struct script_header {
-    const char *name, *value;
-    size_t name_len, value_len;
-};
-
 /* Calls response(status, headers, body, conn) when the script defines it (else
  * returns 0 at once). Names and values are copied into the thread's one
  * headers table (emptied first, so scripts must not keep it beyond the call),
  * looked up without regard to case; of a repeated name the last value wins, as
  * wrk. body may be NULL (empty). Nothing here is kept after the call. */
 int script_response(struct script_thread *t, struct script_conn *c, int status,
-                     const struct script_header *headers, size_t header_count,
+                     const struct response_header *headers, size_t header_count,
                      const char *body, size_t body_len);
 
 /* Calls delay(conn): *delay_us = its number of milliseconds * 1000 (not a

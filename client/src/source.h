@@ -2,13 +2,16 @@
  * and asks its source what it is; the source gives the content and hears how
  * each request ended. One source per worker thread, used by that thread only;
  * what the threads' sources share is built once (source_type.shared_new).
- * source_static.c is today's -X/-H/-b request, encoded once. */
+ * source_static.c is the -X/-H/-b request, encoded once; source_script.c asks
+ * a wrk script (-s). A source may stop its thread or fail the run: after each
+ * call the worker looks at source.state. */
 #ifndef BARRAGE_SOURCE_H
 #define BARRAGE_SOURCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "config.h"
 #include "request.h"
@@ -18,20 +21,41 @@ struct source;
 struct source_ops {
     /* The next request for connection conn (0 .. the worker's connections - 1).
      * The struct is the source's, valid until the next call; the bytes it
-     * points to stay valid until on_done of that request (or for the run). */
+     * points to stay valid until on_done of that request (or for the run).
+     * NULL when state is no longer SOURCE_RUNNING. A request with `more` is
+     * followed by the next() that must be submitted with it (never NULL). */
     const struct request *(*next)(struct source *s, unsigned conn);
     /* How a request of connection conn ended; ctx and o are valid during the
      * call only. NULL: the source does not care (no call per request). */
     void (*on_done)(struct source *s, unsigned conn, const struct req_ctx *ctx, const struct outcome *o);
+    /* Microseconds connection conn waits before its next request (a script's
+     * delay()), asked before each next() that starts a new request text; the
+     * worker holds the connection that long. NULL: never waits. */
+    uint64_t (*delay)(struct source *s, unsigned conn);
+    /* Connection conn was established / has ended (after the session reported
+     * every request in flight on it). NULL: not needed. */
+    void (*conn_open)(struct source *s, unsigned conn);
+    void (*conn_close)(struct source *s, unsigned conn);
     void (*free)(struct source *s);
+};
+
+enum source_state {
+    SOURCE_RUNNING,
+    SOURCE_STOP,   /* this thread stops as at the deadline (a script's thread:stop()) */
+    SOURCE_FAILED, /* the whole run stops at once (a script error): error says why */
 };
 
 struct source {
     const struct source_ops *ops;
     /* the source reads responses' headers and body (a script's response()):
-     * sessions must keep them for on_done. No session does yet; false for
-     * the static source. */
+     * sessions keep them for on_done (ctx.collect). */
     bool wants_response;
+    enum source_state state; /* looked at after every call */
+    const char *error;       /* SOURCE_FAILED: the message, valid while the source lives */
+    /* where this thread connects (a script's setup() may set thread.addr);
+     * NULL: the URL's address. Valid while the source lives. */
+    const struct sockaddr *addr;
+    socklen_t addr_len;
 };
 
 /* A kind of source, chosen in main. */
@@ -41,14 +65,19 @@ struct source_type {
      * outlive it); NULL with the reason in err. Freed with shared_free. */
     void *(*shared_new)(const struct config *cfg, char *err, size_t errlen);
     void (*shared_free)(void *shared);
-    /* One thread's source; NULL when out of memory. shared must outlive it.
-     * Free with s->ops->free. */
-    struct source *(*source_new)(const void *shared);
+    /* The source of worker thread (0 .. -t - 1) with connections
+     * connections; NULL when out of memory. shared must outlive it. Free
+     * with s->ops->free. */
+    struct source *(*source_new)(const void *shared, unsigned thread, unsigned connections);
 };
 
 /* The request of the command line (-X, -H, -b, the URL), encoded once for
  * HTTP/1.1 (repeated -m times, so pipelined requests leave in one write) and
  * HTTP/2 (header fields, body); every request is the same. */
 extern const struct source_type source_static;
+
+/* A wrk script (-s; cfg->script holds its states, loaded by main): request()
+ * per request text, split with reqtext (SCRIPTING.md). */
+extern const struct source_type source_script;
 
 #endif

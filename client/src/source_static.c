@@ -180,10 +180,12 @@ static void static_free(struct source *s)
     free(s);
 }
 
-static const struct source_ops static_ops = {.next = static_next, .on_done = NULL, .free = static_free};
+static const struct source_ops static_ops = {.next = static_next, .free = static_free};
 
-static struct source *static_source_new(const void *shared)
+static struct source *static_source_new(const void *shared, unsigned thread, unsigned connections)
 {
+    (void)thread;
+    (void)connections;
     struct static_source *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->base.ops = &static_ops;

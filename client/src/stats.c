@@ -1,6 +1,7 @@
 /* stats: counters and histograms of one thread, merged at the end. */
 #include "stats.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int stats_init(struct stats *s)
@@ -19,20 +20,88 @@ void stats_free(struct stats *s)
     hist_free(&s->error_latency);
     hist_free(&s->connect);
     hist_free(&s->ttfb);
+    for (unsigned i = 0; i < STATS_MAX_KINDS; i++) {
+        if (!s->kinds[i]) continue;
+        hist_free(&s->kinds[i]->latency);
+        free(s->kinds[i]->name);
+        free(s->kinds[i]);
+        s->kinds[i] = NULL;
+    }
 }
 
 void stats_reset(struct stats *s)
 {
     struct hist latency = s->latency, error_latency = s->error_latency, connect = s->connect, ttfb = s->ttfb;
+    struct stats_kind *kinds[STATS_MAX_KINDS];
     hist_reset(&latency);
     hist_reset(&error_latency);
     hist_reset(&connect);
     hist_reset(&ttfb);
+    for (unsigned i = 0; i < STATS_MAX_KINDS; i++) {
+        kinds[i] = s->kinds[i];
+        if (!kinds[i]) continue;
+        kinds[i]->requests = kinds[i]->succeeded = kinds[i]->failed = 0;
+        hist_reset(&kinds[i]->latency);
+    }
     memset(s, 0, sizeof *s);
     s->latency = latency;
     s->error_latency = error_latency;
     s->connect = connect;
     s->ttfb = ttfb;
+    memcpy(s->kinds, kinds, sizeof kinds);
+}
+
+struct stats_kind *stats_kind(struct stats *s, unsigned index, const char *name)
+{
+    if (s->kinds[index]) return s->kinds[index];
+    struct stats_kind *k = calloc(1, sizeof *k);
+    if (!k || !(k->name = strdup(name)) || hist_init(&k->latency)) {
+        if (k) free(k->name);
+        free(k);
+        return NULL;
+    }
+    return s->kinds[index] = k;
+}
+
+void stats_kind_response(struct stats_kind *k, int status, uint64_t latency_us)
+{
+    k->requests++;
+    if (status < 100 || status > 599) {
+        k->failed++;
+        return;
+    }
+    if (status < 400) k->succeeded++;
+    else k->failed++;
+    hist_record(&k->latency, latency_us);
+}
+
+void stats_kind_error(struct stats_kind *k)
+{
+    k->requests++;
+    k->failed++;
+}
+
+/* dst's kind named name: found, or made in the first free index; NULL when full or out of memory. */
+static struct stats_kind *kind_named(struct stats *dst, const char *name)
+{
+    for (unsigned i = 0; i < STATS_MAX_KINDS; i++) {
+        if (!dst->kinds[i]) return stats_kind(dst, i, name);
+        if (strcmp(dst->kinds[i]->name, name) == 0) return dst->kinds[i];
+    }
+    return NULL;
+}
+
+static void merge_kinds(struct stats *dst, const struct stats *src)
+{
+    for (unsigned i = 0; i < STATS_MAX_KINDS; i++) {
+        const struct stats_kind *from = src->kinds[i];
+        struct stats_kind *to = from ? kind_named(dst, from->name) : NULL;
+        if (!to) continue;
+        to->requests += from->requests;
+        to->succeeded += from->succeeded;
+        to->failed += from->failed;
+        hist_merge(&to->latency, &from->latency);
+    }
 }
 
 void stats_response(struct stats *s, int status, uint64_t latency_us)
@@ -90,6 +159,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     hist_merge(&dst->ttfb, &src->ttfb);
     for (unsigned i = 0; i < src->samples && dst->samples < STATS_SAMPLES; i++)
         memcpy(dst->sample[dst->samples++], src->sample[i], STATS_SAMPLE_LEN);
+    merge_kinds(dst, src);
 }
 
 uint64_t stats_errored(const struct stats *s)

@@ -34,6 +34,15 @@ enum req_detail {
 
 #define STATS_SAMPLES 3
 #define STATS_SAMPLE_LEN 64
+#define STATS_MAX_KINDS 64 /* request kinds (a script's request() names them) */
+
+/* The requests of one kind: completed (final responses and errors), those
+ * with a status below 400, the others, and the latency of final responses. */
+struct stats_kind {
+    char *name; /* owned */
+    uint64_t requests, succeeded, failed;
+    struct hist latency;
+};
 
 struct stats {
     uint64_t started, succeeded, aborted;
@@ -51,6 +60,9 @@ struct stats {
     /* the first protocol error samples, for --verbose: printable bytes only */
     unsigned samples;
     char sample[STATS_SAMPLES][STATS_SAMPLE_LEN];
+    /* by the source's kind index, made on first use (stats_kind); after a
+     * merge, in the order the names first appeared */
+    struct stats_kind *kinds[STATS_MAX_KINDS];
 };
 
 /* Allocates the histograms; returns 0 or -1 (out of memory). */
@@ -66,8 +78,17 @@ void stats_response(struct stats *s, int status, uint64_t latency_us);
 void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us);
 /* Keeps a printable copy of the first bytes of a bad response (first few only). */
 void stats_sample(struct stats *s, const uint8_t *data, size_t len);
-/* Adds src into dst; peaks add up (threads have disjoint connections). */
+/* Adds src into dst; peaks add up (threads have disjoint connections);
+ * kinds are matched by name (one that cannot be made for lack of memory is
+ * left out). */
 void stats_merge(struct stats *dst, const struct stats *src);
+/* The stats of kind index (< STATS_MAX_KINDS), made named name (copied) on
+ * first use; NULL when out of memory. */
+struct stats_kind *stats_kind(struct stats *s, unsigned index, const char *name);
+/* A final response of kind k (a status outside 100-599 fails, unrecorded),
+ * or an error. */
+void stats_kind_response(struct stats_kind *k, int status, uint64_t latency_us);
+void stats_kind_error(struct stats_kind *k);
 
 /* Derived totals. */
 uint64_t stats_errored(const struct stats *s);

@@ -16,8 +16,11 @@ import tempfile
 import time
 
 import harness
-from harness import MiB, check_sent, expect, expect_eq, free_port
+from harness import MiB, REPO, check_sent, expect, expect_eq, free_port
 from server import TestServer, response_for, STATUS_CYCLE, HELLO
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(HERE, "scripts")
 
 
 class Runner(harness.Runner):
@@ -30,6 +33,30 @@ class Runner(harness.Runner):
         wall = time.monotonic() - t0
         record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
         return p.returncode, record, p.stderr, wall
+
+    def run_script(self, script, args, url, after=(), json_out=True, env=None, timeout=120):
+        """Runs barrage -s SCRIPT ARGS URL AFTER...; returns (exit code, record or None, stdout,
+        stderr, wall seconds). The record of a run a script error stopped (exit 4) is kept too."""
+        cmd = [self.barrage, *(["--json"] if json_out else []), "-s", script, *args, url, *after]
+        t0 = time.monotonic()
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=dict(os.environ, **(env or {})))
+        wall = time.monotonic() - t0
+        record = self.keep_record(p.stdout, p.stderr) if json_out and p.returncode in (0, 4) else None
+        return p.returncode, record, p.stdout, p.stderr, wall
+
+    def serve_script(self, mode, script, args, params=None, after=(), sent_check=True, path="/", **kw):
+        """A script run against a server in `mode` that must exit 0; returns (record, stderr, wall, server)."""
+        server = TestServer(mode, **(params or {})).start()
+        try:
+            rc, record, _, err, wall = self.run_script(script, args, f"http://127.0.0.1:{server.port}{path}",
+                                                        after, **kw)
+        finally:
+            server.stop()
+        expect(rc == 0, f"exit {rc}: {err.strip()[-800:]}")
+        if sent_check and record:
+            check_sent(record, server.sent)
+        return record, err, wall, server
 
     def serve_and_run(self, mode, args, params=None, timeout=120, buckets=None, sent_check=True):
         """Runs barrage against a server in `mode`; checks the record against what the server
@@ -379,6 +406,198 @@ def case_usage(t):
     expect(p.returncode == 0 and "Usage" in p.stdout, "--help")
 
 
+# ---- scripts (-s) ----
+
+def script(name):
+    return os.path.join(SCRIPTS, "run", name)
+
+
+def paths_of(server):
+    """The request lines the server kept (its first 10 requests), as "METHOD /path"."""
+    return [" ".join(head.split(b"\r\n")[0].decode().split()[:2]) for head, _ in server.requests]
+
+
+def case_script_texts(t):
+    # -c 1 -n 8: wrk's extra request() call takes /a; then b+c (one text, two requests), d, a,
+    # b+c, d, a: 8 requests, 2 of them HEAD (no body)
+    r, _, _, server = t.serve_script("ok", script("texts.lua"), ["-c", "1", "-n", "8"])
+    expect_eq(r, "requests", 8)
+    expect_eq(r, "succeeded", 8)
+    expect(paths_of(server)[:8] == ["GET /b", "HEAD /c", "GET /d", "GET /a"] * 2, f"sent {paths_of(server)}")
+    expect_eq(r, "body_bytes", 6 * len(HELLO))
+    expect_eq(r, "kinds.bc.requests", 4)
+    expect_eq(r, "kinds.a.succeeded", 2)
+    expect(set(r["kinds"]) == {"a", "bc"}, f"kinds {list(r['kinds'])}")
+    expect(r["kinds"]["bc"]["latency_us"]["max"] > 0, "no latency per kind")
+    # -m 4 over 2 threads: texts of two requests pipelined with the others, every answer matched
+    r, _, _, _ = t.serve_script("varied", script("texts.lua"), ["-c", "4", "-t", "2", "-m", "4", "-n", "300"])
+    expect(300 <= r["requests"] <= 301 and r["failed"] == 0, f"requests {r['requests']}, failed {r['failed']}")
+    expect_eq(r, "kinds.a.failed", 0)
+
+
+def case_script_response(t):
+    n = 80
+    r, err, _, _ = t.serve_script("statuses", script("response.lua"), ["-c", "3", "-t", "2", "-n", str(n)])
+    codes = " ".join(sorted(f"{c}={k}" for c, k in r["status"]["codes"].items()))
+    expect(f"codes {codes}\n" in err, f"response() saw other statuses than the record's {codes}: {err!r}")
+    expect(err.count("bad 0 body Hello world\n") == 2, f"headers or body wrong in response(): {err!r}")
+    st = r["status"]
+    expect(f"summary {n} {r['bytes_received']} 0 0 0 {st['4xx'] + st['5xx']} 0\n" in err, f"summary: {err!r}")
+    expect("latency true true " in err and err.rstrip().endswith(" 2"), f"latency and requests objects: {err!r}")
+    # 100 and 103 (with a Link header) before each 200: response() sees the final response only
+    r, err, _, _ = t.serve_script("interim", script("response.lua"), ["-c", "2", "-n", "10"])
+    expect("codes 200=10\n" in err and "bad 0 body Hello world\n" in err, f"after 1xx responses: {err!r}")
+
+
+def case_script_json_stdout(t):
+    """With --json the record is the only thing on stdout; what the script prints goes to stderr."""
+    server = TestServer("ok").start()
+    try:
+        rc, _, out, err, _ = t.run_script(script("response.lua"), ["-c", "1", "-n", "5"],
+                                          f"http://127.0.0.1:{server.port}/")
+        rc_text, _, text, _, _ = t.run_script(script("response.lua"), ["-c", "1", "-n", "5"],
+                                              f"http://127.0.0.1:{server.port}/", json_out=False)
+    finally:
+        server.stop()
+    expect(rc == 0 and json.loads(out)["tool"] == "barrage" and "codes 200=5" in err, f"exit {rc}: {out[:200]!r}")
+    # the text report as wrk: the report, then what done() prints
+    expect(rc_text == 0 and text.index("Requests/sec") < text.index("codes 200=5"), f"text: {text!r}")
+
+
+def case_script_conn(t):
+    r, _, _, server = t.serve_script("ok", script("conn.lua"), ["-c", "1", "-n", "7", "--requests-per-connection", "3"])
+    want = ["GET /c1-nil-1", "GET /c2-200-2", "GET /c3-200-3"] * 2 + ["GET /c1-nil-1"]
+    expect(paths_of(server)[:7] == want, f"sent {paths_of(server)}")
+    expect_eq(r, "connections.established", 3)
+
+
+def case_script_delay(t):
+    r, _, wall, _ = t.serve_script("ok", script("delay.lua"), ["-c", "1", "-n", "5"], after=["100"])
+    expect_eq(r, "succeeded", 5)
+    # before each of the 5 requests: at least 0.5 s in all (a lower bound only)
+    expect(wall >= 0.5 and r["duration_us"] >= 500_000, f"took {wall:.2f}s, duration {r['duration_us']} us")
+
+
+def case_script_args(t):
+    _, _, _, server = t.serve_script("ok", script("args.lua"), ["-c", "1", "-n", "1"], after=["x", "y"])
+    expect(paths_of(server)[0] == "GET /x/y/2/url", f"sent {paths_of(server)}")
+    _, _, _, server = t.serve_script("ok", script("args.lua"), ["-c", "1", "-n", "1"], after=["--", "-v", "z"])
+    expect(paths_of(server)[0] == "GET /-v/z/2/url", f"after --: sent {paths_of(server)}")
+    # -X, -H and -b fill the wrk table, so the default request carries them
+    r, _, _, server = t.serve_script("ok", os.path.join(SCRIPTS, "default.lua"),
+                                     ["-c", "1", "-n", "1", "-H", "X-Cmd: 1", "-b", "hi"])
+    head, body = server.requests[0]
+    expect(head.startswith(b"POST / HTTP/1.1\r\n") and b"X-Cmd: 1\r\n" in head and b"X-Top: top\r\n" in head
+           and body == b"hi", f"default request {server.requests[0]!r}")
+    p = subprocess.run([t.barrage, "-n", "1", "http://127.0.0.1:1/", "extra"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "--script" in p.stderr, f"arguments without a script: exit {p.returncode}")
+
+
+def case_script_addr(t):
+    a, b = TestServer("ok").start(), TestServer("ok").start()
+    try:
+        rc, r, _, err, _ = t.run_script(script("addr.lua"), ["-t", "2", "-c", "2", "-n", "20"],
+                                        f"http://127.0.0.1:{a.port}/", env={"BARRAGE_SECOND_PORT": str(b.port)})
+    finally:
+        a.stop()
+        b.stop()
+    expect(rc == 0, f"exit {rc}: {err}")
+    expect(a.count == 10 and b.count == 10, f"thread 1 sent {a.count} to A, thread 2 {b.count} to B")
+    expect(set(paths_of(a)) == {"GET /t1"} and set(paths_of(b)) == {"GET /t2"}, f"{paths_of(a)} {paths_of(b)}")
+    expect(f"second 127.0.0.1:{b.port} connect true" in err, f"done(): {err!r}")
+
+
+def case_script_stop(t):
+    r, _, wall, _ = t.serve_script("ok", script("stop.lua"), ["-c", "1", "-d", "20s"])
+    expect_eq(r, "started", 4)
+    expect_eq(r, "succeeded", 4)
+    expect(wall < 10, f"thread:stop() did not end the run: {wall:.1f}s")
+
+
+def script_error(t, name, path, args, want, traceback=True):
+    """A run stopped by a script error: exit 4, the message (and the traceback of an error Lua
+    raised) on stderr, the record with what was measured and the error."""
+    server = TestServer("ok").start()
+    try:
+        rc, r, out, err, wall = t.run_script(name, args, f"http://127.0.0.1:{server.port}{path}")
+    finally:
+        server.stop()
+    expect(rc == 4, f"{path}: exit {rc}, want 4: {err[-300:]!r}")
+    expect(want in err and ("stack traceback" in err or not traceback), f"{path}: no message: {err[-500:]!r}")
+    expect(want in r.get("error", ""), f"{path}: record error {r.get('error')!r}")
+    return r, wall
+
+
+def case_script_errors(t):
+    errors = os.path.join(SCRIPTS, "errors.lua")
+    for path, callback in (("/setup", "setup(): "), ("/init", "init(): "), ("/request-first", "request(): "),
+                           ("/request", "request(): "), ("/delay", "delay(): "), ("/done", "done(): "),
+                           ("/nil", "request(): returned nil"), ("/kind", "request(): returned number")):
+        r, _ = script_error(t, errors, path, ["-c", "1", "-n", "3"], callback, traceback=path not in ("/nil", "/kind"))
+        if path in ("/setup", "/init", "/request-first"):
+            expect(r["requests"] == 0, f"{path}: nothing was measured, yet {r['requests']} requests")
+        if path == "/done":
+            expect_eq(r, "requests", 3)
+    # response(): the first answer is measured, the run stops at once over both threads
+    r, wall = script_error(t, errors, "/response", ["-t", "2", "-c", "4", "-d", "20s"], "boom in response")
+    expect(r["requests"] >= 1 and wall < 10, f"requests {r['requests']}, {wall:.1f}s")
+    r, _ = script_error(t, script("badtext.lua"), "/", ["-c", "1", "-n", "3"], "not a request", traceback=False)
+    # the text report says so too
+    server = TestServer("ok").start()
+    try:
+        rc, _, out, err, _ = t.run_script(errors, ["-c", "1", "-n", "3"], f"http://127.0.0.1:{server.port}/response",
+                                          json_out=False)
+    finally:
+        server.stop()
+    expect(rc == 4 and "Stopped by a script error: response(): " in out, f"exit {rc}: {out!r}")
+
+
+def case_script_load_errors(t):
+    url = "http://127.0.0.1:1/"
+    for name, want in (("syntax_error.lua", "syntax_error.lua:3:"), ("toplevel_error.lua", "top-level boom"),
+                       ("no such file.lua", "no such file.lua")):
+        p = subprocess.run([t.barrage, "-s", os.path.join(SCRIPTS, name), url], capture_output=True, text=True,
+                           timeout=30)
+        expect(p.returncode == 2 and want in p.stderr, f"{name}: exit {p.returncode}: {p.stderr!r}")
+
+
+def contract_server():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, os.path.join(REPO, "tests", "fixtures", "fake-servers",
+                                                          "contract_server.py"), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise harness.Failure("the contract server did not start")
+
+
+def case_scenarios(t):
+    """The suite's scenarios/*.lua, unmodified, against the contract server: every request
+    succeeds, and json-report.lua's done() prints its wrk-style record on stderr."""
+    proc, port = contract_server()
+    try:
+        names = sorted(f[:-4] for f in os.listdir(os.path.join(REPO, "scenarios"))
+                       if f.endswith(".lua") and f != "json-report.lua")
+        for name in names:
+            n = 10 if name == "large-file" else 50
+            rc, r, _, err, _ = t.run_script(os.path.join(REPO, "scenarios", name + ".lua"), ["-c", "2", "-n", str(n)],
+                                            f"http://127.0.0.1:{port}/")
+            expect(rc == 0 and r["succeeded"] == n and r["failed"] == 0, f"{name}: exit {rc}, {r and r['succeeded']} "
+                   f"succeeded: {err[-300:]!r}")
+            line = [json.loads(x) for x in err.splitlines() if x.startswith("{")]
+            expect(line and line[-1]["requests"] == n and line[-1]["accounting"] == "approximate",
+                   f"{name}: done() printed {err[-300:]!r}")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 CASES = [
     ("answers 200 (exact counts and bytes)", case_ok),
     ("usage errors exit 2", case_usage),
@@ -414,6 +633,17 @@ CASES = [
     ("-X, -H, -b and -B make the request", case_method_headers_body),
     ("--unix-socket", case_unix_socket),
     ("-c over the open-file limit: soft raised, or exit 2 naming the hard limit", case_file_limit),
+    ("script: request() texts in turn, pipelined in one string (HEAD too), kinds", case_script_texts),
+    ("script: response() status, headers in any case, body; done() with thread:get", case_script_response),
+    ("script: --json keeps stdout to the record, the script prints on stderr", case_script_json_stdout),
+    ("script: request(conn), response(..., conn), delay(conn) per connection", case_script_conn),
+    ("script: delay() holds the next request", case_script_delay),
+    ("script: init(args) after the URL and after --; the default request from -X -H -b", case_script_args),
+    ("script: setup() sends a thread to thread.addr (wrk.lookup), wrk.connect", case_script_addr),
+    ("script: thread:stop() ends the thread's run", case_script_stop),
+    ("script: a runtime error in any callback exits 4 with the record and the error", case_script_errors),
+    ("script: a script that does not load exits 2 with file:line", case_script_load_errors),
+    ("script: scenarios/*.lua against the contract server", case_scenarios),
 ]
 
 

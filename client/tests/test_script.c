@@ -273,13 +273,13 @@ static void test_response(void)
     struct script_target tg = target("/base");
     struct script *s = load("scripts/response.lua", &tg);
     struct script_thread *t = s ? thread(s, 0, NULL) : NULL;
-    static const struct script_header first[] = {
+    static const struct response_header first[] = {
         {"location", "/next", 8, 5},
         {"Content-Type", "text/plain", 12, 10},
         {"x-dup", "1", 5, 1},
         {"x-dup", "2", 5, 1},
     };
-    static const struct script_header second[] = {{"x-one", "1", 5, 1}};
+    static const struct response_header second[] = {{"x-one", "1", 5, 1}};
     bool ok = t && script_wants_response(t) && script_response(t, NULL, 302, first, 4, "moved", 5) == 0;
     TAP_CHECK(ok && text_is("response", global(t->L, "seen"), "302|/next|text/plain|nil|2|moved|3"),
               "response(status, headers, body): names in any case (headers[\"Location\"] finds location), "
@@ -353,7 +353,7 @@ static void test_hot_path(void)
     struct script_target tg = target("/base");
     struct script *s = load("scripts/hot.lua", &tg);
     struct script_thread *t = s ? thread(s, 0, NULL) : NULL;
-    static const struct script_header headers[] = {{"Content-Type", "text/plain", 12, 10}, {"Server", "x", 6, 1}};
+    static const struct response_header headers[] = {{"Content-Type", "text/plain", 12, 10}, {"Server", "x", 6, 1}};
     struct script_conn c;
     struct script_request r;
     bool ok = t != NULL;

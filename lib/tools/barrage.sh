@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # barrage driver (interface: lib/tools/README.md). The bundled C load engine (client/),
 # built here with make when needed. HTTP/1.1 and h2c (prior knowledge, the scenario's stream
-# count per connection); one request shape per run, so scenarios that rotate several
-# requests (mixed) wait for Lua scripting.
-# `barrage --json` prints the metrics record itself: nothing is parsed out of text.
+# count per connection), running scenarios/<name>.lua as wrk does (barrage -s: the wrk
+# scripting API, client/SCRIPTING.md), so every scenario runs, mixed included.
+# `barrage --json` prints the metrics record itself: nothing is parsed out of text. The raw
+# output (barrage.json in the work dir) holds the record on stdout and, on stderr, what the
+# script printed (json-report.lua's done() line, wrk's record format) and barrage's messages.
 #
 #   barrage::build
 #     Builds client/build/barrage (make; installs its libraries, LuaJIT included, as root when missing);
 #     returns 1 with make's output on stderr when it cannot.
 #   barrage::parse OUTPUT_FILE
-#     Prints the metrics record of a barrage --json run; returns 1 (message on stderr
-#     quoting barrage) when the output holds none, e.g. the target was unreachable.
+#     Prints the metrics record of a barrage --json run: the object that starts on a line
+#     holding only `{` and has "tool": "barrage" (lines a script printed are skipped);
+#     returns 1 (message on stderr quoting barrage) when the output holds none, e.g. the
+#     target was unreachable.
 # Depends on lib/log.sh, lib/deps.sh, lib/scenarios.sh, lib/tools.sh.
 
 BARRAGE_CLIENT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/client
@@ -36,20 +40,20 @@ barrage::protocols() { printf '%s\n' h1 h2c; }
 barrage::request_timeout_s() { echo 2; }
 
 barrage::supports() {
-  local scenario=$1 protocol=$2
-  if [[ $protocol != h1 && $protocol != h2c ]]; then
-    printf 'barrage speaks h1 and h2c here (no %s)\n' "$protocol"
-    return 1
-  fi
-  if scenarios::rotates "$scenario"; then
-    printf 'barrage sends one request shape per run until Lua scripting arrives; %s rotates several\n' "$scenario"
-    return 1
-  fi
+  local protocol=$2
+  [[ $protocol == h1 || $protocol == h2c ]] && return 0
+  printf 'barrage speaks h1 and h2c here (no %s)\n' "$protocol"
+  return 1
 }
 
 barrage::parse() {
-  local output=$1
-  if ! jq -ce 'select(type == "object" and .accounting != null)' "$output" 2>/dev/null; then
+  local output=$1 record
+  # barrage prints its record from a line "{" to a line "}"; a script's own lines never start one
+  record=$(awk '/^\{$/ {take = 1; text = ""} take {text = text $0 "\n"} /^\}$/ && take {last = text; take = 0}
+                END {printf "%s", last}' "$output" | jq -c 'select(type == "object" and .tool == "barrage")' 2>/dev/null)
+  if [[ -n $record ]]; then
+    printf '%s\n' "$record"
+  else
     log::error "barrage printed no metrics record: $(grep -vE '^\s*$' "$output" | head -n 3 | tr '\n' ' ')"
     return 1
   fi
@@ -57,18 +61,21 @@ barrage::parse() {
 
 barrage::run() {
   local out_json=$1 work_dir=$2 base_url=$3 protocol=$4 scenario=$5 threads=$6 connections=$7
-  local streams=$8 duration=$9 warmup=${10} cpulist=${11} body rc=0
+  local streams=$8 duration=$9 warmup=${10} cpulist=${11} rc=0
   barrage::build || return 1
   ((threads <= connections)) || threads=$connections
+  # the scenario's script sets method, path, headers and body, as under wrk
   local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json
-    -X "$(scenarios::field "$scenario" method)")
+    -s "$(scenarios::script "$scenario")")
   [[ $protocol == h2c ]] && args+=(--h2 -m "${streams:-1}")
   ((warmup > 0)) && args+=(--warmup "${warmup}s")
-  body=$(scenarios::body_file "$scenario")
-  [[ -n $body ]] && args+=(-B "$body" -H 'Content-Type: application/json')
   # barrage ends by itself after warm-up + duration + its 2 s grace; the limit is a backstop
   tools::exec "$work_dir/barrage.json" $((warmup + duration + 30)) "$cpulist" \
-    "$BARRAGE_BIN" "${args[@]}" "${base_url%/}$(scenarios::field "$scenario" endpoint)" || rc=$?
+    "$BARRAGE_BIN" "${args[@]}" "${base_url%/}/" || rc=$?
+  if ((rc == 4)); then
+    log::error "barrage: the scenario's script failed (see $work_dir/barrage.json)"
+    return 1
+  fi
   ((rc == 0)) || log::warn "barrage exited $rc"
   barrage::parse "$work_dir/barrage.json" >"$out_json"
 }

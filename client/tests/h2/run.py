@@ -26,6 +26,7 @@ import harness  # noqa: E402
 from harness import MiB, REPO, Failure, Skip, check_sent, expect, expect_eq, free_port  # noqa: E402
 
 VENV = os.path.join(REPO, ".cache", "h2venv")
+SCRIPTS = os.path.join(os.path.dirname(HERE), "scripts", "run")
 H2_REQUIREMENT = "h2>=4.1,<5"
 BODY = b"hello\n"
 
@@ -250,6 +251,16 @@ class Runner(harness.Runner):
         rc, record, err = self.run(args, url, timeout)
         expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
         return record, err
+
+    def script_run(self, script, args, url, after=(), env=None, timeout=120):
+        """barrage --json -s SCRIPT ARGS URL AFTER...: (exit code, record or None, stderr, wall
+        seconds); the record of a run stopped by a script error (exit 4) is kept too."""
+        t0 = time.monotonic()
+        p = subprocess.run([self.barrage, "--json", "-s", script, *args, url, *after], capture_output=True,
+                           text=True, timeout=timeout, env=dict(os.environ, **(env or {})))
+        wall = time.monotonic() - t0
+        record = self.keep_record(p.stdout, p.stderr) if p.returncode in (0, 4) else None
+        return p.returncode, record, p.stderr, wall
 
 
 def h2c(port):
@@ -505,6 +516,120 @@ def case_alpn_http11_only(t):
     expect_eq(r, "body_bytes", 100 * len(BODY))
 
 
+# ---- scripts (-s) over HTTP/2 and TLS ----
+
+ECHO = ('add_header X-Path $uri always; add_header X-Port $server_port always; '
+        'return 200 "$request_method $uri $http_x_test $content_length $http_host\\n";')
+
+
+def echo_nginx(t, name, listen, tls_lines=""):
+    """nginx answering /echo/ with what it received, on two ports; returns (nginx, second port)."""
+    second = free_port()
+    server = f'listen 127.0.0.1:{second} {listen}; {tls_lines} location /echo/ {{ {ECHO} }}'
+    return Nginx(t.workdir, name, listen, server, "keepalive_requests 1000000;"), second
+
+
+def check_api(r, err, first, second, host, kinds_exact):
+    """What api.lua saw and the record say the same, for both threads and their ports."""
+    expect(r["failed"] == 0 and r["succeeded"] == r["requests"] >= 200, f"{r['succeeded']} of {r['requests']}")
+    kinds = r["kinds"]
+    expect(set(kinds) == {"get", "pair", "head"}, f"kinds {list(kinds)}")
+    expect(sum(k["requests"] for k in kinds.values()) == r["requests"], f"kinds {kinds}")
+    if kinds_exact:  # HTTP/1.1: a text's requests go out together
+        expect(kinds["pair"]["requests"] % 2 == 0, f"pair {kinds['pair']}")
+    want = {f"200 /echo/a|GET /echo/a tag  {host}", f"200 /echo/b|POST /echo/b tag 7 {host}",
+            f"200 /echo/c|GET /echo/c tag  {host}", "200 /echo/d|"}
+    seen, total = {}, 0
+    for line in err.splitlines():
+        if line.startswith("answer "):
+            _, thread, rest = line.split(" ", 2)
+            key, n = rest.rsplit(" ", 1)
+            body, port = key.rsplit("|", 1)
+            seen.setdefault(thread, set()).add(body)
+            expect(port == str(first if thread == "1" else second), f"thread {thread} answered from port {port}")
+            total += int(n)
+    expect(seen.get("1") == want and seen.get("2") == want, f"answers seen {seen}, want {want}")
+    expect(total == r["succeeded"], f"response() called {total} times for {r['succeeded']} responses")
+    expect(err.count("bad_conn 0\n") == 2, f"per-connection tables: {err!r}")
+    expect(f"summary {r['succeeded']} 0 true 2\n" in err, f"done(): {err[-300:]!r}")
+
+
+def case_script_api(t):
+    """api.lua on HTTP/1.1, h2c, TLS h2 and TLS http/1.1: texts, pipelined pairs (streams on
+    HTTP/2), HEAD, kinds, response() headers in any case and bodies, conn tables, delay,
+    thread.addr, done()."""
+    c = t.certs()
+    tls = f'ssl_certificate "{c.path("server.pem")}"; ssl_certificate_key "{c.path("server.key")}";'
+    modes = [("h1", "", "", [], "http/1.1"), ("h2c", "http2", "", ["--h2", "-m", "4"], "h2c"),
+             ("tls h2", "ssl http2", tls, ["--cacert", c.path("ca.pem"), "-m", "4"], "h2"),
+             ("tls h1", "ssl http2", tls, ["--cacert", c.path("ca.pem"), "--h1"], "http/1.1")]
+    for name, listen, tls_lines, flags, protocol in modes:
+        ng, second = echo_nginx(t, "api " + name, listen, tls_lines)
+        scheme = "https" if tls_lines else "http"
+        with ng:
+            rc, r, err, _ = t.script_run(os.path.join(SCRIPTS, "api.lua"), ["-t", "2", "-c", "4", "-n", "200", *flags],
+                                         f"{scheme}://127.0.0.1:{ng.port}/", after=["tag"],
+                                         env={"BARRAGE_SECOND_PORT": str(second)})
+        try:
+            expect(rc == 0, f"exit {rc}: {err[-500:]}")
+            expect_eq(r, "protocol", protocol)
+            check_api(r, err, ng.port, second, f"127.0.0.1:{ng.port}", protocol == "http/1.1")
+        except Failure as e:
+            raise Failure(f"{name}: {e}")
+
+
+def case_script_delay_streams(t):
+    """delay() holds the next stream: 5 requests 100 ms apart on one connection with 10 streams."""
+    with Nginx(t.workdir, "delay", "http2", HELLO_SERVER) as ng:
+        rc, r, err, wall = t.script_run(os.path.join(SCRIPTS, "delay.lua"), ["--h2", "-c", "1", "-m", "10", "-n", "5"],
+                                        h2c(ng.port), after=["100"])
+    expect(rc == 0 and r["succeeded"] == 5, f"exit {rc}: {err[-300:]}")
+    expect(wall >= 0.5 and r["duration_us"] >= 500_000, f"took {wall:.2f}s: the streams were not held")
+
+
+def case_script_stop_error_h2(t):
+    """thread:stop() and a runtime error in response() over h2c and TLS."""
+    c = t.certs()
+    with Nginx(t.workdir, "stop", "http2", HELLO_SERVER) as ng:
+        rc, r, err, wall = t.script_run(os.path.join(SCRIPTS, "stop.lua"), ["--h2", "-c", "1", "-d", "20s"],
+                                        h2c(ng.port))
+        expect(rc == 0 and r["started"] == 4 and wall < 10, f"stop: exit {rc}, started {r and r['started']}")
+        rc, r, err, wall = t.script_run(os.path.join(SCRIPTS, "fail_response.lua"),
+                                        ["--h2", "-t", "2", "-c", "2", "-m", "4", "-d", "20s"], h2c(ng.port))
+        expect(rc == 4 and "boom in response 200" in r["error"] and "stack traceback" in err and wall < 10,
+               f"h2c error: exit {rc}, {wall:.1f}s: {err[-300:]!r}")
+        expect(r["succeeded"] >= 5 and r["started"] == r["requests"] + r["aborted"], f"record {r['succeeded']}")
+    with Nginx(t.workdir, "tls error", *tls_server(c.path("server.pem"), c.path("server.key"))) as ng:
+        rc, r, err, _ = t.script_run(os.path.join(SCRIPTS, "fail_response.lua"),
+                                     ["-c", "2", "-d", "20s", "--cacert", c.path("ca.pem")],
+                                     f"https://127.0.0.1:{ng.port}/")
+        expect(rc == 4 and "boom in response 200" in r["error"], f"TLS error: exit {rc}: {err[-300:]!r}")
+
+
+def case_script_scenarios_h2c(t):
+    """The suite's scenarios/*.lua unmodified over h2c, against nginx standing in for the
+    contract's endpoints (/, /no-read, /hello, /file?size=N, POST /load)."""
+    files = os.path.join(t.workdir, "contract files")
+    os.makedirs(files, exist_ok=True)
+    for size in (1024, 1048576):
+        with open(os.path.join(files, f"file-{size}"), "wb") as f:
+            f.write(bytes(ord("a") + i % 26 for i in range(size)))
+    server = (f'root "{files}"; location = / {{ return 200 ""; }} location = /no-read {{ return 200 ""; }} '
+              'location = /hello { return 200 "Hello world"; } '
+              'location = /file { try_files /file-$arg_size =404; } location = /load { return 200 "ok"; }')
+    with Nginx(t.workdir, "contract", "http2", server, "keepalive_requests 1000000;") as ng:
+        for name in ("baseline", "hello", "post-load", "large-file", "high-concurrency", "mixed"):
+            n = 10 if name == "large-file" else 100
+            rc, r, err, _ = t.script_run(os.path.join(REPO, "scenarios", name + ".lua"),
+                                         ["--h2", "-c", "2", "-m", "10", "-n", str(n)], h2c(ng.port))
+            expect(rc == 0 and r["succeeded"] == n and r["failed"] == 0,
+                   f"{name}: exit {rc}, {r and r['succeeded']} succeeded, {r and r['status']}: {err[-300:]!r}")
+            lines = [json.loads(x) for x in err.splitlines() if x.startswith("{")]
+            expect(lines and lines[-1]["requests"] == n, f"{name}: done() printed {err[-300:]!r}")
+            if name == "large-file":
+                expect_eq(r, "body_bytes", n * 1048576)
+
+
 def java_h2c_servers():
     """(name, directory) of the suite's servers that declare h2c and are built."""
     servers = os.path.join(REPO, "servers")
@@ -571,6 +696,10 @@ CASES = [
     ("TLS: expired certificate, wrong name", case_tls_expired_and_name),
     ("TLS: ALPN falls back to http/1.1", case_alpn_http11_only),
     ("the suite's Java servers that declare h2c: exact counts", case_java_h2c),
+    ("script: every API item over HTTP/1.1, h2c, TLS h2 and TLS http/1.1", case_script_api),
+    ("script: delay() holds the next stream", case_script_delay_streams),
+    ("script: thread:stop() and a runtime error over h2c and TLS", case_script_stop_error_h2),
+    ("script: scenarios/*.lua over h2c", case_script_scenarios_h2c),
 ]
 
 
