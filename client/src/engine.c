@@ -733,7 +733,12 @@ static void interval_post(struct worker *w, bool last, uint64_t now)
     uint64_t one = 1;
     if (write(w->run->notify_fd, &one, sizeof one) < 0) { /* the counter is full: main is awake anyway */ }
     w->cur = next;
-    if (next) next->index = (now - w->measure_start + SECOND_US / 2) / SECOND_US;
+    if (!next) return;
+    /* the second it starts in, rounded (the timer fires a little after the
+     * second's start), and always after the last one (a timer late by more
+     * than half a second) */
+    next->index = (now - w->measure_start + SECOND_US / 2) / SECOND_US;
+    if (next->index <= iv->index) next->index = iv->index + 1;
 }
 
 static void second_cb(struct ev_loop *loop, ev_timer *t, int revents)

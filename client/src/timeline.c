@@ -147,19 +147,22 @@ static void write_log(struct timeline *tl, const struct timeline_entry *e, const
     if (rc) tl->failed = true;
 }
 
-/* Merges every thread's interval of second k (the heads with index k) into one entry. */
+/* Merges every thread's intervals of second k (the heads with index k, or
+ * below: a thread's indices only grow, so that cannot happen, but nothing
+ * may stay behind) into one entry. */
 static void close_second(struct timeline *tl, uint64_t k)
 {
     struct interval *m = tl->scratch;
     interval_reset(m);
     m->end_us = 0;
     for (unsigned i = 0; i < tl->threads; i++) {
-        struct interval *iv = tl->head[i];
-        if (!iv || iv->index != k) continue;
-        interval_merge(m, iv);
-        tl->head[i] = iv->next;
-        if (!tl->head[i]) tl->tail[i] = NULL;
-        interval_free(iv);
+        struct interval *iv;
+        while ((iv = tl->head[i]) && iv->index <= k) {
+            interval_merge(m, iv);
+            tl->head[i] = iv->next;
+            if (!tl->head[i]) tl->tail[i] = NULL;
+            interval_free(iv);
+        }
     }
     if (tl->len == tl->cap) {
         size_t cap = tl->cap ? 2 * tl->cap : 64;

@@ -131,6 +131,13 @@ static void test_skipped_second(void)
               "a thread that skipped a second does not hold the timeline up");
     TAP_CHECK(tl.entries[0].target_rate < 0, "closed loop: no target rate");
     timeline_free(&tl);
+    if (timeline_init(&tl, 1, START, -1, NULL)) abort();
+    timeline_add(&tl, 0, make(0, 1, 0, START + 1000000, false));
+    timeline_add(&tl, 0, make(0, 2, 0, START + 1000001, false)); /* an index repeated: must not stay behind */
+    timeline_add(&tl, 0, make(1, 4, 0, START + 1500000, true));
+    TAP_CHECK(timeline_close(&tl) == 2 && timeline_complete(&tl) && tl.entries[0].requests == 3,
+              "a repeated index merges into its second; the timeline completes");
+    timeline_free(&tl);
 }
 
 int main(void)
