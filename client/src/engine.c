@@ -715,13 +715,15 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
 
 static void wake_cb(struct ev_loop *loop, ev_async *a, int revents);
 
-/* Hands the current interval to the main thread. A next one that cannot be
- * allocated leaves the current one recording (it then spans two seconds). */
+/* Hands the current interval to the main thread (which frees it: nothing of
+ * it is read after the handover). A next one that cannot be allocated leaves
+ * the current one recording (it then spans two seconds). */
 static void interval_post(struct worker *w, bool last, uint64_t now)
 {
     struct interval *next = NULL;
     if (!last && !(next = interval_new())) return;
     struct interval *iv = w->cur;
+    uint64_t index = iv->index;
     iv->end_us = now;
     iv->last = last;
     iv->open_connections = w->open_now;
@@ -738,7 +740,7 @@ static void interval_post(struct worker *w, bool last, uint64_t now)
      * second's start), and always after the last one (a timer late by more
      * than half a second) */
     next->index = (now - w->measure_start + SECOND_US / 2) / SECOND_US;
-    if (next->index <= iv->index) next->index = iv->index + 1;
+    if (next->index <= index) next->index = index + 1;
 }
 
 static void second_cb(struct ev_loop *loop, ev_timer *t, int revents)

@@ -424,8 +424,9 @@ def main():
     ap.add_argument("--delay-server", required=True, help="the built tests/rate/delay_server.c")
     ap.add_argument("--sanitized", action="store_true")
     ap.add_argument("--only")
+    ap.add_argument("--label", default="", help="appended to every TAP line (which build this is)")
     args = ap.parse_args()
-    tag = " (sanitized)" if args.sanitized else ""
+    tag = (" (sanitized)" if args.sanitized else "") + args.label
     if not shutil.which("nginx"):
         print(f"not ok - barrage rate tests{tag}: nginx missing")
         return 1
