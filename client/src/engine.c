@@ -640,9 +640,11 @@ static struct conn *ready_pop(struct worker *w)
 
 /* Open loop: hands the session the requests that are due while it has room;
  * with room left and nothing due the connection waits in the ready line. The
- * source's next() is called here, when a scheduled request is sent (a
- * script's request(); a script's delay() would hold the connection before
- * this point, its requests keeping their scheduled times). */
+ * source's next() is called here, when a scheduled request is sent: that is
+ * where a script's request() runs. A script's delay() holds this connection:
+ * while held it must not get here (nor into the ready line); the requests
+ * due meanwhile wait in the schedule's line with their times, or go to other
+ * connections, and when the hold ends conn_flush brings it back here. */
 static void paced_fill(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
