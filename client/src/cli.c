@@ -9,11 +9,13 @@
 #include <string.h>
 
 #include "http2.h"
+#include "pacer.h"
 
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
+    OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_LIVE,
 };
 
 static const struct option options[] = {
@@ -46,6 +48,12 @@ static const struct option options[] = {
     {"latency", no_argument, NULL, OPT_LATENCY},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"rate", required_argument, NULL, 'R'},
+    {"arrival", required_argument, NULL, OPT_ARRIVAL},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"control", required_argument, NULL, OPT_CONTROL},
+    {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
+    {"live", no_argument, NULL, OPT_LIVE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
@@ -176,6 +184,30 @@ static enum cli_result set_duration(uint64_t *field, const char *name, const cha
     return CLI_RUN;
 }
 
+/* -R, --arrival, --seed. */
+static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    if (opt == 'R') {
+        double rate = strtod(arg, &end);
+        if (errno || end == arg || *end || !(rate >= 0.001 && rate <= PACER_MAX_RATE))
+            return fail(err, errlen, "bad --rate '%s' (requests/s in total, 0.001 to %.0f)", arg, PACER_MAX_RATE);
+        cfg->rate = rate;
+        return CLI_RUN;
+    }
+    if (opt == OPT_ARRIVAL) {
+        if (strcmp(arg, "even") && strcmp(arg, "poisson")) return fail(err, errlen, "bad --arrival '%s' (even or poisson)", arg);
+        cfg->poisson = strcmp(arg, "poisson") == 0;
+        return CLI_RUN;
+    }
+    unsigned long long seed = strtoull(arg, &end, 10);
+    if (errno || end == arg || *end || *arg == '-') return fail(err, errlen, "bad --seed '%s' (a whole number)", arg);
+    cfg->seed = seed;
+    cfg->seed_set = true;
+    return CLI_RUN;
+}
+
 /* One option; CLI_RUN when it was fine. */
 static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, char *err, size_t errlen)
 {
@@ -249,6 +281,13 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
                         arg, opt == OPT_WINDOW_BITS ? 1 : 16);
         *(opt == OPT_WINDOW_BITS ? &cfg->window_bits : &cfg->connection_window_bits) = (unsigned)v;
         return CLI_RUN;
+    case 'R':
+    case OPT_ARRIVAL:
+    case OPT_SEED:
+        return apply_rate(opt, arg, cfg, err, errlen);
+    case OPT_CONTROL: cfg->control_path = arg; return CLI_RUN;
+    case OPT_HDR_LOG: cfg->hdr_log_path = arg; return CLI_RUN;
+    case OPT_LIVE: cfg->live = true; return CLI_RUN;
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     default: return fail(err, errlen, "unknown option (see --help)");
@@ -261,7 +300,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     int opt;
     defaults(cfg);
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:qs:", options, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:qs:R:", options, NULL)) != -1) {
         if (opt == '?' || opt == ':') return fail(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
         enum cli_result r = apply(opt, optarg, cfg, &duration_set, err, errlen);
         if (r != CLI_RUN) return r;
@@ -279,6 +318,8 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;
     if (duration_set && cfg->duration_us == 0) return fail(err, errlen, "--duration must be more than 0");
     if (cfg->requests && cfg->requests < cfg->threads) cfg->threads = (unsigned)cfg->requests;
+    if (cfg->rate == 0 && (cfg->poisson || cfg->seed_set))
+        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R)");
     enum cli_result r = parse_url(cfg, err, errlen);
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
     cfg->h2 = cfg->force == PROTOCOL_H2;

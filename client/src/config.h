@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -51,6 +52,16 @@ struct config {
     const char *const *script_args;
     unsigned script_arg_count;
     struct script *script;     /* the loaded script, one state per thread (set by main) */
+    /* open loop (-R): a fixed-rate schedule instead of a request whenever a connection has room */
+    double rate;               /* requests/s over all threads and connections; 0: closed loop */
+    bool poisson;              /* --arrival poisson (exponential gaps), else evenly spaced */
+    uint64_t seed;             /* Poisson draws; --seed, or chosen by main */
+    bool seed_set;             /* --seed was given */
+    const char *control_path;  /* --control FILE */
+    const char *hdr_log_path;  /* --hdr-log FILE */
+    bool live;                 /* --live: a line per second on stderr */
+    struct control *control;   /* opened by main from control_path, or NULL */
+    FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */
 };
 
 /* The value of -H 'name: value' (name in any case, leading blanks skipped), or NULL. */

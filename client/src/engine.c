@@ -1,10 +1,13 @@
 /* engine: libev glue. One loop per worker thread; each connection slot has a
  * socket watcher, a back-off timer, a delay timer (a script's delay()) and a
  * session. The worker decides when a request starts (closed loop: whenever a
- * connection has room) and asks its source what it is; every outcome comes
- * back through the connection's host to worker_done. A 10 ms tick applies the
- * connect and request timeouts, so they fire up to 10 ms late. A source that
- * fails (a script error) stops every worker at once. */
+ * connection has room; open loop, -R: when its schedule says, on a connection
+ * with room) and asks its source what it is; every outcome comes back through
+ * the connection's host to worker_done. A 10 ms tick applies the connect and
+ * request timeouts, so they fire up to 10 ms late. A source that fails (a
+ * script error) stops every worker at once. Once a second each worker hands
+ * its interval stats to the main thread, which merges them (timeline.c) and
+ * reads --control. */
 #include "engine.h"
 
 #include <errno.h>
@@ -17,11 +20,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
+#include "hdrlog.h"
+#include "interval.h"
+#include "report.h"
+#include "schedule.h"
 #include "tls.h"
 #include "transport.h"
 
@@ -29,6 +40,8 @@
 #define READ_BUFFER 65536
 #define BACKOFF_MIN_US 10000
 #define BACKOFF_MAX_US 1000000
+#define SECOND_US 1000000u
+#define CONTROL_FILE_POLL_MS 100 /* how often a regular --control file is read */
 
 enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN };
 
@@ -49,6 +62,31 @@ struct conn {
     uint64_t connect_start;
     uint64_t backoff_us;
     uint64_t received; /* bytes on this connection */
+    bool ready;        /* open loop: in the worker's ready line */
+};
+
+struct worker;
+
+/* What the threads share for one run: read-only but for the abort. */
+struct run_shared {
+    const struct protocol *protocol;
+    const struct source_type *source;
+    void *protocol_shared, *source_shared;
+    struct worker *workers;
+    unsigned worker_count;
+    atomic_bool aborted;
+    char error[ENGINE_ERROR_MAX]; /* the first failing source's message, written by the one that set aborted */
+    uint64_t t0_us;            /* the run's start: an open-loop schedule starts here */
+    uint64_t measure_start_us; /* t0 + the warm-up: open-loop requests scheduled from here on count */
+    int notify_fd;             /* eventfd: a worker handed an interval to the main thread */
+};
+
+/* A --control command for a worker, applied on its thread. */
+struct command {
+    struct command *next;
+    enum control_kind kind; /* CONTROL_RATE or CONTROL_STOP */
+    double rate;
+    uint64_t at_us; /* the main thread's now: the same for every worker */
 };
 
 struct worker {
@@ -70,18 +108,27 @@ struct worker {
     bool measuring, stopping;
     ev_timer tick, warmup, deadline, grace;
     ev_async abort; /* another worker's source failed: stop now */
+    unsigned index; /* among the threads */
+    /* open loop: the schedule, a timerfd at its next time (libev's timers wake
+     * up to 1 ms late), and the connections that have room, oldest first */
+    bool paced;
+    struct schedule sched;
+    uint64_t cap_us; /* requests scheduled from here on are never sent (deadline, stop) */
+    int timer_fd;
+    ev_io pace;
+    uint64_t armed_us; /* what timer_fd is set to; PACER_PAUSED: disarmed */
+    bool timer_fired;  /* armed_us has passed: set it again even if unchanged */
+    struct conn **ready;
+    unsigned ready_head, ready_len;
+    /* the current second's stats, and what crosses to the main thread under
+     * mu (once a second and per command, never per request) */
+    struct interval *cur;
+    ev_timer second;
+    ev_async wake;
+    pthread_mutex_t mu;
+    struct interval *posted, *posted_tail;
+    struct command *commands;
     uint8_t rbuf[READ_BUFFER];
-};
-
-/* What the threads share for one run: read-only but for the abort. */
-struct run_shared {
-    const struct protocol *protocol;
-    const struct source_type *source;
-    void *protocol_shared, *source_shared;
-    struct worker *workers;
-    unsigned worker_count;
-    atomic_bool aborted;
-    char error[ENGINE_ERROR_MAX]; /* the first failing source's message, written by the one that set aborted */
 };
 
 static void conn_connect(struct conn *c);
@@ -116,18 +163,24 @@ static void worker_maybe_finish(struct worker *w)
 }
 
 /* Counts a request as started (may_start() must hold, but for a request
- * written in the text of the one before it); returns its context. */
-static struct req_ctx worker_start(struct worker *w, const struct request *req, uint64_t now)
+ * written in the text of the one before it), due at scheduled (closed loop:
+ * now) and sent now; returns its context. */
+static struct req_ctx worker_start(struct worker *w, const struct request *req, uint64_t scheduled, uint64_t now)
 {
-    if (w->measuring) {
+    bool measured = w->measuring && scheduled >= w->measure_start;
+    if (measured) {
         if (w->budget != UINT64_MAX && w->budget > 0) w->budget--;
         w->stats.started++;
+        w->cur->sent++;
+        if (w->paced) hist_record(&w->stats.schedule_lag, now - scheduled);
         if (req->kind >= 0) stats_kind(&w->stats, (unsigned)req->kind, req->kind_name);
     }
     w->inflight++;
-    return (struct req_ctx){.scheduled_us = now, .sent_us = now, .source_data = req->source_data,
-                            .kind = req->kind, .measured = w->measuring, .collect = w->source->wants_response};
+    return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
+                            .kind = req->kind, .measured = measured, .collect = w->source->wants_response};
 }
+
+static int pace_requeue(struct worker *w, uint64_t scheduled);
 
 /* A counted request completed (a response or an error); in the grace, say so. */
 static void request_completed(struct worker *w)
@@ -136,11 +189,12 @@ static void request_completed(struct worker *w)
 }
 
 /* A refused request was never processed: it starts again, on whichever
- * connection takes it, unless the run is stopping. */
-static void request_refused(struct worker *w)
+ * connection takes it (open loop: with its scheduled time), unless the run
+ * is stopping. */
+static void request_refused(struct worker *w, const struct req_ctx *ctx)
 {
     w->stats.refused_streams++;
-    if (w->stopping) {
+    if (w->stopping || (w->paced && pace_requeue(w, ctx->scheduled_us))) {
         w->stats.aborted++; /* it cannot be sent again */
         return;
     }
@@ -148,34 +202,39 @@ static void request_refused(struct worker *w)
     if (w->budget != UINT64_MAX) w->budget++;
 }
 
-/* The outcome of a measured request of a kind, if its stats could be made. */
-static void account_kind(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
+/* The outcome of a measured request of a kind, if its stats could be made;
+ * latency as in the run's stats (from the scheduled time). */
+static void account_kind(struct worker *w, const struct req_ctx *ctx, const struct outcome *o, uint64_t latency)
 {
     struct stats_kind *k = w->stats.kinds[ctx->kind];
     if (!k) return;
-    if (o->kind == OUTCOME_RESPONSE) stats_kind_response(k, o->status, o->now_us - ctx->sent_us);
+    if (o->kind == OUTCOME_RESPONSE) stats_kind_response(k, o->status, latency);
     else if (o->kind == OUTCOME_ERROR) stats_kind_error(k);
 }
 
-/* Counts the outcome of a measured request. */
+/* Counts the outcome of a measured request, in the run's stats and the
+ * second's. Latency runs from the scheduled time (closed loop: the send). */
 static void account(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
 {
-    if (ctx->kind >= 0) account_kind(w, ctx, o);
+    uint64_t latency = o->now_us - ctx->scheduled_us, uncorrected = o->now_us - ctx->sent_us;
+    if (ctx->kind >= 0) account_kind(w, ctx, o, latency);
     switch (o->kind) {
     case OUTCOME_RESPONSE:
-        stats_response(&w->stats, o->status, o->now_us - ctx->sent_us);
+        stats_response(&w->stats, o->status, latency, uncorrected);
+        interval_response(w->cur, o->status, latency, uncorrected);
         w->stats.body_bytes += o->body_bytes;
         request_completed(w);
         break;
     case OUTCOME_ERROR:
-        stats_error(&w->stats, o->error, o->detail, o->now_us - ctx->sent_us);
+        stats_error(&w->stats, o->error, o->detail, latency);
+        interval_error(w->cur, o->error, latency);
         request_completed(w);
         break;
     case OUTCOME_ABORTED:
         w->stats.aborted++;
         break;
     case OUTCOME_REFUSED:
-        request_refused(w);
+        request_refused(w, ctx);
         break;
     }
 }
@@ -248,10 +307,7 @@ static void conn_watch(struct conn *c, int events)
 static bool conn_held(struct conn *c)
 {
     struct source *src = c->w->source;
-    if (c->delay_state == DELAY_OVER) {
-        c->delay_state = DELAY_NONE;
-        return false;
-    }
+    if (c->delay_state == DELAY_OVER) return false; /* until the next request goes out */
     if (c->delay_state == DELAY_HELD) return true;
     if (!src->ops->delay) return false;
     uint64_t us = src->ops->delay(src, c->index);
@@ -275,23 +331,32 @@ static void delay_cb(struct ev_loop *loop, ev_timer *t, int revents)
     if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, engine_now_us());
 }
 
-/* Submits req and the requests written in its text after it; returns the capacity left. */
-static unsigned conn_submit(struct conn *c, const struct request *req, uint64_t now)
+/* Submits req, due at scheduled, and the requests written in its text after it
+ * (due at the same time); returns the capacity left. */
+static unsigned conn_submit(struct conn *c, const struct request *req, uint64_t scheduled, uint64_t now)
 {
     struct source *src = c->w->source;
+    c->delay_state = DELAY_NONE; /* the next request asks delay() again */
     for (;;) {
-        struct req_ctx ctx = worker_start(c->w, req, now);
+        struct req_ctx ctx = worker_start(c->w, req, scheduled, now);
         unsigned room = c->session->ops->submit(c->session, req, &ctx);
         if (!req->more) return room;
         req = src->ops->next(src, c->index);
     }
 }
 
-/* Hands the session requests while it has room and requests may start. */
+static void paced_fill(struct conn *c, uint64_t now);
+
+/* Hands the session requests while it has room and requests may start
+ * (open loop: while requests are due). */
 static void conn_fill(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     struct session *s = c->session;
+    if (w->paced) {
+        paced_fill(c, now);
+        return;
+    }
     for (unsigned room = s->ops->capacity(s); room > 0 && may_start(w);) {
         if (conn_held(c)) return;
         const struct request *req = w->source->ops->next(w->source, c->index);
@@ -299,7 +364,7 @@ static void conn_fill(struct conn *c, uint64_t now)
             worker_source_halted(w);
             return;
         }
-        room = conn_submit(c, req, now);
+        room = conn_submit(c, req, now, now);
     }
 }
 
@@ -509,21 +574,37 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
     }
 }
 
+static void interval_start(struct worker *w, uint64_t now);
+static void pace_dispatch(struct worker *w, uint64_t now);
+static void pace_stop(struct worker *w);
+
+/* The measured phase begins at `at` (closed loop: now; open loop: the end of
+ * the warm-up, the same for every thread): what was recorded is forgotten. */
+static void worker_begin_measure(struct worker *w, uint64_t at)
+{
+    if (w->measuring) return;
+    stats_reset(&w->stats);
+    w->stats.peak = w->open_now;
+    /* the timers count from the loop's clock: bring it to now first */
+    ev_now_update(w->loop);
+    uint64_t now = engine_now_us();
+    w->measure_start = at;
+    w->measuring = true;
+    if (w->cfg->duration_us) {
+        uint64_t end = at + w->cfg->duration_us;
+        if (w->paced) w->cap_us = end;
+        ev_timer_set(&w->deadline, end > now ? (double)(end - now) / 1e6 : 0., 0.);
+        ev_timer_start(w->loop, &w->deadline);
+    }
+    interval_start(w, now);
+}
+
 static void warmup_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
     struct worker *w = t->data;
     (void)loop;
     (void)revents;
-    stats_reset(&w->stats);
-    w->stats.peak = w->open_now;
-    /* the deadline timer counts from the loop's clock: bring it to now first */
-    ev_now_update(w->loop);
-    w->measure_start = engine_now_us();
-    w->measuring = true;
-    if (w->cfg->duration_us) {
-        ev_timer_set(&w->deadline, (double)w->cfg->duration_us / 1e6, 0.);
-        ev_timer_start(w->loop, &w->deadline);
-    }
+    worker_begin_measure(w, w->paced ? w->run->measure_start_us : engine_now_us());
 }
 
 static void grace_cb(struct ev_loop *loop, ev_timer *t, int revents)
@@ -533,14 +614,20 @@ static void grace_cb(struct ev_loop *loop, ev_timer *t, int revents)
     ev_break(loop, EVBREAK_ONE);
 }
 
-/* No request starts any more; those in flight get the grace. */
-static void worker_stop(struct worker *w)
+/* No request starts any more; the window ends at window_end (the deadline,
+ * or a stop), and what is in flight gets the grace. */
+static void worker_stop(struct worker *w, uint64_t window_end)
 {
     if (w->stopping) return;
-    w->stopping = true;
-    w->window_end = engine_now_us(); /* the grace does not lengthen the window */
+    if (!w->measuring) worker_begin_measure(w, window_end);
+    if (w->paced) {
+        if (window_end < w->cap_us) w->cap_us = window_end;
+        pace_stop(w);
+    }
     ev_timer_stop(w->loop, &w->warmup);
     ev_timer_stop(w->loop, &w->deadline);
+    w->stopping = true;
+    w->window_end = window_end; /* the grace does not lengthen the window */
     ev_timer_set(&w->grace, (double)w->cfg->grace_us / 1e6, 0.);
     ev_timer_start(w->loop, &w->grace);
     worker_maybe_finish(w);
@@ -548,9 +635,18 @@ static void worker_stop(struct worker *w)
 
 static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
 {
+    struct worker *w = t->data;
     (void)loop;
     (void)revents;
-    worker_stop(t->data);
+    if (!w->paced) {
+        worker_stop(w, engine_now_us());
+        return;
+    }
+    /* open loop: the window is the schedule's, whenever the timer fires; what
+     * was due before it goes out first (libev may run this before the pace
+     * timer's callback when both are ready) */
+    pace_dispatch(w, engine_now_us());
+    worker_stop(w, w->cap_us);
 }
 
 /* Ends this worker's loop now: what is in flight is aborted. */
@@ -568,7 +664,7 @@ static void abort_cb(struct ev_loop *loop, ev_async *a, int revents)
 static void worker_source_halted(struct worker *w)
 {
     if (w->source->state != SOURCE_FAILED) {
-        worker_stop(w);
+        worker_stop(w, engine_now_us());
         return;
     }
     struct run_shared *run = w->run;
@@ -579,7 +675,238 @@ static void worker_source_halted(struct worker *w)
     abort_cb(w->loop, &w->abort, 0);
 }
 
+/* ---- open loop: the schedule, the ready line, the pace timer ---- */
+
+/* How many may wait in the schedule's line: a run limited by -n takes no
+ * more than it may still start. */
+static uint64_t pace_limit(const struct worker *w)
+{
+    return w->measuring && w->budget != UINT64_MAX ? w->budget : SCHEDULE_NO_LIMIT;
+}
+
+/* now, as far as the schedule may go: requests due at or after cap_us are never sent. */
+static uint64_t pace_now(const struct worker *w, uint64_t now)
+{
+    return now < w->cap_us ? now : w->cap_us - 1;
+}
+
+/* Sets the pace timer to when it must next act: the pacer's next time, or
+ * now when requests wait while a connection has room; disarmed when nothing
+ * can start. A timer armed earlier than needed is left alone (it fires, finds
+ * nothing due and is set then): setting a timer that becomes the CPU's
+ * earliest costs a VM ~13 us, so this is done about once per wake-up. */
+static void pace_arm(struct worker *w)
+{
+    uint64_t at = PACER_PAUSED;
+    if (may_start(w)) {
+        /* requests waiting while a connection has room: at once; else the
+         * next due one (waiting requests need a connection, not the timer) */
+        if (w->sched.len > 0 && w->ready_len > 0) at = schedule_next(&w->sched);
+        else if (w->sched.len < pace_limit(w)) at = pacer_next(&w->sched.pacer);
+        if (at >= w->cap_us) at = PACER_PAUSED;
+    }
+    if (!w->timer_fired && w->armed_us <= at) return; /* PACER_PAUSED: disarmed */
+    struct itimerspec its = {0};
+    if (at != PACER_PAUSED) {
+        its.it_value.tv_sec = (time_t)(at / SECOND_US);
+        its.it_value.tv_nsec = (long)(at % SECOND_US) * 1000 + 1; /* never 0: that disarms */
+    }
+    /* setting it also clears an expiry not read yet */
+    timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+    w->armed_us = at;
+    w->timer_fired = false;
+}
+
+static void pace_stop(struct worker *w)
+{
+    /* the requests due before the end, never sent, are counted as unsent */
+    schedule_take_due(&w->sched, w->cap_us - 1, pace_limit(w));
+    ev_io_stop(w->loop, &w->pace);
+}
+
+/* The next due request's scheduled time in *due, if one is due by now. */
+static bool pace_pop(struct worker *w, uint64_t now, uint64_t *due)
+{
+    if (!schedule_pop(&w->sched, pace_now(w, now), pace_limit(w), due)) return false;
+    if (!w->measuring && *due >= w->run->measure_start_us) worker_begin_measure(w, w->run->measure_start_us);
+    return true;
+}
+
+static void ready_push(struct worker *w, struct conn *c)
+{
+    if (c->ready) return;
+    c->ready = true;
+    w->ready[(w->ready_head + w->ready_len++) % w->conn_count] = c;
+}
+
+static struct conn *ready_pop(struct worker *w)
+{
+    struct conn *c = w->ready[w->ready_head];
+    w->ready_head = (w->ready_head + 1) % w->conn_count;
+    w->ready_len--;
+    c->ready = false;
+    return c;
+}
+
+/* Open loop: hands the session the requests that are due while it has room;
+ * with room left and nothing due the connection waits in the ready line. The
+ * source's next() is called here, when a scheduled request is sent: that is
+ * where a script's request() runs. A script's delay() holds this connection:
+ * while held it must not get here (nor into the ready line); the requests
+ * due meanwhile wait in the schedule's line with their times, or go to other
+ * connections, and when the hold ends conn_flush brings it back here. */
+static void paced_fill(struct conn *c, uint64_t now)
+{
+    struct worker *w = c->w;
+    struct session *s = c->session;
+    unsigned room = s->ops->capacity(s);
+    bool took = false;
+    uint64_t due;
+    while (room > 0 && may_start(w) && pace_pop(w, now, &due)) {
+        if (conn_held(c)) {
+            /* delay(): back to the head of the line, its time kept; the
+             * connection is not in the ready line while held */
+            pace_requeue(w, due);
+            return;
+        }
+        const struct request *req = w->source->ops->next(w->source, c->index);
+        if (!req) {
+            worker_source_halted(w);
+            return;
+        }
+        room = conn_submit(c, req, due, now);
+        took = true;
+    }
+    if (room > 0 && may_start(w)) ready_push(w, c);
+    if (took) pace_arm(w);
+}
+
+/* A request handed out was refused: back to the head of the line, its time
+ * kept. 0, or -1 when out of memory (the caller counts it aborted). */
+static int pace_requeue(struct worker *w, uint64_t scheduled)
+{
+    if (schedule_requeue(&w->sched, scheduled)) return -1;
+    pace_arm(w);
+    return 0;
+}
+
+/* What is due goes to connections with room, in the order they got room;
+ * the rest waits in the line (the backlog). */
+static void pace_dispatch(struct worker *w, uint64_t now)
+{
+    schedule_take_due(&w->sched, pace_now(w, now), pace_limit(w));
+    while (w->sched.len > 0 && w->ready_len > 0 && may_start(w)) {
+        struct conn *c = ready_pop(w);
+        if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, now);
+    }
+    if (w->measuring) schedule_note_backlog(&w->sched);
+}
+
+/* The pace timer fired. */
+static void pace_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+    struct worker *w = io->data;
+    (void)loop;
+    (void)revents;
+    w->timer_fired = true;
+    pace_dispatch(w, engine_now_us());
+    pace_arm(w);
+}
+
+/* Sets up the schedule (from the run's start) and the timer; 0 or -1. */
+static int pace_init(struct worker *w, const struct run_shared *rs)
+{
+    const struct config *cfg = w->cfg;
+    w->paced = true;
+    w->cap_us = UINT64_MAX;
+    w->armed_us = PACER_PAUSED;
+    w->ready = calloc(w->conn_count, sizeof *w->ready);
+    w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (!w->ready || w->timer_fd < 0) return -1;
+    if (schedule_init(&w->sched, cfg->poisson ? PACER_POISSON : PACER_EVEN, cfg->rate, cfg->threads, w->index,
+                      rs->t0_us, cfg->seed, rs->measure_start_us))
+        return -1;
+    ev_io_init(&w->pace, pace_cb, w->timer_fd, EV_READ);
+    w->pace.data = w;
+    ev_io_start(w->loop, &w->pace);
+    return 0;
+}
+
+/* ---- per-second intervals and commands: the worker's side ---- */
+
+static void wake_cb(struct ev_loop *loop, ev_async *a, int revents);
+
+/* Hands the current interval to the main thread (which frees it: nothing of
+ * it is read after the handover). A next one that cannot be allocated leaves
+ * the current one recording (it then spans two seconds). */
+static void interval_post(struct worker *w, bool last, uint64_t now)
+{
+    struct interval *next = NULL;
+    if (!last && !(next = interval_new())) return;
+    struct interval *iv = w->cur;
+    uint64_t index = iv->index;
+    iv->end_us = now;
+    iv->last = last;
+    iv->open_connections = w->open_now;
+    pthread_mutex_lock(&w->mu);
+    if (w->posted_tail) w->posted_tail->next = iv;
+    else w->posted = iv;
+    w->posted_tail = iv;
+    pthread_mutex_unlock(&w->mu);
+    uint64_t one = 1;
+    if (write(w->run->notify_fd, &one, sizeof one) < 0) { /* the counter is full: main is awake anyway */ }
+    w->cur = next;
+    if (!next) return;
+    /* the second it starts in, rounded (the timer fires a little after the
+     * second's start), and always after the last one (a timer late by more
+     * than half a second) */
+    next->index = (now - w->measure_start + SECOND_US / 2) / SECOND_US;
+    if (next->index <= index) next->index = index + 1;
+}
+
+static void second_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    (void)loop;
+    (void)revents;
+    interval_post(t->data, false, engine_now_us());
+}
+
+/* The first interval starts with the measured phase; the next at every whole second of it. */
+static void interval_start(struct worker *w, uint64_t now)
+{
+    w->cur->index = 0;
+    uint64_t first = w->measure_start + SECOND_US;
+    ev_timer_set(&w->second, first > now ? (double)(first - now) / 1e6 : 0., 1.);
+    ev_timer_start(w->loop, &w->second);
+}
+
+/* Commands from the main thread: a new rate (the same `at` in every thread,
+ * so the threads' schedules stay one), or stop. */
+static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
+{
+    struct worker *w = a->data;
+    (void)loop;
+    (void)revents;
+    pthread_mutex_lock(&w->mu);
+    struct command *cmd = w->commands;
+    w->commands = NULL;
+    pthread_mutex_unlock(&w->mu);
+    while (cmd) {
+        struct command *next = cmd->next;
+        if (cmd->kind == CONTROL_STOP) worker_stop(w, cmd->at_us);
+        else if (w->paced && !w->stopping && schedule_set_rate(&w->sched, cmd->rate, cmd->at_us) == 0) pace_arm(w);
+        free(cmd);
+        cmd = next;
+    }
+}
+
 /* ---- worker lifecycle ---- */
+
+static double seconds_until(uint64_t at)
+{
+    uint64_t now = engine_now_us();
+    return at > now ? (double)(at - now) / 1e6 : 0.;
+}
 
 static void *worker_main(void *arg)
 {
@@ -587,7 +914,9 @@ static void *worker_main(void *arg)
     ev_timer_init(&w->tick, tick_cb, TICK_S, TICK_S);
     w->tick.data = w;
     ev_timer_start(w->loop, &w->tick);
-    ev_timer_init(&w->warmup, warmup_cb, (double)w->cfg->warmup_us / 1e6, 0.);
+    /* open loop: every thread's measured phase starts at the same moment of the one schedule */
+    ev_timer_init(&w->warmup, warmup_cb,
+                  w->paced ? seconds_until(w->run->measure_start_us) : (double)w->cfg->warmup_us / 1e6, 0.);
     w->warmup.data = w;
     ev_timer_init(&w->deadline, deadline_cb, 0., 0.);
     w->deadline.data = w;
@@ -595,6 +924,7 @@ static void *worker_main(void *arg)
     w->grace.data = w;
     if (w->cfg->warmup_us) ev_timer_start(w->loop, &w->warmup);
     else warmup_cb(w->loop, &w->warmup, 0);
+    if (w->paced) pace_arm(w);
     for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
     /* a zero budget has nothing to run (ev_run would wait forever) */
     if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);
@@ -604,7 +934,22 @@ static void *worker_main(void *arg)
         ev_timer_stop(w->loop, &w->conns[i].backoff);
         conn_close(&w->conns[i], CLOSE_ABORT);
     }
+    if (w->paced) {
+        w->stats.scheduled = w->sched.scheduled;
+        w->stats.unsent = schedule_unsent(&w->sched);
+        w->stats.backlog_max = w->sched.backlog_max;
+    }
+    interval_post(w, true, engine_now_us());
     return NULL;
+}
+
+static void free_intervals(struct interval *iv)
+{
+    while (iv) {
+        struct interval *next = iv->next;
+        interval_free(iv);
+        iv = next;
+    }
 }
 
 static void worker_free(struct worker *w)
@@ -615,25 +960,47 @@ static void worker_free(struct worker *w)
     if (w->source) w->source->ops->free(w->source);
     if (w->loop) ev_loop_destroy(w->loop);
     stats_free(&w->stats);
+    if (w->paced) schedule_free(&w->sched);
+    if (w->timer_fd > 0) close(w->timer_fd);
+    free(w->ready);
+    interval_free(w->cur);
+    free_intervals(w->posted);
+    while (w->commands) {
+        struct command *next = w->commands->next;
+        free(w->commands);
+        w->commands = next;
+    }
+    if (w->loop) pthread_mutex_destroy(&w->mu);
 }
 
-static int worker_init(struct worker *w, const struct config *cfg, struct run_shared *rs, unsigned thread,
+static int worker_init(struct worker *w, const struct config *cfg, struct run_shared *rs, unsigned index,
                        unsigned conns, uint64_t budget)
 {
     w->cfg = cfg;
     w->run = rs;
+    w->index = index;
     w->budget = budget;
     w->conn_count = conns;
     w->loop = ev_loop_new(EVFLAG_AUTO);
+    if (!w->loop) return -1;
+    pthread_mutex_init(&w->mu, NULL);
+    /* started here, before the thread runs, so that no command sent early is missed */
+    ev_async_init(&w->wake, wake_cb);
+    w->wake.data = w;
+    ev_async_start(w->loop, &w->wake);
+    ev_init(&w->second, second_cb);
+    w->second.data = w;
     w->conns = calloc(conns, sizeof *w->conns);
-    w->source = rs->source->source_new(rs->source_shared, thread, conns);
-    if (!w->loop || !w->conns || !w->source || stats_init(&w->stats)) return -1;
+    w->source = rs->source->source_new(rs->source_shared, index, conns);
+    w->cur = interval_new();
+    if (!w->conns || !w->source || !w->cur || stats_init(&w->stats)) return -1;
     w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->addr;
     w->addr_len = w->source->addr ? w->source->addr_len : cfg->addr_len;
     /* started before any thread runs, so that no abort is missed */
     ev_async_init(&w->abort, abort_cb);
     w->abort.data = w;
     ev_async_start(w->loop, &w->abort);
+    if (cfg->rate > 0 && pace_init(w, rs)) return -1;
     for (unsigned i = 0; i < conns; i++) {
         struct conn *c = &w->conns[i];
         c->w = w;
@@ -657,6 +1024,7 @@ static void run_shared_free(struct run_shared *rs)
 {
     if (rs->protocol_shared) rs->protocol->shared_free(rs->protocol_shared);
     if (rs->source_shared) rs->source->shared_free(rs->source_shared);
+    if (rs->notify_fd >= 0) close(rs->notify_fd);
 }
 
 /* Merges the threads' stats into out; 0, or -1 when out of memory. */
@@ -678,9 +1046,89 @@ static int merge_results(const struct worker *workers, unsigned threads, struct 
     return 0;
 }
 
+/* ---- the main thread while the workers run: intervals, --control, --live ---- */
+
+/* Moves what each worker handed over into the timeline. */
+static void collect_intervals(struct worker *workers, unsigned threads, struct timeline *tl)
+{
+    for (unsigned i = 0; i < threads; i++) {
+        pthread_mutex_lock(&workers[i].mu);
+        struct interval *iv = workers[i].posted;
+        workers[i].posted = workers[i].posted_tail = NULL;
+        pthread_mutex_unlock(&workers[i].mu);
+        while (iv) {
+            struct interval *next = iv->next;
+            timeline_add(tl, i, iv);
+            iv = next;
+        }
+    }
+}
+
+/* Queues a command for every worker, with the same time for all. */
+static void command_all(struct worker *workers, unsigned threads, enum control_kind kind, double rate, uint64_t at)
+{
+    for (unsigned i = 0; i < threads; i++) {
+        struct command *cmd = malloc(sizeof *cmd);
+        if (!cmd) {
+            report_error("out of memory: --control command lost for thread %u", i);
+            continue;
+        }
+        *cmd = (struct command){.kind = kind, .rate = rate, .at_us = at};
+        pthread_mutex_lock(&workers[i].mu);
+        struct command **tail = &workers[i].commands;
+        while (*tail) tail = &(*tail)->next;
+        *tail = cmd;
+        pthread_mutex_unlock(&workers[i].mu);
+        ev_async_send(workers[i].loop, &workers[i].wake);
+    }
+}
+
+/* Applies the commands that arrived on --control; *stopped once a stop was sent. */
+static void apply_control(const struct config *cfg, struct worker *workers, struct timeline *tl, bool *stopped)
+{
+    struct control_command cmd;
+    while ((cmd = control_next(cfg->control)).kind != CONTROL_NONE) {
+        uint64_t now = engine_now_us();
+        if (cmd.kind == CONTROL_BAD) {
+            report_error("--control: ignored '%s' (commands: rate N, stop)", cmd.line);
+        } else if (cmd.kind == CONTROL_RATE && cfg->rate == 0) {
+            report_error("--control: ignored '%s': the rate of a closed-loop run cannot change (use -R)", cmd.line);
+        } else if (!*stopped) {
+            command_all(workers, cfg->threads, cmd.kind, cmd.rate, now);
+            if (cmd.kind == CONTROL_RATE) timeline_rate_change(tl, now, cmd.rate);
+            else timeline_window_end(tl, now);
+            *stopped = cmd.kind == CONTROL_STOP;
+        }
+    }
+}
+
+/* Until every worker has handed over its last interval: merges the seconds
+ * as they complete (--live prints each), and reads --control. */
+static void supervise(const struct config *cfg, struct worker *workers, const struct run_shared *rs,
+                      struct timeline *tl)
+{
+    struct pollfd fds[2] = {{.fd = rs->notify_fd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
+    int timeout = -1;
+    bool stopped = false;
+    if (cfg->control) {
+        fds[1].fd = control_poll_fd(cfg->control);
+        if (fds[1].fd < 0) timeout = CONTROL_FILE_POLL_MS;
+    }
+    while (!timeline_complete(tl)) {
+        if (poll(fds, 2, timeout) > 0 && (fds[0].revents & POLLIN)) {
+            uint64_t posts;
+            if (read(rs->notify_fd, &posts, sizeof posts) < 0) { /* nothing to clear */ }
+        }
+        if (cfg->control) apply_control(cfg, workers, tl, &stopped);
+        collect_intervals(workers, cfg->threads, tl);
+        size_t added = timeline_close(tl);
+        for (size_t i = tl->len - added; cfg->live && i < tl->len; i++) report_live(cfg, &tl->entries[i]);
+    }
+}
+
 /* Sets up every thread, runs them and waits for them; 0, or -1 with the reason in errbuf. */
-static int run_workers(struct worker *workers, const struct config *cfg, struct run_shared *rs, char *errbuf,
-                       size_t errlen)
+static int run_workers(struct worker *workers, const struct config *cfg, struct run_shared *rs,
+                       struct timeline *tl, char *errbuf, size_t errlen)
 {
     unsigned started = 0;
     int rc = -1;
@@ -700,8 +1148,26 @@ static int run_workers(struct worker *workers, const struct config *cfg, struct 
         }
     }
     if (started == cfg->threads) rc = 0;
+    for (unsigned i = started; i < cfg->threads; i++) tl->finished[i] = true; /* nothing will come */
+    supervise(cfg, workers, rs, tl);
     for (unsigned i = 0; i < started; i++) pthread_join(workers[i].thread, NULL);
     return rc;
+}
+
+/* The interval log's header: BaseTime is the start of the measured phase. */
+static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
+{
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    int64_t epoch_us = (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000;
+    epoch_us += (int64_t)measure_start_us - (int64_t)engine_now_us();
+    char comment[512];
+    snprintf(comment, sizeof comment,
+             "barrage %s: untagged: latency of final responses from their %s; Tag=uncorrected: from the send "
+             "(fixed-rate runs only); Tag=errors: errored requests; untagged + errors = requests",
+             cfg->url, cfg->rate > 0 ? "scheduled time (corrected for coordinated omission)" : "send");
+    if (strpbrk(comment, "\r\n")) snprintf(comment, sizeof comment, "barrage: see the record for the run");
+    return hdrlog_write_header(cfg->hdr_log, (uint64_t)(epoch_us / 1000), comment);
 }
 
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
@@ -709,13 +1175,26 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
 {
     struct worker *workers = calloc(cfg->threads, sizeof *workers);
     struct run_shared rs = {.protocol = protocol, .source = source, .workers = workers,
-                            .worker_count = cfg->threads};
+                            .worker_count = cfg->threads, .t0_us = engine_now_us()};
+    rs.measure_start_us = rs.t0_us + cfg->warmup_us;
+    rs.notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     int rc = -1;
     atomic_init(&rs.aborted, false);
     snprintf(errbuf, errlen, "out of memory");
-    if (workers && (rs.source_shared = source->shared_new(cfg, errbuf, errlen)) &&
-        (rs.protocol_shared = protocol->shared_new(cfg))) {
-        rc = run_workers(workers, cfg, &rs, errbuf, errlen);
+    if (timeline_init(&out->timeline, cfg->threads, rs.measure_start_us, cfg->rate > 0 ? cfg->rate : -1,
+                      cfg->hdr_log)) {
+        free(workers);
+        run_shared_free(&rs);
+        return -1;
+    }
+    if (cfg->duration_us) timeline_window_end(&out->timeline, rs.measure_start_us + cfg->duration_us);
+    if (cfg->hdr_log && hdr_log_start(cfg, rs.measure_start_us)) {
+        snprintf(errbuf, errlen, "cannot write --hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
+    } else if (rs.notify_fd < 0) {
+        snprintf(errbuf, errlen, "eventfd: %s", strerror(errno));
+    } else if (workers && (rs.source_shared = source->shared_new(cfg, errbuf, errlen)) &&
+               (rs.protocol_shared = protocol->shared_new(cfg))) {
+        rc = run_workers(workers, cfg, &rs, &out->timeline, errbuf, errlen);
         if (rc == 0 && merge_results(workers, cfg->threads, out)) {
             snprintf(errbuf, errlen, "out of memory");
             rc = -1;
@@ -725,5 +1204,6 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
     for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(&workers[i]);
     free(workers);
     run_shared_free(&rs);
+    if (rc) timeline_free(&out->timeline);
     return rc;
 }

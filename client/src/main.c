@@ -9,12 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "control.h"
 #include "engine.h"
 #include "http1.h"
 #include "http2.h"
@@ -123,6 +126,37 @@ static int tls_setup(struct config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* The files of an open-loop run and its timeline, opened before the run so a
+ * bad path fails at once; the Poisson seed when none was given (recorded). */
+static int open_run_files(struct config *cfg, struct control *control, char *err, size_t errlen)
+{
+    if (cfg->rate > 0 && !cfg->seed_set && getrandom(&cfg->seed, sizeof cfg->seed, 0) != sizeof cfg->seed)
+        cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (cfg->control_path) {
+        if (control_open(control, cfg->control_path, err, errlen)) return -1;
+        cfg->control = control;
+    }
+    if (cfg->hdr_log_path && !(cfg->hdr_log = fopen(cfg->hdr_log_path, "w"))) {
+        snprintf(err, errlen, "--hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Closes them; -1 when the log could not be written whole (the reason printed). */
+static int close_run_files(struct config *cfg)
+{
+    int rc = 0;
+    if (cfg->control) control_close(cfg->control);
+    if (cfg->hdr_log && (ferror(cfg->hdr_log) | fclose(cfg->hdr_log))) {
+        report_error("--hdr-log %s: could not be written whole", cfg->hdr_log_path);
+        rc = -1;
+    }
+    cfg->control = NULL;
+    cfg->hdr_log = NULL;
+    return rc;
+}
+
 /* Peak resident memory of this program in KiB: VmHWM, because getrusage's
  * ru_maxrss keeps the parent's peak across exec. */
 static long peak_rss_kb(void)
@@ -160,6 +194,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     } else if (cfg->script && !result.error[0] && cfg->json && source_script_done(cfg->script, &result)) {
         snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
     }
+    if (result.timeline.failed) report_error("out of memory: the timeline (and --hdr-log) miss some seconds");
     if (result.error[0]) {
         report_error("%s", result.error);
         status = EXIT_SCRIPT;
@@ -171,6 +206,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     }
     stats_free(&result.stats);
     hist_free(&result.thread_rps);
+    timeline_free(&result.timeline);
     return status;
 }
 
@@ -213,8 +249,16 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     int status = EXIT_UNREACHABLE;
-    if (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err))) report_error("%s", err);
-    else status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol);
+    struct control control;
+    if (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err))) {
+        report_error("%s", err);
+    } else if (open_run_files(&cfg, &control, err, sizeof err)) {
+        report_error("%s", err);
+        status = EXIT_USAGE;
+    } else {
+        status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol);
+    }
+    if (close_run_files(&cfg) && status == 0) status = EXIT_FAILURE;
     tls_client_free(cfg.tls_client);
     script_free(cfg.script);
     cli_free(&cfg);

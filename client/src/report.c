@@ -11,6 +11,15 @@
 /* Where the --json record goes: stdout, or what stdout was before a script's
  * output was sent to stderr (report_divert_stdout). */
 static FILE *record_out;
+#include <stdlib.h>
+
+#include "hist_codec.h"
+
+/* A fixed-rate run delivered its target when it sent at least this share of
+ * the requests scheduled in its window and the schedule lag's p99 stayed
+ * within REPORT_LAG_P99_LIMIT_US (docs/metrics.md). */
+#define REPORT_SENT_MIN_SHARE 0.99
+#define REPORT_LAG_P99_LIMIT_US 10000
 
 static const char *const error_names[REQ_ERR_KINDS] = {"timeout", "read", "write", "protocol", "reset"};
 static const char *const detail_names[DETAIL_KINDS] = {
@@ -49,6 +58,13 @@ void report_help(void)
           "      --requests-per-connection N  reconnect after N requests\n"
           "      --unix-socket PATH       connect to a unix socket instead of the URL's host\n"
           "      --max-header-size BYTES  response head limit (default 65536)\n"
+          "  -R, --rate N                 fixed rate: N requests/s in total, on a schedule (open loop;\n"
+          "                               latency from each request's scheduled time)\n"
+          "      --arrival even|poisson   spacing of the schedule (default even)\n"
+          "      --seed N                 seed of the Poisson draws (default: random, recorded)\n"
+          "      --control FILE           read 'rate N' and 'stop' from FILE (a FIFO or a file) while running\n"
+          "      --hdr-log FILE           HdrHistogram interval log, one line per second (microseconds)\n"
+          "      --live                   one line per second on stderr\n"
           "      --json                   print the metrics record (JSON) instead of the text report\n"
           "      --latency                print the latency percentile spectrum\n"
           "      --verbose                show samples of unparsable responses\n"
@@ -131,6 +147,115 @@ static void json_kinds(FILE *f, const struct stats *s)
     fputs("},\n", f);
 }
 
+/* Did the schedule go out: NULL, or why not (a sentence for people). */
+static const char *rate_shortfall(const struct stats *s, char *buf, size_t len)
+{
+    if (s->scheduled && (double)s->started < REPORT_SENT_MIN_SHARE * (double)s->scheduled) {
+        snprintf(buf, len, "only %" PRIu64 " of the %" PRIu64 " requests scheduled were sent (%.1f%%): the rest were "
+                 "still waiting for a free connection or stream at the end",
+                 s->started, s->scheduled, 100.0 * (double)s->started / (double)s->scheduled);
+        return buf;
+    }
+    uint64_t lag = hist_percentile(&s->schedule_lag, 99);
+    if (lag > REPORT_LAG_P99_LIMIT_US) {
+        snprintf(buf, len, "requests left late: schedule lag p99 %.1f ms (limit %.0f ms): every connection or stream "
+                 "was busy, or the client could not keep up (more -c, -m or -t may help)",
+                 (double)lag / 1e3, REPORT_LAG_P99_LIMIT_US / 1e3);
+        return buf;
+    }
+    return NULL;
+}
+
+static void json_string_or_null(FILE *f, const char *text)
+{
+    if (!text) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = text; *c; c++) {
+        if (*c == '"' || *c == '\\') fputc('\\', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_rate(FILE *f, const struct config *cfg, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    const struct timeline *tl = &r->timeline;
+    char why[256];
+    const char *shortfall = rate_shortfall(s, why, sizeof why);
+    double seconds = (double)r->duration_us / 1e6;
+    fprintf(f, "  \"rate\": {\"target\": %.3f, \"arrival\": \"%s\", \"seed\": ", cfg->rate,
+            cfg->poisson ? "poisson" : "even");
+    if (cfg->poisson) fprintf(f, "%" PRIu64, cfg->seed);
+    else fputs("null", f);
+    fprintf(f, ", \"scheduled\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64
+               ", \"achieved\": %.3f, \"backlog_max\": %" PRIu64 ", \"delivered\": %s, \"not_delivered\": ",
+            s->scheduled, s->started, s->unsent, seconds > 0 ? (double)s->started / seconds : 0.0, s->backlog_max,
+            shortfall ? "false" : "true");
+    json_string_or_null(f, shortfall);
+    fputs(", \"changes\": [", f);
+    for (size_t i = 1; i < tl->nchanges; i++)
+        fprintf(f, "%s{\"at_s\": %.6f, \"rate\": %.3f}", i > 1 ? ", " : "",
+                (double)(tl->changes[i].at_us - tl->measure_start) / 1e6, tl->changes[i].rate);
+    fputs("]},\n", f);
+}
+
+static void json_histogram(FILE *f, const char *name, const struct hist *h, bool wanted, bool last)
+{
+    char *b64 = wanted && h->total ? hist_codec_encode_base64(h) : NULL;
+    fprintf(f, "\"%s\": ", name);
+    json_string_or_null(f, b64);
+    fputs(last ? "" : ", ", f);
+    free(b64);
+}
+
+/* The whole run's histograms, so that records merge exactly (tools/merge-records). */
+static void json_histograms(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    fputs("  \"histograms\": {\"encoding\": \"HdrHistogram V2 compressed, base64; microseconds\", ", f);
+    json_histogram(f, "latency_us", &s->latency, true, false);
+    json_histogram(f, "latency_uncorrected_us", &s->latency_uncorrected, cfg->rate > 0, false);
+    json_histogram(f, "error_latency_us", &s->error_latency, true, true);
+    fputs("},\n", f);
+}
+
+static void json_point_latency(FILE *f, const char *name, const struct timeline_latency *l)
+{
+    if (!l->present) {
+        fprintf(f, ", \"%s\": null", name);
+        return;
+    }
+    fprintf(f, ", \"%s\": {\"p50\": %" PRIu64 ", \"p90\": %" PRIu64 ", \"p99\": %" PRIu64 ", \"max\": %" PRIu64 "}",
+            name, l->p50, l->p90, l->p99, l->max);
+}
+
+static void json_timeline(FILE *f, const struct config *cfg, const struct timeline *tl)
+{
+    fputs("  \"timeline\": [", f);
+    for (size_t i = 0; i < tl->len; i++) {
+        const struct timeline_entry *e = &tl->entries[i];
+        double length = (double)e->length_us / 1e6;
+        fprintf(f, "%s\n    {\"t_s\": %.3f, \"length_s\": %.6f, \"in_grace\": %s, \"sent\": %" PRIu64
+                   ", \"rate\": %.3f, \"requests\": %" PRIu64 ", \"succeeded\": %" PRIu64 ", \"failed\": %" PRIu64
+                   ", \"status_4xx\": %" PRIu64 ", \"status_5xx\": %" PRIu64 ", \"errors\": {",
+                i ? "," : "", (double)e->start_us / 1e6, length, e->in_grace ? "true" : "false", e->sent,
+                length > 0 ? (double)e->sent / length : 0.0, e->requests, e->succeeded, e->failed, e->status_4xx,
+                e->status_5xx);
+        for (int k = 0; k < REQ_ERR_KINDS; k++) fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", error_names[k], e->errors[k]);
+        fprintf(f, "}, \"open_connections\": %" PRIu64 ", \"target_rate\": ", e->open_connections);
+        if (e->target_rate >= 0) fprintf(f, "%.3f", e->target_rate);
+        else fputs("null", f);
+        json_point_latency(f, "latency_us", &e->latency);
+        struct timeline_latency none = {.present = false};
+        json_point_latency(f, "latency_uncorrected_us", cfg->rate > 0 ? &e->uncorrected : &none);
+        fputs("}", f);
+    }
+    fputs(tl->len ? "\n  ],\n" : "],\n", f);
+}
+
 static void json_codes(FILE *f, const struct stats *s)
 {
     const char *sep = "";
@@ -193,6 +318,8 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
             s->bytes_received, s->bytes_sent, s->body_bytes);
     fprintf(f, "  \"max_rss_kb\": %ld,\n", max_rss_kb);
     json_latency(f, "latency_us", &s->latency, 0);
+    if (cfg->rate > 0) json_latency(f, "latency_uncorrected_us", &s->latency_uncorrected, 0);
+    else fputs("  \"latency_uncorrected_us\": null,\n", f);
     json_latency(f, "error_latency_us", &s->error_latency, 0);
     json_latency(f, "connect_us", &s->connect, 0);
     json_latency(f, "ttfb_us", &s->ttfb, 0);
@@ -202,6 +329,14 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
         json_string(f, r->error);
         fputs(",\n", f);
     }
+    if (cfg->rate > 0) {
+        json_rate(f, cfg, r);
+        json_latency(f, "schedule_lag_us", &s->schedule_lag, 0);
+    } else {
+        fputs("  \"rate\": null, \"schedule_lag_us\": null,\n", f);
+    }
+    json_histograms(f, cfg, s);
+    json_timeline(f, cfg, &r->timeline);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
 }
@@ -258,6 +393,30 @@ static void text_kinds(const struct stats *s)
     }
 }
 
+/* The open-loop lines: target and achieved rate, backlog, lag, changes, and a
+ * plain sentence when the target was not delivered. */
+static void text_rate(const struct config *cfg, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    const struct timeline *tl = &r->timeline;
+    double seconds = r->duration_us > 0 ? (double)r->duration_us / 1e6 : 1e-9;
+    char a[32], b[32], c[32], d[32], why[256];
+    printf("  Rate: target %.2f/s (%s arrival", cfg->rate, cfg->poisson ? "poisson" : "even");
+    if (cfg->poisson) printf(", seed %" PRIu64, cfg->seed);
+    printf("), achieved %.2f/s: %" PRIu64 " sent of %" PRIu64 " scheduled, %" PRIu64 " unsent; largest backlog %" PRIu64
+           "\n", (double)s->started / seconds, s->started, s->scheduled, s->unsent, s->backlog_max);
+    const struct hist *lag = &s->schedule_lag;
+    if (lag->total)
+        printf("  Schedule lag (scheduled to sent): p50 %s, p90 %s, p99 %s, max %s\n",
+               fmt_us(a, sizeof a, (double)hist_percentile(lag, 50)), fmt_us(b, sizeof b, (double)hist_percentile(lag, 90)),
+               fmt_us(c, sizeof c, (double)hist_percentile(lag, 99)), fmt_us(d, sizeof d, (double)lag->max));
+    for (size_t i = 1; i < tl->nchanges; i++)
+        printf("  Rate changed (--control) at %.3fs to %.2f/s\n",
+               (double)(tl->changes[i].at_us - tl->measure_start) / 1e6, tl->changes[i].rate);
+    const char *shortfall = rate_shortfall(s, why, sizeof why);
+    if (shortfall) printf("  TARGET RATE NOT DELIVERED: %s\n", shortfall);
+}
+
 static void report_text(const struct config *cfg, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -270,11 +429,17 @@ static void report_text(const struct config *cfg, const struct run_result *r)
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
     if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
     printf("\n");
-    text_latency(cfg, "Latency (responses)", &s->latency);
+    if (cfg->rate > 0) {
+        text_latency(cfg, "Latency (responses, from the schedule)", &s->latency);
+        text_latency(cfg, "Latency (responses, from the send)    ", &s->latency_uncorrected);
+    } else {
+        text_latency(cfg, "Latency (responses)", &s->latency);
+    }
     text_latency(cfg, "Latency (errors)   ", &s->error_latency);
     printf("  Connect   mean %s, max %s; time to first byte mean %s, p99 %s\n",
            fmt_us(a, sizeof a, hist_mean(&s->connect)), fmt_us(b, sizeof b, (double)s->connect.max),
            fmt_us(c1, sizeof c1, hist_mean(&s->ttfb)), fmt_us(c2, sizeof c2, (double)hist_percentile(&s->ttfb, 99)));
+    if (cfg->rate > 0) text_rate(cfg, r);
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
     printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,
@@ -315,6 +480,24 @@ int report_divert_stdout(void)
     record_out = f;
     setvbuf(stdout, NULL, _IOLBF, 0); /* what scripts print keeps its place among barrage's messages */
     return 0;
+}
+
+void report_live(const struct config *cfg, const struct timeline_entry *e)
+{
+    char a[32], b[32], c[32], d[32];
+    uint64_t errors = 0;
+    for (int k = 0; k < REQ_ERR_KINDS; k++) errors += e->errors[k];
+    fprintf(stderr, "[%6.1fs]%s sent %" PRIu64, (double)e->start_us / 1e6, e->in_grace ? " grace" : "", e->sent);
+    if (e->target_rate >= 0) fprintf(stderr, " (target %.0f/s)", e->target_rate);
+    fprintf(stderr, ", done %" PRIu64 ": ok %" PRIu64 ", failed %" PRIu64 " (errors %" PRIu64 ")", e->requests,
+            e->succeeded, e->failed, errors);
+    if (e->latency.present)
+        fprintf(stderr, "; p50 %s p90 %s p99 %s max %s", fmt_us(a, sizeof a, (double)e->latency.p50),
+                fmt_us(b, sizeof b, (double)e->latency.p90), fmt_us(c, sizeof c, (double)e->latency.p99),
+                fmt_us(d, sizeof d, (double)e->latency.max));
+    if (cfg->rate > 0 && e->uncorrected.present)
+        fprintf(stderr, " (from the send: p99 %s)", fmt_us(a, sizeof a, (double)e->uncorrected.p99));
+    fprintf(stderr, "; %" PRIu64 " connections\n", e->open_connections);
 }
 
 void report_run(const struct config *cfg, const struct run_result *r, long max_rss_kb)

@@ -14,6 +14,8 @@ void report_help(void);
 void report_version(void);
 /* "barrage: MESSAGE" on stderr. */
 void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line of --live on stderr: a second of the timeline. */
+void report_live(const struct config *cfg, const struct timeline_entry *e);
 /* The run's result: the text report, or the metrics record with --json.
  * max_rss_kb is the process's peak resident memory. */
 void report_run(const struct config *cfg, const struct run_result *r, long max_rss_kb);

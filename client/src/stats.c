@@ -7,7 +7,8 @@
 int stats_init(struct stats *s)
 {
     memset(s, 0, sizeof *s);
-    if (hist_init(&s->latency) || hist_init(&s->error_latency) || hist_init(&s->connect) || hist_init(&s->ttfb)) {
+    if (hist_init(&s->latency) || hist_init(&s->error_latency) || hist_init(&s->connect) || hist_init(&s->ttfb) ||
+        hist_init(&s->latency_uncorrected) || hist_init(&s->schedule_lag)) {
         stats_free(s);
         return -1;
     }
@@ -27,12 +28,15 @@ void stats_free(struct stats *s)
         free(s->kinds[i]);
         s->kinds[i] = NULL;
     }
+    hist_free(&s->latency_uncorrected);
+    hist_free(&s->schedule_lag);
 }
 
 void stats_reset(struct stats *s)
 {
     struct hist latency = s->latency, error_latency = s->error_latency, connect = s->connect, ttfb = s->ttfb;
     struct stats_kind *kinds[STATS_MAX_KINDS];
+    struct hist uncorrected = s->latency_uncorrected, lag = s->schedule_lag;
     hist_reset(&latency);
     hist_reset(&error_latency);
     hist_reset(&connect);
@@ -43,11 +47,15 @@ void stats_reset(struct stats *s)
         kinds[i]->requests = kinds[i]->succeeded = kinds[i]->failed = 0;
         hist_reset(&kinds[i]->latency);
     }
+    hist_reset(&uncorrected);
+    hist_reset(&lag);
     memset(s, 0, sizeof *s);
     s->latency = latency;
     s->error_latency = error_latency;
     s->connect = connect;
     s->ttfb = ttfb;
+    s->latency_uncorrected = uncorrected;
+    s->schedule_lag = lag;
     memcpy(s->kinds, kinds, sizeof kinds);
 }
 
@@ -104,7 +112,7 @@ static void merge_kinds(struct stats *dst, const struct stats *src)
     }
 }
 
-void stats_response(struct stats *s, int status, uint64_t latency_us)
+void stats_response(struct stats *s, int status, uint64_t latency_us, uint64_t uncorrected_us)
 {
     if (status < 100 || status > 599) {
         /* every final status lands in one bucket (docs/metrics.md): this one is not HTTP */
@@ -114,6 +122,7 @@ void stats_response(struct stats *s, int status, uint64_t latency_us)
     s->codes[status]++;
     if (status < 400) s->succeeded++;
     hist_record(&s->latency, latency_us);
+    hist_record(&s->latency_uncorrected, uncorrected_us);
 }
 
 void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us)
@@ -157,6 +166,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
     hist_merge(&dst->error_latency, &src->error_latency);
     hist_merge(&dst->connect, &src->connect);
     hist_merge(&dst->ttfb, &src->ttfb);
+    hist_merge(&dst->latency_uncorrected, &src->latency_uncorrected);
+    hist_merge(&dst->schedule_lag, &src->schedule_lag);
+    dst->scheduled += src->scheduled;
+    dst->unsent += src->unsent;
+    dst->backlog_max += src->backlog_max;
     for (unsigned i = 0; i < src->samples && dst->samples < STATS_SAMPLES; i++)
         memcpy(dst->sample[dst->samples++], src->sample[i], STATS_SAMPLE_LEN);
     merge_kinds(dst, src);

@@ -57,6 +57,10 @@ struct stats {
     /* microseconds: latency of final responses, error_latency of errored
      * requests (start to the moment they became errors), connect, ttfb */
     struct hist latency, error_latency, connect, ttfb;
+    /* open loop (-R): latency of final responses from their send (latency runs from the
+     * schedule), and the lag from scheduled to sent time; what the schedule delivered */
+    struct hist latency_uncorrected, schedule_lag;
+    uint64_t scheduled, unsent, backlog_max; /* schedule.h; backlog_max adds up over threads */
     /* the first protocol error samples, for --verbose: printable bytes only */
     unsigned samples;
     char sample[STATS_SAMPLES][STATS_SAMPLE_LEN];
@@ -70,9 +74,10 @@ int stats_init(struct stats *s);
 void stats_free(struct stats *s);
 /* Forgets everything recorded (end of warm-up). */
 void stats_reset(struct stats *s);
-/* A final response with this status code, latency in us. A status outside
+/* A final response with this status code, latency in us from its start
+ * (open loop: from its scheduled time) and from its send. A status outside
  * 100-599 is no HTTP status: a protocol error (bad_status_line) instead. */
-void stats_response(struct stats *s, int status, uint64_t latency_us);
+void stats_response(struct stats *s, int status, uint64_t latency_us, uint64_t uncorrected_us);
 /* A request error; latency in us from its start to the error, kept apart
  * from the latency of responses. */
 void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us);

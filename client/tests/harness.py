@@ -30,7 +30,9 @@ def expect_eq(record, path, want):
 
 
 def check_identities(r):
-    """The accounting rules of docs/metrics.md hold in every record."""
+    """The accounting rules of docs/metrics.md hold in every record, and its
+    timeline adds up to its totals exactly; in a fixed-rate record every
+    scheduled request was sent or is unsent."""
     st, c = r["status"], r["connections"]
     rules = {
         "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],
@@ -46,6 +48,20 @@ def check_identities(r):
         "tls_errors <= connect_errors": c["tls_errors"] <= c["connect_errors"],
         "peak <= requested": c["peak"] <= c["requested"],
     }
+    timeline = r["timeline"]
+    for key in ("requests", "succeeded", "failed", "status_4xx", "status_5xx"):
+        total = r[key] if key in r else st[key[len("status_"):]]
+        rules[f"timeline {key} adds up"] = sum(e[key] for e in timeline) == total
+    for kind, n in r["errors"].items():
+        rules[f"timeline errors.{kind} adds up"] = sum(e["errors"][kind] for e in timeline) == n
+    rules["timeline seconds in order"] = all(b["t_s"] > a["t_s"] for a, b in zip(timeline, timeline[1:]))
+    rate = r["rate"]
+    if rate is not None:
+        rules["sent = started"] = rate["sent"] == r["started"]
+        rules["scheduled = sent + unsent"] = rate["scheduled"] == rate["sent"] + rate["unsent"]
+        rules["uncorrected iff latency"] = (r["latency_uncorrected_us"] is None) == (r["latency_us"] is None)
+    else:
+        rules["closed loop: no uncorrected latency"] = r["latency_uncorrected_us"] is None
     broken = [name for name, ok in rules.items() if not ok]
     expect(not broken, "accounting broken: " + ", ".join(broken))
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# rate-vs-h2load.sh: barrage at a fixed rate (-R) against barrage in closed loop
+# and against h2load --rps, on the same nginx: CPU per request and schedule lag.
+#
+#   client/bench/rate-vs-h2load.sh [--rounds N] [--duration SECONDS] [--rate N]
+#                                  [--connections N] [--sweep]
+#
+# Starts nginx (one worker, access log off, `return 200 "Hello world"`) pinned to
+# core 0; the load tools run pinned to core 1, one thread each, HTTP/1.1, -c N
+# (default 50), in rounds whose order rotates (so drift and warm-up favour none):
+#   closed   barrage -c N                (as fast as nginx answers)
+#   fixed    barrage -c N -R RATE        (default 20000/s)
+#   h2load   h2load --h1 -c N --rps RATE/N (h2load paces each connection)
+# Prints per round and the medians: requests/s, the tool's CPU microseconds per
+# request (user + sys), barrage's schedule lag p99; then the ratios fixed/closed
+# (issue 11: at most 1.1) and fixed/h2load (at most 1.0).
+# --sweep: also the highest rate each open-loop tool sustains on one thread:
+# rates going up until barrage flags its target not delivered (rate.delivered)
+# or h2load achieves under 99% of it.
+# Not part of run-tests.sh: speed is measured here, never asserted in tests.
+set -euo pipefail
+
+# shellcheck source=SCRIPTDIR/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ROUNDS=3
+DURATION=5
+RATE=20000
+CONNECTIONS=50
+SWEEP=0
+
+usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+# one TOOL URL [RATE]: prints "requests rps cpu_seconds lag_p99_us" (lag - for h2load and closed loop)
+one() {
+  local tool=$1 url=$2 rate=${3:-$RATE} line
+  case $tool in
+    closed) line=$(run_barrage "-c $CONNECTIONS" "$url"); echo "$line -" ;;
+    fixed)
+      line=$(run_barrage "-c $CONNECTIONS -R $rate" "$url")
+      echo "$line $(jq -r '.schedule_lag_us.p99' "$WORKDIR/barrage.out")" ;;
+    h2load)
+      line=$(run_h2load "--h1 -c $CONNECTIONS --rps $(awk -v r="$rate" -v c="$CONNECTIONS" 'BEGIN {printf "%g", r / c}')" "$url")
+      echo "$line -" ;;
+  esac
+}
+
+compare_rate() {
+  local url=$1 round i tool req rps cpu lag us
+  local -A cpu_us=() rates=()
+  local tools=(closed fixed h2load)
+  printf '\nHTTP/1.1 -c %s, fixed rate %s/s (%s rounds of %ss)\n' "$CONNECTIONS" "$RATE" "$ROUNDS" "$DURATION"
+  printf '%-6s %-8s %12s %12s %10s %12s\n' round tool requests "requests/s" "cpu us/req" "lag p99 us"
+  for round in $(seq "$ROUNDS"); do
+    for i in 0 1 2; do
+      tool=${tools[$(((i + round) % 3))]}
+      read -r req rps cpu lag <<<"$(one "$tool" "$url")"
+      us=$(us_per_request "$cpu" "$req")
+      cpu_us[$tool]+="$us "
+      rates[$tool]+="$rps "
+      printf '%-6s %-8s %12s %12.0f %10s %12s\n' "$round" "$tool" "$req" "$rps" "$us" "$lag"
+    done
+  done
+  local -A med=()
+  for tool in "${tools[@]}"; do
+    med[$tool]=$(xargs -n1 <<<"${cpu_us[$tool]}" | median)
+    printf '%-6s %-8s %12s %12.0f %10s\n' median "$tool" - "$(xargs -n1 <<<"${rates[$tool]}" | median)" "${med[$tool]}"
+  done
+  printf 'ratio fixed/closed (cpu us per request): %s  (target <= 1.1)\n' \
+    "$(awk -v a="${med[fixed]}" -v b="${med[closed]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+  printf 'ratio fixed/h2load (cpu us per request): %s  (target <= 1.0)\n' \
+    "$(awk -v a="${med[fixed]}" -v b="${med[h2load]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+}
+
+# sweep URL: the highest rate (in steps of 10,000/s) each open-loop tool sustains on one thread
+sweep() {
+  local url=$1 rate req rps cpu lag barrage_max=- h2load_max=-
+  printf '\nhighest rate sustained on one thread (-c %s, %ss per step)\n' "$CONNECTIONS" "$DURATION"
+  for rate in $(seq 10000 10000 200000); do
+    read -r req rps cpu lag <<<"$(one fixed "$url" "$rate")"
+    [[ $(jq -r '.rate.delivered' "$WORKDIR/barrage.out") == true ]] || break
+    barrage_max=$rate
+    printf 'barrage %7s/s delivered (lag p99 %s us)\n' "$rate" "$lag"
+  done
+  for rate in $(seq 10000 10000 200000); do
+    read -r req rps cpu lag <<<"$(one h2load "$url" "$rate")"
+    awk -v a="$rps" -v r="$rate" 'BEGIN {exit !(a >= 0.99 * r)}' || break
+    h2load_max=$rate
+    printf 'h2load  %7s/s achieved %.0f/s\n' "$rate" "$rps"
+  done
+  printf 'highest sustained: barrage %s/s, h2load %s/s\n' "$barrage_max" "$h2load_max"
+}
+
+main() {
+  while (($#)); do
+    case $1 in
+      --rounds) ROUNDS=$2; shift 2 ;;
+      --duration) DURATION=$2; shift 2 ;;
+      --rate) RATE=$2; shift 2 ;;
+      --connections) CONNECTIONS=$2; shift 2 ;;
+      --sweep) SWEEP=1; shift ;;
+      -h|--help) usage; return 0 ;;
+      *) log::error "unknown argument: $1"; usage >&2; return 2 ;;
+    esac
+  done
+  deps::ensure nginx:nginx-light h2load:nghttp2-client taskset:util-linux jq:jq curl:curl make:make || return 1
+  make -s -C "$ROOT/client" >&2 || log::die "barrage does not build"
+  BARRAGE=$ROOT/client/build/barrage
+  WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage rate bench.XXXX")
+  local port url
+  port=$(free_port)
+  url="http://127.0.0.1:$port/"
+  start_nginx "  server { listen 127.0.0.1:$port; location / { return 200 \"Hello world\"; } }" "$url"
+  log::info "nginx on core 0 at $url; load tools on core 1"
+  compare_rate "$url"
+  if ((SWEEP)); then sweep "$url"; fi
+}
+
+main "$@"
