@@ -12,10 +12,10 @@
 
 #include <errno.h>
 #include <ev.h>
-#include <stdatomic.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
