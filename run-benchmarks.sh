@@ -640,13 +640,15 @@ build_servers() {
 }
 
 # print_summary FILE: one line per row of a results file ("-" for a value a row lacks, also
-# when its record is not valid).
+# when its record is not valid); the note is the reason, or says that the row is client-bound.
 print_summary() {
   printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
   jq -r 'def shown: if type == "number" then floor | tostring else "-" end;
-    .results[] | [.server, .tool, .protocol, .scenario, (.run | tostring), .status,
+    .results[] | [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol, .scenario,
+      (.run | tostring), .status,
       (.metrics.rps? | shown), (.metrics.latency_us.p99? | shown), (.metrics.failed? | shown),
-      (.reason // "")] | @tsv' "$1" |
+      (.reason // (if .client_bound then "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)"
+                   else "" end))] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
       printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"

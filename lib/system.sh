@@ -35,7 +35,8 @@
 #     (100 = one core), busy_pct (on a CPU or waiting for one; null without schedstat) and
 #     cores (CORES: the cores the tool could use); the percentages are null with fewer than
 #     two samples. Samples of different processes (a tool run twice, as wrk's warm-up and
-#     measured run) are not subtracted from each other.
+#     measured run) are not subtracted from each other, and an interval in which a thread
+#     ended (its time went with it) is left out.
 
 SAMPLER_PID='' GROUP_SAMPLER_PID=''
 
@@ -168,19 +169,18 @@ system::group_stats() {
     END {
       first = NR
       while (first > 1 && t[NR] - t[first - 1] <= seconds * 1000000) first--
-      cpu_ns = 0; busy_ns = 0; known = 1
+      # An interval in which a thread ended (the sum went down: its time left with it) says
+      # nothing about the rest: it is left out of the time and of the sum alike.
+      known = 1
       for (i = first; i <= NR; i++) if (busy[i] == "-") known = 0
       for (i = first + 1; i <= NR; i++) {
         if (g[i] != g[i - 1]) continue
-        if (cpu[i] > cpu[i - 1]) cpu_ns += cpu[i] - cpu[i - 1]
-        if (known && busy[i] > busy[i - 1]) busy_ns += busy[i] - busy[i - 1]
+        dt = (t[i] - t[i - 1]) * 1000
+        if (cpu[i] >= cpu[i - 1]) { cpu_ns += cpu[i] - cpu[i - 1]; cpu_span += dt }
+        if (known && busy[i] >= busy[i - 1]) { busy_ns += busy[i] - busy[i - 1]; busy_span += dt }
       }
-      span_ns = (t[NR] - t[first]) * 1000
-      if (NR - first < 1 || span_ns <= 0) { c = "null"; b = "null" }
-      else {
-        c = sprintf("%.1f", cpu_ns / span_ns * 100)
-        b = known ? sprintf("%.1f", busy_ns / span_ns * 100) : "null"
-      }
+      c = cpu_span > 0 ? sprintf("%.1f", cpu_ns / cpu_span * 100) : "null"
+      b = busy_span > 0 ? sprintf("%.1f", busy_ns / busy_span * 100) : "null"
       printf "{\"cpu_pct\":%s,\"busy_pct\":%s,\"cores\":%d}\n", c, b, cores
     }' "$file"
 }

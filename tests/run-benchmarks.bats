@@ -348,7 +348,27 @@ exact_accounting() {
   # busy: on the CPU or waiting for it, so another process on that CPU does not hide it
   [ "$(jq -r '[.results[] | .client_stats.busy_pct >= 90 and .client_stats.cores == 1 and .client_bound] | all' "$f")" = true ]
   [ "$(jq -r '[.results[] | .client_stats.cpu_pct > 0] | all' "$f")" = true ]
+  [[ $output =~ good\ +wrk\ +h1\ +hello\ .*client-bound:\ the\ tool\ was\ busy\ [0-9.]+%\ of\ 1\ core ]]
   no_process_left
+}
+
+@test "sampling: a tool's CPU and busy time from its samples: per process, without intervals in which a thread ended" {
+  source "$ROOT/lib/system.sh"
+  # TIME_US PID CPU_NS BUSY_NS: 0.2 s steps, one core used, then busy waiting for it half the time
+  printf '%s\n' "0 7 0 0" "200000 7 200000000 200000000" "400000 7 300000000 400000000" >"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":75.0,"busy_pct":100.0,"cores":1}' ]
+  # a thread ended (the sums fell): that interval is left out, not counted idle
+  printf '%s\n' "600000 7 100000000 100000000" >>"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":75.0,"busy_pct":100.0,"cores":1}' ]
+  # a second run of the tool (another PID) is not subtracted from the first
+  printf '%s\n' "800000 9 0 0" "1000000 9 100000000 200000000" >>"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 2)" = '{"cpu_pct":66.7,"busy_pct":100.0,"cores":2}' ]
+  # only the last SECONDS count: the measured phase, not the warm-up before it
+  [ "$(system::group_stats "$TMP/samples" 0.2 2)" = '{"cpu_pct":50.0,"busy_pct":100.0,"cores":2}' ]
+  # without schedstat the busy time is unknown; with one sample, nothing is known
+  printf '%s\n' "0 7 0 -" "200000 7 100000000 -" >"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":50.0,"busy_pct":null,"cores":1}' ]
+  [ "$(system::group_stats "$TMP/no samples" 2 1)" = '{"cpu_pct":null,"busy_pct":null,"cores":1}' ]
 }
 
 @test "run: --aa measures one server as two labels, interleaved, and stores the noise floor" {
@@ -360,6 +380,7 @@ exact_accounting() {
   valid "$f"
   [ "$(jq -c '[.settings.aa, .settings.order]' "$f")" = '[true,[["good@B","good@A"],["good@A","good@B"]]]' ]
   [ "$(jq -r '[.results[] | "\(.run):\(.server):\(.aa_group)"] | join(" ")' "$f")" = "1:good:B 1:good:A 2:good:A 2:good:B" ]
+  [[ $output == *"good@B "*"good@A "*"good@A "*"good@B "* ]]
   # the floor: per scenario, protocol and tool, the B/A change and its interval; the floor is
   # the farther end of the interval from 0
   [ "$(jq -c '.noise_floor | [.server, .level, (.rows | map([.scenario, .protocol, .tool, .runs.A, .runs.B]))]' "$f")" = \
