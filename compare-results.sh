@@ -32,14 +32,24 @@ the runs; p99 is the time to a final response, whatever its status (docs/metrics
 Verdicts of ok/s (lower is worse) and p99 (higher is worse):
   1 or 2 runs on a side  a change beyond the threshold is a regression or an improvement,
                          anything within it is "unchanged".
+  1 run on a side        one run cannot separate noise from change: the report says so
+                         for every such row, and only the threshold (and the noise floor)
+                         decide.
   3+ runs on both sides  Welch's t-test on the logarithms of the runs' values (noise in
                          benchmarks is multiplicative, so the log makes it a test of the
-                         ratio). p >= alpha prints "~": the runs overlap too much to tell a
-                         change from noise, whatever the medians say. A significant change
-                         within the threshold is "unchanged" (real, too small to matter);
-                         beyond it, a regression or an improvement. A rank test such as
-                         Mann-Whitney U cannot be used here: with 3 runs per side its
-                         smallest possible two-sided p is 0.1, so it could never flag.
+                         ratio), and the 95% confidence interval of the change (Welch's
+                         t-interval on log values: "95% CI -12.1% to +0.4%"). p >= alpha
+                         prints "~": the runs overlap too much to tell a change from noise,
+                         whatever the medians say. A significant change within the
+                         threshold is "unchanged" (real, too small to matter); beyond it, a
+                         regression or an improvement. A rank test such as Mann-Whitney U
+                         cannot be used here: with 3 runs per side its smallest possible
+                         two-sided p is 0.1, so it could never flag.
+Noise floor (--noise-floor AA.json, a run-benchmarks.sh --aa results file: one server
+measured as two labels on the same machine): a change of ok/s or p99 no larger than the
+floor that A/A run measured for the same scenario, protocol and tool (else its largest) is
+"~", never a regression or an improvement, whatever the test says: this machine produces
+changes that large from nothing. The floors used are printed under the table.
 Error rate: any failed request where the base had none is a regression, however few (a
 server that starts failing has changed). Otherwise a rise by more than --error-threshold
 percentage points is a regression (a smaller rise, such as 1 timeout more in 10^6 requests,
@@ -69,6 +79,8 @@ Options:
   --fail-on LIST       metrics whose regression exits 1, a comma list of rps (successful
                        requests/s), p99 and errors (error rate) (default rps,p99,errors)
   --reference SERVER   reference server of the relative view (default java-http)
+  --noise-floor FILE   the results file of an A/A run (run-benchmarks.sh --aa) whose noise
+                       floor no regression may fall within (see above)
   --gate absolute|relative
                        which view decides the exit status (default absolute; use relative
                        for files from two different machines)
@@ -88,12 +100,12 @@ is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors
-  local reference=java-http gate=absolute
+  local reference=java-http gate=absolute noise_floor_file=''
   local format=text files=() tools=() scenarios=() servers=() protocols=()
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
-      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol)
+      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
           --threshold) threshold=$2 ;;
@@ -103,6 +115,7 @@ main() {
           --fail-on) fail_on=$2 ;;
           --reference) reference=$2 ;;
           --gate) gate=$2 ;;
+          --noise-floor) noise_floor_file=$2 ;;
           --format) format=$2 ;;
           --tool) tools+=("$2") ;;
           --scenario) scenarios+=("$2") ;;
@@ -134,6 +147,13 @@ main() {
   for file in "${files[@]}"; do
     resultfile::check "$file" || exit 2
   done
+  local noise_floor=null
+  if [[ -n $noise_floor_file ]]; then
+    resultfile::check "$noise_floor_file" || exit 2
+    noise_floor=$(jq -c --arg file "$noise_floor_file" '.noise_floor // empty | . + {file: $file}' "$noise_floor_file")
+    [[ -n $noise_floor ]] \
+      || die_usage "$noise_floor_file holds no noise floor: give the results of an A/A run (run-benchmarks.sh --aa)"
+  fi
 
   local opts
   opts=$(jq -n --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \
@@ -141,14 +161,14 @@ main() {
     --argjson alpha "$alpha" --arg fail_on "$fail_on" --arg reference "$reference" --arg gate "$gate" \
     --arg tools "$(IFS=,; echo "${tools[*]}")" --arg scenarios "$(IFS=,; echo "${scenarios[*]}")" \
     --arg servers "$(IFS=,; echo "${servers[*]}")" --arg protocols "$(IFS=,; echo "${protocols[*]}")" \
-    --arg base_file "${files[0]}" --arg new_file "${files[1]}" '
+    --arg base_file "${files[0]}" --arg new_file "${files[1]}" --argjson noise_floor "$noise_floor" '
       def list: split(",") | map(select(length > 0));
       {threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100),
        error_threshold: ($error_threshold / 100), alpha: $alpha,
        fail_on: ($fail_on | list | unique), reference: $reference, gate: $gate,
        filters: {tool: ($tools | list), scenario: ($scenarios | list),
                  server: ($servers | list), protocol: ($protocols | list)},
-       base_file: $base_file, new_file: $new_file}')
+       base_file: $base_file, new_file: $new_file, noise_floor: $noise_floor}')
 
   local document regressions
   document=$(compare::document "${files[0]}" "${files[1]}" "$opts") \

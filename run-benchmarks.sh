@@ -65,9 +65,12 @@ usage() {
   cat <<USAGE
 Usage: ./run-benchmarks.sh [OPTION]...
 
-Builds every selected server, then for each run and server: starts it in its own process
-group, waits until it answers, verifies the contract, and for every tool, protocol and
-scenario warms up (discarded) and measures, sampling the server's CPU % and peak RSS.
+Builds every selected server, then for each run (round) and server, in a seeded order that
+rotates from round to round: starts it in its own process group, waits until it answers,
+verifies the contract, warms it up with barrage (the same load whichever tool comes first),
+and for every tool, protocol and scenario warms up (discarded) and measures, sampling the
+server's CPU % and peak RSS and the load tool's CPU (a row where the tool was busy on 90% or
+more of the cores it could use is marked client_bound: the figure is the tool's ceiling).
 Results: OUTPUT/<UTC timestamp>[-LABEL].json, rewritten and validated against
 schemas/results.schema.json after every run; beside it OUTPUT/<stamp>.logs/ holds server
 logs, contract checks, the build log, each run's raw tool output
@@ -84,13 +87,26 @@ Selection
 Measurement
   --duration D         measured time per run, e.g. 30s or 2m (default 30s)
   --warmup D           discarded warm-up before each run (default 10s)
-  --runs N             repeat everything N times, alternating the server order (default 1)
+  --runs N             repeat everything N times (rounds); each round starts every server
+                       afresh, in an order shuffled once by the seed and rotated by one
+                       place per round, so that drift on the machine spreads evenly
+                       (default 1; 3+ gives confidence intervals and significance tests)
+  --seed N             seed of the server order (default: drawn at random); the seed and
+                       every round's order are recorded in the results (settings)
+  --server-warmup D    barrage load on each freshly started server before its first measured
+                       run: closed loop, D for each protocol and scenario it is measured with
+                       (the scenario's shape), whichever tool comes first; 0 for none
+                       (default 5s; --quick: 1s). Recorded in the results (server_warmups)
+  --aa                 A/A run: the one server of --servers measured as two labels, A and
+                       B, interleaved round by round; the spread between them is the
+                       machine's noise floor, stored in the results (noise_floor) for
+                       compare-results.sh --noise-floor
   --connections N      override every scenario's connection count
   --threads N          load-tool threads (default: the CPUs given to the load tool)
   --cpus SERVER:CLIENT taskset CPU lists, e.g. 0:1 or 0-3:4-7; "none" for no pinning
                        (default with 2+ cores: disjoint halves, server first)
   --port N             server port (default \$BARRAGE_PORT or 8080)
-  --quick              a short tour: 3 s runs, 1 s warm-up
+  --quick              a short tour: 3 s runs, 1 s warm-up, 1 s server warm-up
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -137,9 +153,12 @@ pick_names() {
 
 # Options (globals read by the functions below).
 OPT_SERVERS=all OPT_SCENARIOS=all OPT_TOOL=all OPT_PROTOCOL=all
-DURATION_S='' WARMUP_S='' RUNS=1 LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
+DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
 CONNECTIONS_OVERRIDE='' THREADS_OVERRIDE='' CPUS='' PORT=${BARRAGE_PORT:-8080}
-QUICK=0 LIST=0 DRY_RUN=0
+QUICK=0 LIST=0 DRY_RUN=0 AA=0
+# A load tool busy (on a CPU or waiting for one) for this share of the cores it could use is
+# client-bound: what it measured is its own ceiling.
+CLIENT_BOUND_SHARE=0.9
 
 parse_options() {
   while (($#)); do
@@ -149,6 +168,7 @@ parse_options() {
       --quick) QUICK=1; shift; continue ;;
       --list) LIST=1; shift; continue ;;
       --dry-run) DRY_RUN=1; shift; continue ;;
+      --aa) AA=1; shift; continue ;;
       --*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
     esac
     [[ $opt == --* ]] || usage_error "unexpected argument '$opt'"
@@ -162,6 +182,8 @@ parse_options() {
       --protocol) OPT_PROTOCOL=$value ;;
       --duration) DURATION_S=$(seconds_of "$value" --duration) ;;
       --warmup) WARMUP_S=$(seconds_of "$value" --warmup) ;;
+      --server-warmup) SERVER_WARMUP_S=$(seconds_of "$value" --server-warmup) ;;
+      --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SEED=$((10#$value)) ;;
       --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; RUNS=$value ;;
       --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; LABEL=$value ;;
       --description) DESCRIPTION=$value ;;
@@ -176,8 +198,10 @@ parse_options() {
     esac
   done
   # --quick sets the short times; an explicit --duration / --warmup still wins.
-  if ((QUICK)); then DURATION_S=${DURATION_S:-3} WARMUP_S=${WARMUP_S:-1}; fi
-  DURATION_S=${DURATION_S:-30} WARMUP_S=${WARMUP_S:-10}
+  if ((QUICK)); then DURATION_S=${DURATION_S:-3} WARMUP_S=${WARMUP_S:-1} SERVER_WARMUP_S=${SERVER_WARMUP_S:-1}; fi
+  DURATION_S=${DURATION_S:-30} WARMUP_S=${WARMUP_S:-10} SERVER_WARMUP_S=${SERVER_WARMUP_S:-5}
+  # Drawn, not fixed: a fixed default would always favour the same server; recorded to repeat.
+  SEED=${SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
   ((DURATION_S > 0)) || usage_error "--duration must be more than 0"
 
   local valid
@@ -189,6 +213,9 @@ parse_options() {
   pick_names TOOLS tool "$OPT_TOOL" "${valid[@]}"
   pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c
   ((${#SERVERS[@]})) || usage_error "no servers found under $SERVERS_DIR"
+  if ((AA && ${#SERVERS[@]} != 1)); then
+    usage_error "--aa measures one server as two labels: pick it with --servers NAME (got ${#SERVERS[@]})"
+  fi
 
   SERVER_CPUS='' CLIENT_CPUS=''
   if [[ -z $CPUS ]]; then
@@ -214,25 +241,57 @@ server_protocols() {
   done
 }
 
-# server_order RUN: the selected servers, reversed on even runs, one per line.
-server_order() {
-  local i
-  if (($1 % 2)); then printf '%s\n' "${SERVERS[@]}"; return 0; fi
-  for ((i = ${#SERVERS[@]} - 1; i >= 0; i--)); do printf '%s\n' "${SERVERS[i]}"; done
+# A slot is what one server start measures: the server's name, or in an A/A run NAME@A and
+# NAME@B (the same server under two labels). slot_server SLOT / slot_label SLOT: its parts.
+slot_server() { printf '%s\n' "${1%@*}"; }
+slot_label() { [[ $1 == *@* ]] && printf '%s\n' "${1##*@}"; return 0; }
+
+# shuffled SEED ITEM...: the items in an order drawn from SEED (Fisher-Yates on a 31-bit
+# linear congruential generator: the same seed gives the same order on every machine).
+shuffled() {
+  local state=$1 i j tmp
+  shift
+  local items=("$@")
+  for ((i = ${#items[@]} - 1; i > 0; i--)); do
+    state=$(((state * 1103515245 + 12345) & 0x7fffffff))
+    j=$((state % (i + 1)))
+    tmp=${items[i]} items[i]=${items[j]} items[j]=$tmp
+  done
+  printf '%s\n' "${items[@]}"
 }
 
-# build_plan: fills PLAN with one "run<TAB>server<TAB>tool<TAB>protocol<TAB>scenario" entry per
-# planned row, servers in the given order on odd runs and reversed on even runs.
+# round_orders: fills ROUND_ORDER (index RUN-1: the slots of that round, space-separated):
+# the slots shuffled once by SEED, then rotated by one place per round. Rotating a shuffled
+# order puts every server in every place equally often over as many rounds as servers (a
+# fresh shuffle per round can put one server first every time), and interleaves the rounds,
+# so slow drift on the machine (heat, other tenants) does not land on one server.
+round_orders() {
+  local slots=() base=() run i n order
+  if ((AA)); then slots=("${SERVERS[0]}@A" "${SERVERS[0]}@B"); else slots=("${SERVERS[@]}"); fi
+  mapfile -t base < <(shuffled "$SEED" "${slots[@]}")
+  n=${#base[@]}
+  ROUND_ORDER=()
+  for ((run = 1; run <= RUNS; run++)); do
+    order=()
+    for ((i = 0; i < n; i++)); do order+=("${base[(i + run - 1) % n]}"); done
+    ROUND_ORDER+=("${order[*]}")
+  done
+}
+
+# build_plan: fills ROUND_ORDER and PLAN, one "run<TAB>slot<TAB>tool<TAB>protocol<TAB>scenario"
+# entry per planned row, round by round in each round's order.
 build_plan() {
   PLAN=()
-  local run server tool proto scenario
+  round_orders
+  local run slot server tool proto scenario
   for ((run = 1; run <= RUNS; run++)); do
-    for server in $(server_order "$run"); do
+    for slot in ${ROUND_ORDER[run - 1]}; do
+      server=$(slot_server "$slot")
       for tool in "${TOOLS[@]}"; do
         for proto in $(server_protocols "$server"); do
           "$tool::protocols" | grep -qx "$proto" || continue
           for scenario in "${SCENARIOS[@]}"; do
-            PLAN+=("$run"$'\t'"$server"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario")
+            PLAN+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario")
           done
         done
       done
@@ -240,11 +299,14 @@ build_plan() {
   done
 }
 
-# estimate_s: seconds the whole plan should take (measured entries plus server start-ups).
+# estimate_s: seconds the whole plan should take (measured entries, server start-ups and
+# their warm-ups: one per protocol and scenario of each start).
 estimate_s() {
-  local starts
+  local starts shapes
   starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
-  echo $((${#PLAN[@]} * (DURATION_S + WARMUP_S + RUN_OVERHEAD_S) + starts * SERVER_OVERHEAD_S))
+  shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
+  echo $((${#PLAN[@]} * (DURATION_S + WARMUP_S + RUN_OVERHEAD_S) + starts * SERVER_OVERHEAD_S
+    + shapes * SERVER_WARMUP_S))
 }
 
 # minutes SECONDS: rounded up, at least 1.
@@ -285,6 +347,17 @@ print_plan() {
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
     "$DURATION_S" "$WARMUP_S" "$(pinning_text)" "$(minutes "$(estimate_s)")"
+  printf 'server warm-up: %s\n' "$(server_warmup_text)"
+  local run
+  for ((run = 1; run <= RUNS; run++)); do
+    printf 'round %d order (seed %s): %s\n' "$run" "$SEED" "${ROUND_ORDER[run - 1]}"
+  done
+}
+
+server_warmup_text() {
+  if ((SERVER_WARMUP_S > 0)); then
+    printf '%s s of barrage per protocol and scenario on each freshly started server' "$SERVER_WARMUP_S"
+  else printf 'none'; fi
 }
 
 pinning_text() {
@@ -308,6 +381,7 @@ maven_servers() {
 ensure_setup() {
   local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool server
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
+  ((SERVER_WARMUP_S > 0)) && mapfile -t -O "${#needs[@]}" needs < <(barrage::requires)
   for server in "${SERVERS[@]}"; do
     mapfile -t -O "${#needs[@]}" needs < <(contract::requires "$(declared_protocols "$server")")
   done
@@ -336,6 +410,7 @@ on_exit() {
   trap '' INT TERM
   procs::stop_all
   system::sample_stop
+  system::group_sample_stop
   if [[ -n $SERVER_PID ]]; then
     log::info "stopping server process group $SERVER_PID"
     servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::error "process group $SERVER_PID did not stop"
@@ -371,14 +446,27 @@ config_json() {
       request_timeout_s: (if $timeout == "" then null else ($timeout | tonumber) end)}'
 }
 
-# add_row ENTRY STATUS REASON [STARTED ENDED METRICS_FILE STATS_JSON]: one results row.
+# client_cores SCENARIO: the cores the load tool can use: its threads (one event loop each),
+# at most the CPUs it is pinned to (all of them when it is not pinned).
+client_cores() {
+  local cpus threads=$THREADS connections
+  connections=$(connections_of "$1")
+  ((connections < threads)) && threads=$connections
+  if [[ -n $CLIENT_CPUS ]]; then cpus=$(system::count_cpus "$CLIENT_CPUS"); else cpus=$(system::cores); fi
+  echo $((threads < cpus ? threads : cpus))
+}
+
+# add_row ENTRY STATUS REASON [STARTED ENDED METRICS_FILE STATS_JSON CLIENT_STATS_JSON]: one
+# results row (in an A/A run with its label, aa_group).
 add_row() {
-  local run server tool proto scenario status=$2 reason=$3 started=${4:-} ended=${5:-}
-  local metrics_file=${6:-} stats=${7:-null} metrics=null version
-  IFS=$'\t' read -r run server tool proto scenario <<<"$1"
+  local run slot server tool proto scenario status=$2 reason=$3 started=${4:-} ended=${5:-}
+  local metrics_file=${6:-} stats=${7:-null} client=${8:-null} metrics=null version
+  IFS=$'\t' read -r run slot tool proto scenario <<<"$1"
+  server=$(slot_server "$slot")
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
   version=$(servers::prop "$server" version 2>/dev/null) || version=''
   results::add "$(jq -cn --arg server "$server" --arg version "$version" --arg tool "$tool" \
+    --arg aa_group "$(slot_label "$slot")" --argjson client "$client" --argjson bound "$CLIENT_BOUND_SHARE" \
     --arg proto "$proto" --arg scenario "$scenario" --argjson run "$run" --arg started "$started" \
     --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
     --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" '
@@ -386,10 +474,15 @@ add_row() {
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
      scenario: $scenario, run: $run, started: ($started | nullable), ended: ($ended | nullable),
      config: $config, metrics: $metrics, server_stats: $stats, status: $status,
-     reason: ($reason | nullable)}')"
+     reason: ($reason | nullable)}
+    + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
+    + (if $client == null then {} else
+        {client_stats: $client,
+         client_bound: (($client.busy_pct // $client.cpu_pct) as $busy
+                        | if $busy == null then null else $busy >= $bound * 100 * $client.cores end)} end)')"
 }
 
-# fail_entries SERVER RUN REASON: a failed row for every entry of SERVER in RUN.
+# fail_entries SLOT RUN REASON: a failed row for every entry of SLOT in RUN.
 fail_entries() {
   local entry
   for entry in "${PLAN[@]}"; do
@@ -407,80 +500,131 @@ progress() {
 
 # measure ENTRY: warm-up and one measured run of one plan entry; adds its row.
 measure() {
-  local entry=$1 run server tool proto scenario reason started ended stats dir rc=0
-  IFS=$'\t' read -r run server tool proto scenario <<<"$entry"
+  local entry=$1 run slot tool proto scenario reason started ended stats client dir rc=0
+  IFS=$'\t' read -r run slot tool proto scenario <<<"$entry"
   if ! reason=$("$tool::supports" "$scenario" "$proto"); then
     add_row "$entry" skipped "$reason"
     return 0
   fi
-  progress "$server $tool $proto $scenario"
+  progress "$slot $tool $proto $scenario"
   # The tool's raw output stays beside the results, so every number can be checked later.
-  dir=$LOG_DIR/$run-$server-$tool-$proto-$scenario
+  dir=$LOG_DIR/$run-$slot-$tool-$proto-$scenario
   mkdir -p "$dir"
   started=$(now_utc)
   system::sample_start "$SERVER_PID" "$dir/samples"
   procs::record "$SAMPLER_PID" "cpu sampler"
+  TOOLS_SAMPLES=$dir/tool-samples
   "$tool::run" "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
     "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$DURATION_S" "$WARMUP_S" "$CLIENT_CPUS" \
     2>"$dir/stderr" || rc=$?
+  TOOLS_SAMPLES=''
   system::sample_stop
   ended=$(now_utc)
   cat "$dir/stderr" >&2
   stats=$(system::stats "$dir/samples" "$DURATION_S")
+  client=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
   if ((rc != 0)); then
     reason=$(grep -m1 -E 'error' "$dir/stderr" | sed 's/^[^:]*: //')
-    add_row "$entry" failed "$tool failed: ${reason:-exit $rc}" "$started" "$ended" '' "$stats"
+    add_row "$entry" failed "$tool failed: ${reason:-exit $rc}" "$started" "$ended" '' "$stats" "$client"
     EXIT_CODE_AT_END=1
   else
-    add_row "$entry" ok '' "$started" "$ended" "$dir/metrics.json" "$stats"
+    add_row "$entry" ok '' "$started" "$ended" "$dir/metrics.json" "$stats" "$client"
   fi
 }
 
-# serve SERVER RUN: one server's life for one run: start, ready, verify, measure, stop.
+# warm_up SLOT RUN: the same load for every freshly started server, before its first measured
+# run whichever tool comes first: barrage, closed loop, SERVER_WARMUP_S for each protocol and
+# scenario the slot is measured with in RUN (the scenario's connections, streams, method and
+# body; a scenario barrage cannot send is left out: the others warm its paths). Kept in the
+# results' server_warmups; a warm-up that fails is a warning, the measurement goes on.
+warm_up() {
+  local slot=$1 run=$2 entry r s tool proto scenario seen=' ' shapes=() dir reason started rc
+  ((SERVER_WARMUP_S > 0)) || return 0
+  started=$(now_utc)
+  for entry in "${PLAN[@]}"; do
+    IFS=$'\t' read -r r s tool proto scenario <<<"$entry"
+    [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
+    seen+="$proto/$scenario "
+    dir=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
+    mkdir -p "$dir"
+    if ! reason=$(barrage::supports "$scenario" "$proto"); then
+      shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
+        '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null}')")
+      continue
+    fi
+    log::info "warming up $slot: barrage $proto $scenario for ${SERVER_WARMUP_S}s"
+    rc=0
+    barrage::run "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
+      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$SERVER_WARMUP_S" 0 "$CLIENT_CPUS" \
+      2>"$dir/stderr" || rc=$?
+    if ((rc == 0)); then
+      shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" \
+        '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps}' "$dir/metrics.json")")
+    else
+      reason=$(grep -m1 -E 'error' "$dir/stderr" | sed 's/^[^:]*: //')
+      log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
+      shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "barrage failed: ${reason:-exit $rc}" \
+        '{protocol: $p, scenario: $s, status: "failed", reason: $r, requests: null, successful_rps: null}')")
+    fi
+  done
+  ((${#shapes[@]})) || return 0
+  results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(slot_server "$slot")" \
+    --arg aa_label "$(slot_label "$slot")" --argjson run "$run" --argjson duration "$SERVER_WARMUP_S" \
+    --arg started "$started" --arg ended "$(now_utc)" '
+    {server: $server, run: $run, tool: "barrage", duration_s: $duration, started: $started,
+     ended: $ended, shapes: .}
+    + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"
+}
+
+# serve SLOT RUN: one server's life for one run: start, ready, verify, warm up, measure, stop.
 serve() {
-  local server=$1 run=$2 holder log
+  local slot=$1 run=$2 server holder log
+  server=$(slot_server "$slot")
   holder=$(servers::port_holder "$PORT")
   if [[ -n $holder ]]; then
     log::error "port $PORT is taken by $holder before starting $server; free it or pick another with --port"
     EXIT_CODE=1
     exit 1
   fi
-  log=$LOG_DIR/$server-run$run.log
-  log::info "starting $server on port $PORT (log: $log)"
+  log=$LOG_DIR/$slot-run$run.log
+  log::info "starting $slot on port $PORT (log: $log)"
   if ! servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
-    fail_entries "$server" "$run" "start failed: see $log"
+    fail_entries "$slot" "$run" "start failed: see $log"
     return 0
   fi
   procs::record "$SERVER_PID" "server $server"
-  verify_and_measure "$server" "$run" "$log"
+  verify_and_measure "$slot" "$run" "$log"
   servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::die "could not stop $server (process group $SERVER_PID)"
   SERVER_PID=''
   servers::wait_port_free "$PORT" "$STOP_TIMEOUT_S" \
     || log::die "port $PORT still taken by $(servers::port_holder "$PORT") after stopping $server"
 }
 
-# verify_and_measure SERVER RUN LOG: the started server (SERVER_PID) once it answers and keeps
-# the contract: every entry of SERVER in RUN measured; else all of them failed with the reason.
+# verify_and_measure SLOT RUN LOG: the started server (SERVER_PID) once it answers and keeps
+# the contract: warmed up, then every entry of SLOT in RUN measured; else all of them failed
+# with the reason.
 verify_and_measure() {
-  local server=$1 run=$2 log=$3 entry protocols tap
+  local slot=$1 run=$2 log=$3 server entry protocols tap
+  server=$(slot_server "$slot")
   if ! servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; then
     local tail_line why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
     tail_line=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1)
     servers::alive "$SERVER_PID" || why="exited before it was ready"
-    fail_entries "$server" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
+    fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
   protocols=$(declared_protocols "$server")
-  tap=$LOG_DIR/$server-run$run.contract.tap
+  tap=$LOG_DIR/$slot-run$run.contract.tap
   log::info "verifying $server ($protocols)"
   # In the background, in a process group of its own: a signal stops it and its curl at once.
   if ! TMPDIR=$SCRATCH_DIR procs::run "contract verification $server" \
     contract::verify "$server" "http://127.0.0.1:$PORT" "$protocols" >"$tap"; then
-    fail_entries "$server" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
+    fail_entries "$slot" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
     return 0
   fi
+  warm_up "$slot" "$run"
   for entry in "${PLAN[@]}"; do
-    [[ $entry == "$run"$'\t'"$server"$'\t'* ]] || continue
+    [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] || continue
     measure "$entry"
     DONE_COUNT=$((DONE_COUNT + 1))
   done
@@ -496,13 +640,15 @@ build_servers() {
 }
 
 # print_summary FILE: one line per row of a results file ("-" for a value a row lacks, also
-# when its record is not valid).
+# when its record is not valid); the note is the reason, or says that the row is client-bound.
 print_summary() {
   printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
   jq -r 'def shown: if type == "number" then floor | tostring else "-" end;
-    .results[] | [.server, .tool, .protocol, .scenario, (.run | tostring), .status,
+    .results[] | [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol, .scenario,
+      (.run | tostring), .status,
       (.metrics.rps? | shown), (.metrics.latency_us.p99? | shown), (.metrics.failed? | shown),
-      (.reason // "")] | @tsv' "$1" |
+      (.reason // (if .client_bound then "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)"
+                   else "" end))] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
       printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
@@ -542,10 +688,14 @@ main() {
   fi
   header=$(jq -n --arg timestamp "$(now_utc)" --arg commit "$(suite_commit)" --arg command "$COMMAND_LINE" \
     --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
-    --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" '
+    --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
+    --argjson server_warmup "$SERVER_WARMUP_S" --argjson seed "$SEED" --argjson aa "$AA" \
+    --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
-     tools: $tools, settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs}}')
+     tools: $tools,
+     settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
+                seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1)}}')
   results::init "$OUTPUT_DIR/$base.json" "$header"
   log::info "results: $RESULTS_FILE"
 
@@ -558,16 +708,20 @@ main() {
     [[ -n $name ]] && BUILD_FAILED[$name]=$reason
   done <"$SCRATCH_DIR/build-failures"
 
-  local run server
+  local run slot server
   for ((run = 1; run <= RUNS; run++)); do
-    for server in $(server_order "$run"); do
+    for slot in ${ROUND_ORDER[run - 1]}; do
+      server=$(slot_server "$slot")
       if [[ -n ${BUILD_FAILED[$server]:-} ]]; then
-        fail_entries "$server" "$run" "build failed: ${BUILD_FAILED[$server]}"
+        fail_entries "$slot" "$run" "build failed: ${BUILD_FAILED[$server]}"
         continue
       fi
-      serve "$server" "$run"
+      serve "$slot" "$run"
     done
   done
+  if ((AA)); then
+    results::set noise_floor "$(jq -L "$ROOT/lib" 'import "noise" as noise; noise::floor(0.95)' "$RESULTS_FILE")"
+  fi
   FINISHED=1
   results::finish true
   local path=$RESULTS_FILE

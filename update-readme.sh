@@ -29,10 +29,13 @@ when there is none):
     answered well): successful requests/s, errors (share of requests that failed, and per
     second), p50 / p99 / p99.9 latency (time to the final response, any status), server
     CPU, peak RSS and successful requests/s as a percentage of the baseline server; with
-    several runs, the median and (for successful requests/s and p99) the range min–max;
-    failed or skipped servers with the reason;
-  - marks on the rows that had errors (⚠) and on those of a tool whose accounting is
-    approximate (≈, wrk), explained under the table; the request timeout of each table
+    several runs, the median and, for successful requests/s and p99, ± the 95% confidence
+    interval (3+ runs: a t-interval on log values, docs/statistics.md) or the range min–max
+    (2 runs); with 3+ runs a rank column where servers whose intervals overlap share a rank,
+    marked tied (=); failed or skipped servers with the reason;
+  - marks on the rows that had errors (⚠), on those of a tool whose accounting is
+    approximate (≈, wrk) and on client-bound ones (†: the load tool was busy on 90% or more
+    of its cores), explained under the table; the request timeout of each table
     when the tools ran with different ones (config.request_timeout_s; not shown for
     results files that do not record it);
   - charts drawn with gnuplot: successful requests/s per server for each scenario (grouped

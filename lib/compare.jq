@@ -4,7 +4,9 @@
 #     {base, new: facts of each file; settings: $opts;
 #      rows: one per (scenario, protocol, tool, server) with side ("both", "base only",
 #        "new only"), the base and new run values, the judgements successful_rps and p99
-#        {base, new, change, p, test, verdict} and error_rate {base, new: {failed, requests,
+#        {base, new, change, p, ci (3+ runs a side: the 95% interval of new / base - 1 as
+#        {lo, hi}), noise_floor ({floor, from} when --noise-floor gave one), within_floor,
+#        floor_decided (the floor, not the test or the threshold, made it "~"), test, verdict} and error_rate {base, new: {failed, requests,
 #        rate}, change (new rate - base rate), p, test, verdict, new_errors}, and the row's
 #        verdict;
 #      relative: the same judgement of successful requests/s as a share of the reference server;
@@ -12,7 +14,8 @@
 #     $base and $new are results files; $opts holds threshold, p99_threshold, error_threshold,
 #     alpha (fractions), reference, gate, fail_on (array of "rps": successful_rps, "p99",
 #     "errors": error_rate), filters {tool, scenario, server, protocol} (arrays, empty = all),
-#     base_file and new_file (names to print).
+#     base_file and new_file (names to print), noise_floor (null, or an A/A run's noise_floor
+#     object plus its file: a change within the floor is noise, "~", never a regression).
 #
 # Failed requests are never throughput: requests/s is judged as successful requests/s
 # (successful_rps, or succeeded / duration for a record without it), and the share of
@@ -57,24 +60,46 @@ def _summary:
     else . + {values: $values, spread: (if .median > 0 then ([.median - .min, .max - .median] | max) / .median else null end)}
     end;
 
-# Verdict for one metric. $higher_is_better: rps yes, p99 no.
-# Both sides with 3+ runs: Welch's t-test on logs (lib/stats.jq says why); not significant
-# at alpha -> "~"; significant but within the threshold -> "unchanged" (real but too small
-# to matter); otherwise regression or improvement. Fewer runs: the threshold alone.
-def _judge($b; $n; $threshold; $alpha; $higher_is_better):
+# Verdict for one metric. $higher_is_better: rps yes, p99 no. $floor: the machine's noise
+# floor for this metric ({floor, from}) or null.
+# Both sides with 3+ runs: Welch's t-test on logs (lib/stats.jq says why) and the 95%
+# interval of the ratio; not significant at alpha -> "~"; significant but within the
+# threshold -> "unchanged" (real but too small to matter); within the noise floor an A/A
+# run measured -> "~" (this machine makes changes that large from nothing); otherwise
+# regression or improvement. Fewer runs: the threshold and the floor alone.
+def _judge($b; $n; $threshold; $alpha; $higher_is_better; $floor):
   if ($b | length) == 0 or ($n | length) == 0 then null
   else
     ($b | stats::median) as $mb | ($n | stats::median) as $mn
     | (if $mb > 0 then $mn / $mb - 1 else null end) as $change
-    | (if ($b | length) >= 3 and ($n | length) >= 3 and all($b[], $n[]; . > 0)
-       then stats::welch_log_p($b; $n) else null end) as $p
+    | (($b | length) >= 3 and ($n | length) >= 3 and all($b[], $n[]; . > 0)) as $tested
+    | (if $tested then stats::welch_log_p($b; $n) else null end) as $p
+    | (if $tested then stats::ratio_interval($b; $n; 0.95) | {lo: (.lo - 1), hi: (.hi - 1)} else null end) as $ci
+    | ($floor != null and $change != null and ($change | fabs) <= $floor.floor) as $within_floor
     | (if $change == null then "unchanged"
        elif $p != null and $p >= $alpha then "~"
        elif ($change | fabs) <= $threshold then "unchanged"
+       elif $within_floor then "~"
        elif ($change > 0) == $higher_is_better then "improvement"
        else "regression" end) as $verdict
-    | {base: ($b | _summary), new: ($n | _summary), change: $change, p: $p,
+    | {base: ($b | _summary), new: ($n | _summary), change: $change, p: $p, ci: $ci,
+       noise_floor: $floor, within_floor: $within_floor,
+       floor_decided: ($within_floor and ($p == null or $p < $alpha) and ($change | fabs) > $threshold),
        test: (if $p == null then "threshold" else "welch-log" end), verdict: $verdict}
+  end;
+
+# The noise floor of one metric ("successful_rps" or "p99") for a row: the A/A run's row of
+# the same scenario, protocol and tool, else the largest floor the A/A run measured (a
+# cautious stand-in); null without --noise-floor.
+def _floor($nf; $row; $metric):
+  if $nf == null then null
+  else
+    ([$nf.rows[] | select(.scenario == $row.scenario and .protocol == $row.protocol and .tool == $row.tool)
+      | .[$metric].floor? | numbers] | first) as $same
+    | if $same != null then {floor: $same, from: "\($row.scenario) \($row.protocol) \($row.tool)"}
+      else ([$nf.rows[] | .[$metric].floor? | numbers] | max) as $largest
+        | if $largest == null then null else {floor: $largest, from: "largest of the A/A run"} end
+      end
   end;
 
 # Verdict for the error rate (failed / requests). The base and new rates are pooled over
@@ -137,8 +162,11 @@ def _rows($base_groups; $new_groups; $opts):
       | {server: $any.server, scenario: $any.scenario, protocol: $any.protocol, tool: $any.tool,
          side: (if $b[$k] == null then "new only" elif $n[$k] == null then "base only" else "both" end),
          base: _side($b[$k]), new: _side($n[$k])}
-      | .successful_rps = (if .side == "both" then _judge(.base.successful_rps; .new.successful_rps; $opts.threshold; $opts.alpha; true) else null end)
-      | .p99 = (if .side == "both" then _judge(.base.p99; .new.p99; $opts.p99_threshold; $opts.alpha; false) else null end)
+      | . as $row
+      | .successful_rps = (if .side == "both" then _judge(.base.successful_rps; .new.successful_rps; $opts.threshold; $opts.alpha; true;
+                                                             _floor($opts.noise_floor; $row; "successful_rps")) else null end)
+      | .p99 = (if .side == "both" then _judge(.base.p99; .new.p99; $opts.p99_threshold; $opts.alpha; false;
+                                               _floor($opts.noise_floor; $row; "p99")) else null end)
       | .error_rate = (if .side == "both" then _judge_errors(.base.failures; .new.failures; $opts.error_threshold; $opts.alpha) else null end)
       | .verdict = _row_verdict($opts.fail_on))
   | sort_by(.scenario, .protocol, .tool, .server);
@@ -160,7 +188,7 @@ def _relative($base_groups; $new_groups; $base_refs; $new_refs; $opts):
      | $n[_key | tojson] as $other
      | select($other != null and ($other.successful_rps | length) > 0)
      | {server, scenario, protocol, tool}
-       + (_judge(.successful_rps | map(. / $rb[$ck]); $other.successful_rps | map(. / $rn[$ck]); $opts.threshold; $opts.alpha; true))]
+       + (_judge(.successful_rps | map(. / $rb[$ck]); $other.successful_rps | map(. / $rn[$ck]); $opts.threshold; $opts.alpha; true; null))]
   | sort_by(.scenario, .protocol, .tool, .server);
 
 def _file_info($doc; $name):
@@ -183,7 +211,10 @@ def compare($base; $new; $opts):
   | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
   | ([$rows[] | select(.verdict == "failed")] | length) as $failures
   | {base: _file_info($base; $opts.base_file), new: _file_info($new; $opts.new_file),
-     settings: ($opts | del(.base_file, .new_file)),
+     settings: ($opts | del(.base_file, .new_file, .noise_floor)),
+     noise_floor: (if $opts.noise_floor == null then null else $opts.noise_floor | {file, server, level} end),
+     compared_rows: [$rows[] | select(.side == "both" and .base.ok > 0 and .new.ok > 0)] | length,
+     single_run_rows: [$rows[] | select(.side == "both" and (.base.ok == 1 or .new.ok == 1))] | length,
      rows: $rows, relative: $relative,
      counts: ($rows | _counts), relative_counts: ($relative | _counts),
      regressions: ($failures + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
@@ -197,7 +228,8 @@ def _value_cell(format):
 
 def _change_cell:
   if . == null or .change == null then fmt::dash
-  elif .p != null then (.change | fmt::signed_pct(1)) + " (p=" + (.p | fmt::fixed(3)) + ")"
+  elif .p != null then (.change | fmt::signed_pct(1)) + " (p=" + (.p | fmt::fixed(3))
+    + (if .ci != null then ", 95% CI \(.ci.lo | fmt::signed_pct(1)) to \(.ci.hi | fmt::signed_pct(1))" else "" end) + ")"
   else .change | fmt::signed_pct(1) end;
 
 def _side_rps($side): if $side == null then fmt::dash elif $side.ok == 0 then ($side.statuses | join("/")) else $side.successful_rps | _summary | _value_cell(fmt::thousands) end;
@@ -243,6 +275,33 @@ def _error_notes:
      + ": \($e.base.failed | fmt::thousands) of \($e.base.requests | fmt::thousands) -> "
      + "\($e.new.failed | fmt::thousands) of \($e.new.requests | fmt::thousands) requests failed)"];
 
+# What the noise floor did: its file, the floors used (by the A/A row they came from), then one
+# line per change it kept from being a regression or an improvement.
+def _floor_notes:
+  if .noise_floor == null then []
+  else
+    ["from \(.noise_floor.file) (A/A run of \(.noise_floor.server // "?"), \(.noise_floor.level * 100 | fmt::fixed(0))% intervals; absolute view only):"]
+    + ([.rows[] | [.successful_rps, .p99] | select(.[0].noise_floor != null or .[1].noise_floor != null)
+        | "ok/s ±\(.[0].noise_floor.floor * 100 | fmt::fixed(1))%, p99 ±\(.[1].noise_floor.floor * 100 | fmt::fixed(1))% for "
+          + (.[0].noise_floor.from // .[1].noise_floor.from
+             | if . == "largest of the A/A run" then "rows the A/A run did not measure (its largest floors)" else "rows of \(.)" end)]
+       | unique)
+    + [.rows[] | . as $r
+       | (["successful_rps", "ok/s"], ["p99", "p99"]) as [$k, $name]
+       | $r[$k] | select(. != null and .floor_decided)
+       | "\($r.server) \($r.scenario) \($r.protocol) \($r.tool): \($name) \(.change | fmt::signed_pct(1)) is within the floor "
+         + "±\(.noise_floor.floor * 100 | fmt::fixed(1))%: not called a "
+         + (if (.change > 0) == ($k == "successful_rps") then "improvement" else "regression" end) + " (~)"]
+  end;
+
+# Said plainly when a side has one run: a single run holds no spread to judge noise by.
+def _single_run_line:
+  if .single_run_rows == 0 then empty
+  else (if .single_run_rows == .compared_rows then "1 run on a side: this comparison cannot separate noise from change"
+        else "\(.single_run_rows) of \(.compared_rows) compared rows have 1 run on a side: for them noise and change cannot be separated" end)
+    + "; the verdicts only apply the thresholds" + (if .noise_floor != null then " and the noise floor" else "" end)
+    + " (measure with --runs 3 or more for a significance test and a confidence interval)" end;
+
 def _count_words:
   . as $c
   | [["regression", "regression", "regressions"], ["failed", "newly failed"], ["improvement", "improvement", "improvements"],
@@ -263,7 +322,8 @@ def _legend_line:
 def _method_line:
   "ok/s threshold \(.settings.threshold * 100 | fmt::fixed(1))%, p99 threshold \(.settings.p99_threshold * 100 | fmt::fixed(1))%, "
   + "error rate threshold \(.settings.error_threshold | fmt::signed_points | ltrimstr("+")) (any errors where the base had none regress); "
-  + "3+ runs per side: Welch's t-test at alpha \(.settings.alpha) on log values (error rate: on the runs' rates; ~ = not significant); "
+  + "3+ runs per side: Welch's t-test at alpha \(.settings.alpha) on log values and the 95% CI of the change "
+  + "(error rate: the test on the runs' rates; ~ = not significant or within the noise floor); "
   + "fail on: \(.settings.fail_on | join(","))";
 
 def _table_text($rows):
@@ -286,8 +346,10 @@ def render_text:
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
   (_error_notes | if length > 0 then ("Error rates that regressed:", map("  " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
+  (_floor_notes | if length > 0 then ("Noise floor:", map("  " + .)[], "") else empty end),
   _legend_line,
   _method_line,
+  _single_run_line,
   "Summary: " + _summary_line;
 
 def _table_md($rows):
@@ -307,7 +369,9 @@ def render_markdown:
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
   (_error_notes | if length > 0 then ("Error rates that regressed:", "", map("- " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", "", map("- " + .)[], "") else empty end),
+  (_floor_notes | if length > 0 then ("Noise floor:", "", map("- " + .)[], "") else empty end),
   "_\(_legend_line)._  ",
   "_\(_method_line)_",
+  (_single_run_line | "", "**\(.)**"),
   "",
   "**Summary:** " + _summary_line;

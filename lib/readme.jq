@@ -3,7 +3,8 @@
 #
 #   model($baseline)       results file -> {tables, rps_charts, servers, timeouts, meta}: one
 #                          table per scenario x protocol x tool, servers sorted by median
-#                          successful requests/s
+#                          successful requests/s; with 3+ runs, ranked by the 95% confidence
+#                          intervals of successful requests/s (overlapping ones share a rank)
 #   section($charts; $source)   model -> the Markdown between the performance markers;
 #                          $charts is the charts directory relative to the README
 #   chart_scripts($dir)    model -> [{file, script}]: one gnuplot script per chart, data inline,
@@ -11,8 +12,11 @@
 #
 # Failed requests are not throughput: tables, ranking, "vs" and charts use successful
 # requests/s; the error rate is shown apart and marks the row, as does a tool whose
-# accounting is approximate (wrk). With several runs, every figure is the median of the
-# successful runs; successful requests/s and p99 also show the spread (min–max).
+# accounting is approximate (wrk), and so does a load tool that was busy on 90% or more of the
+# cores it could use (client-bound: the figure is the tool's ceiling). With several runs, every
+# figure is the median of the successful runs; successful requests/s and p99 also show the
+# 95% confidence interval (3+ runs: a t-interval on log values, lib/stats.jq says why) or the
+# range (2 runs).
 
 import "stats" as stats;
 import "format" as fmt;
@@ -26,6 +30,16 @@ def _slug: gsub("[^A-Za-z0-9_.-]"; "_");
 
 def _summary: map(select(. != null)) | stats::summary;
 
+# _summary plus, with 3+ values, the 95% confidence interval of the typical value.
+def _summary_ci:
+  map(select(. != null)) as $values
+  | ($values | stats::summary)
+  | if . != null and .n >= 3 then .interval = ($values | stats::log_interval(0.95)) else . end;
+
+# A load tool is client-bound when it was busy (on a CPU or waiting for one) for 90% or more
+# of the cores it could use: its figure is its own ceiling, not the server's.
+def _client_share: if . == null or .cores == null or .cores == 0 then null else (.busy_pct // .cpu_pct) as $b | if $b == null then null else $b / (100 * .cores) end end;
+
 # A row's request timeout as the README says it: "2 s", "none" (null: the tool has none),
 # or null when the results file does not say (older files have no request_timeout_s).
 def _timeout_label:
@@ -38,7 +52,10 @@ def _server_entry:
   | ($ok | map(.metrics | stats::failures | select(. != null))) as $failures
   | {server: .[0].server, runs: length, ok: ($ok | length),
      reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique,
-     successful_rps: ($ok | map(.metrics | stats::successful_rps) | _summary),
+     successful_rps: ($ok | map(.metrics | stats::successful_rps) | _summary_ci),
+     client_bound_runs: ($ok | map(select(.client_bound == true)) | length),
+     client_share: ($ok | map(.client_stats | _client_share) | max),
+     client_cores: ($ok | map(.client_stats.cores? // empty) | max),
      error_rate: ($failures | stats::error_rate),
      errors_per_s: ($ok | map(if .metrics.failed == null or .metrics.duration_us == 0 then null
                               else .metrics.failed / (.metrics.duration_us / 1000000) end) | _summary),
@@ -47,14 +64,36 @@ def _server_entry:
      cpu_pct: ($ok | map(.server_stats.cpu_pct?) | _summary),
      rss_peak_kb: ($ok | map(.server_stats.rss_peak_kb?) | _summary),
      latency: (["p50", "p75", "p90", "p99", "p999", "p9999"]
-               | map(. as $p | {key: $p, value: ($ok | map(.metrics.latency_us[$p]?) | _summary)})
+               | map(. as $p | {key: $p, value: ($ok | map(.metrics.latency_us[$p]?) | if $p == "p99" then _summary_ci else _summary end)})
                | from_entries)};
+
+# Ranks of measured servers: groups of servers whose successful requests/s intervals overlap,
+# directly or through another (a server without an interval is a point at its median), share
+# the rank of the group's best place and are "tied"; the groups are disjoint stretches of the
+# axis, so the ranks never contradict an interval. In: entries sorted by median, best first.
+def _rank:
+  def span: (.successful_rps // {median: 0}) as $s
+    | if $s.interval then [$s.interval.lo, $s.interval.hi] else [$s.median, $s.median] end;
+  sort_by(-(span[1]), -(.successful_rps.median // 0), .server)
+  | reduce .[] as $e ({groups: [], low: null};
+      ($e | span) as $sp
+      | if .low != null and $sp[1] >= .low
+        then .groups[-1] += [$e] | .low = ([.low, $sp[0]] | min)
+        else .groups += [[$e]] | .low = $sp[0] end)
+  | .groups
+  | reduce .[] as $g ({rank: 1, out: []};
+      .rank as $r
+      | .out += ($g | sort_by(-(.successful_rps.median // 0), .server)
+                 | map(.rank = $r | .tied = (($g | length) > 1)))
+      | .rank += ($g | length))
+  | .out;
 
 def _table($baseline):
   {scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
    slug: ("\(.[0].scenario)-\(.[0].protocol)-\(.[0].tool)" | _slug),
    entries: (group_by(.server) | map(_server_entry))}
-  | .measured = ([.entries[] | select(.ok > 0)] | sort_by(-(.successful_rps.median // 0), .server))
+  | .measured = ([.entries[] | select(.ok > 0)] | sort_by(-(.successful_rps.median // 0), .server) | _rank)
+  | .ranked = any(.measured[]; .successful_rps.interval != null)
   | .unmeasured = ([.entries[] | select(.ok == 0)] | sort_by(.server))
   | .partial = ([.entries[] | select(.ok > 0 and .ok < .runs)] | sort_by(.server))
   | (.measured | map(select(.server == $baseline)) | .[0].successful_rps.median) as $base_rps
@@ -84,8 +123,15 @@ def model($baseline):
 def _protocol_name:
   {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS"}[.] // .;
 
+# The interval's half-width as a percentage: one decimal below 10%.
+def _interval_pct: (.factor - 1) * 100 | if . < 10 then fmt::fixed(1) else fmt::fixed(0) end;
+
+# The median, then the 95% interval (3+ runs: ±N% up to ±25%; wider, being multiplicative and
+# lopsided, as its bounds) or the range min–max (2 runs).
 def _with_spread(format):
   if . == null then fmt::dash
+  elif .interval != null and .interval.factor <= 1.25 then "\(.median | format) ±\(.interval | _interval_pct)%"
+  elif .interval != null then "\(.median | format)<br><sub>95%: \(.interval.lo | format)–\(.interval.hi | format)</sub>"
   elif .n > 1 then "\(.median | format)<br><sub>\(.min | format)–\(.max | format)</sub>"
   else .median | format end;
 
@@ -95,7 +141,11 @@ def _md_escape: gsub("\\|"; "\\|") | gsub("<"; "&lt;");
 
 # Markers after a server's name, explained under its table by _legend.
 def _has_errors: (.error_rate // 0) > 0;
-def _markers: (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end);
+def _markers:
+  (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end)
+  + (if .client_bound_runs > 0 then " †" else "" end);
+
+def _rank_cell: if .tied then "=\(.rank)" else "\(.rank)" end;
 
 # Errors: "0", or the share of requests that failed and the failures per second.
 def _errors_cell:
@@ -104,10 +154,12 @@ def _errors_cell:
   else "\(.error_rate | fmt::share) (\(.errors_per_s | _median(fmt::thousands))/s)" end;
 
 def _table_md($baseline):
-  "| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
-  "|:--|--:|--:|--:|--:|--:|--:|--:|--:|",
+  (if .ranked then "| # " else "" end) as $rank_head
+  | .ranked as $ranked
+  | "\($rank_head)| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
+  "\(if $ranked then "|--:" else "" end)|:--|--:|--:|--:|--:|--:|--:|--:|--:|",
   (.measured[]
-   | "| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands)) | \(_errors_cell)"
+   | "\(if $ranked then "| \(_rank_cell) " else "" end)| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands)) | \(_errors_cell)"
      + " | \(.latency.p50 | _median(fmt::latency)) | \(.latency.p99 | _with_spread(fmt::latency))"
      + " | \(.latency.p999 | _median(fmt::latency))"
      + " | \(.cpu_pct | _median(fmt::fixed(0) + "%")) | \(.rss_peak_kb | _median(fmt::kib))"
@@ -121,6 +173,17 @@ def _legend:
   (if any(.measured[]; .approximate) then
      "", "≈ Approximate accounting (\(.tool)): the tool counts socket errors rather than failed requests "
        + "and gives no status codes, so Successful/s and Errors can be off by the requests those errors cut short."
+   else empty end),
+  (if any(.measured[]; .client_bound_runs > 0) then
+     "", "† Client-bound: \(.tool) was busy (on a CPU or waiting for one) for 90% or more of the cores it could use, "
+       + "so the figure is the load tool's ceiling, not the server's: "
+       + ([.measured[] | select(.client_bound_runs > 0)
+           | "\(.server | _md_escape) (\(.client_bound_runs) of \(.ok) runs; busiest: \(.client_share * 100 | fmt::fixed(0))% of \(.client_cores) core\(if .client_cores == 1 then "" else "s" end))"]
+          | join(", ")) + "."
+   else empty end),
+  (if any(.measured[]; .tied) then
+     "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "
+       + "or through a server between them), so the order among them is not a ranking."
    else empty end);
 
 def _timeout_text: if . == "none" then "none (requests are waited for until the end of the run)" else . end;
@@ -182,8 +245,11 @@ def section($charts; $source):
   | "<!-- Generated by ./update-readme.sh from \($source); edits between the markers are overwritten. -->",
     "",
     "Measured \(.meta.timestamp) on \(.meta.system.cpuModel | _md_escape) (\(.meta.system.cpuCores) cores). "
-    + (if $runs > 1 then "Figures are the median of \($runs) runs; successful requests/s and p99 show the range (min–max) below. "
-       else "One run per row. " end)
+    + (if $runs > 2 then "Figures are the median of \($runs) runs; successful requests/s and p99 show ± the 95% confidence "
+         + "interval of the typical value (a t-interval on log values: docs/statistics.md), and servers whose intervals "
+         + "overlap share a rank (=). "
+       elif $runs > 1 then "Figures are the median of \($runs) runs; successful requests/s and p99 show the range (min–max) below. "
+       else "One run per row: a single run cannot tell a difference from noise. " end)
     + "Servers are ranked by **successful requests/s**: final responses with a status of 100-399 per second "
     + "of the measured window; failed requests (4xx, 5xx, timeouts, resets) are not counted, and Errors is their "
     + "share of all requests. Latency is the time from a request's start to its final response, whatever its status; "

@@ -7,6 +7,11 @@
 #     rows and "complete": false. The rows are kept beside it in FILE.rows until the end.
 #   results::add ROW_JSON
 #     Appends one row and rewrites FILE.
+#   results::add_warmup WARMUP_JSON
+#     Appends one entry to the file's server_warmups list (kept in FILE.warmups until the end;
+#     the list is left out while empty) and rewrites FILE.
+#   results::set KEY JSON
+#     Sets a top-level field of the header (e.g. noise_floor) and rewrites FILE.
 #   results::write COMPLETE
 #     Rewrites FILE with every row so far and "complete": COMPLETE (true/false), then
 #     validates it against schemas/results.schema.json. An invalid file is kept as written;
@@ -23,6 +28,20 @@ results::init() {
   RESULTS_FILE=$1
   printf '%s\n' "$2" >"$RESULTS_FILE.header"
   : >"$RESULTS_FILE.rows"
+  : >"$RESULTS_FILE.warmups"
+  results::write false
+}
+
+results::add_warmup() {
+  printf '%s\n' "$1" | jq -c . >>"$RESULTS_FILE.warmups"
+  results::write false
+}
+
+results::set() {
+  local tmp
+  tmp=$(mktemp "$RESULTS_FILE.XXXXXX")
+  jq --arg key "$1" --argjson value "$2" '.[$key] = $value' "$RESULTS_FILE.header" >"$tmp"
+  mv -f "$tmp" "$RESULTS_FILE.header"
   results::write false
 }
 
@@ -36,7 +55,10 @@ results::write() {
   [[ -n $RESULTS_FILE && -f $RESULTS_FILE.header ]] || return 0
   tmp=$(mktemp "$RESULTS_FILE.XXXXXX")
   jq -n --slurpfile header "$RESULTS_FILE.header" --slurpfile rows "$RESULTS_FILE.rows" \
-    --argjson complete "$complete" '$header[0] + {complete: $complete, results: $rows}' >"$tmp"
+    --slurpfile warmups "$RESULTS_FILE.warmups" --argjson complete "$complete" '
+    $header[0] + {complete: $complete}
+    + (if ($warmups | length) > 0 then {server_warmups: $warmups} else {} end)
+    + {results: $rows}' >"$tmp"
   # mktemp makes the file private; a results file is as readable as any other the user writes
   chmod "$(printf '%04o' $((0666 & ~0$(umask))))" "$tmp"
   mv -f "$tmp" "$RESULTS_FILE"
@@ -58,7 +80,7 @@ results::_validate() {
 results::finish() {
   local was_invalid=$RESULTS_INVALID
   results::write "$1"
-  rm -f "$RESULTS_FILE.header" "$RESULTS_FILE.rows"
+  rm -f "$RESULTS_FILE.header" "$RESULTS_FILE.rows" "$RESULTS_FILE.warmups"
   # write reported a newly invalid file already; repeat older findings at the end.
   ((was_invalid)) && results::_validate 1
   return 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # system: facts about the machine for the results file, CPU pinning, and /proc sampling
-# of a server's CPU and memory.
+# of a server's CPU and memory and of a load tool's CPU.
 #
 #   system::cores
 #     Number of online CPUs.
@@ -21,8 +21,24 @@
 #     Prints the row's `server_stats` object from the samples of the last SECONDS (the
 #     measured phase; the warm-up before it is left out): cpu_pct (100 = one core busy,
 #     null with fewer than two samples) and rss_peak_kb, the largest VmRSS.
+#   system::group_sample_start PID FILE
+#     Starts a background sampler that appends "TIME_US PID CPU_NS BUSY_NS" lines to FILE
+#     every 200 ms while process PID lives: over every thread of PID and of its descendants
+#     (a load tool under timeout and taskset, and whatever it forks), the time on a CPU, and
+#     that time plus the time spent runnable, waiting for a CPU (/proc/PID/task/TID/schedstat;
+#     without schedstat, CPU_NS comes from utime+stime and BUSY_NS is "-"). Sets
+#     GROUP_SAMPLER_PID.
+#   system::group_sample_stop
+#     Stops that sampler (no-op if none is running).
+#   system::group_stats FILE SECONDS CORES
+#     Prints the row's `client_stats` object from the samples of the last SECONDS: cpu_pct
+#     (100 = one core), busy_pct (on a CPU or waiting for one; null without schedstat) and
+#     cores (CORES: the cores the tool could use); the percentages are null with fewer than
+#     two samples. Samples of different processes (a tool run twice, as wrk's warm-up and
+#     measured run) are not subtracted from each other, and an interval in which a thread
+#     ended (its time went with it) is left out.
 
-SAMPLER_PID=''
+SAMPLER_PID='' GROUP_SAMPLER_PID=''
 
 system::cores() { nproc; }
 
@@ -97,5 +113,75 @@ system::stats() {
       if (NR - first < 1 || t[NR] == t[first]) cpu = "null"
       else cpu = sprintf("%.1f", (ticks[NR] - ticks[first]) / hz / ((t[NR] - t[first]) / 1000000) * 100)
       printf "{\"cpu_pct\":%s,\"rss_peak_kb\":%d}\n", cpu, peak
+    }' "$file"
+}
+
+# system::_tree_times PID: sets SYSTEM_TREE_TIMES to "CPU_NS BUSY_NS" summed over the threads
+# of PID and its descendants (BUSY_NS "-" when a thread has no schedstat). Builtins only, no
+# subshell: it runs every 200 ms beside the measurement.
+system::_tree_times() {
+  local pids=("$1") pid task cpu=0 busy=0 on wait rest stat fields children
+  while ((${#pids[@]})); do
+    pid=${pids[-1]}
+    unset 'pids[-1]'
+    for task in /proc/"$pid"/task/*; do
+      if read -r on wait rest 2>/dev/null <"$task/schedstat"; then
+        cpu=$((cpu + on))
+        [[ $busy != - ]] && busy=$((busy + on + wait))
+      elif read -r stat 2>/dev/null <"$task/stat"; then
+        read -r -a fields <<<"${stat##*) }"
+        cpu=$((cpu + (fields[11] + fields[12]) * 1000000000 / SYSTEM_HZ))
+        busy=-
+      fi
+      # The list has no newline at its end: read fails there, having read it.
+      children=()
+      read -r -a children 2>/dev/null <"$task/children" || true
+      pids+=("${children[@]}")
+    done
+  done
+  SYSTEM_TREE_TIMES="$cpu $busy"
+}
+
+system::group_sample_start() {
+  local pid=$1 file=$2
+  SYSTEM_HZ=$(getconf CLK_TCK)
+  (
+    while [[ -d /proc/$pid ]]; do
+      system::_tree_times "$pid"
+      printf '%s %s %s\n' "${EPOCHREALTIME/[.,]/}" "$pid" "$SYSTEM_TREE_TIMES"
+      sleep 0.2
+    done
+  ) >>"$file" &
+  GROUP_SAMPLER_PID=$!
+}
+
+system::group_sample_stop() {
+  [[ -n $GROUP_SAMPLER_PID ]] || return 0
+  kill "$GROUP_SAMPLER_PID" 2>/dev/null || true
+  wait "$GROUP_SAMPLER_PID" 2>/dev/null || true
+  GROUP_SAMPLER_PID=''
+}
+
+system::group_stats() {
+  local file=$1 seconds=$2 cores=$3
+  [[ -f $file ]] || file=/dev/null
+  awk -v seconds="$seconds" -v cores="$cores" '
+    { t[NR] = $1; g[NR] = $2; cpu[NR] = $3; busy[NR] = $4 }
+    END {
+      first = NR
+      while (first > 1 && t[NR] - t[first - 1] <= seconds * 1000000) first--
+      # An interval in which a thread ended (the sum went down: its time left with it) says
+      # nothing about the rest: it is left out of the time and of the sum alike.
+      known = 1
+      for (i = first; i <= NR; i++) if (busy[i] == "-") known = 0
+      for (i = first + 1; i <= NR; i++) {
+        if (g[i] != g[i - 1]) continue
+        dt = (t[i] - t[i - 1]) * 1000
+        if (cpu[i] >= cpu[i - 1]) { cpu_ns += cpu[i] - cpu[i - 1]; cpu_span += dt }
+        if (known && busy[i] >= busy[i - 1]) { busy_ns += busy[i] - busy[i - 1]; busy_span += dt }
+      }
+      c = cpu_span > 0 ? sprintf("%.1f", cpu_ns / cpu_span * 100) : "null"
+      b = busy_span > 0 ? sprintf("%.1f", busy_ns / busy_span * 100) : "null"
+      printf "{\"cpu_pct\":%s,\"busy_pct\":%s,\"cores\":%d}\n", c, b, cores
     }' "$file"
 }

@@ -10,12 +10,18 @@
 #     Runs CMD (under `taskset -c CPULIST` when CPULIST is set) with stdout+stderr to
 #     STDOUT_FILE and a hard limit of TIMEOUT_S, in a process group of its own recorded by
 #     lib/procs.sh (so that procs::stop_all in a signal trap stops it at once), waits, and
-#     returns CMD's exit status (124 on timeout).
-# Sources lib/procs.sh.
+#     returns CMD's exit status (124 on timeout). When TOOLS_SAMPLES is set, the CPU of CMD's
+#     process tree is sampled into that file meanwhile (system::group_sample_start; the
+#     sampler is recorded as "tool cpu sampler").
+# Sources lib/procs.sh and lib/system.sh.
 
 TOOLS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools
 # shellcheck source=lib/procs.sh
 source "$TOOLS_DIR/../procs.sh"
+# shellcheck source=lib/system.sh
+source "$TOOLS_DIR/../system.sh"
+
+TOOLS_SAMPLES=''
 
 tools::list() {
   local file
@@ -37,5 +43,13 @@ tools::exec() {
   shift 3
   local launcher=(timeout --kill-after=5 "$limit")
   [[ -n $cpulist ]] && launcher+=(taskset -c "$cpulist")
-  procs::run "tool ${1##*/}" "${launcher[@]}" "$@" >"$out" 2>&1
+  local rc=0
+  procs::spawn "tool ${1##*/}" "${launcher[@]}" "$@" >"$out" 2>&1
+  if [[ -n $TOOLS_SAMPLES ]]; then
+    system::group_sample_start "$PROCS_PID" "$TOOLS_SAMPLES"
+    procs::record "$GROUP_SAMPLER_PID" "tool cpu sampler"
+  fi
+  procs::wait "$PROCS_PID" || rc=$?
+  system::group_sample_stop
+  return "$rc"
 }

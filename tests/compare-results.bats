@@ -19,6 +19,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
   [[ $output == *"Welch's t-test"* ]]
   [[ $output == *"Mann-Whitney"* ]]
+  [[ $output == *"--noise-floor FILE"* && $output == *"cannot separate noise from change"* ]]
   [[ $output == *"Exit status: 0 no regression, 1 at least one regression, 2 usage or input error."* ]]
 }
 
@@ -303,4 +304,83 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" --format json "$TMP/old base.json" "$F/single-base.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[] | select(.verdict == "unchanged")] | length' <<<"$output")" -eq 14 ]
+}
+
+@test "stats: t critical values, and the 95% intervals of synthetic runs with a known spread" {
+  p() { jq -n -L "$ROOT/lib" "import \"stats\" as s; $1 * 10000 | round"; }
+  # Student's t at 97.5%: df 1, 2, 4 (tables: 12.7062, 4.3027, 2.7764)
+  [ "$(p 's::t_critical(1; 0.05)')" -eq 127062 ]
+  [ "$(p 's::t_critical(2; 0.05)')" -eq 43027 ]
+  [ "$(p 's::t_critical(4; 0.05)')" -eq 27764 ]
+  # 100, 110, 90: sd of the logs 0.100377, so the interval is the geometric mean 99.666
+  # times / divided by exp(4.302653 * 0.100377 / sqrt(3)) = 1.28319
+  [ "$(p '[100, 110, 90] | s::log_interval(0.95) | .factor')" -eq 12832 ]
+  [ "$(p '[100, 110, 90] | s::log_interval(0.95) | .center')" -eq 996655 ]
+  [ "$(p '[100, 110, 90] | s::log_interval(0.95) | .lo * .hi / .center / .center')" -eq 10000 ]
+  # no spread: an interval of width 0; fewer than 2 runs or a value <= 0: none
+  [ "$(p '[5, 5, 5] | s::log_interval(0.95) | .factor')" -eq 10000 ]
+  [ "$(jq -nc -L "$ROOT/lib" 'import "stats" as s; [([7] | s::log_interval(0.95)), ([1, 0, 2] | s::log_interval(0.95))]')" = "[null,null]" ]
+  # the ratio of 90/92/88 to 100/102/98: 0.89997, Welch df 3.9564, interval 0.8577-0.9444
+  [ "$(p 's::ratio_interval([100, 102, 98]; [90, 92, 88]; 0.95) | .ratio')" -eq 9000 ]
+  [ "$(p 's::ratio_interval([100, 102, 98]; [90, 92, 88]; 0.95) | .lo')" -eq 8577 ]
+  [ "$(p 's::ratio_interval([100, 102, 98]; [90, 92, 88]; 0.95) | .hi')" -eq 9444 ]
+  # a wider spread, a wider interval
+  [ "$(jq -n -L "$ROOT/lib" 'import "stats" as s; s::ratio_interval([100, 110, 90]; [90, 99, 81]; 0.95) | .lo < 0.8577 and .hi > 0.9444')" = true ]
+}
+
+@test "compare: 3+ runs per side: the significance test and the change's 95% confidence interval" {
+  row='.server == "tomcat" and .scenario == "hello" and .tool == "wrk"'
+  run "$COMPARE" --format json "$F/multi-base.json" "$F/multi-shift10.json"
+  [ "$status" -eq 1 ]
+  # tomcat -10%: the interval holds the change and excludes 0, as the test says
+  [ "$(jq -r ".rows[] | select($row) | .successful_rps | .ci.lo < .change and .change < .ci.hi and .ci.hi < 0 and .p < 0.05" <<<"$output")" = true ]
+  # noise only: every interval holds 0
+  [ "$(jq -r '[.rows[] | select(.server != "tomcat" or .scenario != "hello" or .tool != "wrk") | .successful_rps.ci // empty | .lo < 0 and .hi > 0] | all' <<<"$output")" = true ]
+  run "$COMPARE" "$F/multi-base.json" "$F/multi-shift10.json"
+  [[ $output =~ tomcat\ +hello\ +h1\ +wrk\ .*-10\.[0-9]%\ \(p=0\.[0-9]+,\ 95%\ CI\ -1[0-9]\.[0-9]%\ to\ -[0-9]+\.[0-9]%\) ]]
+  [[ $output != *"cannot separate noise from change"* ]]
+  # the overlapping loud runs: an interval wide enough to hold both 0 and the -6%
+  run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  [[ $output =~ jetty\ +hello\ +h1\ +wrk\ .*-6\.0%\ \(p=0\.[1-9][0-9]*,\ 95%\ CI\ -[0-9.]+%\ to\ \+[0-9.]+%\) ]]
+}
+
+@test "compare: with 1 run per side it says it cannot separate noise from change" {
+  run "$COMPARE" "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"1 run on a side: this comparison cannot separate noise from change; the verdicts only apply the thresholds"* ]]
+  run "$COMPARE" --format markdown "$F/single-base.json" "$F/single-drop20.json"
+  [[ $output == *"**1 run on a side: this comparison cannot separate noise from change"* ]]
+  # some rows with one run: it counts them
+  jq '.results |= map(select(.tool == "wrk" and .scenario == "hello" and .run == 1))' "$F/multi-base.json" >"$TMP/one run.json"
+  jq '.results |= map(select(.tool != "wrk" or .scenario != "hello" or .run == 1))' "$F/multi-noise.json" >"$TMP/some.json"
+  run "$COMPARE" "$F/multi-base.json" "$TMP/some.json"
+  [[ $output == *"5 of 14 compared rows have 1 run on a side: for them noise and change cannot be separated"* ]]
+}
+
+@test "compare: --noise-floor: a change within an A/A run's floor is not a regression, and the floor is printed" {
+  # jetty/hello/wrk 7% slower in one run: beyond the 5% threshold, so a regression alone
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-drop7.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict "$output" '.server == "jetty" and .scenario == "hello" and .tool == "wrk"')" = regression ]
+  # aa-jetty.json measured jetty against itself: its floor for hello h1 wrk is 7.9%
+  run "$COMPARE" --format json --noise-floor "$F/aa-jetty.json" "$F/single-base.json" "$F/single-drop7.json"
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.rows[] | select(.server == "jetty" and .scenario == "hello" and .tool == "wrk") | .successful_rps
+      | [.verdict, .floor_decided, (.noise_floor.floor * 1000 | round), .noise_floor.from] | map(tostring) | join(",")' <<<"$output")" \
+    = "~,true,79,hello h1 wrk" ]
+  run "$COMPARE" --noise-floor "$F/aa-jetty.json" "$F/single-base.json" "$F/single-drop7.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"from $F/aa-jetty.json (A/A run of jetty, 95% intervals; absolute view only):"* ]]
+  [[ $output == *"ok/s ±7.9%, p99 ±8.6% for rows of hello h1 wrk"* ]]
+  [[ $output == *"jetty hello h1 wrk: ok/s -7.0% is within the floor ±7.9%: not called a regression (~)"* ]]
+  # a 20% drop is beyond the floor: still a regression
+  run "$COMPARE" --noise-floor "$F/aa-jetty.json" "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  # rows the A/A run did not measure get its largest floor
+  run "$COMPARE" --format json --noise-floor "$F/aa-jetty.json" "$F/single-base.json" "$F/single-drop7.json"
+  [ "$(jq -r '.rows[] | select(.server == "netty" and .tool == "h2load") | .p99.noise_floor.from' <<<"$output")" = "largest of the A/A run" ]
+  # a results file without a noise floor is refused
+  run "$COMPARE" --noise-floor "$F/single-base.json" "$F/single-base.json" "$F/single-drop7.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"holds no noise floor"*"run-benchmarks.sh --aa"* ]]
 }

@@ -39,10 +39,11 @@ teardown() {
   rm -rf "$TMP"
 }
 
-# fake ARGS...: run-benchmarks.sh on the fixture servers, short runs, results under $TMP/out.
+# fake ARGS...: run-benchmarks.sh on the fixture servers, short runs, no server warm-up unless
+# ARGS ask for one, results under $TMP/out.
 fake() {
   BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 1s --warmup 0s \
-    --connections 4 "$@"
+    --server-warmup 0s --connections 4 "$@"
 }
 
 # results_file: the one results file written under $TMP/out.
@@ -96,7 +97,8 @@ exact_accounting() {
   [ "$status" -eq 0 ]
   local opt
   for opt in --servers --scenarios --tool --protocol --duration --warmup --runs --label --output \
-    --description --connections --threads --cpus --quick --list --dry-run --port; do
+    --description --connections --threads --cpus --quick --list --dry-run --port --seed \
+    --server-warmup --aa; do
     [[ $output == *"$opt"* ]] || { echo "missing $opt"; return 1; }
   done
 }
@@ -119,7 +121,8 @@ exact_accounting() {
 @test "options: bad values exit 2" {
   local bad
   for bad in "--duration 10x" "--warmup -1" "--runs 0" "--port 99999" "--cpus 0" "--threads x" \
-    "--connections 0" "--label a/b" "--bogus 1" "--servers"; do
+    "--connections 0" "--label a/b" "--bogus 1" "--servers" "--seed -1" "--seed x" "--server-warmup 2h" \
+    "--aa --servers good,wrong"; do
     # shellcheck disable=SC2086 # each case is an option and its value
     run fake $bad --dry-run
     [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
@@ -160,10 +163,22 @@ exact_accounting() {
   [[ $output == *"nothing to run"* ]]
 }
 
-@test "plan: repeated runs alternate the order of servers" {
-  run fake --servers good,wrong --scenarios hello --tool wrk --runs 2 --dry-run
+@test "plan: repeated runs interleave the servers in a seeded order rotated each round" {
+  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
   [ "$status" -eq 0 ]
-  [ "$(awk '$3 == "wrk" {printf "%s:%s ", $1, $2}' <<<"$output")" = "1:good 1:wrong 2:wrong 2:good " ]
+  # round by round, never all runs of one server in a row; each server once in each place
+  [ "$(awk '$3 == "wrk" {printf "%s:%s ", $1, $2}' <<<"$output")" = \
+    "1:wrong 1:slow 1:good 2:slow 2:good 2:wrong 3:good 3:wrong 3:slow " ]
+  [[ $output == *"round 1 order (seed 42): wrong slow good"* ]]
+  # the same seed, the same order; another seed, another base order
+  local first=$output
+  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
+  [ "$output" = "$first" ]
+  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 1 --dry-run
+  [[ $output == *"round 1 order (seed 1): slow wrong good"* ]]
+  # without --seed one is drawn and printed, so that the order can be repeated
+  run fake --servers good,wrong --scenarios hello --tool wrk --dry-run
+  [[ $output =~ round\ 1\ order\ \(seed\ [0-9]+\) ]]
 }
 
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
@@ -204,7 +219,7 @@ exact_accounting() {
 }
 
 @test "run: the results file records the system, tools, settings and the command" {
-  run fake --servers good --scenarios hello --tool wrk --description "test box, it's mine" --cpus 0:1
+  run fake --servers good --scenarios hello --tool wrk --description "test box, it's mine" --cpus 0:1 --seed 5
   [ "$status" -eq 0 ]
   local f
   f=$(results_file)
@@ -212,13 +227,13 @@ exact_accounting() {
   [ "$(jq -r .system.description "$f")" = "test box, it's mine" ]
   [ "$(jq -c .system.cpuPinning "$f")" = '{"server":"0","client":"1"}' ]
   [ "$(jq -r .tools.wrk "$f")" != null ]
-  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1}' ]
+  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"seed":5,"order":[["good"]],"aa":false}' ]
   [[ $(jq -r .command "$f") == *run-benchmarks.sh*"--scenarios hello"* ]]
   # quoted as a person would type it, and the shell reads it back as the same words
   [[ $(jq -r .command "$f") == *"--description 'test box, it'\''s mine' --cpus 0:1"* ]]
   local words=()
   eval "words=($(jq -r .command "$f"))"
-  [ "${words[-3]}" = "test box, it's mine" ]
+  [ "${words[-5]}" = "test box, it's mine" ]
   [[ $(jq -r .commit "$f") =~ ^[0-9a-f]{40}(-dirty)?$ ]]
   [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET","request_timeout_s":2}' ]
   # No side files stay next to the results.
@@ -245,7 +260,9 @@ exact_accounting() {
   [ "$(jq -r '[.results[] | "\(.tool):\(.config.request_timeout_s)"] | join(" ")' "$f")" = "wrk:2 h2load:null" ]
   # every process the run started is in the list, and none is left
   [ "$(cut -f3 "$logs/pids" | LC_ALL=C sort | uniq -c | awk '{$1 = $1; print}' | paste -sd,)" = \
-    "1 contract verification good,2 cpu sampler,1 server good,1 tool h2load,1 tool wrk" ]
+    "1 contract verification good,2 cpu sampler,1 server good,2 tool cpu sampler,1 tool h2load,1 tool wrk" ]
+  # the load tool's CPU samples too
+  [ -s "$logs/1-good-wrk-h1-hello/tool-samples" ] && [ -s "$logs/1-good-h2load-h1-hello/tool-samples" ]
   no_process_left
 }
 
@@ -287,14 +304,95 @@ exact_accounting() {
   [ -z "$(find "$TMP/out" -name '*.json' 2>/dev/null)" ]
 }
 
-@test "run: --runs 2 measures every entry twice, the second time in reverse server order" {
-  run fake --servers good,wrong --scenarios hello --tool wrk --runs 2
+@test "run: --runs 2 measures every entry twice, round by round in the recorded order" {
+  run fake --servers good,wrong --scenarios hello --tool wrk --runs 2 --seed 1
   [ "$status" -eq 1 ]
   local f
   f=$(results_file)
   valid "$f"
-  [ "$(jq -r '[.results[] | "\(.run):\(.server):\(.status)"] | join(" ")' "$f")" = "1:good:ok 1:wrong:failed 2:wrong:failed 2:good:ok" ]
-  [ "$(jq .settings.runs "$f")" -eq 2 ]
+  [ "$(jq -r '[.results[] | "\(.run):\(.server):\(.status)"] | join(" ")' "$f")" = "1:wrong:failed 1:good:ok 2:good:ok 2:wrong:failed" ]
+  [ "$(jq -c '[.settings.runs, .settings.seed, .settings.order]' "$f")" = '[2,1,[["wrong","good"],["good","wrong"]]]' ]
+  # the recorded order is the order the servers were started in
+  [ "$(grep -oE 'starting [a-z]+' <<<"$output" | cut -d' ' -f2 | paste -sd' ')" = "wrong good good wrong" ]
+}
+
+@test "run: every freshly started server gets the same barrage warm-up before its first measured run" {
+  run fake --servers good --scenarios hello,mixed --tool wrk,h2load --runs 2 --seed 1 --server-warmup 1s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f logs
+  f=$(results_file)
+  logs=${f%.json}.logs
+  valid "$f"
+  [ "$(jq .settings.server_warmup_s "$f")" -eq 1 ]
+  # one warm-up per start, each scenario's shape barrage can send (mixed: skipped, with the reason)
+  [ "$(jq -r '[.server_warmups[] | "\(.run):\(.server):\(.tool):\(.duration_s)"] | join(" ")' "$f")" = \
+    "1:good:barrage:1 2:good:barrage:1" ]
+  [ "$(jq -r '[.server_warmups[].shapes[] | "\(.scenario):\(.status)"] | join(" ")' "$f")" = \
+    "hello:ok mixed:skipped hello:ok mixed:skipped" ]
+  [ "$(jq '[.server_warmups[].shapes[] | select(.status == "ok") | .requests > 0] | all' "$f")" = true ]
+  # before the round's first measured run (whichever tool), and its raw output kept
+  [ "$(jq '[.server_warmups[] as $w | .results[] | select(.run == $w.run and .status == "ok") | .started >= $w.ended] | all' "$f")" = true ]
+  [ -s "$logs/1-good-warmup-h1-hello/barrage.json" ] && [ -s "$logs/2-good-warmup-h1-hello/barrage.json" ]
+  [[ $output == *"warming up good: barrage h1 hello for 1s"*"good wrk h1 hello"* ]]
+  [ "$(grep -cP '\ttool barrage$' "$(pid_list)")" -eq 2 ]
+  no_process_left
+}
+
+@test "run: the load tool's whole process tree is sampled; a tool that keeps its core busy is client-bound" {
+  # a wrk whose child burns the CPU it is pinned to for the run (its parent only waits)
+  PATH="$ROOT/tests/fixtures/busy-wrk:$PATH" run fake --servers good --scenarios hello,baseline --tool wrk \
+    --cpus 0:1 --duration 2s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  # busy: on the CPU or waiting for it, so another process on that CPU does not hide it
+  [ "$(jq -r '[.results[] | .client_stats.busy_pct >= 90 and .client_stats.cores == 1 and .client_bound] | all' "$f")" = true ]
+  [ "$(jq -r '[.results[] | .client_stats.cpu_pct > 0] | all' "$f")" = true ]
+  [[ $output =~ good\ +wrk\ +h1\ +hello\ .*client-bound:\ the\ tool\ was\ busy\ [0-9.]+%\ of\ 1\ core ]]
+  no_process_left
+}
+
+@test "sampling: a tool's CPU and busy time from its samples: per process, without intervals in which a thread ended" {
+  source "$ROOT/lib/system.sh"
+  # TIME_US PID CPU_NS BUSY_NS: 0.2 s steps, one core used, then busy waiting for it half the time
+  printf '%s\n' "0 7 0 0" "200000 7 200000000 200000000" "400000 7 300000000 400000000" >"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":75.0,"busy_pct":100.0,"cores":1}' ]
+  # a thread ended (the sums fell): that interval is left out, not counted idle
+  printf '%s\n' "600000 7 100000000 100000000" >>"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":75.0,"busy_pct":100.0,"cores":1}' ]
+  # a second run of the tool (another PID) is not subtracted from the first
+  printf '%s\n' "800000 9 0 0" "1000000 9 100000000 200000000" >>"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 2)" = '{"cpu_pct":66.7,"busy_pct":100.0,"cores":2}' ]
+  # only the last SECONDS count: the measured phase, not the warm-up before it
+  [ "$(system::group_stats "$TMP/samples" 0.2 2)" = '{"cpu_pct":50.0,"busy_pct":100.0,"cores":2}' ]
+  # without schedstat the busy time is unknown; with one sample, nothing is known
+  printf '%s\n' "0 7 0 -" "200000 7 100000000 -" >"$TMP/samples"
+  [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":50.0,"busy_pct":null,"cores":1}' ]
+  [ "$(system::group_stats "$TMP/no samples" 2 1)" = '{"cpu_pct":null,"busy_pct":null,"cores":1}' ]
+}
+
+@test "run: --aa measures one server as two labels, interleaved, and stores the noise floor" {
+  run fake --aa --servers good --scenarios hello --tool wrk --runs 2 --seed 1
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -c '[.settings.aa, .settings.order]' "$f")" = '[true,[["good@B","good@A"],["good@A","good@B"]]]' ]
+  [ "$(jq -r '[.results[] | "\(.run):\(.server):\(.aa_group)"] | join(" ")' "$f")" = "1:good:B 1:good:A 2:good:A 2:good:B" ]
+  [[ $output == *"good@B "*"good@A "*"good@A "*"good@B "* ]]
+  # the floor: per scenario, protocol and tool, the B/A change and its interval; the floor is
+  # the farther end of the interval from 0
+  [ "$(jq -c '.noise_floor | [.server, .level, (.rows | map([.scenario, .protocol, .tool, .runs.A, .runs.B]))]' "$f")" = \
+    '["good",0.95,[["hello","h1","wrk",2,2]]]' ]
+  jq -e '.noise_floor.rows[0] | [.successful_rps, .p99][]
+    | .lo <= .change and .change <= .hi and .floor == ([.lo, .hi] | map(fabs) | max)' "$f"
+  # each label's server start is logged apart
+  [ -s "${f%.json}.logs/good@A-run1.log" ] && [ -s "${f%.json}.logs/good@B-run2.log" ]
+  no_process_left
 }
 
 @test "run: a busy port stops the run with an error naming the holder, which is left alone" {
@@ -322,7 +420,7 @@ signal_run() {
   local way=$1 signal=$2 code=$3 phase=$4 mark=$5 rc=0 i target f
   shift 5
   BARRAGE_SERVERS_DIR=$FAKES setsid "$RUN" --port "$PORT" --output "$TMP/out" --warmup 0s \
-    --connections 4 "$@" >"$TMP/stdout" 2>"$TMP/stderr" &
+    --server-warmup 0s --connections 4 "$@" >"$TMP/stdout" 2>"$TMP/stderr" &
   RUN_PID=$!
   for ((i = 0; i < 600; i++)); do
     grep -qF -- "$mark" "$TMP/stderr" && break
@@ -478,6 +576,10 @@ signal_building() {
   [ "$(jq '[.results[] | .status == "ok" and .metrics.requests > 0 and .metrics.failed == 0] | all' "$f")" = true ]
   [ "$(jq '[.results[] | .server_stats.cpu_pct > 0 and .server_stats.rss_peak_kb > 0] | all' "$f")" = true ]
   [ "$(jq -r '.results[] | select(.server == "jetty") | .server_version' "$f" | sort -u)" != null ]
+  # each server start warmed up by barrage (--quick: 1 s) before its first measured run
+  [ "$(jq -r '[.server_warmups[] | "\(.server):\(.duration_s):\([.shapes[] | "\(.protocol)-\(.scenario)-\(.status)"] | join(","))"]
+      | sort | join(" ")' "$f")" = \
+    "jdk-httpserver:1:h1-hello-ok,h1-post-load-ok jetty:1:h1-hello-ok,h1-post-load-ok,h2c-hello-ok,h2c-post-load-ok" ]
   exact_accounting "$f"
   [ "$(grep -cP '\tserver (jetty|jdk-httpserver)$' "$(pid_list)")" -eq 2 ]
   no_process_left

@@ -20,9 +20,17 @@ update() { run "$UPDATE" --readme "$README" --charts "$CHARTS" "$@"; }
 # section: the lines between the markers.
 section() { sed -n '/^<!-- performance:start -->$/,/^<!-- performance:end -->$/p' "$README"; }
 
-# servers HEADING: the servers of the table under "### HEADING", in their order (markers dropped).
+# servers HEADING: the servers of the table under "### HEADING", in their order (markers and
+# the rank column dropped).
 servers() {
-  section | awk -v h="### $1" '$0 == h {on = 1; next} /^### / {on = 0} on && /^\| [a-z]/ {print $2}' | paste -sd,
+  section | awk -v h="### $1" '$0 == h {on = 1; next} /^### / {on = 0}
+    on && /^\| (=?[0-9]+ \| )?[a-z]/ {sub(/^\| (=?[0-9]+ \| )?/, ""); print $1}' | paste -sd,
+}
+
+# ranks HEADING: "rank:server" of the table under "### HEADING", in their order.
+ranks() {
+  section | awk -v h="### $1" '$0 == h {on = 1; next} /^### / {on = 0}
+    on && /^\| =?[0-9]+ \| / {print $2 ":" $4}' | paste -sd' '
 }
 
 # is_png FILE: PNG signature, and an image of sensible size.
@@ -111,20 +119,60 @@ is_png() {
   section | grep -qF '| netty | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | – | – | 117% |'
 }
 
-@test "update-readme: several runs show the median and the range" {
+@test "update-readme: 3+ runs show the median and ± the 95% confidence interval; 2 runs the range" {
   update --file "$F/multi-shift10.json"
   [ "$status" -eq 0 ]
-  section | grep -q 'Figures are the median of 3 runs'
-  section | grep -qF '| tomcat ≈ | 34,303<br><sub>33,892–34,508</sub> | 0 |'
-  section | grep -qF '| 919 µs | 3.22 ms<br><sub>3.20 ms–3.26 ms</sub> | 6.44 ms |'
-  # A failed run is left out of the figures and listed under the table.
+  section | grep -q 'Figures are the median of 3 runs; successful requests/s and p99 show ± the 95% confidence interval'
+  section | grep -qF 'docs/statistics.md'
+  # runs at 0.991, 1.009, 1.003 of 34,200: sd of the logs 0.00917, so the interval is
+  # exp(4.3027 * 0.00917 / sqrt(3)) = ±2.3% around the geometric mean
+  section | grep -qF '| 4 | tomcat ≈ | 34,303 ±2.3% | 0 |'
+  section | grep -qF '| 919 µs | 3.22 ms ±2.3% | 6.44 ms |'
+  # A failed run is left out of the figures and listed under the table; 2 runs: the range.
   jq '(.results[] | select(.server == "tomcat" and .scenario == "hello" and .tool == "wrk" and .run == 1))
         |= (.status = "failed" | .reason = "connection refused" | .metrics = null | .server_stats = null)' \
     "$F/multi-shift10.json" >"$TMP/one-failed.json"
   update --file "$TMP/one-failed.json"
   [ "$status" -eq 0 ]
-  section | grep -qF '| tomcat ≈ | 34,405<br><sub>34,303–34,508</sub> | 0 |'
+  section | grep -qF '| 4 | tomcat ≈ | 34,405<br><sub>34,303–34,508</sub> | 0 |'
   section | grep -qxF -- '- **tomcat**: 1 of 3 runs not counted: failed: connection refused'
+  # a wide interval (noise of 2x) shows its bounds, not a symmetric ±
+  update --file "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 0 ]
+  section | grep -qF '| =1 | netty | 16,981<br><sub>95%: 9,686–30,006</sub> |'
+}
+
+@test "update-readme: servers whose intervals overlap share a rank, marked tied; the others are ranked" {
+  # netty and java-http 0.5% apart with 1.5% of noise: tied; the rest far apart
+  update --file "$F/multi-close.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| # | Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs java-http |'
+  [ "$(ranks 'hello · HTTP/1.1 · wrk')" = "=1:java-http =1:netty 3:jetty 4:tomcat 5:jdk-httpserver" ]
+  section | grep -qxF "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly or through a server between them), so the order among them is not a ranking."
+  # separated intervals: a plain ranking, no tie note
+  update --file "$F/multi-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(ranks 'hello · HTTP/1.1 · wrk')" = "1:netty 2:java-http 3:jetty 4:tomcat 5:jdk-httpserver" ]
+  [ "$(section | grep -c '^=N: tied')" -eq 0 ]
+  # runs spread by 8%: four servers within each other's reach are tied
+  update --file "$F/multi-loud-a.json"
+  [ "$status" -eq 0 ]
+  [ "$(ranks 'hello · HTTP/1.1 · wrk')" = "=1:netty =1:java-http =1:jetty =1:tomcat 5:jdk-httpserver" ]
+  # one run: no intervals, no rank column, and the text says a run cannot tell noise apart
+  update --file "$F/single-base.json"
+  [ "$(section | grep -c '^| # |')" -eq 0 ]
+  section | grep -qF 'One run per row: a single run cannot tell a difference from noise.'
+}
+
+@test "update-readme: a client-bound row is marked, with the tool's figures under the table" {
+  update --file "$F/readme-client-bound.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| netty ≈ † | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 117% |'
+  # netty under wrk in hello and post-load: two marked rows, two notes
+  [ "$(section | grep -c '†')" -eq 4 ]
+  section | grep -qxF "† Client-bound: wrk was busy (on a CPU or waiting for one) for 90% or more of the cores it could use, so the figure is the load tool's ceiling, not the server's: netty (1 of 1 runs; busiest: 99% of 1 core)."
+  # h2load was at 40%: no marker in its tables
+  [ "$(section | sed -n '/^### hello · HTTP\/2 cleartext (h2c) · h2load$/,/^### /p' | grep -c '†')" -eq 0 ]
 }
 
 @test "update-readme: footer with date, machine, OS, Java, commit and the command" {
