@@ -159,6 +159,15 @@ class Runner:
             self.failed += 1
             print(f"not ok - {self.prefix} {name}: {type(e).__name__}: {e}", flush=True)
 
+    def run_cases(self, cases, only, tag):
+        """Runs every (name, fn) case whose name or function name contains `only` (all when it is
+        None), each as one TAP line ending in `tag`, then the schema check of the kept records."""
+        for name, fn in cases:
+            if only and only not in name and only not in fn.__name__:
+                continue
+            self.case(name + tag, fn)
+        self.validate_schemas(tag)
+
     def validate_schemas(self, tag):
         """Every kept record against each schema in SCHEMAS, one TAP line per schema."""
         if not self.records:

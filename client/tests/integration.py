@@ -656,11 +656,7 @@ def main():
     label = " (sanitized)" if args.sanitized else ""
     with tempfile.TemporaryDirectory(prefix="barrage it ") as workdir:
         t = Runner(os.path.abspath(args.barrage), args.sanitized, workdir)
-        for name, fn in CASES:
-            if args.only and args.only not in name:
-                continue
-            t.case(name + label, fn)
-        t.validate_schemas(label)
+        t.run_cases(CASES, args.only, label)
     return 1 if t.failed else 0
 
 

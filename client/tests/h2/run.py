@@ -723,11 +723,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="barrage h2 test.")
     t = Runner(barrage, args.sanitized, workdir)
     try:
-        for name, fn in CASES:
-            if args.only and args.only not in fn.__name__:
-                continue
-            t.case(name + tag, fn)
-        t.validate_schemas(tag)
+        t.run_cases(CASES, args.only, tag)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 1 if t.failed else 0

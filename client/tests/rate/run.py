@@ -439,11 +439,7 @@ def main():
     t = Runner(os.path.abspath(args.barrage), args.sanitized, workdir)
     t.delay_server = os.path.abspath(args.delay_server)
     try:
-        for name, fn in CASES:
-            if args.only and args.only not in fn.__name__:
-                continue
-            t.case(name + tag, fn)
-        t.validate_schemas(tag)
+        t.run_cases(CASES, args.only, tag)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 1 if t.failed else 0
