@@ -171,8 +171,13 @@ def _legend:
        + "and their rate; failed requests are not in Successful/s, the ranking or \"vs\"."
    else empty end),
   (if any(.measured[]; .approximate) then
-     "", "≈ Approximate accounting (\(.tool)): the tool counts socket errors rather than failed requests "
-       + "and gives no status codes, so Successful/s and Errors can be off by the requests those errors cut short."
+     if .tool == "h2load" then
+       "", "≈ Approximate accounting (h2load): h2load could not read the status line of some responses "
+         + "(HTTP/1.1 without a reason phrase), so which requests succeeded is unknown: Successful/s and Errors are not given."
+     else
+       "", "≈ Approximate accounting (\(.tool)): the tool counts socket errors rather than failed requests "
+         + "and gives no status codes, so Successful/s and Errors can be off by the requests those errors cut short."
+     end
    else empty end),
   (if any(.measured[]; .client_bound_runs > 0) then
      "", "† Client-bound: \(.tool) was busy (on a CPU or waiting for one) for 90% or more of the cores it could use, "
@@ -181,7 +186,7 @@ def _legend:
            | "\(.server | _md_escape) (\(.client_bound_runs) of \(.ok) runs; busiest: \(.client_share * 100 | fmt::fixed(0))% of \(.client_cores) core\(if .client_cores == 1 then "" else "s" end))"]
           | join(", ")) + "."
    else empty end),
-  (if any(.measured[]; .tied) then
+  (if .ranked and any(.measured[]; .tied) then
      "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "
        + "or through a server between them), so the order among them is not a ranking."
    else empty end);
