@@ -163,7 +163,7 @@ static void test_delay(void)
     ok = ok && f.src->ops->delay && f.src->ops->delay(f.src, 0) == 2500;
     TAP_CHECK(ok, "script source: delay() in microseconds (2.5 ms: 2500)");
     fixture_end(&f);
-    ok = fixture_start(&f, "scripts/kinds.lua", true, NULL, 0);
+    ok = fixture_start(&f, "scripts/run/texts.lua", true, NULL, 0);
     TAP_CHECK(ok && f.src->ops->delay == NULL, "script source: no delay() in the script, never asked");
     fixture_end(&f);
 }
