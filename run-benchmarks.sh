@@ -707,6 +707,11 @@ main() {
   while IFS=$'\t' read -r name reason; do
     [[ -n $name ]] && BUILD_FAILED[$name]=$reason
   done <"$SCRATCH_DIR/build-failures"
+  # A tool that must be built first (a driver's optional <tool>::prepare: jdk-client's Maven
+  # build) is built now, not inside a measured run; if it fails, its runs fail and say why.
+  for tool in "${TOOLS[@]}"; do
+    if declare -F "$tool::prepare" >/dev/null && ! "$tool::prepare"; then log::warn "$tool is not ready: its runs will fail"; fi
+  done
 
   local run slot server
   for ((run = 1; run <= RUNS; run++)); do

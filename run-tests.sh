@@ -27,7 +27,7 @@ Usage: ./run-tests.sh [STAGE...]
 
 Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command)
-  build       build barrage (make -C client) and every Java server (Maven)
+  build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
   c-fuzz      the HTTP/1 response parser and request-text fuzzers, \$FUZZ_SECONDS s each (default 60)
@@ -99,6 +99,9 @@ stage_build() {
   local names
   mapfile -t names < <(servers::list)
   if servers::build "${names[@]}"; then echo "ok - servers build"; else echo "not ok - servers build"; fi
+  # shellcheck source=lib/tools/jdk-client.sh
+  source lib/tools/jdk-client.sh
+  if jdk-client::build; then echo "ok - jdk-client builds"; else echo "not ok - jdk-client builds"; fi
 }
 
 stage_c_tests()    { make -s -C client test; }

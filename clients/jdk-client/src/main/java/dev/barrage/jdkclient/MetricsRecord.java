@@ -16,7 +16,8 @@ import java.util.Map;
  * than connect errors, refused streams (it resends them itself).
  */
 final class MetricsRecord {
-    static final String VERSION = "1.0";
+    /** The pom's version, from the jar's manifest. */
+    static final String VERSION = String.valueOf(MetricsRecord.class.getPackage().getImplementationVersion());
 
     private MetricsRecord() { }
 
