@@ -100,12 +100,12 @@ jdk-client::requests() {
 }
 
 jdk-client::supports() {
-  local scenario=$1 protocol=$2 connections
+  local scenario=$1 protocol=$2 connections reason
   case $protocol in
     h1|h2c) ;;
     *) printf 'jdk-client speaks h1 and h2c here (no %s)\n' "$protocol"; return 1 ;;
   esac
-  jdk-client::requests "$scenario" >/dev/null || return 1
+  reason=$(jdk-client::requests "$scenario") || { printf '%s\n' "$reason"; return 1; }
   connections=$(scenarios::field "$scenario" connections) || return 1
   if [[ $protocol == h2c ]] && ((connections > JDK_CLIENT_MAX_H2C_CONNECTIONS)); then
     printf 'jdk-client opens an HttpClient (a selector thread) per h2c connection: %s is more than %s\n' \

@@ -102,11 +102,15 @@ final class LoadRun {
                     // a 3xx is a response to count, as every tool of the suite counts it
                     .followRedirects(HttpClient.Redirect.NEVER)
                     .build();
-            HttpResponse<Long> response;
+            HttpResponse<Long> response = null;
             try {
                 response = client.send(prime, CountingBody.HANDLER);
             } catch (IOException e) {
-                throw new SetupFailure(3, "cannot connect to " + options.base() + ": " + Failure.of(e).detail());
+                Failure failure = Failure.of(e);
+                if (failure.kind() == null)
+                    throw new SetupFailure(3, "cannot connect to " + options.base() + ": " + failure.detail());
+                // h1: the server is there, and what it does to requests is what the run measures
+                if (h2c) throw new SetupFailure(5, "the h2c Upgrade request failed: " + failure.detail());
             }
             if (h2c && response.version() != HttpClient.Version.HTTP_2)
                 throw new SetupFailure(5, options.base() + " did not upgrade to h2c (" + prime.method() + " "

@@ -15,6 +15,8 @@ public final class Main {
             System.out.println("jdk-client " + MetricsRecord.VERSION + " (java " + Runtime.version() + ")");
             return;
         }
+        // java.net.http tries a refused connection twice by default: one attempt is one connect error
+        System.setProperty("jdk.httpclient.disableRetryConnect", "true");
         Options options;
         RequestMix mix;
         try {

@@ -1,0 +1,226 @@
+#!/usr/bin/env bats
+# jdk-client (clients/jdk-client/, driver lib/tools/jdk-client.sh): what it supports, the
+# requests it rotates, exact counts against client/tests/server.py (which counts what it sent:
+# GET /_sent), each error bucket, h2c by Upgrade (and a server that will not upgrade), and one
+# run through run-benchmarks.sh end to end on a real server. Runs are short and bounded, on
+# 127.0.0.1 and free ports.
+
+setup_file() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/java.sh
+  source "$ROOT/lib/java.sh"
+  # shellcheck source=lib/procs.sh
+  source "$ROOT/lib/procs.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  # shellcheck source=lib/tools/jdk-client.sh
+  source "$ROOT/lib/tools/jdk-client.sh"
+  # built once (Maven is skipped when the jar is up to date); a failure shows in every run test
+  jdk-client::build >&2 || true
+  schema::ensure_validator
+}
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/jdk client test.XXXX")
+  SERVER_PID=''
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/java.sh
+  source "$ROOT/lib/java.sh"
+  # shellcheck source=lib/procs.sh
+  source "$ROOT/lib/procs.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  # shellcheck source=lib/scenarios.sh
+  source "$ROOT/lib/scenarios.sh"
+  # shellcheck source=lib/tools.sh
+  source "$ROOT/lib/tools.sh"
+  # shellcheck source=lib/tools/jdk-client.sh
+  source "$ROOT/lib/tools/jdk-client.sh"
+  JAVA=$(java::home)/bin/java
+}
+
+teardown() {
+  if [[ -n $SERVER_PID ]]; then kill -- "-$SERVER_PID" "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+  rm -rf "$TMP"
+}
+
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+# counting_server MODE [PARAM=VALUE...]: client/tests/server.py in MODE; sets PORT, SERVER_PID.
+counting_server() {
+  python3 "$ROOT/client/tests/server.py" "$@" >"$TMP/server.out" &
+  SERVER_PID=$!
+  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
+  PORT=$(jq -r .port "$TMP/server.out")
+}
+
+# sent: what the counting server did, by kind ({"status 200": N, "unanswered": N, ...}).
+sent() { curl -sf "http://127.0.0.1:$PORT/_sent"; }
+
+# client ARGS...: the client jar against the counting server; its record in $TMP/record.json.
+client() {
+  "$JAVA" -jar "$JDK_CLIENT_JAR" --url "http://127.0.0.1:$PORT" "$@" >"$TMP/record.json"
+}
+
+# exact FILE: the record is valid against the schema and keeps the identities of docs/metrics.md.
+exact() {
+  schema::validate "$ROOT/schemas/metrics.schema.json" "$1"
+  jq -e '.accounting == "exact" and .started == .requests + .aborted
+    and .requests == .succeeded + .failed
+    and .failed == .status["4xx"] + .status["5xx"] + ([.errors[]] | add)
+    and ([.status.codes[]] | add // 0) == .status["2xx"] + .status["3xx"] + .status["4xx"] + .status["5xx"]' "$1" >/dev/null
+}
+
+@test "jdk-client driver: h1 and h2c, every scenario but high-concurrency over h2c (with the reason)" {
+  [ "$(jdk-client::protocols | paste -sd,)" = h1,h2c ]
+  local scenario
+  for scenario in $(scenarios::list); do
+    jdk-client::supports "$scenario" h1
+  done
+  run jdk-client::supports high-concurrency h2c
+  [ "$status" -eq 1 ]
+  [[ $output == *"HttpClient (a selector thread) per h2c connection: 1000 is more than 256"* ]]
+  jdk-client::supports mixed h2c
+  run jdk-client::supports baseline h2
+  [ "$status" -eq 1 ]
+  [[ $output == *"no h2"* ]]
+  [[ $(jdk-client::version) =~ ^[0-9.]+\ \(java\ [0-9]+ ]]
+}
+
+@test "jdk-client driver: mixed rotates the five requests mixed.lua builds; a script the table does not list is refused" {
+  run jdk-client::requests mixed
+  [ "$status" -eq 0 ]
+  [ "$output" = $'GET /\nGET /no-read\nGET /hello\nGET /file?size=1024\nPOST /load' ]
+  [ "$(jdk-client::requests post-load)" = "POST /load" ]
+  # a copy of the scenarios whose mixed script sends a request its table row does not list
+  mkdir -p "$TMP/scenarios"
+  cp "$ROOT"/scenarios/* "$TMP/scenarios/"
+  sed -i 's|wrk.format("GET", "/hello")|wrk.format("DELETE", "/hello")|' "$TMP/scenarios/mixed.lua"
+  SCENARIOS_DIR=$TMP/scenarios
+  run jdk-client::supports mixed h1
+  [ "$status" -eq 1 ]
+  [[ $output == *'mixed rotates "DELETE /hello", which scenarios.tsv does not list'* ]]
+}
+
+@test "jdk-client: a request count against a counting server: every response the server sent is counted once" {
+  counting_server statuses
+  client --request 'GET /' --connections 4 --requests 400
+  exact "$TMP/record.json"
+  sent >"$TMP/sent.json"
+  # the priming request (GET /, the server's request 0: a 200) is outside the count
+  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
+    | .requests == 400 and .aborted == 0 and .prime_requests == 1
+    and ($s | to_entries | map(select(.key | startswith("status ")) | {key: (.key | ltrimstr("status ")), value})
+         | from_entries) == (.status.codes | .["200"] += 1)
+    and ($s | keys | all(startswith("status ")))
+    and .response_versions == {"HTTP/1.1": 400, "HTTP/2": 0}
+    and .latency_us.p50 > 0 and .error_latency_us == null and .completed_in_grace == null' "$TMP/record.json"
+}
+
+@test "jdk-client: a timed run with warm-up: started = requests + aborted, the server sent no 200 it did not count" {
+  counting_server ok
+  client --request 'GET /' --connections 3 --duration 1 --warmup 0.5
+  exact "$TMP/record.json"
+  sent >"$TMP/sent.json"
+  # the server also answered the warm-up: its count is the record's and more, never less
+  jq -e --slurpfile sent "$TMP/sent.json" '.duration_us == 1000000 and .requests > 0
+    and .succeeded == .requests and .completed_in_grace <= 3
+    and $sent[0]["status 200"] >= .requests + .prime_requests' "$TMP/record.json"
+}
+
+@test "jdk-client: errors land in their buckets: timeouts, closed connections, bad status lines" {
+  # every 5th request is never answered: the priming request (number 0) and 4 of the 20
+  counting_server silent-every every=5
+  client --request 'GET /' --connections 2 --requests 20 --timeout 0.5
+  exact "$TMP/record.json"
+  [ "$(sent)" = '{"status 200": 16, "unanswered": 5}' ]
+  jq -e '.succeeded == 16 and .errors.timeout == 4 and .failed == 4 and .error_latency_us.min >= 400000' "$TMP/record.json"
+  kill "$SERVER_PID"; wait "$SERVER_PID" || true
+  # half a body, then the connection closes: read errors
+  counting_server truncated
+  client --request 'GET /' --connections 2 --requests 20
+  exact "$TMP/record.json"
+  [ "$(sent)" = '{"truncated": 21}' ]
+  jq -e '.errors.read == 20 and .succeeded == 0 and .latency_us == null' "$TMP/record.json"
+  kill "$SERVER_PID"; wait "$SERVER_PID" || true
+  counting_server garbage
+  client --request 'GET /' --connections 2 --requests 20
+  exact "$TMP/record.json"
+  [ "$(sent)" = '{"garbage": 21}' ]
+  jq -e '.errors.protocol == 20 and (.exceptions | keys[0] | test("Invalid status line"))' "$TMP/record.json"
+}
+
+@test "jdk-client: java.net.http resends a GET whose kept-alive connection closed unanswered: the server counts it, the record does not" {
+  # drop-second closes every second request's connection instead of answering: the JDK sends
+  # that GET again on a new connection (once; MultiExchange, idempotent requests), so the
+  # server's "closed" exceed the record's read errors; every 200 is still counted exactly once
+  counting_server drop-second
+  client --request 'GET /' --connections 2 --requests 40
+  exact "$TMP/record.json"
+  sent >"$TMP/sent.json"
+  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
+    | $s["status 200"] == .succeeded + 1 and .requests == 40
+    and $s.closed > .errors.read and .succeeded + .errors.read == 40' "$TMP/record.json"
+}
+
+@test "jdk-client: POST bodies and the rotation reach the server (mixed over h1 on the contract server)" {
+  PORT=$(free_port)
+  setsid python3 "$ROOT/tests/fixtures/fake-servers/contract_server.py" "$PORT" &
+  SERVER_PID=$!
+  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/hello" >/dev/null && break; sleep 0.1; done
+  local args=() line
+  while read -r line; do args+=(--request "$line"); done < <(jdk-client::requests mixed)
+  # one slot, so that 100 requests are exactly 20 rounds of the 5 (slots share the count)
+  client "${args[@]}" --body "$ROOT/scenarios/load-body.json" --connections 1 --requests 100
+  exact "$TMP/record.json"
+  # a 405 or 404 would mean a wrong method or path; bodies: 20 x (11 for /hello + 1024 for
+  # /file + the 88 base64 bytes of the JSON body /load echoes)
+  jq -e '.succeeded == 100 and .status.codes == {"200": 100}
+    and .body_bytes_received == 20 * (11 + 1024 + 88)' "$TMP/record.json"
+}
+
+@test "jdk-client: h2c against a server that does not upgrade stops with the reason, no record" {
+  counting_server ok
+  run jdk-client::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$PORT" h2c baseline 1 2 2 1 0 ''
+  [ "$status" -eq 1 ]
+  [[ $output == *"exited 5"*"did not upgrade to h2c"*"java.net.http speaks h2c only by Upgrade"* ]]
+  [ ! -s "$TMP/out.json" ]
+}
+
+@test "jdk-client: nothing listening: exit 3, 'cannot connect', no record" {
+  PORT=$(free_port)
+  run jdk-client::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$PORT" h1 baseline 1 2 1 1 0 ''
+  [ "$status" -eq 1 ]
+  [[ $output == *"exited 3: jdk-client: cannot connect to http://127.0.0.1:$PORT"* ]]
+  run jdk-client::parse "$TMP/jdk-client.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"printed no metrics record: jdk-client: cannot connect"* ]]
+}
+
+@test "e2e: run-benchmarks.sh --tool jdk-client --quick measures a real server over h2c (mixed), record exact" {
+  source "$ROOT/lib/servers.sh"
+  servers::build jetty
+  local port
+  port=$(free_port)
+  run "$ROOT/run-benchmarks.sh" --quick --port "$port" --output "$TMP/out" --servers jetty --scenarios mixed \
+    --tool jdk-client --protocol h2c
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1)
+  schema::validate "$ROOT/schemas/results.schema.json" "$f"
+  [ "$(jq -r '.results | length' "$f")" -eq 1 ]
+  [ "$(jq -r '.results[0] | [.tool, .protocol, .scenario, .status, .metrics.tool, .config.streams] | join(" ")' "$f")" = \
+    "jdk-client h2c mixed ok jdk-client 10" ]
+  jq -e '.tools["jdk-client"] | test("java")' "$f"
+  jq '.results[0].metrics' "$f" >"$TMP/metrics.json"
+  exact "$TMP/metrics.json"
+  # every measured response came over HTTP/2 streams; 100 connections upgraded before the window
+  jq -e '.succeeded > 0 and .prime_requests == 100 and .response_versions["HTTP/1.1"] == 0
+    and .response_versions["HTTP/2"] == .succeeded + .status["4xx"] + .status["5xx"]' "$TMP/metrics.json"
+  [ -s "$(find "$TMP/out" -path '*jdk-client-h2c-mixed/jdk-client.json' | head -n 1)" ]
+}
