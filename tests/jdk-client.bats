@@ -4,6 +4,7 @@
 # GET /_sent), each error bucket, h2c by Upgrade (and a server that will not upgrade), and one
 # run through run-benchmarks.sh end to end on a real server. Runs are short and bounded, on
 # 127.0.0.1 and free ports.
+# shellcheck disable=SC2030,SC2031 # each @test runs in its own process: setting PORT in one is meant to stay there
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
