@@ -20,6 +20,7 @@
 
 import "stats" as stats;
 import "format" as fmt;
+import "second_opinion" as second;
 
 def _scenario_rank:
   . as $scenario
@@ -273,6 +274,7 @@ def section($charts; $source):
        (if (.measured | length) > 0
         then "![Latency by percentile, \(.scenario), \(.protocol), \(.tool)](\($charts)/latency-\(.slug).png)", ""
         else empty end)),
+    (.tables | second::section("jdk-client"; "barrage")),
     _footer;
 
 # ---- gnuplot ----------------------------------------------------------------------------

@@ -225,3 +225,57 @@ exact() {
     and .response_versions["HTTP/2"] == .succeeded + .status["4xx"] + .status["5xx"]' "$TMP/metrics.json"
   [ -s "$(find "$TMP/out" -path '*jdk-client-h2c-mixed/jdk-client.json' | head -n 1)" ]
 }
+
+# second_opinion_fixture FILE: tests/fixtures/results/mixed-base.json plus jdk-client rows:
+# h1/hello copies barrage's with netty at 40,000 successful requests/s (barrage: 61,000, first)
+# and jdk-httpserver skipped; h2c/hello for both tools copies h2load's rows (the same order).
+second_opinion_fixture() {
+  jq '.tools["jdk-client"] = "1.0 (java 25)"
+    | [.results[] | select(.tool == "barrage" and .protocol == "h1" and .scenario == "hello")] as $b
+    | [.results[] | select(.tool == "h2load" and .protocol == "h2c" and .scenario == "hello" and .status == "ok")] as $h
+    | .results += [$b[] | .tool = "jdk-client"
+        | if .server == "netty" then .metrics.successful_rps = 40000 | .metrics.succeeded = 400000 | .metrics.requests = 400000
+          elif .server == "jdk-httpserver" then .status = "skipped" | .reason = "for the test" | .metrics = null | .server_stats = null
+          else . end]
+    | .results += [$h[] | .tool = "barrage"] + [$h[] | .tool = "jdk-client"]' \
+    "$ROOT/tests/fixtures/results/mixed-base.json" >"$1"
+}
+
+@test "update-readme: jdk-client's ranking against barrage's for the same servers: agrees / differs, and which pairs" {
+  second_opinion_fixture "$TMP/results.json"
+  schema::validate "$ROOT/schemas/results.schema.json" "$TMP/results.json"
+  printf '# Project\n' >"$TMP/README.md"
+  run "$ROOT/update-readme.sh" --file "$TMP/results.json" --readme "$TMP/README.md" --charts "$TMP/charts"
+  [ "$status" -eq 0 ]
+  local part
+  part=$(sed -n '/^### Second opinion: jdk-client against barrage$/,/^### /p' "$TMP/README.md")
+  echo "$part"
+  [[ $part == *"The relative ranking agrees in 1 of 2 scenario and protocol pairs."* ]]
+  # jdk-httpserver is left out of h1: jdk-client did not measure it
+  [[ $part == *"| hello | HTTP/1.1 | netty > java-http > jetty > tomcat | java-http > jetty > netty > tomcat | differs (java-http / netty, jetty / netty) |"* ]]
+  [[ $part == *"| hello | h2c | netty > java-http > jetty > tomcat | netty > java-http > jetty > tomcat | agrees |"* ]]
+  # jdk-client's own tables are there too
+  grep -q '^### hello · HTTP/1.1 · jdk-client$' "$TMP/README.md"
+}
+
+@test "update-readme: servers a tool ranks tied are not a difference; nothing to compare, no part" {
+  # barrage ties a and b (overlapping intervals), jdk-client orders them b, a: that agrees
+  jq -en -L "$ROOT/lib" 'import "second_opinion" as so;
+    [{tool: "barrage", scenario: "hello", protocol: "h1",
+      measured: [{server: "a", rank: 1, tied: true}, {server: "b", rank: 1, tied: true}, {server: "c", rank: 3}]},
+     {tool: "jdk-client", scenario: "hello", protocol: "h1",
+      measured: [{server: "b", rank: 1}, {server: "a", rank: 2}, {server: "c", rank: 3}]}]
+    | so::comparisons("jdk-client"; "barrage")
+    | . == [{scenario: "hello", protocol: "h1", servers: ["b", "a", "c"], order: "b > a > c",
+             reference_order: "a = b > c", agrees: true, differing: []}]'
+  jq -en -L "$ROOT/lib" 'import "second_opinion" as so;
+    [{tool: "barrage", scenario: "hello", protocol: "h1", measured: [{server: "a"}, {server: "b"}]},
+     {tool: "jdk-client", scenario: "hello", protocol: "h1", measured: [{server: "b"}, {server: "a"}]},
+     {tool: "jdk-client", scenario: "mixed", protocol: "h1", measured: [{server: "b"}, {server: "a"}]}]
+    | [so::section("jdk-client"; "barrage")] | length > 0
+      and (map(select(test("^\\| mixed"))) | length == 0)
+      and (map(select(test("^\\| hello \\| HTTP/1.1 \\| a > b \\| b > a \\| differs \\(b / a\\)"))) | length == 1)'
+  jq -en -L "$ROOT/lib" 'import "second_opinion" as so;
+    [{tool: "barrage", scenario: "hello", protocol: "h1", measured: [{server: "a"}, {server: "b"}]}]
+    | [so::section("jdk-client"; "barrage")] == []'
+}

@@ -1,0 +1,65 @@
+# second_opinion: does a second load tool rank the servers as the reference tool does? For the
+# README (lib/readme.jq): jdk-client, the Java client, against barrage, per scenario and protocol.
+#
+#   comparisons($tool; $reference)   model tables -> one entry per scenario x protocol that both
+#                          tools measured with 2+ servers in common: {scenario, protocol,
+#                          servers (those in common), order, reference_order (best first, by
+#                          each table's rank), agrees, differing (pairs the two tools put in
+#                          opposite orders)}
+#   section($tool; $reference)   model tables -> the README's Markdown for them (nothing when
+#                          there is nothing to compare)
+#
+# Only the order of the servers both tools measured counts (the figures differ by design: the
+# tools differ). A pair counts as differing only when each tool separates it: with 3+ runs,
+# servers a table ranks tied (=, overlapping 95% intervals) are not ordered by that tool.
+
+# _places: a table's measured servers -> {server: place}; tied servers share their rank.
+def _places:
+  if any(.measured[]; .rank != null)
+  then [.measured[] | {key: .server, value: .rank}] | from_entries
+  else [.measured | to_entries[] | {key: .value.server, value: (.key + 1)}] | from_entries end;
+
+# _order($places; $servers): the servers best first, "a > b" or "a = b" (tied) between them.
+def _order($places; $servers):
+  [$servers[] | {server: ., place: $places[.]}] | sort_by(.place, .server)
+  | reduce .[] as $s ({text: "", last: null};
+      .text += (if .last == null then "" elif .last == $s.place then " = " else " > " end) + $s.server
+      | .last = $s.place)
+  | .text;
+
+def comparisons($tool; $reference):
+  . as $tables
+  | [$tables[] | select(.tool == $tool) | . as $t
+     | $tables[] | select(.tool == $reference and .scenario == $t.scenario and .protocol == $t.protocol) | . as $r
+     | ($t | _places) as $tp
+     | ($r | _places) as $rp
+     | [$t.measured[].server | select($rp[.] != null)] as $common
+     | select(($common | length) >= 2)
+     | [range(0; $common | length) as $i | range($i + 1; $common | length) as $j
+        | [$common[$i], $common[$j]]
+        | select(($tp[.[0]] - $tp[.[1]]) * ($rp[.[0]] - $rp[.[1]]) < 0)] as $differing
+     | {scenario: $t.scenario, protocol: $t.protocol, servers: $common,
+        order: _order($tp; $common), reference_order: _order($rp; $common),
+        agrees: ($differing | length == 0), differing: $differing}];
+
+def _protocol_text: {"h1": "HTTP/1.1", "h2c": "h2c"}[.] // .;
+
+def section($tool; $reference):
+  comparisons($tool; $reference) as $rows
+  | if ($rows | length) == 0 then empty
+    else
+      "### Second opinion: \($tool) against \($reference)",
+      "",
+      "The same servers through another client: \($tool) (Java, `java.net.http` on virtual threads) against "
+      + "\($reference). Only the order of the servers both measured is compared; a pair counts as differing when "
+      + "the two tools put it in opposite orders (servers a table ranks tied are not ordered). Over h2c, "
+      + "\($tool) reaches HTTP/2 by an Upgrade request per connection, made before the measured window. "
+      + "The relative ranking agrees in \([$rows[] | select(.agrees)] | length) of \($rows | length) scenario and protocol pairs.",
+      "",
+      "| Scenario | Protocol | \($reference) | \($tool) | Relative ranking |",
+      "|:--|:--|:--|:--|:--|",
+      ($rows[] | "| \(.scenario) | \(.protocol | _protocol_text) | \(.reference_order) | \(.order) | "
+        + (if .agrees then "agrees"
+           else "differs (\(.differing | map(join(" / ")) | join(", ")))" end) + " |"),
+      ""
+    end;
