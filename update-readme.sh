@@ -40,6 +40,8 @@ when there is none):
     results files that do not record it);
   - charts drawn with gnuplot: successful requests/s per server for each scenario (grouped
     bars, one chart per protocol and tool) and the latency percentile spectrum of each table;
+  - when the file has jdk-client and barrage rows: whether jdk-client ranks the servers both
+    measured in the same order as barrage, per scenario and protocol ("Second opinion");
   - the date, machine, OS, Java, suite commit and the command that reproduces the run.
 Same input, same README, byte for byte. The README and the charts are replaced only once
 everything has been made (temporary files, then rename); on any error both stay as they were.
