@@ -63,8 +63,9 @@ counting_server() {
 sent() { curl -sf "http://127.0.0.1:$PORT/_sent"; }
 
 # client ARGS...: the client jar against the counting server; its record in $TMP/record.json.
+# A 30 s request timeout unless ARGS give one (the last wins): a loaded machine is no timeout.
 client() {
-  "$JAVA" -jar "$JDK_CLIENT_JAR" --url "http://127.0.0.1:$PORT" "$@" >"$TMP/record.json"
+  "$JAVA" -jar "$JDK_CLIENT_JAR" --url "http://127.0.0.1:$PORT" --timeout 30 "$@" >"$TMP/record.json"
 }
 
 # exact FILE: the record is valid against the schema and keeps the identities of docs/metrics.md.
@@ -158,12 +159,17 @@ exact() {
 }
 
 @test "jdk-client: errors land in their buckets: timeouts, closed connections, bad status lines" {
-  # every 5th request is never answered: the priming request (number 0) and 4 of the 20
+  # every 5th request is never answered: the priming request (number 0) and 4 of the 20; on a
+  # loaded machine an answer may also come later than the 1 s timeout: a timeout too
   counting_server silent-every every=5
-  client --request 'GET /' --connections 2 --requests 20 --timeout 0.5
+  client --request 'GET /' --connections 2 --requests 20 --timeout 1
   exact "$TMP/record.json"
-  [ "$(sent)" = '{"status 200": 16, "unanswered": 5}' ]
-  jq -e '.succeeded == 16 and .errors.timeout == 4 and .failed == 4 and .error_latency_us.min >= 400000' "$TMP/record.json"
+  sent >"$TMP/sent.json"
+  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
+    | ($s | keys) == ["status 200", "unanswered"] and $s.unanswered == 5
+    and $s["status 200"] + $s.unanswered == .requests + .prime_requests
+    and .errors.timeout >= 4 and .succeeded + .errors.timeout == 20 and .failed == .errors.timeout
+    and .error_latency_us.min >= 900000' "$TMP/record.json"
   kill "$SERVER_PID"; wait "$SERVER_PID" || true
   # half a body, then the connection closes: read errors
   counting_server truncated
