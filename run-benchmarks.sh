@@ -70,7 +70,9 @@ rotates from round to round: starts it in its own process group, waits until it 
 verifies the contract, warms it up with barrage (the same load whichever tool comes first),
 and for every tool, protocol and scenario warms up (discarded) and measures, sampling the
 server's CPU % and peak RSS and the load tool's CPU (a row where the tool was busy on 90% or
-more of the cores it could use is marked client_bound: the figure is the tool's ceiling).
+more of the cores it could use is marked client_bound: the figure is the tool's ceiling),
+and the machine's load averages, steal time and CPU load not ours (machine_stats; the CPU
+frequency governor is in system.cpuScaling).
 Results: OUTPUT/<UTC timestamp>[-LABEL].json, rewritten and validated against
 schemas/results.schema.json after every run; beside it OUTPUT/<stamp>.logs/ holds server
 logs, contract checks, the build log, each run's raw tool output
