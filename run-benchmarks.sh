@@ -70,7 +70,9 @@ rotates from round to round: starts it in its own process group, waits until it 
 verifies the contract, warms it up with barrage (the same load whichever tool comes first),
 and for every tool, protocol and scenario warms up (discarded) and measures, sampling the
 server's CPU % and peak RSS and the load tool's CPU (a row where the tool was busy on 90% or
-more of the cores it could use is marked client_bound: the figure is the tool's ceiling).
+more of the cores it could use is marked client_bound: the figure is the tool's ceiling),
+and the machine's load averages, steal time and CPU load not ours (machine_stats; the CPU
+frequency governor is in system.cpuScaling).
 Results: OUTPUT/<UTC timestamp>[-LABEL].json, rewritten and validated against
 schemas/results.schema.json after every run; beside it OUTPUT/<stamp>.logs/ holds server
 logs, contract checks, the build log, each run's raw tool output
@@ -456,11 +458,11 @@ client_cores() {
   echo $((threads < cpus ? threads : cpus))
 }
 
-# add_row ENTRY STATUS REASON [STARTED ENDED METRICS_FILE STATS_JSON CLIENT_STATS_JSON]: one
-# results row (in an A/A run with its label, aa_group).
+# add_row ENTRY STATUS REASON [STARTED ENDED METRICS_FILE STATS_JSON CLIENT_STATS_JSON
+# MACHINE_STATS_JSON]: one results row (in an A/A run with its label, aa_group).
 add_row() {
   local run slot server tool proto scenario status=$2 reason=$3 started=${4:-} ended=${5:-}
-  local metrics_file=${6:-} stats=${7:-null} client=${8:-null} metrics=null version
+  local metrics_file=${6:-} stats=${7:-null} client=${8:-null} machine=${9:-null} metrics=null version
   IFS=$'\t' read -r run slot tool proto scenario <<<"$1"
   server=$(slot_server "$slot")
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
@@ -469,13 +471,15 @@ add_row() {
     --arg aa_group "$(slot_label "$slot")" --argjson client "$client" --argjson bound "$CLIENT_BOUND_SHARE" \
     --arg proto "$proto" --arg scenario "$scenario" --argjson run "$run" --arg started "$started" \
     --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
-    --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" '
+    --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" \
+    --argjson machine "$machine" '
     def nullable: if . == "" then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
      scenario: $scenario, run: $run, started: ($started | nullable), ended: ($ended | nullable),
      config: $config, metrics: $metrics, server_stats: $stats, status: $status,
      reason: ($reason | nullable)}
     + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
+    + (if $machine == null then {} else {machine_stats: $machine} end)
     + (if $client == null then {} else
         {client_stats: $client,
          client_bound: (($client.busy_pct // $client.cpu_pct) as $busy
@@ -500,7 +504,7 @@ progress() {
 
 # measure ENTRY: warm-up and one measured run of one plan entry; adds its row.
 measure() {
-  local entry=$1 run slot tool proto scenario reason started ended stats client dir rc=0
+  local entry=$1 run slot tool proto scenario reason started ended stats client machine dir rc=0
   IFS=$'\t' read -r run slot tool proto scenario <<<"$entry"
   if ! reason=$("$tool::supports" "$scenario" "$proto"); then
     add_row "$entry" skipped "$reason"
@@ -523,12 +527,13 @@ measure() {
   cat "$dir/stderr" >&2
   stats=$(system::stats "$dir/samples" "$DURATION_S")
   client=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
+  machine=$(system::machine_stats "$dir/samples" "$DURATION_S" "$stats" "$client")
   if ((rc != 0)); then
     reason=$(grep -m1 -E 'error' "$dir/stderr" | sed 's/^[^:]*: //')
-    add_row "$entry" failed "$tool failed: ${reason:-exit $rc}" "$started" "$ended" '' "$stats" "$client"
+    add_row "$entry" failed "$tool failed: ${reason:-exit $rc}" "$started" "$ended" '' "$stats" "$client" "$machine"
     EXIT_CODE_AT_END=1
   else
-    add_row "$entry" ok '' "$started" "$ended" "$dir/metrics.json" "$stats" "$client"
+    add_row "$entry" ok '' "$started" "$ended" "$dir/metrics.json" "$stats" "$client" "$machine"
   fi
 }
 

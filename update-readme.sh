@@ -40,6 +40,9 @@ when there is none):
     results files that do not record it);
   - charts drawn with gnuplot: successful requests/s per server for each scenario (grouped
     bars, one chart per protocol and tool) and the latency percentile spectrum of each table;
+    when barrage recorded its per-second timeline, successful requests/s and p99 per second
+    for each server in the headline scenario (the first such table; its median run), with
+    the plotted numbers beside it (timeline-*.dat);
   - when the file has jdk-client and barrage rows: whether jdk-client ranks the servers both
     measured in the same order as barrage, per scenario and protocol ("Second opinion");
   - the date, machine, OS, Java, suite commit and the command that reproduces the run.
@@ -77,7 +80,7 @@ install_charts() {
   local new_dir=$1 charts_dir=$2 file old
   shift 2
   mkdir -p -- "$charts_dir"
-  for old in "$charts_dir"/rps-*.png "$charts_dir"/latency-*.png; do
+  for old in "$charts_dir"/rps-*.png "$charts_dir"/latency-*.png "$charts_dir"/timeline-*.{png,dat}; do
     [[ -e $old ]] || continue
     if ! printf '%s\n' "$@" | grep -qxF -- "${old##*/}"; then rm -f -- "$old"; fi
   done

@@ -24,24 +24,29 @@
 
 import "stats" as stats;
 import "format" as fmt;
+import "noise" as noise;
 
 def _key: [.scenario, .protocol, .tool, .server];
 # Groups -> an object from each group's key (as JSON text) to the group.
 def _by_key: map({key: (_key | tojson), value: .}) | from_entries;
 
+# --server selects by the server's name: both labels of an A/A run (server_name: the server
+# of a group whose server is its label).
 def _selected($filters):
   . as $row
   | all(["tool", "scenario", "server", "protocol"][];
         . as $field | ($filters[$field] // []) as $allowed
-        | ($allowed | length) == 0 or ($allowed | index([$row[$field]])) != null);
+        | (if $field == "server" then $row.server_name // $row.server else $row[$field] end) as $value
+        | ($allowed | length) == 0 or ($allowed | index([$value])) != null);
 
 # Rows of a results file grouped by (scenario, protocol, tool, server): run values of ok runs.
+# The rows of an A/A run's labels are two groups (noise::row_name: jetty@A, jetty@B).
 def _groups($filters):
-  [.results[] | select(_selected($filters))]
+  [.results[] | select(_selected($filters)) | .server_name = .server | .server = noise::row_name]
   | group_by(_key)
   | map(map(select(.status == "ok")) as $ok
     | {
-      server: .[0].server, scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
+      server: .[0].server, server_name: .[0].server_name, scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
       planned: length,
       ok: $ok | length,
       successful_rps: [$ok[] | .metrics | stats::successful_rps | select(. != null)],
@@ -152,7 +157,7 @@ def _row_verdict($fail_on):
       else "unchanged" end
   end;
 
-def _side($g): if $g == null then null else $g | del(.server, .scenario, .protocol, .tool) end;
+def _side($g): if $g == null then null else $g | del(.server, .server_name, .scenario, .protocol, .tool) end;
 
 def _rows($base_groups; $new_groups; $opts):
   ($base_groups | _by_key) as $b
@@ -193,7 +198,8 @@ def _relative($base_groups; $new_groups; $base_refs; $new_refs; $opts):
 
 def _file_info($doc; $name):
   {file: $name, timestamp: $doc.timestamp, commit: $doc.commit, runs: $doc.settings.runs,
-   machine: "\($doc.system.cpuModel), \($doc.system.cpuCores) cores"};
+   machine: "\($doc.system.cpuModel), \($doc.system.cpuCores) cores",
+   aa_labels: (if $doc.settings.aa == true then [$doc.results[] | select(.aa_group != null) | noise::row_name] | unique else null end)};
 
 def _counts: group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries;
 
@@ -302,6 +308,14 @@ def _single_run_line:
     + "; the verdicts only apply the thresholds" + (if .noise_floor != null then " and the noise floor" else "" end)
     + " (measure with --runs 3 or more for a significance test and a confidence interval)" end;
 
+# Said when a file is an A/A run: its labels are compared as what they are, two samples of
+# one server, not merged into one.
+def _aa_lines:
+  (["base", .base], ["new", .new]) as [$side, $info]
+  | $info.aa_labels // empty
+  | "\($side) is an A/A run (--aa): its labels \(join(" and ")) are rows of their own, not one server "
+    + "(their difference is the machine's noise; use it with --noise-floor)";
+
 def _count_words:
   . as $c
   | [["regression", "regression", "regressions"], ["failed", "newly failed"], ["improvement", "improvement", "improvements"],
@@ -350,6 +364,7 @@ def render_text:
   _legend_line,
   _method_line,
   _single_run_line,
+  _aa_lines,
   "Summary: " + _summary_line;
 
 def _table_md($rows):
@@ -373,5 +388,6 @@ def render_markdown:
   "_\(_legend_line)._  ",
   "_\(_method_line)_",
   (_single_run_line | "", "**\(.)**"),
+  (_aa_lines | "", "_\(.)._"),
   "",
   "**Summary:** " + _summary_line;

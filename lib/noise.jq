@@ -10,6 +10,9 @@
 #     A/A runs are consistent with: the farther end of the interval from 0, or the observed
 #     change itself with fewer than 2 runs a side (a weak floor: one run against one).
 #     compare-results.sh --noise-floor does not call a smaller change a regression.
+#   row_name   a results row -> the name it is shown and compared under: its server, or in an
+#     A/A run "SERVER@LABEL" (jetty@A, jetty@B, as run-benchmarks.sh's summary names them):
+#     the two labels are two samples of noise, never one server.
 
 import "stats" as stats;
 
@@ -37,3 +40,5 @@ def floor($level):
                      runs: {A: ($a | length), B: ($b | length)},
                      successful_rps: _metric($a | _values(stats::successful_rps); $b | _values(stats::successful_rps); $level),
                      p99: _metric($a | _values(.latency_us.p99?); $b | _values(.latency_us.p99?); $level)}))};
+
+def row_name: if .aa_group != null then "\(.server)@\(.aa_group)" else .server end;

@@ -7,8 +7,15 @@
 #                          intervals of successful requests/s (overlapping ones share a rank)
 #   section($charts; $source)   model -> the Markdown between the performance markers;
 #                          $charts is the charts directory relative to the README
-#   chart_scripts($dir)    model -> [{file, script}]: one gnuplot script per chart, data inline,
-#                          writing PNG files into $dir
+#   chart_scripts($dir)    model -> [{file, script, data_file, data}]: one gnuplot script per
+#                          chart writing a PNG file into $dir; data inline, or for the chart
+#                          over time in data_file (written before the script runs; "" if none)
+#
+# Over time: when barrage's rows carry their per-second `timeline`, the first table of the
+# README's order that has them (the headline scenario) gets a chart of successful requests/s
+# and p99 per second, one line per server: the run whose successful requests/s is the median
+# of its runs (a real run, not a blend of seconds from different runs), seconds of the
+# measured window only (not the grace).
 #
 # Failed requests are not throughput: tables, ranking, "vs" and charts use successful
 # requests/s; the error rate is shown apart and marks the row, as does a tool whose
@@ -21,6 +28,7 @@
 import "stats" as stats;
 import "format" as fmt;
 import "second_opinion" as second;
+import "noise" as noise;
 
 def _scenario_rank:
   . as $scenario
@@ -103,14 +111,45 @@ def _table($baseline):
   | .timeouts = ([.measured[].timeouts[]] | unique)
   | del(.entries);
 
+# An A/A run's table: its two labels are shown as such (jetty@A, jetty@B), not ranked (their
+# difference is noise by construction), with the noise floor the results file holds for it.
+def _aa_table($floor):
+  . as $table
+  | .ranked = false
+  | .aa = {floor: ([$floor.rows[]? | select(.scenario == $table.scenario and .protocol == $table.protocol
+                                           and .tool == $table.tool)] | .[0])};
+
+# The run of a server with the median successful requests/s (the lower middle one of an even
+# number): its timeline, one point per second of the window.
+def _timeline_series:
+  sort_by(.metrics | stats::successful_rps // 0) | .[(length - 1) / 2 | floor] as $run
+  | {server: $run.server, run: $run.run, runs: length,
+     points: [$run.metrics.timeline[] | select((.in_grace | not) and .length_s > 0)
+              | {t_s, successful_rps: (.succeeded / .length_s), p99_us: .latency_us.p99?}]};
+
+# The chart over time of the first table (in README order) whose rows carry a timeline, or null.
+def _timeline_chart($tables; $results):
+  first($tables[] | select((.measured | length) > 0) | . as $table
+        | [$results[] | select(.status == "ok" and .scenario == $table.scenario and .protocol == $table.protocol
+                               and .tool == $table.tool and ((.metrics.timeline? // null) | type) == "array")]
+        | select(length > 0)
+        | {scenario: $table.scenario, protocol: $table.protocol, tool: $table.tool,
+           slug: ("timeline-\($table.slug)" | _slug),
+           series: (group_by(.server) | map(_timeline_series) | map(select((.points | length) > 0)))}
+        | select((.series | length) > 0))
+  // null;
+
 def model($baseline):
-  . as $doc
+  .results |= map(.server = noise::row_name)
+  | . as $doc
   | ([.results[] | .server] | unique) as $servers
   | ([.results[]] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
+     | map(if $doc.settings.aa == true then _aa_table($doc.noise_floor) else . end)
      | map(select((.measured | length) > 0 or (.unmeasured | length) > 0))
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
      timeouts: ([$tables[].timeouts[]] | unique),
+     timeline_chart: _timeline_chart($tables; $doc.results),
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
                   | map({protocol: .[0].protocol, tool: .[0].tool,
                          slug: ("rps-\(.[0].protocol)-\(.[0].tool)" | _slug),
@@ -186,6 +225,14 @@ def _legend:
        + ([.measured[] | select(.client_bound_runs > 0)
            | "\(.server | _md_escape) (\(.client_bound_runs) of \(.ok) runs; busiest: \(.client_share * 100 | fmt::fixed(0))% of \(.client_cores) core\(if .client_cores == 1 then "" else "s" end))"]
           | join(", ")) + "."
+   else empty end),
+  (if .aa != null then
+     "", "A/A run: one server measured under two labels (@A, @B), interleaved, so any difference between them "
+       + "is the machine's noise; they are not ranked."
+       + (if .aa.floor == null or .aa.floor.successful_rps == null then ""
+          else " Noise floor (the largest change these runs are consistent with): successful requests/s "
+            + "±\(.aa.floor.successful_rps.floor * 100 | fmt::fixed(1))%"
+            + (if .aa.floor.p99 == null then "" else ", p99 ±\(.aa.floor.p99.floor * 100 | fmt::fixed(1))%" end) + "." end)
    else empty end),
   (if .ranked and any(.measured[]; .tied) then
      "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "
@@ -264,6 +311,12 @@ def section($charts; $source):
     + "in the same table." + (.timeouts | _timeouts_sentence),
     "",
     (.rps_charts[] | "![Successful requests/s per server and scenario, \(.protocol | _protocol_name), \(.tool)](\($charts)/\(.slug).png)", ""),
+    (.timeline_chart // empty
+     | "Over time, \(.scenario) · \(.protocol | _protocol_name) · \(.tool): successful requests/s and p99 in each second "
+       + "of the measured window, per server (its run with the median successful requests/s), so that warm-up, GC pauses "
+       + "and stalls show instead of being averaged away.",
+       "",
+       "![Successful requests/s and p99 per second, \(.scenario), \(.protocol), \(.tool)](\($charts)/\(.slug).png)", ""),
     (.tables[]
      | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)",
        "",
@@ -344,9 +397,55 @@ def _latency_script($dir; $servers; $runs):
                 | "$server\($i) using 1:2 with linespoints lc rgb \"\($table.measured[$i].server | _colour($servers))\" lw 2 pt 7 ps 0.8 title \($table.measured[$i].server | _gp_string)"]
                | join(", \\\n     "));
 
+# The chart over time's data file: per server a block (two blank lines apart, for gnuplot's
+# `index`) of "second successful_rps p99_ms" lines under a comment naming the server and run.
+def _timeline_data:
+  [.series[]
+   | "# \(.server): run \(.run) of \(.runs) (median successful requests/s); second, successful requests/s, p99 ms",
+     (.points[] | "\(.t_s) \(.successful_rps) \(if .p99_us == null then "?" else .p99_us / 1000 end)"),
+     "", ""]
+  | join("\n");
+
+# Two panels, one above the other, sharing the time axis: successful requests/s, then p99.
+def _timeline_script($dir; $servers):
+  . as $chart
+  | "\($dir)/\(.slug).png" as $file
+  | "\($dir)/\(.slug).dat" as $data
+  | (.series | length) as $n
+  | def plot($column):
+      "plot " + ([range(0; $n) as $i
+                  | "\($data | _gp_string) index \($i) using 1:\($column) with linespoints lw 2 pt 7 ps 0.6 "
+                    + "lc rgb \"\($chart.series[$i].server | _colour($servers))\" title \($chart.series[$i].server | _gp_string)"]
+                 | join(", \\\n     "));
+    "set terminal pngcairo size 1000,720 noenhanced font \"Sans,11\"",
+    "set output \($file | _gp_string)",
+    "set datafile missing \"?\"",
+    "set grid ytics lc rgb \"#dddddd\"",
+    "set border 3",
+    "set tics nomirror",
+    "set key outside right top vertical box opaque",
+    # The same left margin in both panels keeps their time axes aligned.
+    "set lmargin 10",
+    "set multiplot layout 2,1 title \("Over time: \(.scenario), \(.protocol | _protocol_name), \(.tool) (one run per server: its median run)" | _gp_string) font \"Sans,14\"",
+    "set ylabel \"successful requests/s\"",
+    "set format y \"%.0s%c\"",
+    "set yrange [0:*]",
+    "set format x \"\"",
+    plot(2),
+    "set ylabel \"p99 latency (ms)\"",
+    "set format y \"%g\"",
+    "set xlabel \"second of the measured window\"",
+    "set format x \"%g\"",
+    plot(3),
+    "unset multiplot";
+
 def chart_scripts($dir):
   .servers as $servers
   | .meta.settings.runs as $runs
   | [(.rps_charts[] | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $runs)] | join("\n") + "\n")}),
+     (.timeline_chart // empty
+      | {file: "\(.slug).png", script: ([_timeline_script($dir; $servers)] | join("\n") + "\n"),
+         data_file: "\(.slug).dat", data: _timeline_data}),
      (.tables[] | select((.measured | length) > 0)
-      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")})];
+      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")})]
+  | map({data_file: "", data: ""} + .);

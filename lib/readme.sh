@@ -7,7 +7,8 @@
 #     Prints the Markdown that goes between the performance markers; CHARTS_LINK is the
 #     charts directory as the README links it, SOURCE_NAME the results file it names.
 #   readme::charts OUT_DIR < MODEL
-#     Renders every chart with gnuplot into OUT_DIR and prints the file names, one a line.
+#     Renders every chart with gnuplot into OUT_DIR and prints the file names, one a line
+#     (a chart's data file too, when it has one: the chart over time).
 #     Returns 1 (with gnuplot's words on stderr) if a chart cannot be made.
 #   readme::splice README SECTION_FILE
 #     Prints README with SECTION_FILE between "<!-- performance:start -->" and
@@ -29,13 +30,18 @@ readme::section() {
 }
 
 readme::charts() {
-  local dir=$1 charts i file
-  # File names and scripts, NUL-separated: file, script, file, script, ...
+  local dir=$1 charts i file data_file
+  # NUL-separated fours: file, script, data file ("" for none), data.
   mapfile -d '' -t charts < <(jq -j -L "$README_LIB" --arg dir "$dir" \
-    'import "readme" as r; r::chart_scripts($dir)[] | .file, "\u0000", .script, "\u0000"'; printf 'rc=%s' "$?")
+    'import "readme" as r; r::chart_scripts($dir)[] | .file, "\u0000", .script, "\u0000", .data_file, "\u0000", .data, "\u0000"'
+    printf 'rc=%s' "$?")
   [[ ${charts[-1]} == rc=0 ]] || return 1
-  for ((i = 0; i + 1 < ${#charts[@]}; i += 2)); do
-    file=${charts[i]}
+  for ((i = 0; i + 3 < ${#charts[@]}; i += 4)); do
+    file=${charts[i]} data_file=${charts[i + 2]}
+    if [[ -n $data_file ]]; then
+      printf '%s' "${charts[i + 3]}" >"$dir/$data_file"
+      printf '%s\n' "$data_file"
+    fi
     if ! printf '%s' "${charts[i + 1]}" | gnuplot >&2; then
       log::error "gnuplot could not draw $file"
       return 1

@@ -384,3 +384,17 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 2 ]
   [[ $output == *"holds no noise floor"*"run-benchmarks.sh --aa"* ]]
 }
+
+@test "compare: an A/A results file's labels are rows of their own (jetty@A, jetty@B), not one server" {
+  run "$COMPARE" --format json "$F/aa-jetty.json" "$F/aa-jetty.json"
+  [ "$status" -eq 0 ]
+  # three runs a label, each label its own row (merged, it would be one row of six runs)
+  [ "$(jq -c '[.rows[] | [.server, (.base.successful_rps | length)]]' <<<"$output")" = '[["jetty@A",3],["jetty@B",3]]' ]
+  [ "$(jq -c '.base.aa_labels' <<<"$output")" = '["jetty@A","jetty@B"]' ]
+  # --server names the server: both labels; against a plain file they are other rows
+  run "$COMPARE" --format json --server jetty --tool wrk --scenario hello "$F/aa-jetty.json" "$F/multi-base.json"
+  [ "$(jq -c '[.rows[] | "\(.server):\(.verdict)"]' <<<"$output")" = '["jetty:added","jetty@A:removed","jetty@B:removed"]' ]
+  run "$COMPARE" "$F/aa-jetty.json" "$F/multi-base.json"
+  [[ $output == *"base is an A/A run (--aa): its labels jetty@A and jetty@B are rows of their own, not one server"* ]]
+  [[ $output != *"new is an A/A run"* ]]
+}

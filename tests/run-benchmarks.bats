@@ -236,6 +236,12 @@ exact_accounting() {
   [ "${words[-5]}" = "test box, it's mine" ]
   [[ $(jq -r .commit "$f") =~ ^[0-9a-f]{40}(-dirty)?$ ]]
   [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET","request_timeout_s":2}' ]
+  # the machine facts that explain noise: frequency scaling (null with a note on a VM without
+  # cpufreq), and per row the load averages, steal time and load not ours during the run
+  [ "$(jq '.system.cpuScaling | has("governor") and (.governor != null or .note != null)' "$f")" = true ]
+  [ "$(jq '.results[0].machine_stats | (.loadavg_before | length) == 3 and (.loadavg_after | length) == 3
+            and (.cpu_pct | type) == "number" and (.steal_pct | type) == "number"
+            and (.other_cpu_pct | type) == "number"' "$f")" = true ]
   # No side files stay next to the results.
   [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
 }
@@ -339,6 +345,18 @@ exact_accounting() {
   no_process_left
 }
 
+@test "run: the server warm-up of a plan with only mixed is not skipped: barrage runs mixed's script" {
+  run fake --servers good --scenarios mixed --tool wrk --server-warmup 1s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -c '[.server_warmups[].shapes[] | [.scenario, .status, .requests > 0]]' "$f")" = '[["mixed","ok",true]]' ]
+  [[ $output == *"warming up good: barrage h1 mixed for 1s"* ]]
+  no_process_left
+}
+
 @test "run: the load tool's whole process tree is sampled; a tool that keeps its core busy is client-bound" {
   # a wrk whose child burns the CPU it is pinned to for the run (its parent only waits)
   PATH="$ROOT/tests/fixtures/busy-wrk:$PATH" run fake --servers good --scenarios hello,baseline --tool wrk \
@@ -372,6 +390,51 @@ exact_accounting() {
   printf '%s\n' "0 7 0 -" "200000 7 100000000 -" >"$TMP/samples"
   [ "$(system::group_stats "$TMP/samples" 2 1)" = '{"cpu_pct":50.0,"busy_pct":null,"cores":1}' ]
   [ "$(system::group_stats "$TMP/no samples" 2 1)" = '{"cpu_pct":null,"busy_pct":null,"cores":1}' ]
+}
+
+@test "sampling: the machine's load averages, CPU, steal time and the load not ours over the measured phase" {
+  source "$ROOT/lib/system.sh"
+  local hz
+  hz=$(getconf CLK_TCK)
+  # TIME_US CPU_TICKS RSS_KB LOAD1 LOAD5 LOAD15 CPU_TOTAL CPU_IDLE CPU_STEAL, 1 s apart: per
+  # second 2*hz ticks of two CPUs, of which hz/2 idle and hz/5 stolen: 1.3 cores busy, 10% steal
+  printf '%s\n' "0 0 1 9.00 9.00 9.00 0 0 0" \
+    "1000000 0 1 1.00 0.50 0.25 $((2 * hz)) $((hz / 2)) $((hz / 5))" \
+    "2000000 0 1 1.50 0.60 0.25 $((4 * hz)) $((hz)) $((2 * hz / 5))" \
+    "3000000 0 1 2.00 0.70 0.30 $((6 * hz)) $((3 * hz / 2)) $((3 * hz / 5))" >"$TMP/samples"
+  # the last 2 s only; other = 130 - server 50 - tool 30.5
+  [ "$(system::machine_stats "$TMP/samples" 2 '{"cpu_pct":50}' '{"cpu_pct":30.5,"busy_pct":null,"cores":1}')" = \
+    '{"loadavg_before":[1,0.5,0.25],"loadavg_after":[2,0.7,0.3],"cpu_pct":130,"steal_pct":10,"other_cpu_pct":49.5}' ]
+  # windows a sample apart never make it negative; an unknown tool CPU leaves it unknown
+  [ "$(system::machine_stats "$TMP/samples" 2 '{"cpu_pct":100}' '{"cpu_pct":40}' | jq .other_cpu_pct)" = 0 ]
+  [ "$(system::machine_stats "$TMP/samples" 2 '{"cpu_pct":100}' null | jq .other_cpu_pct)" = null ]
+  # samples of an older format (no machine fields) or a single one: null, never 0
+  printf '%s\n' "0 0 1" "1000000 5 1" >"$TMP/old samples"
+  [ "$(system::machine_stats "$TMP/old samples" 2 null null)" = \
+    '{"loadavg_before":null,"loadavg_after":null,"cpu_pct":null,"steal_pct":null,"other_cpu_pct":null}' ]
+}
+
+@test "system: CPU frequency scaling from cpufreq, or nulls and the reason where the kernel has none" {
+  source "$ROOT/lib/system.sh"
+  local cpu="$TMP/sys fs/devices/system/cpu"
+  mkdir -p "$cpu/cpu0/cpufreq" "$cpu/cpu1/cpufreq" "$cpu/cpufreq"
+  echo schedutil >"$cpu/cpu0/cpufreq/scaling_governor"
+  echo performance >"$cpu/cpu1/cpufreq/scaling_governor"
+  echo acpi-cpufreq >"$cpu/cpu0/cpufreq/scaling_driver"
+  echo 800000 >"$cpu/cpu0/cpufreq/cpuinfo_min_freq"
+  echo 3500000 >"$cpu/cpu0/cpufreq/cpuinfo_max_freq"
+  echo 0 >"$cpu/cpufreq/boost"
+  [ "$(SYSTEM_SYSFS="$TMP/sys fs" system::cpu_scaling | jq -c 'del(.virtualized)')" = \
+    '{"governor":"performance,schedutil","driver":"acpi-cpufreq","min_khz":800000,"max_khz":3500000,"boost":false,"note":null}' ]
+  # intel_pstate says it the other way round
+  rm "$cpu/cpufreq/boost"
+  mkdir -p "$cpu/intel_pstate" && echo 0 >"$cpu/intel_pstate/no_turbo"
+  [ "$(SYSTEM_SYSFS="$TMP/sys fs" system::cpu_scaling | jq .boost)" = true ]
+  # no cpufreq (this VM): null, not 0, and why
+  rm -r "$cpu/cpu0/cpufreq" "$cpu/cpu1/cpufreq" "$cpu/intel_pstate"
+  [ "$(SYSTEM_SYSFS="$TMP/sys fs" system::cpu_scaling | jq -c '[.governor, .driver, .min_khz, .max_khz, .boost]')" = \
+    '[null,null,null,null,null]' ]
+  [[ $(SYSTEM_SYSFS="$TMP/sys fs" system::cpu_scaling | jq -r .note) == "no cpufreq in /sys: "* ]]
 }
 
 @test "run: --aa measures one server as two labels, interleaved, and stores the noise floor" {

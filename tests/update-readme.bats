@@ -339,3 +339,37 @@ is_png() {
   # one run a row: no intervals, so two unknowns are not "tied"
   if section | grep -qF '=N: tied'; then return 1; fi
 }
+
+@test "update-readme: an A/A results file shows its two labels, unranked, with the noise floor" {
+  update --file "$F/aa-jetty.json"
+  [ "$status" -eq 0 ]
+  [ "$(servers 'hello · HTTP/1.1 · wrk')" = "jetty@A,jetty@B" ]
+  # each label's own three runs: the medians of A and of B, not of the six together
+  section | grep -qF '| jetty@A ≈ | 45,000 ±'
+  section | grep -qF '| jetty@B ≈ | 44,325 ±'
+  # no rank column: the difference between the labels is noise, not a ranking
+  [ -z "$(ranks 'hello · HTTP/1.1 · wrk')" ]
+  section | grep -qF "A/A run: one server measured under two labels (@A, @B), interleaved"
+  section | grep -qF "Noise floor (the largest change these runs are consistent with): successful requests/s ±7.9%, p99 ±8.6%."
+}
+
+@test "update-readme: barrage's per-second timeline is drawn for the headline scenario, from the timeline's own numbers" {
+  update --file "$F/readme-timeline.json"
+  [ "$status" -eq 0 ]
+  local data=$CHARTS/timeline-hello-h1-barrage.dat
+  is_png "$CHARTS/timeline-hello-h1-barrage.png"
+  section | grep -qF '](docs/charts/timeline-hello-h1-barrage.png)'
+  section | grep -qF 'Over time, hello · HTTP/1.1 · barrage: successful requests/s and p99 in each second'
+  # what gnuplot plotted: per server its median run (run 1 of NOISE_A), each second of the
+  # window (not the grace): succeeded per second and p99 in ms, the stall in second 4 too
+  [ "$(grep '^#' "$data" | cut -d'(' -f1 | paste -sd,)" = "# jetty: run 1 of 3 ,# netty: run 1 of 3 " ]
+  [ "$(grep -v '^#' "$data" | grep -v '^$')" = "$(jq -r '[.results[] | select(.tool == "barrage" and .run == 1)]
+      | sort_by(.server)[] | .metrics.timeline[] | select(.in_grace | not)
+      | "\(.t_s) \(.succeeded / .length_s) \(.latency_us.p99 / 1000)"' "$F/readme-timeline.json")" ]
+  [ "$(awk '$1 == 4 {print $2}' "$data" | paste -sd' ')" = "9782 13260" ]
+  # a results file without timelines draws none, and the old chart goes
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ ! -e "$CHARTS/timeline-hello-h1-barrage.png" ] && [ ! -e "$data" ]
+  if section | grep -qF 'Over time'; then return 1; fi
+}
