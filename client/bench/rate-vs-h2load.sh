@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rate-vs-h2load.sh: barrage at a fixed rate (-R) against barrage in closed loop
-# and against h2load --rps, on the same nginx: CPU per request and schedule lag.
+# and against h2load --rps and oha, on the same nginx: CPU per request and schedule lag.
 #
 #   client/bench/rate-vs-h2load.sh [--rounds N] [--duration SECONDS] [--rate N]
 #                                  [--connections N] [--sweep]
@@ -11,12 +11,14 @@
 #   closed   barrage -c N                (as fast as nginx answers)
 #   fixed    barrage -c N -R RATE        (default 20000/s)
 #   h2load   h2load --h1 -c N --rps RATE/N (h2load paces each connection)
+#   oha      oha -c N -q RATE --latency-correction (when oha is on the PATH or in
+#            ~/.cargo/bin: `cargo install oha --locked`; skipped with a note if not)
 # Prints per round and the medians: requests/s, the tool's CPU microseconds per
 # request (user + sys), barrage's schedule lag p99; then the ratios fixed/closed
-# (issue 11: at most 1.1) and fixed/h2load (at most 1.0).
+# (issue 11: at most 1.1), fixed/h2load and fixed/oha (at most 1.0).
 # --sweep: also the highest rate each open-loop tool sustains on one thread:
 # rates going up until barrage flags its target not delivered (rate.delivered)
-# or h2load achieves under 99% of it.
+# or h2load or oha achieves under 99% of it.
 # Not part of run-tests.sh: speed is measured here, never asserted in tests.
 set -euo pipefail
 
@@ -29,9 +31,27 @@ RATE=20000
 CONNECTIONS=50
 SWEEP=0
 
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+OHA=
 
-# one TOOL URL [RATE]: prints "requests rps cpu_seconds lag_p99_us" (lag - for h2load and closed loop)
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+# find_oha: sets OHA to oha's path if it is installed (never installs it)
+find_oha() {
+  OHA=$(command -v oha || true)
+  if [[ -z $OHA && -x $HOME/.cargo/bin/oha ]]; then OHA=$HOME/.cargo/bin/oha; fi
+  if [[ -z $OHA ]]; then log::info "oha not installed (cargo install oha --locked): compared with h2load only"; fi
+}
+
+# run_oha RATE URL: prints "requests rps cpu_seconds" (requests: responses plus errors)
+run_oha() {
+  local cpu
+  cpu=$(timed oha "$OHA" --no-tui --output-format json -z "${DURATION}s" -c "$CONNECTIONS" -q "$1" \
+    --latency-correction "$2")
+  jq -r '"\(([.statusCodeDistribution[]] + [.errorDistribution[]?]) | add // 0) \(.summary.requestsPerSec)"' \
+    "$WORKDIR/oha.out" | awk -v cpu="$cpu" '{print $1, $2, cpu}'
+}
+
+# one TOOL URL [RATE]: prints "requests rps cpu_seconds lag_p99_us" (lag - but for barrage -R)
 one() {
   local tool=$1 url=$2 rate=${3:-$RATE} line
   case $tool in
@@ -42,6 +62,7 @@ one() {
     h2load)
       line=$(run_h2load "--h1 -c $CONNECTIONS --rps $(awk -v r="$rate" -v c="$CONNECTIONS" 'BEGIN {printf "%g", r / c}')" "$url")
       echo "$line -" ;;
+    oha) echo "$(run_oha "$rate" "$url") -" ;;
   esac
 }
 
@@ -49,11 +70,12 @@ compare_rate() {
   local url=$1 round i tool req rps cpu lag us
   local -A cpu_us=() rates=()
   local tools=(closed fixed h2load)
+  [[ -n $OHA ]] && tools+=(oha)
   printf '\nHTTP/1.1 -c %s, fixed rate %s/s (%s rounds of %ss)\n' "$CONNECTIONS" "$RATE" "$ROUNDS" "$DURATION"
   printf '%-6s %-8s %12s %12s %10s %12s\n' round tool requests "requests/s" "cpu us/req" "lag p99 us"
   for round in $(seq "$ROUNDS"); do
-    for i in 0 1 2; do
-      tool=${tools[$(((i + round) % 3))]}
+    for i in "${!tools[@]}"; do
+      tool=${tools[$(((i + round) % ${#tools[@]}))]}
       read -r req rps cpu lag <<<"$(one "$tool" "$url")"
       us=$(us_per_request "$cpu" "$req")
       cpu_us[$tool]+="$us "
@@ -68,13 +90,17 @@ compare_rate() {
   done
   printf 'ratio fixed/closed (cpu us per request): %s  (target <= 1.1)\n' \
     "$(awk -v a="${med[fixed]}" -v b="${med[closed]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
-  printf 'ratio fixed/h2load (cpu us per request): %s  (target <= 1.0)\n' \
-    "$(awk -v a="${med[fixed]}" -v b="${med[h2load]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+  for tool in h2load oha; do
+    [[ -n ${med[$tool]:-} ]] || continue
+    printf 'ratio fixed/%s (cpu us per request): %s  (target <= 1.0)\n' "$tool" \
+      "$(awk -v a="${med[fixed]}" -v b="${med[$tool]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+  done
 }
 
 # sweep URL: the highest rate (in steps of 10,000/s) each open-loop tool sustains on one thread
 sweep() {
-  local url=$1 rate req rps cpu lag barrage_max=- h2load_max=-
+  local url=$1 rate req rps cpu lag tool barrage_max=-
+  local -A peer_max=([h2load]=- [oha]=-)
   printf '\nhighest rate sustained on one thread (-c %s, %ss per step)\n' "$CONNECTIONS" "$DURATION"
   for rate in $(seq 10000 10000 200000); do
     read -r req rps cpu lag <<<"$(one fixed "$url" "$rate")"
@@ -82,13 +108,17 @@ sweep() {
     barrage_max=$rate
     printf 'barrage %7s/s delivered (lag p99 %s us)\n' "$rate" "$lag"
   done
-  for rate in $(seq 10000 10000 200000); do
-    read -r req rps cpu lag <<<"$(one h2load "$url" "$rate")"
-    awk -v a="$rps" -v r="$rate" 'BEGIN {exit !(a >= 0.99 * r)}' || break
-    h2load_max=$rate
-    printf 'h2load  %7s/s achieved %.0f/s\n' "$rate" "$rps"
+  for tool in h2load oha; do
+    [[ $tool == oha && -z $OHA ]] && continue
+    for rate in $(seq 10000 10000 200000); do
+      read -r req rps cpu lag <<<"$(one "$tool" "$url" "$rate")"
+      awk -v a="$rps" -v r="$rate" 'BEGIN {exit !(a >= 0.99 * r)}' || break
+      peer_max[$tool]=$rate
+      printf '%-7s %7s/s achieved %.0f/s\n' "$tool" "$rate" "$rps"
+    done
   done
-  printf 'highest sustained: barrage %s/s, h2load %s/s\n' "$barrage_max" "$h2load_max"
+  printf 'highest sustained: barrage %s/s, h2load %s/s, oha %s/s\n' "$barrage_max" "${peer_max[h2load]}" \
+    "${peer_max[oha]}"
 }
 
 main() {
@@ -106,6 +136,7 @@ main() {
   deps::ensure nginx:nginx-light h2load:nghttp2-client taskset:util-linux jq:jq curl:curl make:make || return 1
   make -s -C "$ROOT/client" >&2 || log::die "barrage does not build"
   BARRAGE=$ROOT/client/build/barrage
+  find_oha
   WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage rate bench.XXXX")
   local port url
   port=$(free_port)

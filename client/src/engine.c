@@ -116,6 +116,7 @@ struct worker {
     uint64_t cap_us; /* requests scheduled from here on are never sent (deadline, stop) */
     int timer_fd;
     ev_io pace;
+    ev_prepare pace_prepare; /* before the loop sleeps: sends what is due, sets the timer */
     uint64_t armed_us; /* what timer_fd is set to; PACER_PAUSED: disarmed */
     bool timer_fired;  /* armed_us has passed: set it again even if unchanged */
     struct conn **ready;
@@ -690,19 +691,21 @@ static uint64_t pace_now(const struct worker *w, uint64_t now)
     return now < w->cap_us ? now : w->cap_us - 1;
 }
 
-/* Sets the pace timer to when it must next act: the pacer's next time, or
- * now when requests wait while a connection has room; disarmed when nothing
- * can start. A timer armed earlier than needed is left alone (it fires, finds
- * nothing due and is set then): setting a timer that becomes the CPU's
- * earliest costs a VM ~13 us, so this is done about once per wake-up. */
+/* Sets the pace timer to the pacer's next time while a connection has room;
+ * disarmed when nothing can start. Called only before the loop sleeps, after
+ * pace_dispatch: then no request waits while a connection has room. With
+ * every connection busy the timer would only move due requests into the line,
+ * which the next wake-up that frees a connection (a response, a delay's end,
+ * a reconnection) does with their times kept: the loop then sleeps until
+ * then, not once per scheduled request. A timer armed earlier than needed is
+ * left alone (it fires, finds nothing due and is set then): setting a timer
+ * that becomes the CPU's earliest costs a VM ~13 us, so this is done at most
+ * once per wake-up. */
 static void pace_arm(struct worker *w)
 {
     uint64_t at = PACER_PAUSED;
-    if (may_start(w)) {
-        /* requests waiting while a connection has room: at once; else the
-         * next due one (waiting requests need a connection, not the timer) */
-        if (w->sched.len > 0 && w->ready_len > 0) at = schedule_next(&w->sched);
-        else if (w->sched.len < pace_limit(w)) at = pacer_next(&w->sched.pacer);
+    if (may_start(w) && w->ready_len > 0 && w->sched.len < pace_limit(w)) {
+        at = pacer_next(&w->sched.pacer);
         if (at >= w->cap_us) at = PACER_PAUSED;
     }
     if (!w->timer_fired && w->armed_us <= at) return; /* PACER_PAUSED: disarmed */
@@ -722,6 +725,7 @@ static void pace_stop(struct worker *w)
     /* the requests due before the end, never sent, are counted as unsent */
     schedule_take_due(&w->sched, w->cap_us - 1, pace_limit(w));
     ev_io_stop(w->loop, &w->pace);
+    ev_prepare_stop(w->loop, &w->pace_prepare);
 }
 
 /* The next due request's scheduled time in *due, if one is due by now. */
@@ -760,7 +764,6 @@ static void paced_fill(struct conn *c, uint64_t now)
     struct worker *w = c->w;
     struct session *s = c->session;
     unsigned room = s->ops->capacity(s);
-    bool took = false;
     uint64_t due;
     while (room > 0 && may_start(w) && pace_pop(w, now, &due)) {
         if (conn_held(c)) {
@@ -775,19 +778,16 @@ static void paced_fill(struct conn *c, uint64_t now)
             return;
         }
         room = conn_submit(c, req, due, now);
-        took = true;
     }
     if (room > 0 && may_start(w)) ready_push(w, c);
-    if (took) pace_arm(w);
 }
 
 /* A request handed out was refused: back to the head of the line, its time
- * kept. 0, or -1 when out of memory (the caller counts it aborted). */
+ * kept (it goes out before the loop sleeps, if a connection has room). 0, or
+ * -1 when out of memory (the caller counts it aborted). */
 static int pace_requeue(struct worker *w, uint64_t scheduled)
 {
-    if (schedule_requeue(&w->sched, scheduled)) return -1;
-    pace_arm(w);
-    return 0;
+    return schedule_requeue(&w->sched, scheduled);
 }
 
 /* What is due goes to connections with room, in the order they got room;
@@ -802,13 +802,24 @@ static void pace_dispatch(struct worker *w, uint64_t now)
     if (w->measuring) schedule_note_backlog(&w->sched);
 }
 
-/* The pace timer fired. */
+/* The pace timer fired: pace_prepare_cb sends what is due and sets it again
+ * (which clears the expiry) before the loop sleeps. */
 static void pace_cb(struct ev_loop *loop, ev_io *io, int revents)
 {
     struct worker *w = io->data;
     (void)loop;
     (void)revents;
     w->timer_fired = true;
+}
+
+/* Before the loop sleeps, whatever woke it (the timer, a response, a
+ * connection, a command): every request due by now goes to a connection with
+ * room, from this one place, and the timer is set once for the next. */
+static void pace_prepare_cb(struct ev_loop *loop, ev_prepare *p, int revents)
+{
+    struct worker *w = p->data;
+    (void)loop;
+    (void)revents;
     pace_dispatch(w, engine_now_us());
     pace_arm(w);
 }
@@ -829,6 +840,9 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
     ev_io_init(&w->pace, pace_cb, w->timer_fd, EV_READ);
     w->pace.data = w;
     ev_io_start(w->loop, &w->pace);
+    ev_prepare_init(&w->pace_prepare, pace_prepare_cb);
+    w->pace_prepare.data = w;
+    ev_prepare_start(w->loop, &w->pace_prepare);
     return 0;
 }
 
@@ -894,7 +908,7 @@ static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
     while (cmd) {
         struct command *next = cmd->next;
         if (cmd->kind == CONTROL_STOP) worker_stop(w, cmd->at_us);
-        else if (w->paced && !w->stopping && schedule_set_rate(&w->sched, cmd->rate, cmd->at_us) == 0) pace_arm(w);
+        else if (w->paced && !w->stopping) schedule_set_rate(&w->sched, cmd->rate, cmd->at_us); /* armed before the loop sleeps */
         free(cmd);
         cmd = next;
     }
@@ -924,7 +938,6 @@ static void *worker_main(void *arg)
     w->grace.data = w;
     if (w->cfg->warmup_us) ev_timer_start(w->loop, &w->warmup);
     else warmup_cb(w->loop, &w->warmup, 0);
-    if (w->paced) pace_arm(w);
     for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
     /* a zero budget has nothing to run (ev_run would wait forever) */
     if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);

@@ -23,6 +23,7 @@ import importlib.util
 import json
 import math
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -207,6 +208,24 @@ def case_known_delay(t):
     near(lat["p50"], delay_us, 0.02 * delay_us + 50, "latency_us.p50")
     near(unc["p50"], delay_us, 0.02 * delay_us + 50, "latency_uncorrected_us.p50")
     expect_eq(r, "failed", 0)
+
+
+def case_busy_sleeps(t):
+    """Every connection busy (2 connections, 20 ms answers: 100/s) at 4,000/s: the loop sleeps until a
+    connection is free, not once per scheduled request; the due requests wait with their times kept.
+    Counted as the voluntary context switches of barrage (a count, not a time)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw
+    with DelayServer(t.delay_server, 20000) as server:
+        r = t.ok_run(["-R", "4000", "-d", "2s", "--warmup", "0", "-c", "2"], url_of(server.port))
+    sleeps = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw - before
+    scheduled = r["rate"]["scheduled"]
+    comment(f"busy connections: {sleeps} sleeps for {scheduled} scheduled, {r['requests']} sent, "
+            f"backlog max {r['rate']['backlog_max']}, corrected p50 {r['latency_us']['p50']} us")
+    expect_eq(r, "rate.scheduled", 8000)
+    expect(r["rate"]["scheduled"] == r["requests"] + r["rate"]["unsent"], "scheduled = sent + unsent")
+    expect(r["rate"]["backlog_max"] > 4000, f"backlog max {r['rate']['backlog_max']}: the line was not kept")
+    # ~100 answers and ~100 ticks a second: a few hundred sleeps; one per scheduled request would be 8,000
+    expect(sleeps < scheduled / 4, f"{sleeps} sleeps for {scheduled} scheduled requests")
 
 
 def case_h2_stream_slots(t):
@@ -414,6 +433,7 @@ CASES = [
     ("--hdr-log read by HdrHistogram: counts add up to the requests", case_hdr_log),
     ("tools/merge-records: exact merge against HdrHistogram's", case_merge_records),
     ("TLS, h2 streams and warm-up at a fixed rate", case_tls_h2_warmup),
+    ("every connection busy: the loop sleeps until one is free", case_busy_sleeps),
     ("-n and Poisson arrival with --seed", case_requests_and_poisson),
 ]
 
