@@ -33,7 +33,7 @@
 #   labhost::tool TOOL OUT_JSON WORK_DIR URL PROTOCOL SCENARIO THREADS CONNECTIONS STREAMS
 #                 DURATION_S WARMUP_S
 #     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here, the tool's CPU sampled
-#     into WORK_DIR/tool-samples; its exit status.
+#     into WORK_DIR/tool-samples; its exit status. TERM or INT stops the tool's process group.
 #   labhost::rtt ADDRESS PORT
 #     Prints the TCP connect time to ADDRESS:PORT in microseconds (one round trip), or
 #     nothing when it cannot connect within 2 s.
@@ -161,6 +161,9 @@ labhost::tool() {
   # shellcheck disable=SC2317 # called by barrage::run
   barrage::build() { [[ -x $BARRAGE_BIN ]] || { log::error "no barrage binary at $BARRAGE_BIN"; return 1; }; }
   mkdir -p "$dir"
+  # tools::exec starts the tool in a process group of its own, outside the one lib/lab.sh
+  # recorded: when that group is told to stop, stop the tool's too.
+  trap 'procs::stop_all; exit 143' TERM INT
   TOOLS_SAMPLES=$dir/tool-samples
   "$tool::run" "$out" "$dir" "$@" ''
 }

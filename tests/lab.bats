@@ -140,7 +140,8 @@ no_process_left() {
   [ "$rc" -eq 130 ]
   valid "$(results_file)"
   [ "$(jq .complete "$(results_file)")" = false ]
-  grep -q 'lab: stopping process group' "$TMP/stderr"
+  # (the clean-up's messages land where the interrupted step's stderr went: its run folder)
+  grep -rq 'lab: stopping process group [0-9]* on ld2' "$TMP/out"
   no_process_left
 }
 
