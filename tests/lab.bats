@@ -44,7 +44,7 @@ setup() {
 
 teardown() {
   if [[ -n ${RUN_PID:-} ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
-  if [[ -n ${BUSY_PID:-} ]]; then kill -KILL "$BUSY_PID" 2>/dev/null || true; fi
+  if [[ -n ${BUSY_PID:-} ]]; then { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true; fi
   return 0
 }
 
@@ -174,6 +174,8 @@ no_process_left() {
   BUSY_PID=$!
   sleep 1
   run lab_run --quick --connections 2 --strict
+  { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true
+  BUSY_PID=''
   echo "$output"
   [ "$status" -eq 1 ]
   [[ $output == *"pre-flight: srv: other busy processes: "* ]]
