@@ -51,6 +51,8 @@ source "$ROOT/lib/system.sh"
 source "$ROOT/lib/schema.sh"
 # shellcheck source=lib/results.sh
 source "$ROOT/lib/results.sh"
+# shellcheck source=lib/lab.sh
+source "$ROOT/lib/lab.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -109,6 +111,15 @@ Measurement
                        (default with 2+ cores: disjoint halves, server first)
   --port N             server port (default \$BARRAGE_PORT or 8080)
   --quick              a short tour: 3 s runs, 1 s warm-up, 1 s server warm-up
+Lab hardware (README "Running on lab hardware"; without these, everything runs here)
+  --server-host [USER@]HOST   the host that runs the servers (over ssh)
+  --load-hosts H1,H2,...      the hosts that run the load: barrage on all of them, each with
+                       its share of the connections, merged exactly; wrk and h2load on the first
+  --lab FILE           the same in a file (KEY = VALUE lines: server_host, server_address,
+                       load_hosts, lab_dir, ssh_config); the options above override it
+  --lab-dir DIR        the suite's directory on each host (default barrage-lab, under the
+                       ssh user's home; one sub-directory per host name)
+  --strict             stop before starting anything when the pre-flight warns
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -158,6 +169,7 @@ OPT_SERVERS=all OPT_SCENARIOS=all OPT_TOOL=all OPT_PROTOCOL=all
 DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
 CONNECTIONS_OVERRIDE='' THREADS_OVERRIDE='' CPUS='' PORT=${BARRAGE_PORT:-8080}
 QUICK=0 LIST=0 DRY_RUN=0 AA=0
+LAB_SERVER_OPT='' LAB_LOADS_OPT='' LAB_FILE_OPT='' LAB_DIR_OPT='' STRICT=0
 # A load tool busy (on a CPU or waiting for one) for this share of the cores it could use is
 # client-bound: what it measured is its own ceiling.
 CLIENT_BOUND_SHARE=0.9
@@ -171,6 +183,7 @@ parse_options() {
       --list) LIST=1; shift; continue ;;
       --dry-run) DRY_RUN=1; shift; continue ;;
       --aa) AA=1; shift; continue ;;
+      --strict) STRICT=1; shift; continue ;;
       --*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
     esac
     [[ $opt == --* ]] || usage_error "unexpected argument '$opt'"
@@ -193,6 +206,10 @@ parse_options() {
       --connections) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--connections wants a positive integer, got '$value'"; CONNECTIONS_OVERRIDE=$value ;;
       --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"; THREADS_OVERRIDE=$value ;;
       --cpus) [[ $value == none || $value =~ ^[0-9,-]+:[0-9,-]+$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; CPUS=$value ;;
+      --server-host) LAB_SERVER_OPT=$value ;;
+      --load-hosts) LAB_LOADS_OPT=$value ;;
+      --lab) LAB_FILE_OPT=$value ;;
+      --lab-dir) LAB_DIR_OPT=$value ;;
       --port)
         if ! [[ $value =~ ^[1-9][0-9]{0,4}$ ]] || ((value > 65535)); then usage_error "--port wants 1-65535, got '$value'"; fi
         PORT=$value ;;
@@ -219,8 +236,12 @@ parse_options() {
     usage_error "--aa measures one server as two labels: pick it with --servers NAME (got ${#SERVERS[@]})"
   fi
 
+  lab::configure "$LAB_SERVER_OPT" "$LAB_LOADS_OPT" "$LAB_FILE_OPT" "$LAB_DIR_OPT" "$STRICT" || usage_error "bad lab set-up"
   SERVER_CPUS='' CLIENT_CPUS=''
-  if [[ -z $CPUS ]]; then
+  if lab::active; then
+    # Dedicated hosts: nothing to share, nothing to pin.
+    [[ -z $CPUS ]] || usage_error "--cpus pins on this machine; a lab run has its own hosts"
+  elif [[ -z $CPUS ]]; then
     read -r SERVER_CPUS CLIENT_CPUS <<<"$(system::default_pinning)" || true
   elif [[ $CPUS != none ]]; then
     SERVER_CPUS=${CPUS%%:*} CLIENT_CPUS=${CPUS#*:}
@@ -413,6 +434,7 @@ on_exit() {
   procs::stop_all
   system::sample_stop
   system::group_sample_stop
+  lab::cleanup
   if [[ -n $SERVER_PID ]]; then
     log::info "stopping server process group $SERVER_PID"
     servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::error "process group $SERVER_PID did not stop"
@@ -472,7 +494,8 @@ add_row() {
     --arg proto "$proto" --arg scenario "$scenario" --argjson run "$run" --arg started "$started" \
     --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
     --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" \
-    --argjson machine "$machine" '
+    --argjson machine "$machine" \
+    --argjson lab_hosts "$(if [[ -n $metrics_file ]]; then lab::row_hosts "$metrics_file"; else echo null; fi)" '
     def nullable: if . == "" then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
      scenario: $scenario, run: $run, started: ($started | nullable), ended: ($ended | nullable),
@@ -480,6 +503,7 @@ add_row() {
      reason: ($reason | nullable)}
     + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
     + (if $machine == null then {} else {machine_stats: $machine} end)
+    + (if $lab_hosts == null then {} else {lab_hosts: $lab_hosts} end)
     + (if $client == null then {} else
         {client_stats: $client,
          client_bound: (($client.busy_pct // $client.cpu_pct) as $busy
@@ -502,6 +526,19 @@ progress() {
   log::info "run $((DONE_COUNT + 1)) of ${#PLAN[@]}, about $(minutes "$left") min left: $*"
 }
 
+# run_load TOOL DIR PROTOCOL SCENARIO DURATION_S WARMUP_S: one run of TOOL against the started
+# server, its record in DIR/metrics.json: here over loopback, or from the lab's load hosts.
+run_load() {
+  local tool=$1 dir=$2 proto=$3 scenario=$4 duration=$5 warmup=$6
+  if lab::active; then
+    lab::run_tool "$tool" "$dir/metrics.json" "$dir" "$proto" "$scenario" "$THREADS_OVERRIDE" \
+      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup"
+  else
+    "$tool::run" "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
+      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup" "$CLIENT_CPUS"
+  fi
+}
+
 # measure ENTRY: warm-up and one measured run of one plan entry; adds its row.
 measure() {
   local entry=$1 run slot tool proto scenario reason started ended stats client machine dir rc=0
@@ -515,14 +552,15 @@ measure() {
   dir=$LOG_DIR/$run-$slot-$tool-$proto-$scenario
   mkdir -p "$dir"
   started=$(now_utc)
-  system::sample_start "$SERVER_PID" "$dir/samples"
-  procs::record "$SAMPLER_PID" "cpu sampler"
+  if lab::active; then lab::sample_start
+  else
+    system::sample_start "$SERVER_PID" "$dir/samples"
+    procs::record "$SAMPLER_PID" "cpu sampler"
+  fi
   TOOLS_SAMPLES=$dir/tool-samples
-  "$tool::run" "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
-    "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$DURATION_S" "$WARMUP_S" "$CLIENT_CPUS" \
-    2>"$dir/stderr" || rc=$?
+  run_load "$tool" "$dir" "$proto" "$scenario" "$DURATION_S" "$WARMUP_S" 2>"$dir/stderr" || rc=$?
   TOOLS_SAMPLES=''
-  system::sample_stop
+  if lab::active; then lab::sample_stop "$dir/samples"; else system::sample_stop; fi
   ended=$(now_utc)
   cat "$dir/stderr" >&2
   stats=$(system::stats "$dir/samples" "$DURATION_S")
@@ -559,9 +597,7 @@ warm_up() {
     fi
     log::info "warming up $slot: barrage $proto $scenario for ${SERVER_WARMUP_S}s"
     rc=0
-    barrage::run "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
-      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$SERVER_WARMUP_S" 0 "$CLIENT_CPUS" \
-      2>"$dir/stderr" || rc=$?
+    run_load barrage "$dir" "$proto" "$scenario" "$SERVER_WARMUP_S" 0 2>"$dir/stderr" || rc=$?
     if ((rc == 0)); then
       shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" \
         '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps}' "$dir/metrics.json")")
@@ -585,13 +621,20 @@ warm_up() {
 serve() {
   local slot=$1 run=$2 server holder log
   server=$(slot_server "$slot")
+  log=$LOG_DIR/$slot-run$run.log
+  if lab::active; then
+    log::info "starting $slot on $LAB_SERVER port $PORT (log: $log)"
+    lab::start_server "$server" "$PORT" "$log" || { fail_entries "$slot" "$run" "start failed on $LAB_SERVER"; return 0; }
+    verify_and_measure "$slot" "$run" "$log"
+    lab::stop_server || log::die "could not stop $server on $LAB_SERVER"
+    return 0
+  fi
   holder=$(servers::port_holder "$PORT")
   if [[ -n $holder ]]; then
     log::error "port $PORT is taken by $holder before starting $server; free it or pick another with --port"
     EXIT_CODE=1
     exit 1
   fi
-  log=$LOG_DIR/$slot-run$run.log
   log::info "starting $slot on port $PORT (log: $log)"
   if ! servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
     fail_entries "$slot" "$run" "start failed: see $log"
@@ -605,25 +648,37 @@ serve() {
     || log::die "port $PORT still taken by $(servers::port_holder "$PORT") after stopping $server"
 }
 
+# server_ready / server_alive / verify_contract NAME PROTOCOLS: the started server answers
+# GET /hello / still runs / keeps the contract (TAP on stdout); here, or from the lab's first
+# load host.
+server_ready() {
+  if lab::active; then lab::wait_ready "$PORT" "$READY_TIMEOUT_S"
+  else servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; fi
+}
+server_alive() { if lab::active; then lab::server_alive; else servers::alive "$SERVER_PID"; fi; }
+verify_contract() {
+  if lab::active; then lab::contract "$1" "$PORT" "$2"; return; fi
+  # In the background, in a process group of its own: a signal stops it and its curl at once.
+  TMPDIR=$SCRATCH_DIR procs::run "contract verification $1" contract::verify "$1" "http://127.0.0.1:$PORT" "$2"
+}
+
 # verify_and_measure SLOT RUN LOG: the started server (SERVER_PID) once it answers and keeps
 # the contract: warmed up, then every entry of SLOT in RUN measured; else all of them failed
 # with the reason.
 verify_and_measure() {
   local slot=$1 run=$2 log=$3 server entry protocols tap
   server=$(slot_server "$slot")
-  if ! servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; then
+  if ! server_ready; then
     local tail_line why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
     tail_line=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1)
-    servers::alive "$SERVER_PID" || why="exited before it was ready"
+    server_alive || why="exited before it was ready"
     fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
   protocols=$(declared_protocols "$server")
   tap=$LOG_DIR/$slot-run$run.contract.tap
   log::info "verifying $server ($protocols)"
-  # In the background, in a process group of its own: a signal stops it and its curl at once.
-  if ! TMPDIR=$SCRATCH_DIR procs::run "contract verification $server" \
-    contract::verify "$server" "http://127.0.0.1:$PORT" "$protocols" >"$tap"; then
+  if ! verify_contract "$server" "$protocols" >"$tap"; then
     fail_entries "$slot" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
     return 0
   fi
@@ -642,6 +697,17 @@ build_servers() {
   mapfile -t to_build < <(maven_servers)
   ((${#to_build[@]})) || return 0
   SERVERS_BUILD_LOG=$LOG_DIR/build.log servers::build "${to_build[@]}" || true
+}
+
+# lab_prepare: barrage (built here) and the servers that built, copied to the lab's hosts,
+# their facts and pre-flight in the results (lab); exit 1 when the lab is not usable.
+lab_prepare() {
+  local server built=()
+  barrage::build || exit 1
+  for server in "${SERVERS[@]}"; do [[ -n ${BUILD_FAILED[$server]:-} ]] || built+=("$server"); done
+  lab::record_to "$LOG_DIR/lab-pids"
+  lab::prepare "${built[@]}" || exit 1
+  results::set lab "$(lab::header_json)"
 }
 
 # print_summary FILE: one line per row of a results file ("-" for a value a row lacks, also
@@ -672,6 +738,7 @@ main() {
   trap 'EXIT_CODE=143; exit 143' TERM
 
   ensure_setup
+  if lab::active; then lab::connect || exit 1; fi
   log::info "CPU pinning: $(pinning_text); load-tool threads: $THREADS"
   log::info "${#PLAN[@]} planned runs; estimated time about $(minutes "$(estimate_s)") min"
 
@@ -717,6 +784,7 @@ main() {
   for tool in "${TOOLS[@]}"; do
     if declare -F "$tool::prepare" >/dev/null && ! "$tool::prepare"; then log::warn "$tool is not ready: its runs will fail"; fi
   done
+  if lab::active; then lab_prepare; fi
 
   local run slot server
   for ((run = 1; run <= RUNS; run++)); do

@@ -1,0 +1,496 @@
+#!/usr/bin/env bash
+# lab: run-benchmarks.sh on lab hardware over ssh: the server on one host, barrage spread over
+# one or more load hosts (wrk and h2load on the first), results merged exactly.
+#
+# Every remote step goes through OpenSSH (BatchMode, one ControlMaster connection per host)
+# and runs inside a copy of the suite on that host (lib/labhost.sh does the remote half).
+# Every remote process is started in a session and process group of its own; its host and
+# PGID are recorded (LOG_DIR/lab-pids) and kept until it is stopped, so that lab::cleanup
+# stops, by process group, whatever still runs on any host.
+#
+#   lab::configure SERVER_HOST LOAD_HOSTS LAB_FILE LAB_DIR STRICT
+#     Reads LAB_FILE (when given; format in README "Running on lab hardware"), then lets the
+#     non-empty arguments override it. Without a server host and load hosts the lab is off.
+#     Returns 1 with a message for an unusable configuration.
+#   lab::active
+#     0 when a lab is configured.
+#   lab::connect
+#     Opens one ssh connection to every host; a host that cannot be reached is a clear
+#     error (return 1) before anything is copied or started.
+#   lab::prepare SERVER...
+#     Copies the suite to every host (lib, scenarios, the named servers built here,
+#     barrage built here), gathers each host's facts and runs the pre-flight: errors (no
+#     JDK 21+ on the server host, barrage or curl unusable on a load host) return 1;
+#     warnings return 1 too when STRICT was set.
+#   lab::record_to FILE
+#     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
+#   lab::header_json
+#     The results file's `lab` object: hosts, their facts, the pre-flight's warnings.
+#   lab::base_url PORT
+#     The URL the load hosts reach the server at.
+#   lab::start_server NAME PORT LOCAL_LOG
+#     Starts the server on the server host (bound to its lab address); 1 when it cannot.
+#     lab::run_tool loads the server at this PORT.
+#   lab::server_alive
+#     0 while the started server's process group has a live process.
+#   lab::wait_ready PORT TIMEOUT_S
+#     0 once GET /hello answers 200 from the first load host; 1 otherwise.
+#   lab::contract NAME PORT PROTOCOLS
+#     contract::verify run from the first load host; TAP on stdout, its status.
+#   lab::stop_server
+#     Stops the server's process group and fetches its log; 1 when it does not stop.
+#   lab::sample_start / lab::sample_stop LOCAL_FILE
+#     Samples the server's CPU and memory on the server host; stop fetches the samples.
+#   lab::run_tool TOOL OUT_JSON LOCAL_DIR PROTOCOL SCENARIO THREADS CONNECTIONS STREAMS
+#                 DURATION_S WARMUP_S
+#     One run of TOOL: barrage on every load host at once, each with its share of the
+#     connections (THREADS, when not empty, caps each host's threads; else its cores), wrk
+#     and h2load on the first. Each host's work dir comes back under LOCAL_DIR/hosts/HOST/;
+#     OUT_JSON gets the metrics record, merged exactly from the hosts' records
+#     (client/tools/merge-records), and LOCAL_DIR/lab-hosts.json the per-host records.
+#     Returns 1 when a host's run failed (its messages on stderr).
+#   lab::row_hosts METRICS_FILE
+#     The per-host records beside METRICS_FILE (lab-hosts.json) as JSON, or null.
+#   lab::cleanup
+#     Stops every recorded remote process still running (newest first), closes the ssh
+#     connections. Safe to call more than once.
+# Depends on lib/log.sh and lib/system.sh.
+
+LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0
+LAB_LOADS=() LAB_SSH_OPTS=() LAB_CONNECTED=() LAB_RUNNING=() LAB_WARNINGS=()
+LAB_CONTROL_DIR='' LAB_PIDS_FILE='' LAB_SERVER_PGID='' LAB_SERVER_LOG='' LAB_SAMPLER_PGID=''
+LAB_STEP=0 LAB_PORT=''
+declare -gA LAB_FACTS=()
+# Seconds a remote process group gets to stop after TERM before KILL.
+LAB_STOP_TIMEOUT_S=10
+# Pre-flight limits: load hosts' clocks apart, and the round trip to the server host.
+LAB_CLOCK_SPREAD_US=5000
+LAB_RTT_WARN_US=1000
+
+lab::configure() {
+  local server=$1 loads=$2 file=$3 dir=$4 strict=$5 line key value file_loads=''
+  if [[ -n $file ]]; then
+    [[ -r $file ]] || { log::error "--lab: cannot read $file"; return 1; }
+    while IFS= read -r line || [[ -n $line ]]; do
+      line=${line%%#*}
+      [[ $line =~ ^[[:space:]]*$ ]] && continue
+      [[ $line =~ ^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]] \
+        || { log::error "$file: not KEY = VALUE: $line"; return 1; }
+      key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
+      case $key in
+        server_host) LAB_SERVER=$value ;;
+        server_address) LAB_SERVER_ADDR=$value ;;
+        load_hosts) file_loads=$value ;;
+        lab_dir) LAB_DIR=$value ;;
+        ssh_config) LAB_SSH_CONFIG=$value ;;
+        *) log::error "$file: unknown key '$key' (valid: server_host server_address load_hosts lab_dir ssh_config)"; return 1 ;;
+      esac
+    done <"$file"
+  fi
+  [[ -n $server ]] && LAB_SERVER=$server
+  [[ -n $loads ]] && file_loads=$loads
+  [[ -n $dir ]] && LAB_DIR=$dir
+  LAB_STRICT=$strict
+  IFS=', ' read -r -a LAB_LOADS <<<"$file_loads"
+  [[ -z $LAB_SERVER && ${#LAB_LOADS[@]} -eq 0 ]] && return 0
+  [[ -n $LAB_SERVER ]] || { log::error "load hosts without a server host: give --server-host (or server_host in the lab file)"; return 1; }
+  ((${#LAB_LOADS[@]})) || { log::error "a server host without load hosts: give --load-hosts (or load_hosts in the lab file)"; return 1; }
+  [[ " ${LAB_LOADS[*]} " != *" $LAB_SERVER "* ]] || { log::error "$LAB_SERVER is both the server host and a load host"; return 1; }
+  [[ -z $LAB_SSH_CONFIG || -r $LAB_SSH_CONFIG ]] || { log::error "ssh_config: cannot read $LAB_SSH_CONFIG"; return 1; }
+  # The address the load hosts use: the host part of [USER@]HOST unless given.
+  LAB_SERVER_ADDR=${LAB_SERVER_ADDR:-${LAB_SERVER#*@}}
+}
+
+lab::active() { [[ -n $LAB_SERVER ]]; }
+
+lab::record_to() { LAB_PIDS_FILE=$1; }
+
+lab::base_url() {
+  local addr=$LAB_SERVER_ADDR
+  [[ $addr == *:* ]] && addr="[$addr]"
+  printf 'http://%s:%s\n' "$addr" "$1"
+}
+
+# lab::_hosts: the server host, then the load hosts, one per line.
+lab::_hosts() { printf '%s\n' "$LAB_SERVER" "${LAB_LOADS[@]}"; }
+
+# lab::_host_dir HOST: the suite's directory on HOST (relative: under the ssh user's home).
+# One per host name, so that hosts sharing a home (NFS) do not share it.
+lab::_host_dir() { printf '%s/%s\n' "$LAB_DIR" "${1//[^A-Za-z0-9._-]/_}"; }
+
+# lab::_ssh HOST ARG...: ssh to HOST through its master connection (a new connection when
+# there is none), never asking for a password or a host key.
+lab::_ssh() {
+  local host=$1
+  shift
+  ssh "${LAB_SSH_OPTS[@]}" -o ControlMaster=no "$host" "$@"
+}
+
+# lab::_remote HOST CMD...: CMD (a labhost function or a command) in HOST's suite directory;
+# its stdout, stderr and status. The script goes on stdin, so no remote shell quoting matters
+# beyond printf %q of each argument.
+lab::_remote() {
+  local host=$1
+  shift
+  printf 'cd %q || exit 97\nsource lib/labhost.sh || exit 97\n%s\n' "$(lab::_host_dir "$host")" \
+    "$(printf '%q ' "$@")" | lab::_ssh "$host" bash -s
+}
+
+# lab::_connect HOST: opens HOST's master connection (in a session of its own, so that a
+# Ctrl-C to the run leaves it to lab::cleanup); a clear error when HOST cannot be reached.
+lab::_connect() {
+  local host=$1 err
+  err=$LAB_CONTROL_DIR/connect.err
+  if ! setsid --wait ssh "${LAB_SSH_OPTS[@]}" -o ControlMaster=yes -o ControlPersist=900 -fN "$host" \
+    </dev/null >/dev/null 2>"$err" 3>&-; then
+    log::error "cannot reach lab host $host over ssh: $(grep -v '^\s*$' "$err" | tail -n 1)"
+    log::error "each host needs sshd and this user's key (BatchMode: no password prompts, a known host key)"
+    return 1
+  fi
+  LAB_CONNECTED+=("$host")
+}
+
+# lab::_stage DIR SERVER...: DIR with symlinks to what every host gets (tar -h copies them).
+lab::_stage() {
+  local dir=$1 server
+  shift
+  mkdir -p "$dir/servers" "$dir/client/build"
+  ln -s "$LAB_ROOT/lib" "$dir/lib"
+  ln -s "$LAB_ROOT/scenarios" "$dir/scenarios"
+  ln -s "$LAB_ROOT/client/build/barrage" "$dir/client/build/barrage"
+  [[ -f $SERVERS_DIR/jvm.options ]] && ln -s "$SERVERS_DIR/jvm.options" "$dir/servers/jvm.options"
+  for server in "$@"; do ln -s "$SERVERS_DIR/$server" "$dir/servers/$server"; done
+}
+
+# lab::_copy HOST STAGE: replaces the suite's copy on HOST with STAGE's content.
+lab::_copy() {
+  local host=$1 stage=$2 dir
+  dir=$(lab::_host_dir "$host")
+  tar -C "$stage" -chf - --exclude=src --exclude=classes --exclude=generated-sources \
+      --exclude=maven-status --exclude=maven-archiver --exclude='*.log' . |
+    lab::_ssh "$host" "mkdir -p $(printf '%q' "$dir") && cd $(printf '%q' "$dir") && rm -rf lib scenarios servers client runs steps logs && tar -xf -"
+}
+
+# lab::_facts HOST ROLE: gathers HOST's facts into LAB_FACTS[HOST] (JSON).
+lab::_facts() {
+  local host=$1 role=$2 tsv
+  tsv=$(lab::_remote "$host" labhost::facts) || { log::error "could not read the facts of $host"; return 1; }
+  LAB_FACTS[$host]=$(jq -Rn --arg host "$host" --arg role "$role" '
+    [inputs | split("\t") | {key: .[0], value: (.[1:] | join("\t"))}] as $kv
+    | def one($k): ([$kv[] | select(.key == $k) | .value] | first // "") | if . == "" then null else . end;
+    {host: $host, role: $role, os: one("os"), kernel: one("kernel"), arch: one("arch"),
+     cpuModel: one("cpu_model"), cpuCores: (one("cores") | tonumber? // null),
+     ramGB: (one("ram_kb") | if . == null then null else tonumber / 1048576 * 10 | round / 10 end),
+     governor: one("governor"), swap_used_kb: (one("swap_used_kb") | tonumber? // null),
+     load1: (one("load1") | tonumber? // null), busy: one("busy"),
+     nics: [$kv[] | select(.key == "nic") | .value | capture("^(?<name>.*):(?<speed>[^:]*)$")
+            | {name, speed_mbps: (.speed | tonumber? // null)}],
+     java: one("java"), java_error: one("java_error"), barrage: one("barrage"),
+     curl: (one("curl") == "1"), clock_offset_us: null, rtt_us: null}' <<<"$tsv")
+}
+
+# lab::_fact HOST FILTER: a jq filter over HOST's facts, raw.
+lab::_fact() { jq -r "$2" <<<"${LAB_FACTS[$1]}"; }
+
+# lab::_clock HOST: "OFFSET ERROR": HOST's clock minus ours in microseconds, from the quickest
+# of five round trips, and the most it can be off (half that round trip).
+lab::_clock() {
+  local t0 remote t1 i best='' offset
+  for ((i = 0; i < 5; i++)); do
+    t0=${EPOCHREALTIME/[.,]/}
+    remote=$(lab::_ssh "$1" date +%s%6N) || return 1
+    t1=${EPOCHREALTIME/[.,]/}
+    if [[ -z $best ]] || ((t1 - t0 < best)); then best=$((t1 - t0)) offset=$((remote - (t0 + t1) / 2)); fi
+  done
+  printf '%s %s\n' "$offset" $((best / 2))
+}
+
+# lab::_warn MSG: a pre-flight warning (kept for the results file).
+lab::_warn() { LAB_WARNINGS+=("$1"); log::warn "pre-flight: $1"; }
+
+# lab::_preflight: errors and warnings from the gathered facts (see lab::prepare).
+lab::_preflight() {
+  local host errors=0 value offsets=() rtt offset error
+  local low=999999999999 high=-999999999999 slack=0
+  value=$(lab::_fact "$LAB_SERVER" '.java // empty')
+  if [[ -z $value ]]; then
+    log::error "server host $LAB_SERVER has no JDK ${JAVA_MIN_MAJOR:-21}+: $(lab::_fact "$LAB_SERVER" '.java_error // "java::home found none"')"
+    errors=1
+  fi
+  for host in "${LAB_LOADS[@]}"; do
+    if [[ -z $(lab::_fact "$host" '.barrage // empty') ]]; then
+      log::error "barrage (built here, copied) does not run on load host $host: it needs the runtime libraries of libev, nghttp2, OpenSSL, LuaJIT and zlib (apt-get install libev4 libnghttp2-14 libluajit-5.1-2)"
+      errors=1
+    fi
+  done
+  if [[ $(lab::_fact "${LAB_LOADS[0]}" '.curl') != true ]]; then
+    log::error "load host ${LAB_LOADS[0]} has no curl: the contract checks and the readiness probe run from it"
+    errors=1
+  fi
+  for host in $(lab::_hosts); do
+    value=$(lab::_fact "$host" '.governor // empty')
+    [[ -z $value || $value == performance ]] || lab::_warn "$host: CPU frequency governor is '$value', not 'performance'"
+    value=$(lab::_fact "$host" '.swap_used_kb // 0')
+    ((value == 0)) || lab::_warn "$host: $value kB of swap in use"
+    value=$(lab::_fact "$host" '.busy // empty')
+    [[ -z $value ]] || lab::_warn "$host: other busy processes: $value"
+  done
+  for host in "${LAB_LOADS[@]}"; do
+    read -r offset error < <(lab::_clock "$host") || offset='' error=''
+    rtt=$(lab::_remote "$host" labhost::rtt "$LAB_SERVER_ADDR" 22) || rtt=''
+    LAB_FACTS[$host]=$(jq -c --arg offset "$offset" --arg error "$error" --arg rtt "$rtt" '
+      .clock_offset_us = ($offset | tonumber? // null) | .clock_error_us = ($error | tonumber? // null)
+      | .rtt_us = ($rtt | tonumber? // null)' <<<"${LAB_FACTS[$host]}")
+    if [[ -n $offset ]]; then
+      offsets+=("$offset")
+      ((offset < low)) && low=$offset
+      ((offset > high)) && high=$offset
+      ((slack += error))
+    fi
+    if [[ -z $rtt ]]; then lab::_warn "$host: no TCP round trip to $LAB_SERVER_ADDR:22 measured"
+    elif ((rtt > LAB_RTT_WARN_US)); then lab::_warn "$host: round trip to $LAB_SERVER_ADDR is ${rtt} us (over ${LAB_RTT_WARN_US} us)"
+    fi
+  done
+  # Apart by more than the limit even after the measurement's own error (a loaded network or
+  # host stretches the round trips): only then is it the clocks.
+  if ((${#offsets[@]} > 1 && high - low - slack > LAB_CLOCK_SPREAD_US)); then
+    lab::_warn "load hosts' clocks are $((high - low)) us apart (+/- ${slack} us; over ${LAB_CLOCK_SPREAD_US} us): their timelines do not line up"
+  fi
+  ((errors == 0)) || return 1
+  if ((LAB_STRICT && ${#LAB_WARNINGS[@]})); then
+    log::error "--strict: ${#LAB_WARNINGS[@]} pre-flight warning(s) above; set the hosts up for benchmarking or drop --strict"
+    return 1
+  fi
+}
+
+lab::connect() {
+  local host
+  LAB_CONTROL_DIR=$(mktemp -d /tmp/barrage-lab.XXXXXX)
+  LAB_SSH_OPTS=(-o BatchMode=yes -o ConnectTimeout=5 -o ServerAliveInterval=5 -o ServerAliveCountMax=3
+    -o ControlPath="$LAB_CONTROL_DIR/%C")
+  [[ -n $LAB_SSH_CONFIG ]] && LAB_SSH_OPTS=(-F "$LAB_SSH_CONFIG" "${LAB_SSH_OPTS[@]}")
+  for host in $(lab::_hosts); do lab::_connect "$host" || return 1; done
+  log::info "lab: connected to $(lab::_hosts | paste -sd' ')"
+}
+
+lab::prepare() {
+  local host stage=$LAB_CONTROL_DIR/stage
+  lab::_stage "$stage" "$@"
+  for host in $(lab::_hosts); do
+    log::info "lab: copying the suite to $host:$(lab::_host_dir "$host")"
+    lab::_copy "$host" "$stage" || { log::error "could not copy the suite to $host"; return 1; }
+  done
+  lab::_facts "$LAB_SERVER" server || return 1
+  for host in "${LAB_LOADS[@]}"; do lab::_facts "$host" load || return 1; done
+  lab::_preflight
+}
+
+lab::header_json() {
+  local host
+  for host in $(lab::_hosts); do printf '%s\n' "${LAB_FACTS[$host]:-null}"; done |
+    jq -cs --arg server "$LAB_SERVER" --arg address "$LAB_SERVER_ADDR" --arg dir "$LAB_DIR" \
+      --argjson strict "$LAB_STRICT" --arg loads "${LAB_LOADS[*]}" \
+      --arg warnings "$(printf '%s\n' "${LAB_WARNINGS[@]}")" '
+      {server_host: $server, server_address: $address, load_hosts: ($loads | split(" ")),
+       lab_dir: $dir, strict: ($strict == 1), hosts: .,
+       warnings: ($warnings | split("\n") | map(select(. != "")))}'
+}
+
+# lab::_spawn HOST LABEL LOG CMD...: starts CMD on HOST (labhost::spawn, LOG relative to the
+# suite's directory there), records it; sets LAB_PGID.
+lab::_spawn() {
+  local host=$1 label=$2 log=$3
+  shift 3
+  LAB_PGID=$(lab::_remote "$host" labhost::spawn "$log" "$@") || LAB_PGID=''
+  [[ $LAB_PGID =~ ^[0-9]+$ ]] || { log::error "could not start $label on $host"; return 1; }
+  LAB_RUNNING+=("$host"$'\t'"$LAB_PGID")
+  [[ -n $LAB_PIDS_FILE ]] && printf '%s\t%s\t%s\n' "$host" "$LAB_PGID" "$label" >>"$LAB_PIDS_FILE"
+  return 0
+}
+
+# lab::_forget HOST PGID: drops a stopped or ended process group from the running list.
+lab::_forget() {
+  local i
+  for i in "${!LAB_RUNNING[@]}"; do
+    [[ ${LAB_RUNNING[i]} == "$1"$'\t'"$2" ]] && unset 'LAB_RUNNING[i]'
+  done
+  LAB_RUNNING=("${LAB_RUNNING[@]}")
+}
+
+# lab::_stop HOST PGID: TERM, then KILL, to the group on HOST; forgets it once gone.
+lab::_stop() {
+  lab::_remote "$1" labhost::stop "$2" "$LAB_STOP_TIMEOUT_S" || return 1
+  lab::_forget "$1" "$2"
+}
+
+# lab::_wait TIMEOUT_S HOST<TAB>PGID...: polls until every group has ended; after TIMEOUT_S
+# stops those left and returns 1.
+lab::_wait() {
+  local deadline=$((SECONDS + $1)) entry host pgid still
+  shift
+  local pending=("$@")
+  while ((${#pending[@]})); do
+    still=()
+    for entry in "${pending[@]}"; do
+      IFS=$'\t' read -r host pgid <<<"$entry"
+      if [[ -n $(lab::_remote "$host" labhost::alive "$pgid") ]]; then still+=("$entry")
+      else lab::_forget "$host" "$pgid"; fi
+    done
+    pending=("${still[@]}")
+    ((${#pending[@]})) || return 0
+    if ((SECONDS >= deadline)); then
+      for entry in "${pending[@]}"; do IFS=$'\t' read -r host pgid <<<"$entry"; lab::_stop "$host" "$pgid" || true; done
+      return 1
+    fi
+    sleep 0.3
+  done
+}
+
+# lab::_call HOST LABEL TIMEOUT_S CMD...: CMD on HOST as a recorded process group, waited for;
+# its stdout here, its stderr on stderr, its exit status (1 when it had to be stopped).
+lab::_call() {
+  local host=$1 label=$2 timeout=$3 step rc
+  shift 3
+  LAB_STEP=$((LAB_STEP + 1))
+  step=steps/$LAB_STEP
+  lab::_remote "$host" mkdir -p steps || return 1
+  lab::_spawn "$host" "$label" "$step.err" labhost::call "$step.out" "$step.rc" "$@" || return 1
+  lab::_wait "$timeout" "$host"$'\t'"$LAB_PGID" || { log::error "$label on $host: no end within ${timeout}s"; return 1; }
+  lab::_remote "$host" cat "$step.out"
+  lab::_remote "$host" cat "$step.err" >&2
+  rc=$(lab::_remote "$host" cat "$step.rc" 2>/dev/null) || rc=1
+  return "${rc:-1}"
+}
+
+lab::start_server() {
+  local name=$1 port=$2 bind=0.0.0.0
+  LAB_SERVER_LOG=$3 LAB_PORT=$2
+  # Bound to the lab address when it is one (a name resolves on the load hosts only).
+  [[ $LAB_SERVER_ADDR =~ ^[0-9.]+$ ]] && bind=$LAB_SERVER_ADDR
+  lab::_remote "$LAB_SERVER" mkdir -p logs runs || return 1
+  lab::_spawn "$LAB_SERVER" "server $name" "logs/server.log" labhost::server "$name" "$port" "$bind" || return 1
+  LAB_SERVER_PGID=$LAB_PGID
+}
+
+lab::server_alive() {
+  [[ -n $LAB_SERVER_PGID && -n $(lab::_remote "$LAB_SERVER" labhost::alive "$LAB_SERVER_PGID") ]]
+}
+
+lab::wait_ready() {
+  lab::_call "${LAB_LOADS[0]}" "readiness probe" $(($2 + 10)) labhost::ready "$(lab::base_url "$1")/hello" "$2"
+}
+
+lab::contract() {
+  lab::_call "${LAB_LOADS[0]}" "contract verification $1" 900 labhost::contract "$1" "$(lab::base_url "$2")" "$3"
+}
+
+lab::stop_server() {
+  local rc=0
+  [[ -n $LAB_SERVER_PGID ]] || return 0
+  lab::_stop "$LAB_SERVER" "$LAB_SERVER_PGID" || rc=1
+  lab::_remote "$LAB_SERVER" cat logs/server.log >"$LAB_SERVER_LOG" 2>/dev/null || true
+  LAB_SERVER_PGID=''
+  return "$rc"
+}
+
+lab::sample_start() {
+  lab::_spawn "$LAB_SERVER" "cpu sampler" logs/sampler.log labhost::sample "$LAB_SERVER_PGID" runs/samples
+  LAB_SAMPLER_PGID=$LAB_PGID
+}
+
+lab::sample_stop() {
+  [[ -n $LAB_SAMPLER_PGID ]] || return 0
+  lab::_stop "$LAB_SERVER" "$LAB_SAMPLER_PGID" || true
+  LAB_SAMPLER_PGID=''
+  lab::_remote "$LAB_SERVER" bash -c 'cat runs/samples 2>/dev/null; rm -f runs/samples' >"$1" || true
+}
+
+# lab::_shares TOTAL N: TOTAL split into N whole shares as even as can be, one per line.
+lab::_shares() {
+  local i
+  for ((i = 0; i < $2; i++)); do printf '%s\n' $(($1 / $2 + (i < $1 % $2 ? 1 : 0))); done
+}
+
+lab::run_tool() {
+  local tool=$1 out=$2 local_dir=$3 proto=$4 scenario=$5 threads=$6 connections=$7 streams=$8
+  local duration=$9 warmup=${10} hosts=() shares=() entries=() i host conns host_threads work rc failed=0
+  if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
+  # Never a host with no connection.
+  ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
+  mapfile -t shares < <(lab::_shares "$connections" "${#hosts[@]}")
+  work=runs/$(basename "$local_dir")
+  for i in "${!hosts[@]}"; do
+    host=${hosts[i]} conns=${shares[i]}
+    host_threads=${threads:-$(lab::_fact "$host" '.cpuCores // 1')}
+    ((host_threads <= conns)) || host_threads=$conns
+    lab::_remote "$host" mkdir -p "$work" || return 1
+    lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
+      labhost::tool "$tool" "$work/metrics.json" "$work" "$(lab::base_url "$LAB_PORT")" "$proto" "$scenario" \
+      "$host_threads" "$conns" "$streams" "$duration" "$warmup" || return 1
+    entries+=("$host"$'\t'"$LAB_PGID")
+    printf '%s\t%s\t%s\n' "$host" "$conns" "$host_threads" >>"$local_dir/lab-shares"
+  done
+  lab::_wait $((warmup + duration + 60)) "${entries[@]}" || failed=1
+  for host in "${hosts[@]}"; do
+    mkdir -p "$local_dir/hosts/$host"
+    lab::_remote "$host" tar -C "$work" -cf - . | tar -C "$local_dir/hosts/$host" -xf - || failed=1
+    sed "s/^/[$host] /" "$local_dir/hosts/$host/stderr" >&2 2>/dev/null || true
+    rc=$(cat "$local_dir/hosts/$host/rc" 2>/dev/null) || rc=1
+    [[ $rc == 0 && -s $local_dir/hosts/$host/metrics.json ]] || { log::error "$tool on $host failed (exit ${rc:-?})"; failed=1; }
+  done
+  ((failed == 0)) || return 1
+  lab::_merge "$out" "$local_dir" "$duration" "${hosts[@]}"
+}
+
+# lab::_merge OUT LOCAL_DIR DURATION_S HOST...: OUT: the hosts' records merged (one host: its
+# record as it is); LOCAL_DIR/lab-hosts.json: the per-host records with their shares and the
+# tool's CPU on each host.
+lab::_merge() {
+  local out=$1 dir=$2 duration=$3 host records=() cores
+  shift 3
+  for host in "$@"; do records+=("$dir/hosts/$host/metrics.json"); done
+  for host in "$@"; do
+    cores=$(awk -F'\t' -v h="$host" '$1 == h {print $3}' "$dir/lab-shares")
+    jq -c --arg host "$host" --argjson client "$(system::group_stats "$dir/hosts/$host/tool-samples" "$duration" "$cores")" \
+      --argjson conns "$(awk -F'\t' -v h="$host" '$1 == h {print $2}' "$dir/lab-shares")" --argjson threads "$cores" \
+      '{host: $host, connections: $conns, threads: $threads, client_stats: $client, metrics: .}' "$dir/hosts/$host/metrics.json"
+  done | jq -s . >"$dir/lab-hosts.json"
+  if (($# == 1)); then cp "${records[0]}" "$out"; return 0; fi
+  local merged
+  merged=$("$LAB_ROOT/client/tools/merge-records" "${records[@]}") || { log::error "merge-records failed"; return 1; }
+  # The first record's shape, with every count, rate and latency the merge's: what cannot be
+  # added up (per-host histograms, timelines, connect and first-byte times) is left out.
+  jq -s --argjson m "$merged" '
+    def latency($name): if $m[$name] == null then null
+      else ($m[$name] | del(.count)) + {overflow: (map(.[$name].overflow // 0) | add)} end;
+    .[0] + ($m | del(.records, .tools, .latency_us, .latency_uncorrected_us, .error_latency_us))
+    + {latency_us: latency("latency_us"), error_latency_us: latency("error_latency_us"),
+       latency_uncorrected_us: latency("latency_uncorrected_us"),
+       accounting: (if all(.[]; .accounting == "exact") then "exact" else "approximate" end),
+       merged_from: length}
+    | del(.histograms, .timeline, .connect_us, .ttfb_us, .schedule_lag_us, .kinds, .max_rss_kb, .threads)' \
+    "${records[@]}" >"$out"
+}
+
+lab::row_hosts() {
+  local file
+  file=$(dirname "$1")/lab-hosts.json
+  if [[ -f $file ]]; then cat "$file"; else echo null; fi
+}
+
+lab::cleanup() {
+  local i host pgid
+  lab::active || return 0
+  for ((i = ${#LAB_RUNNING[@]} - 1; i >= 0; i--)); do
+    IFS=$'\t' read -r host pgid <<<"${LAB_RUNNING[i]}"
+    log::info "lab: stopping process group $pgid on $host"
+    lab::_stop "$host" "$pgid" || log::error "lab: process group $pgid on $host did not stop"
+  done
+  for host in "${LAB_CONNECTED[@]}"; do
+    ssh "${LAB_SSH_OPTS[@]}" -O exit "$host" 2>/dev/null || true
+  done
+  LAB_CONNECTED=()
+  [[ -n $LAB_CONTROL_DIR ]] && rm -rf -- "$LAB_CONTROL_DIR"
+  LAB_CONTROL_DIR=''
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# run-benchmarks.sh on lab hardware (lib/lab.sh): three "hosts" on this machine, network
+# namespaces with a real sshd each (tests/fixtures/lab/netns.sh; keys made here, traffic only
+# on their own bridge): srv runs the server, ld1 and ld2 the load. The server is the counting
+# fixture (tests/fixtures/lab-servers/counting), which prints how many requests the load tools
+# sent it when it stops, so the merged count is held against the server's own. Skipped, and
+# counted as skipped by run-tests.sh, where namespaces cannot be made (not root, no sshd).
+
+setup_file() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  # shellcheck source=tests/fixtures/lab/netns.sh
+  source "$ROOT/tests/fixtures/lab/netns.sh"
+  export LAB_SKIP='' NETNS_PREFIX NETNS_BRIDGE NETNS_SUBNET
+  export LAB_TMP
+  LAB_TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage lab.XXXX")
+  if ! LAB_SKIP=$(netns::available); then return 0; fi
+  schema::ensure_validator
+  make -s -C "$ROOT/client" >&2
+  netns::up "$LAB_TMP" >&2
+}
+
+teardown_file() {
+  source "$ROOT/tests/fixtures/lab/netns.sh"
+  netns::down "$LAB_TMP"
+  rm -rf "$LAB_TMP"
+}
+
+setup() {
+  if [[ -n $LAB_SKIP && $BATS_TEST_DESCRIPTION != *"option errors"* ]]; then
+    skip "no network namespaces here: $LAB_SKIP"
+  fi
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  RUN=$ROOT/run-benchmarks.sh
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/schema.sh"
+  source "$ROOT/tests/fixtures/lab/netns.sh"
+  TMP=$(mktemp -d "$LAB_TMP/test XXXX")
+  RUN_PID='' BUSY_PID=''
+}
+
+teardown() {
+  if [[ -n ${RUN_PID:-} ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
+  if [[ -n ${BUSY_PID:-} ]]; then { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true; fi
+  return 0
+}
+
+# lab_conf SERVER_HOST LOAD_HOSTS: a lab file for the namespaces, the suite copied under $TMP.
+lab_conf() {
+  cat >"$TMP/lab.conf" <<CONF
+# the test lab (tests/fixtures/lab/netns.sh)
+server_host = $1
+server_address = $NETNS_SUBNET.2   # what the load hosts connect to
+load_hosts = $2
+ssh_config = $LAB_TMP/ssh_config
+lab_dir = $TMP/remote
+CONF
+}
+
+# lab_run ARGS...: run-benchmarks.sh on the counting fixture over the lab, one short barrage run.
+lab_run() {
+  BARRAGE_SERVERS_DIR=$ROOT/tests/fixtures/lab-servers "$RUN" --lab "$TMP/lab.conf" --servers counting \
+    --tool barrage --protocol h1 --scenarios hello --port 18080 --output "$TMP/out" "$@"
+}
+
+results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
+valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
+
+# no_process_left: nothing but sshd in any namespace (a second for the last stops to land).
+no_process_left() {
+  local role i left
+  for ((i = 0; i < 50; i++)); do
+    left=''
+    for role in "${NETNS_ROLES[@]}"; do left+=$(netns::pids "$role"); done
+    [[ -z $left ]] && return 0
+    sleep 0.1
+  done
+  for role in "${NETNS_ROLES[@]}"; do
+    for i in $(netns::pids "$role"); do echo "left in $role: $(tr '\0' ' ' <"/proc/$i/cmdline")"; done
+  done
+  return 1
+}
+
+@test "lab: a --quick run across the namespaces: barrage on both load hosts, merged counts exact and equal to the server's" {
+  lab_conf srv ld1,ld2
+  run lab_run --quick --warmup 0s --server-warmup 0s --connections 5 --threads 1
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f row server_count
+  f=$(results_file)
+  valid "$f"
+  row=$(jq -c '.results[0]' "$f")
+  [ "$(jq -r .status <<<"$row")" = ok ]
+  # both load hosts ran their share: 3 + 2 connections
+  [ "$(jq -c '[.lab_hosts[] | [.host, .connections]]' <<<"$row")" = '[["ld1",3],["ld2",2]]' ]
+  # the merged record is the sum of the hosts' records, to the request
+  jq -e '.metrics as $m | [.lab_hosts[].metrics] as $h
+    | $m.merged_from == 2 and $m.requests > 0 and $m.aborted == 0
+    and $m.requests == ($h | map(.requests) | add) and $m.succeeded == ($h | map(.succeeded) | add)
+    and $m.status["2xx"] == ($h | map(.status["2xx"]) | add)
+    and $m.latency_us.max == ($h | map(.latency_us.max) | max)
+    and $m.latency_us.min == ($h | map(.latency_us.min) | min)' <<<"$row"
+  # ... and the server counted exactly as many (it prints its count when it stops)
+  server_count=$(sed -n 's/^requests=//p' "${f%.json}.logs/counting-run1.log")
+  [ "$server_count" -eq "$(jq .metrics.requests <<<"$row")" ]
+  # every host's facts; the server host's JDK
+  [ "$(jq -c '[.lab.hosts[] | [.host, .role]]' "$f")" = '[["srv","server"],["ld1","load"],["ld2","load"]]' ]
+  jq -e '.lab.hosts[0].java | test("^[0-9]")' "$f"
+  jq -e '.lab.hosts[1:] | all(.clock_offset_us != null and .rtt_us != null)' "$f"
+  # the server's CPU and memory, sampled on the server host
+  jq -e '.server_stats.rss_peak_kb > 0' <<<"$row"
+  grep -qP '^srv\t[0-9]+\tserver counting$' "${f%.json}.logs/lab-pids"
+  [ "$(grep -cP '^ld[12]\t[0-9]+\ttool barrage$' "${f%.json}.logs/lab-pids")" -eq 2 ]
+  no_process_left
+}
+
+@test "lab: Ctrl-C while barrage runs on the load hosts: exit 130, partial results, no process left in any namespace" {
+  lab_conf srv ld1,ld2
+  # In a process group of its own, which gets the SIGINT as from a terminal's Ctrl-C.
+  BARRAGE_SERVERS_DIR=$ROOT/tests/fixtures/lab-servers setsid "$RUN" --lab "$TMP/lab.conf" --servers counting \
+    --tool barrage --protocol h1 --scenarios hello --port 18080 --output "$TMP/out" --duration 60s \
+    --warmup 0s --server-warmup 0s --connections 4 --threads 1 >"$TMP/stdout" 2>"$TMP/stderr" &
+  RUN_PID=$!
+  local i pids='' rc=0
+  for ((i = 0; i < 900; i++)); do
+    pids=$(find "$TMP/out" -name lab-pids 2>/dev/null | head -n 1)
+    [[ -n $pids ]] && (($(grep -c 'tool barrage' "$pids") == 2)) && break
+    sleep 0.1
+  done
+  [[ -n $pids ]] && (($(grep -c 'tool barrage' "$pids") == 2)) || { cat "$TMP/stderr"; return 1; }
+  sleep 1
+  kill -INT -- "-$RUN_PID"
+  for ((i = 0; i < 600; i++)); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
+  wait "$RUN_PID" || rc=$?
+  RUN_PID=''
+  cat "$TMP/stderr"
+  [ "$rc" -eq 130 ]
+  valid "$(results_file)"
+  [ "$(jq .complete "$(results_file)")" = false ]
+  # (the clean-up's messages land where the interrupted step's stderr went: its run folder)
+  grep -rq 'lab: stopping process group [0-9]* on ld2' "$TMP/out"
+  no_process_left
+}
+
+@test "lab: an unreachable load host: a clear error, exit 1, nothing copied or started" {
+  lab_conf srv "ld1, $NETNS_SUBNET.99"
+  run lab_run --quick --connections 2
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"cannot reach lab host $NETNS_SUBNET.99 over ssh"* ]]
+  [ ! -e "$TMP/remote" ]
+  [[ $output != *"starting counting"* ]]
+  no_process_left
+}
+
+@test "lab: a server host without a JDK: a clear error before any server starts" {
+  lab_conf srv-nojdk ld1,ld2
+  run lab_run --quick --connections 2
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"server host srv-nojdk has no JDK 21+: no JDK 21+ found"* ]]
+  [[ $output != *"starting counting"* ]]
+  [ ! -s "$(find "$TMP/out" -name lab-pids | head -n 1)" ]
+  no_process_left
+}
+
+@test "lab: --strict stops before starting anything when the pre-flight warns (a busy process here)" {
+  lab_conf srv ld1,ld2
+  # Every namespace shares this PID space: a busy loop is an "other busy process" on each host.
+  timeout 120 bash -c 'while :; do :; done' &
+  BUSY_PID=$!
+  sleep 1
+  run lab_run --quick --connections 2 --strict
+  { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true
+  BUSY_PID=''
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"pre-flight: srv: other busy processes: "* ]]
+  [[ $output == *"--strict: "*"pre-flight warning(s) above"* ]]
+  [[ $output != *"starting counting"* ]]
+  no_process_left
+}
+
+@test "lab: option errors: load hosts without a server host, an unknown lab file key, --cpus (exit 2)" {
+  run "$RUN" --load-hosts ld1 --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"load hosts without a server host"* ]]
+  printf 'server_host = srv\nload_host = ld1\n' >"$TMP/bad.conf"
+  run "$RUN" --lab "$TMP/bad.conf" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"unknown key 'load_host'"* ]]
+  run "$RUN" --server-host srv --load-hosts ld1 --cpus 0:1 --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--cpus pins on this machine"* ]]
+}
