@@ -20,6 +20,9 @@
 
 import "stats" as stats;
 import "format" as fmt;
+# Rows at a fixed rate or of a capacity search (run-benchmarks.sh --rates, --capacity) have a
+# part of their own; the tables here are the closed-loop rows.
+import "readme_openloop" as openloop;
 
 def _scenario_rank:
   . as $scenario
@@ -60,6 +63,7 @@ def _server_entry:
      errors_per_s: ($ok | map(if .metrics.failed == null or .metrics.duration_us == 0 then null
                               else .metrics.failed / (.metrics.duration_us / 1000000) end) | _summary),
      approximate: any($ok[]; .metrics.accounting == "approximate"),
+     slo_failed: any($ok[]; .slo.met == false),
      timeouts: ($ok | map(_timeout_label) | unique),
      cpu_pct: ($ok | map(.server_stats.cpu_pct?) | _summary),
      rss_peak_kb: ($ok | map(.server_stats.rss_peak_kb?) | _summary),
@@ -105,10 +109,11 @@ def _table($baseline):
 def model($baseline):
   . as $doc
   | ([.results[] | .server] | unique) as $servers
-  | ([.results[]] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
+  | ([.results[] | select(.load == null)] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
      | map(select((.measured | length) > 0 or (.unmeasured | length) > 0))
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
+     openloop: ($doc | openloop::model),
      timeouts: ([$tables[].timeouts[]] | unique),
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
                   | map({protocol: .[0].protocol, tool: .[0].tool,
@@ -143,7 +148,7 @@ def _md_escape: gsub("\\|"; "\\|") | gsub("<"; "&lt;");
 def _has_errors: (.error_rate // 0) > 0;
 def _markers:
   (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end)
-  + (if .client_bound_runs > 0 then " †" else "" end);
+  + (if .client_bound_runs > 0 then " †" else "" end) + (if .slo_failed then " ✗" else "" end);
 
 def _rank_cell: if .tied then "=\(.rank)" else "\(.rank)" end;
 
@@ -185,6 +190,9 @@ def _legend:
        + ([.measured[] | select(.client_bound_runs > 0)
            | "\(.server | _md_escape) (\(.client_bound_runs) of \(.ok) runs; busiest: \(.client_share * 100 | fmt::fixed(0))% of \(.client_cores) core\(if .client_cores == 1 then "" else "s" end))"]
           | join(", ")) + "."
+   else empty end),
+  (if any(.measured[]; .slo_failed) then
+     "", "✗ SLO not met: a run broke a condition of `--slo` (the results file says which, in `slo`)."
    else empty end),
   (if .ranked and any(.measured[]; .tied) then
      "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "
@@ -273,6 +281,7 @@ def section($charts; $source):
        (if (.measured | length) > 0
         then "![Latency by percentile, \(.scenario), \(.protocol), \(.tool)](\($charts)/latency-\(.slug).png)", ""
         else empty end)),
+    (.openloop | openloop::section($charts)),
     _footer;
 
 # ---- gnuplot ----------------------------------------------------------------------------
@@ -347,4 +356,5 @@ def chart_scripts($dir):
   | .meta.settings.runs as $runs
   | [(.rps_charts[] | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $runs)] | join("\n") + "\n")}),
      (.tables[] | select((.measured | length) > 0)
-      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")})];
+      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")}),
+     (.openloop | openloop::chart_scripts($dir; _colour($servers)))];
