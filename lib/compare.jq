@@ -37,7 +37,8 @@ def _selected($filters):
 
 # Rows of a results file grouped by (scenario, protocol, tool, server): run values of ok runs.
 def _groups($filters):
-  [.results[] | select(_selected($filters))]
+  # rows at a fixed rate or of a capacity search are judged by --slo only (lib/slo.jq)
+  [.results[] | select(.load == null and _selected($filters))]
   | group_by(_key)
   | map(map(select(.status == "ok")) as $ok
     | {

@@ -21,6 +21,9 @@
 #   openloop::slo_json SCENARIO METRICS_FILE
 #     The row's "slo" object (lib/slo.jq check) when OPENLOOP_SLO (the gates' JSON) has
 #     conditions for SCENARIO; "null" otherwise.
+#   openloop::slo_regressions BASE NEW GATES_JSON
+#     One line per row of results file NEW that breaks a gate the same row of BASE met
+#     (lib/slo.jq regressions): "  ROW: CONDITION, ..."; nothing when there is none.
 #   openloop::slo_exit_status RESULTS_FILE
 #     0, or 3 (printing which rows) when a row's SLO was not met.
 #   openloop::capacity DIR STEP_FN ROW_FN
@@ -93,6 +96,11 @@ openloop::slo_json() {
     import "slo" as slo;
     slo::for_scenario($gates; $scenario) as $c
     | if ($c | length) == 0 then null else slo::check($c) end' "$2"
+}
+
+openloop::slo_regressions() {
+  jq -nr -L "$OPENLOOP_LIB" --slurpfile base "$1" --slurpfile new "$2" --argjson gates "$3" '
+    import "slo" as slo; slo::regressions($base[0]; $new[0]; $gates)[] | "  \(.row): \(.broken | join(", "))"'
 }
 
 openloop::slo_exit_status() {

@@ -61,3 +61,21 @@ def check($conditions):
        [{condition: "delivered", value: $record.rate.achieved, met: false}] else [] end) as $delivery
   | (. + $delivery) as $all
   | {met: ([$all[] | .met == false] | any | not), conditions: $all};
+
+# regressions($base; $new; $gates): rows of results file $new that break a condition of
+# $gates (text of slo::gates) while the same row of $base (server, scenario, protocol, tool and
+# load) met every one: [{row: "server scenario protocol tool[ @rate]", broken: [condition]}].
+# A row counts as meeting the conditions when every ok run of it does; a row the base did not
+# have or broke already is not a regression.
+def regressions($base; $new; $gates):
+  def key: [.server, .scenario, .protocol, .tool, (.load.mode // "closed"), (.load.target_rps // null)];
+  def row_label: "\(.server) \(.scenario) \(.protocol) \(.tool)"
+    + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity" else "" end);
+  def checked: [.results[] | select(.status == "ok" and .metrics != null)
+                | for_scenario($gates; .scenario) as $c | select(($c | length) > 0)
+                | {key: (key | tojson), label: row_label, check: (.metrics | check($c))}]
+               | group_by(.key) | map({key: .[0].key, value: {label: .[0].label, met: all(.[]; .check.met),
+                   broken: ([.[].check.conditions[] | select(.met == false) | .condition] | unique)}}) | from_entries;
+  ($base | checked) as $b
+  | [($new | checked) | to_entries[] | select(.value.met | not) | select($b[.key].met == true)
+     | {row: .value.label, broken: .value.broken}];
