@@ -46,7 +46,9 @@ def model:
        | map({scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
               slug: ("\(.[0].scenario)-\(.[0].protocol)-\(.[0].tool)" | _slug),
               rates: ([.[].load.target_rps] | unique),
-              entries: (group_by([.server, .load.target_rps]) | map(_rate_entry) | sort_by(.server, .rate))})),
+              entries: (group_by([.server, .load.target_rps]) | map(_rate_entry) | sort_by(.server, .rate))})
+       # a tool without a fixed-rate mode has only skipped rows here: no table
+       | map(select(any(.entries[]; .ok > 0)))),
      capacity_tables: ([$open[] | select(.load.mode == "capacity")] | group_by([.scenario, .protocol, .tool])
        | map(.[0] as $first
              | ($closed | map(select(.scenario == $first.scenario and .protocol == $first.protocol and .tool == $first.tool))

@@ -213,3 +213,45 @@ no_process_left() {
     and .capacity.steps[-1].phase == "confirm" and .capacity.capacity_rps > 0' "$f"
   no_process_left
 }
+
+@test "update-readme: fixed-rate tables (not delivered: no latency), capacity beside peak, SLO marks, their charts" {
+  local readme=$TMP/README.md charts=$TMP/charts section
+  printf '# P\n' >"$readme"
+  run "$ROOT/update-readme.sh" --file "$ROOT/tests/fixtures/openloop/base.json" --readme "$readme" --charts "$charts"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  section=$(<"$readme")
+  # the closed-loop table holds the closed-loop row only
+  [ "$(sed -n '/^### hello · HTTP\/1.1 · barrage/,/^###/p' "$readme" | grep -c '^| loaded')" -eq 1 ]
+  [[ $section == *"| loaded | 100 | 100 | 7.53 ms | 18.0 ms | 24.4 ms | 0% |"* ]]
+  grep -qxF '| loaded | 400 | 45 | not delivered: backlog up to 710 requests | – | – | 0% |' "$readme"
+  [[ $section == *"the highest rate with p99&lt;100ms"* ]]
+  grep -qxF '| loaded | 18 (not confirmed) | 168 | 19/s: not delivered (achieved 19/s) |' "$readme"
+  local chart
+  for chart in rates-latency-hello-h1-barrage rates-p99-hello-h1-barrage capacity-hello-h1-barrage; do
+    [[ $section == *"(charts/$chart.png)"* ]]
+    [ "$(head -c 4 "$charts/$chart.png" | tail -c 3)" = PNG ]
+  done
+  # a file whose rows broke their SLO: marked in both kinds of table, explained
+  run "$ROOT/update-readme.sh" --file "$ROOT/tests/fixtures/openloop/new.json" --readme "$readme" --charts "$charts"
+  [ "$status" -eq 0 ]
+  grep -q '^| loaded ✗ | 100 | 100 | not delivered' "$readme"
+  grep -q '^| loaded ✗ | 222 | ' "$readme"
+  # wrk's rate rows were skipped: no fixed-rate table of wrk
+  ! grep -q '^#### hello · h1 · wrk' "$readme"
+  grep -qF '✗ SLO not met' "$readme"
+}
+
+@test "compare-results --slo: a row that breaks a condition the base met is a regression, whatever the statistics say" {
+  run "$ROOT/compare-results.sh" "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  [ "$status" -eq 0 ]
+  [[ $output != *"SLO"* ]]
+  run "$ROOT/compare-results.sh" --slo 'hello:p99<100ms' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  # base met it at 100/s (delivered, p99 18 ms); new did not deliver 100/s. 400/s broke it in both.
+  [[ $output == *"SLO regressions"*"loaded hello h1 barrage @100/s: delivered"* ]]
+  [[ $output != *"@400/s:"* ]]
+  run "$ROOT/compare-results.sh" --slo 'hello:p99<' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  [ "$status" -eq 2 ]
+}
