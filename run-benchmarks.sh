@@ -329,13 +329,16 @@ build_plan() {
   done
 }
 
-# estimate_s: seconds the whole plan should take (measured entries, server start-ups and
-# their warm-ups: one per protocol and scenario of each start).
+# estimate_s: seconds the whole plan should take (measured entries, a capacity search as
+# CAPACITY_STEPS_GUESS of them, server start-ups and their warm-ups: one per protocol and
+# scenario of each start).
+CAPACITY_STEPS_GUESS=10
 estimate_s() {
-  local starts shapes
+  local starts shapes searches
   starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
   shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
-  echo $((${#PLAN[@]} * (DURATION_S + WARMUP_S + RUN_OVERHEAD_S) + starts * SERVER_OVERHEAD_S
+  searches=$(printf '%s\n' "${PLAN[@]}" | grep -c $'^[^\t]*\t[^\t]*\tbarrage\t.*\tcapacity$' || true)
+  echo $(((${#PLAN[@]} + searches * (CAPACITY_STEPS_GUESS - 1)) * (DURATION_S + WARMUP_S + RUN_OVERHEAD_S) + starts * SERVER_OVERHEAD_S
     + shapes * SERVER_WARMUP_S))
 }
 
@@ -552,7 +555,7 @@ measure() {
   dir=$LOG_DIR/$run-$slot-$tool-$proto-$scenario${load:+-$load}
   MEASURED_ENTRY=$entry
   if [[ $load == capacity ]]; then
-    CAPACITY_ROW_WRITTEN=''
+    CAPACITY_ROW_WRITTEN='' CAPACITY_STARTED=$(now_utc)
     openloop::capacity "$dir" measure_step capacity_row
     return 0
   fi
@@ -567,9 +570,10 @@ measure() {
 }
 
 # capacity_row STATUS REASON METRICS_FILE CAPACITY_JSON: the row of the capacity search of
-# MEASURED_ENTRY, written after each step over the one before.
+# MEASURED_ENTRY, written after each step over the one before (from its first step's start;
+# server and tool stats of the last step).
 capacity_row() {
-  ADD_ROW_REPLACES=${CAPACITY_ROW_WRITTEN:-} add_row "$MEASURED_ENTRY" "$1" "$2" "$STEP_STARTED" "$STEP_ENDED" \
+  ADD_ROW_REPLACES=${CAPACITY_ROW_WRITTEN:-} add_row "$MEASURED_ENTRY" "$1" "$2" "$CAPACITY_STARTED" "$STEP_ENDED" \
     "$3" "$STEP_STATS" "$STEP_CLIENT" "$4"
   CAPACITY_ROW_WRITTEN=1
   [[ $1 != ok ]] || CAPACITY_ROW_WRITTEN=''
