@@ -97,7 +97,7 @@ Options:
                        only these rows; each may be repeated or given as a comma list
   -h, --help           this text
 
-Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
+Exit status: 0 no regression, 1 at least one regression (--slo's included), 2 usage or input error.
 USAGE
 }
 
@@ -191,7 +191,7 @@ main() {
     local broken
     broken=$(openloop::slo_regressions "${files[0]}" "${files[1]}" "$slo") || { log::error "could not check the SLO"; exit 2; }
     if [[ -n $broken ]]; then
-      printf '\nSLO regressions (met in BASE, broken in NEW):\n%s\n' "$broken"
+      printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$broken"
       regressions=$((regressions + $(wc -l <<<"$broken")))
     fi
   fi

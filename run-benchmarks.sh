@@ -725,7 +725,10 @@ print_summary() {
     .results[] | [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol,
       .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity" else "" end),
       (.run | tostring), .status,
-      (.metrics.rps? | shown), (.metrics.latency_us.p99? | shown), (.metrics.failed? | shown), note] | @tsv' "$1" |
+      (.metrics.rps? | shown),
+      # a rate not delivered has no latency to show (the note says what was achieved)
+      (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
+      (.metrics.failed? | shown), note] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
       printf '%-16s %-7s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
