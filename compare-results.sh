@@ -179,22 +179,21 @@ main() {
                  server: ($servers | list), protocol: ($protocols | list)},
        base_file: $base_file, new_file: $new_file, noise_floor: $noise_floor}')
 
-  local document regressions
+  local document regressions broken=''
   document=$(compare::document "${files[0]}" "${files[1]}" "$opts") \
     || { log::error "could not compare ${files[0]} and ${files[1]}"; exit 2; }
+  if [[ -n $slo ]]; then
+    broken=$(openloop::slo_regressions "${files[0]}" "${files[1]}" "$slo") || { log::error "could not check the SLO"; exit 2; }
+    # each one is a regression: the report's exit status says so too
+    [[ -z $broken ]] || document=$(jq --arg broken "$broken" \
+      '($broken | split("\n") | map(ltrimstr("  "))) as $b | .regressions += ($b | length) | .slo_regressions = $b' <<<"$document")
+  fi
   if [[ $(jq '.rows | length' <<<"$document") -eq 0 ]]; then
     log::warn "no rows to compare (check the filters)"
   fi
   compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
+  [[ -z $broken || $format == json ]] || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$broken"
   regressions=$(compare::regressions <<<"$document")
-  if [[ -n $slo ]]; then
-    local broken
-    broken=$(openloop::slo_regressions "${files[0]}" "${files[1]}" "$slo") || { log::error "could not check the SLO"; exit 2; }
-    if [[ -n $broken ]]; then
-      printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$broken"
-      regressions=$((regressions + $(wc -l <<<"$broken")))
-    fi
-  fi
   if ((regressions > 0)); then exit 1; fi
 }
 

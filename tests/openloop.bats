@@ -253,6 +253,10 @@ no_process_left() {
   # base met it at 100/s (delivered, p99 18 ms); new did not deliver 100/s. 400/s broke it in both.
   [[ $output == *"SLO regressions"*"loaded hello h1 barrage @100/s: delivered"* ]]
   [[ $output != *"@400/s:"* ]]
+  [[ $output == *"(gate: absolute, exit 1)"* ]]
+  run "$ROOT/compare-results.sh" --format json --slo 'hello:p99<100ms' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -c .slo_regressions <<<"$output")" = '["loaded hello h1 barrage @100/s: delivered"]' ]
   run "$ROOT/compare-results.sh" --slo 'hello:p99<' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
   [ "$status" -eq 2 ]
 }
