@@ -34,7 +34,7 @@
 #     found measured again to confirm. After every step ROW_FN STATUS REASON METRICS_FILE
 #     CAPACITY_JSON writes the row (replacing the previous step's), so that an interrupted
 #     search keeps its steps.
-# Depends on lib/log.sh, jq, lib/slo.jq next to this file.
+# Depends on lib/log.sh, lib/scenarios.sh (openloop::loads), jq, lib/slo.jq next to this file.
 
 OPENLOOP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OPENLOOP_RATES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO=''

@@ -9,6 +9,8 @@
 #                          $charts is the charts directory relative to the README
 #   chart_scripts($dir)    model -> [{file, script}]: one gnuplot script per chart, data inline,
 #                          writing PNG files into $dir
+#   Rows at a fixed rate or of a capacity search (load) are left out of the tables above and
+#   make a part of their own: model's openloop, lib/readme_openloop.jq.
 #
 # Failed requests are not throughput: tables, ranking, "vs" and charts use successful
 # requests/s; the error rate is shown apart and marks the row, as does a tool whose
