@@ -37,7 +37,7 @@
 # Depends on lib/log.sh, lib/scenarios.sh (openloop::loads), jq, lib/slo.jq next to this file.
 
 OPENLOOP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OPENLOOP_RATES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO=''
+OPENLOOP_RATES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO='' OPENLOOP_STEP=''
 OPENLOOP_CAPACITY_PRECISION=0.02 OPENLOOP_CAPACITY_START=100
 # Bounds of the search: a rate no load generator here reaches, and steps enough for it.
 OPENLOOP_CAPACITY_MAX_RPS=10000000 OPENLOOP_CAPACITY_MAX_STEPS=40
@@ -147,7 +147,10 @@ openloop::capacity() {
   local n=0 step last_metrics='' pass_metrics='' confirmed=null fail_why='' summary
   while ((n < OPENLOOP_CAPACITY_MAX_STEPS)); do
     n=$((n + 1))
-    step=$(openloop::_run_step "$dir/step-$n-$rate" "$step_fn" "$rate" "$phase") || return 1
+    # In this shell, not in a command substitution's subshell: the step's processes must be
+    # known to the caller's signal trap, and STEP_FN's globals must reach ROW_FN.
+    openloop::_run_step "$dir/step-$n-$rate" "$step_fn" "$rate" "$phase" || return 1
+    step=$OPENLOOP_STEP
     steps+=("$step")
     [[ -s $dir/step-$n-$rate/metrics.json ]] && last_metrics=$dir/step-$n-$rate/metrics.json
     if [[ $phase == confirm ]]; then
@@ -179,16 +182,16 @@ openloop::capacity() {
   "$row_fn" ok '' "${pass_metrics:-$last_metrics}" "$summary"
 }
 
-# openloop::_run_step STEP_DIR STEP_FN RATE PHASE: runs one step; prints its JSON.
+# openloop::_run_step STEP_DIR STEP_FN RATE PHASE: runs one step; sets OPENLOOP_STEP to its JSON.
 openloop::_run_step() {
   local step_dir=$1 step_fn=$2 rate=$3 phase=$4 rc=0
   mkdir -p "$step_dir"
   log::info "capacity search: $phase step at $rate/s"
   "$step_fn" "$rate" "$step_dir" || rc=$?
   if ((rc != 0)) || [[ ! -s $step_dir/metrics.json ]]; then
-    openloop::_failed_step "$rate" "$phase" "the tool failed (exit $rc): see $step_dir"
+    OPENLOOP_STEP=$(openloop::_failed_step "$rate" "$phase" "the tool failed (exit $rc): see $step_dir")
   else
-    openloop::_step_json "$rate" "$phase" "$step_dir/metrics.json"
+    OPENLOOP_STEP=$(openloop::_step_json "$rate" "$phase" "$step_dir/metrics.json")
   fi
 }
 
