@@ -151,7 +151,8 @@ no_process_left() {
   f=$(results_file)
   valid "$f"
   jq -c '.results[] | select(.capacity) | .capacity | del(.steps), (.steps[] | [.rate, .phase, .pass, .why])' "$f"
-  jq -e '.results[] | select(.load.mode == "capacity") | .capacity as $c
+  jq -e '(.results[] | select(.load == null) | .server_stats) as $closed_loop_stats
+    | .results[] | select(.load.mode == "capacity") | .capacity as $c
     | .status == "ok" and .load.conditions == ["p99<100ms"]
       and $c.capacity_rps != null
       # never above the known capacity (a queue past it fails the target within a second or
@@ -165,8 +166,9 @@ no_process_left() {
       and $c.steps[-1].phase == "confirm" and $c.steps[-1].rate == $c.capacity_rps
       and $c.confirmed == $c.steps[-1].pass
       and ([$c.steps[] | select(.pass) | .rate] | max) == $c.capacity_rps
-      # the row spans its steps: the last step ran in the shell that writes the row
-      and .ended >= .started and .server_stats.cpu_pct > 0' "$f"
+      # the stats of its last step (run in the shell that writes the row), not those left
+      # from the closed-loop run before it
+      and .ended >= .started and .server_stats.cpu_pct > 0 and .server_stats != $closed_loop_stats' "$f"
   [[ $output == *"hello capacity"*"capacity "*"/s"* ]]
   no_process_left
 }
