@@ -97,7 +97,7 @@ Options:
                        only these rows; each may be repeated or given as a comma list
   -h, --help           this text
 
-Exit status: 0 no regression, 1 at least one regression (--slo's included), 2 usage or input error.
+Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
 USAGE
 }
 
