@@ -14,6 +14,8 @@ source "$ROOT/lib/schema.sh"
 source "$ROOT/lib/resultfile.sh"
 # shellcheck source=lib/compare.sh
 source "$ROOT/lib/compare.sh"
+# shellcheck source=lib/openloop.sh
+source "$ROOT/lib/openloop.sh"
 
 usage() {
   cat <<'USAGE'
@@ -84,6 +86,12 @@ Options:
   --gate absolute|relative
                        which view decides the exit status (default absolute; use relative
                        for files from two different machines)
+  --slo GATES          service-level objectives as run-benchmarks.sh --slo takes them
+                       ('hello:p99<5ms,errors<0.1%;post-load:p99<20ms', or a file): a row of
+                       NEW that breaks one that the same row of BASE met (every run) is a
+                       regression, whatever the statistics say; listed after the report.
+                       Rows at a fixed rate or of a capacity search (--rates, --capacity) are
+                       compared only by these conditions, not in the tables above
   --format text|markdown|json   output format (default text)
   --tool T, --scenario S, --server S, --protocol P
                        only these rows; each may be repeated or given as a comma list
@@ -100,12 +108,12 @@ is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors
-  local reference=java-http gate=absolute noise_floor_file=''
+  local reference=java-http gate=absolute noise_floor_file='' slo=''
   local format=text files=() tools=() scenarios=() servers=() protocols=()
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
-      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor)
+      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor|--slo)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
           --threshold) threshold=$2 ;;
@@ -116,6 +124,7 @@ main() {
           --reference) reference=$2 ;;
           --gate) gate=$2 ;;
           --noise-floor) noise_floor_file=$2 ;;
+          --slo) slo=$(openloop::gates "$2" 2>&1) || die_usage "--slo: ${slo#jq: error*: }" ;;
           --format) format=$2 ;;
           --tool) tools+=("$2") ;;
           --scenario) scenarios+=("$2") ;;
@@ -170,13 +179,20 @@ main() {
                  server: ($servers | list), protocol: ($protocols | list)},
        base_file: $base_file, new_file: $new_file, noise_floor: $noise_floor}')
 
-  local document regressions
+  local document regressions broken=''
   document=$(compare::document "${files[0]}" "${files[1]}" "$opts") \
     || { log::error "could not compare ${files[0]} and ${files[1]}"; exit 2; }
+  if [[ -n $slo ]]; then
+    broken=$(openloop::slo_regressions "${files[0]}" "${files[1]}" "$slo") || { log::error "could not check the SLO"; exit 2; }
+    # each one is a regression: the report's exit status says so too
+    [[ -z $broken ]] || document=$(jq --arg broken "$broken" \
+      '($broken | split("\n") | map(ltrimstr("  "))) as $b | .regressions += ($b | length) | .slo_regressions = $b' <<<"$document")
+  fi
   if [[ $(jq '.rows | length' <<<"$document") -eq 0 ]]; then
     log::warn "no rows to compare (check the filters)"
   fi
   compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
+  [[ -z $broken || $format == json ]] || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$broken"
   regressions=$(compare::regressions <<<"$document")
   if ((regressions > 0)); then exit 1; fi
 }

@@ -53,6 +53,8 @@ source "$ROOT/lib/schema.sh"
 source "$ROOT/lib/results.sh"
 # shellcheck source=lib/lab.sh
 source "$ROOT/lib/lab.sh"
+# shellcheck source=lib/openloop.sh
+source "$ROOT/lib/openloop.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -120,6 +122,22 @@ Lab hardware (README "Running on lab hardware"; without these, everything runs h
   --lab-dir DIR        the suite's directory on each host (default barrage-lab, under the
                        ssh user's home; one sub-directory per host name)
   --strict             stop before starting anything when the pre-flight warns
+Same load for every server (open loop, barrage -R; wrk and h2load rows are skipped: no
+fixed-rate mode), each run after the same --warmup at its rate, beside the closed-loop runs
+  --rates R1,R2        also measure every scenario at these offered rates (requests/s); without
+                       it, at the rates of the scenario table's rates column. A rate the server
+                       could not take is recorded as not delivered (achieved rate, backlog)
+  --capacity COND      also search the highest rate at which every condition holds, e.g.
+                       'p99<10ms' or 'p99.9<50ms,errors<0.1%' (p50 p75 p90 p99 p99.9 p99.99
+                       max mean: us/ms/s; errors: %): doubled from --capacity-start until one
+                       fails, bisected to --capacity-precision, the rate found measured again
+                       to confirm; every step is kept in the row (capacity.steps)
+  --capacity-precision F  bracket width that ends the bisection, relative (default 0.02)
+  --capacity-start N   first rate of the search, requests/s (default 100)
+  --slo GATES          service-level objectives checked after every measured run, e.g.
+                       'hello:p99<5ms,errors<0.1%;post-load:p99<20ms' (no "scenario:" for
+                       every scenario), or a file of them (one group a line, # comments);
+                       a row that breaks one is marked, and the run exits 3
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -133,7 +151,8 @@ Environment: BARRAGE_PORT (default port), BARRAGE_SERVERS_DIR (servers folder, d
 
 Exit: 0 when every planned run was measured or skipped; 1 when something failed (a
 build, a start, a verification, a tool), the results file is not valid against its schema
-or the set-up is missing; 2 for a bad option; 130 / 143 when interrupted by SIGINT / SIGTERM.
+or the set-up is missing; 2 for a bad option; 3 when everything ran but a row broke an --slo
+condition (1 wins over 3); 130 / 143 when interrupted by SIGINT / SIGTERM.
 USAGE
 }
 
@@ -210,6 +229,14 @@ parse_options() {
       --load-hosts) LAB_LOADS_OPT=$value ;;
       --lab) LAB_FILE_OPT=$value ;;
       --lab-dir) LAB_DIR_OPT=$value ;;
+      --rates) openloop::parse_rates "$value" >/dev/null 2>&1 || usage_error "--rates wants whole requests/s like 500,1000, got '$value'"
+        OPENLOOP_RATES=$value ;;
+      --capacity) OPENLOOP_CAPACITY=$(openloop::conditions "$value" 2>&1) || usage_error "--capacity: ${OPENLOOP_CAPACITY#jq: error*: }" ;;
+      --capacity-precision) [[ $value =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || usage_error "--capacity-precision wants a fraction like 0.02, got '$value'"
+        OPENLOOP_CAPACITY_PRECISION=$value ;;
+      --capacity-start) [[ $value =~ ^[1-9][0-9]{0,6}$ ]] || usage_error "--capacity-start wants a positive whole rate, got '$value'"
+        OPENLOOP_CAPACITY_START=$value ;;
+      --slo) OPENLOOP_SLO=$(openloop::gates "$value" 2>&1) || usage_error "--slo: ${OPENLOOP_SLO#jq: error*: }" ;;
       --port)
         if ! [[ $value =~ ^[1-9][0-9]{0,4}$ ]] || ((value > 65535)); then usage_error "--port wants 1-65535, got '$value'"; fi
         PORT=$value ;;
@@ -301,12 +328,13 @@ round_orders() {
   done
 }
 
-# build_plan: fills ROUND_ORDER and PLAN, one "run<TAB>slot<TAB>tool<TAB>protocol<TAB>scenario"
-# entry per planned row, round by round in each round's order.
+# build_plan: fills ROUND_ORDER and PLAN, one "run<TAB>slot<TAB>tool<TAB>protocol<TAB>scenario
+# <TAB>load" entry per planned row, round by round in each round's order; load is empty for a
+# closed-loop run, else rate=N or capacity (lib/openloop.sh).
 build_plan() {
   PLAN=()
   round_orders
-  local run slot server tool proto scenario
+  local run slot server tool proto scenario load
   for ((run = 1; run <= RUNS; run++)); do
     for slot in ${ROUND_ORDER[run - 1]}; do
       server=$(slot_server "$slot")
@@ -314,7 +342,9 @@ build_plan() {
         for proto in $(server_protocols "$server"); do
           "$tool::protocols" | grep -qx "$proto" || continue
           for scenario in "${SCENARIOS[@]}"; do
-            PLAN+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario")
+            for load in '' $(openloop::loads "$scenario"); do
+              PLAN+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario"$'\t'"$load")
+            done
           done
         done
       done
@@ -322,13 +352,16 @@ build_plan() {
   done
 }
 
-# estimate_s: seconds the whole plan should take (measured entries, server start-ups and
-# their warm-ups: one per protocol and scenario of each start).
+# estimate_s: seconds the whole plan should take (measured entries, a capacity search as
+# CAPACITY_STEPS_GUESS of them, server start-ups and their warm-ups: one per protocol and
+# scenario of each start).
+CAPACITY_STEPS_GUESS=10
 estimate_s() {
-  local starts shapes
+  local starts shapes searches
   starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
   shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
-  echo $((${#PLAN[@]} * (DURATION_S + WARMUP_S + RUN_OVERHEAD_S) + starts * SERVER_OVERHEAD_S
+  searches=$(printf '%s\n' "${PLAN[@]}" | grep -c $'^[^\t]*\t[^\t]*\tbarrage\t.*\tcapacity$' || true)
+  echo $(((${#PLAN[@]} + searches * (CAPACITY_STEPS_GUESS - 1)) * (DURATION_S + WARMUP_S + RUN_OVERHEAD_S) + starts * SERVER_OVERHEAD_S
     + shapes * SERVER_WARMUP_S))
 }
 
@@ -361,12 +394,13 @@ print_list() {
 }
 
 print_plan() {
-  local entry run server tool proto scenario reason
-  printf '%-4s %-16s %-8s %-5s %-18s %s\n' RUN SERVER TOOL PROTO SCENARIO NOTE
+  local entry run server tool proto scenario load reason
+  printf '%-4s %-16s %-8s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
   for entry in "${PLAN[@]}"; do
-    IFS=$'\t' read -r run server tool proto scenario <<<"$entry"
+    IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
-    printf '%-4s %-16s %-8s %-5s %-18s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "$reason"
+    [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool") && reason='' || reason="skipped: $reason"; }
+    printf '%-4s %-16s %-8s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
     "$DURATION_S" "$WARMUP_S" "$(pinning_text)" "$(minutes "$(estimate_s)")"
@@ -481,15 +515,23 @@ client_cores() {
 }
 
 # add_row ENTRY STATUS REASON [STARTED ENDED METRICS_FILE STATS_JSON CLIENT_STATS_JSON
-# MACHINE_STATS_JSON]: one results row (in an A/A run with its label, aa_group).
+# MACHINE_STATS_JSON CAPACITY_JSON]: one results row (in an A/A run with its label, aa_group;
+# an open-loop entry with its load, a capacity search with its capacity, a gated scenario with
+# its slo check). ADD_ROW_REPLACES=1 replaces the last row instead (a capacity search, step
+# after step).
 add_row() {
-  local run slot server tool proto scenario status=$2 reason=$3 started=${4:-} ended=${5:-}
-  local metrics_file=${6:-} stats=${7:-null} client=${8:-null} machine=${9:-null} metrics=null version
-  IFS=$'\t' read -r run slot tool proto scenario <<<"$1"
+  local run slot server tool proto scenario load status=$2 reason=$3 started=${4:-} ended=${5:-}
+  local metrics_file=${6:-} stats=${7:-null} client=${8:-null} machine=${9:-null} capacity=${10:-null}
+  local metrics=null version slo=null
+  IFS=$'\t' read -r run slot tool proto scenario load <<<"$1"
+  [[ $status == ok ]] && slo=$(openloop::slo_json "$scenario" "$metrics_file")
   server=$(slot_server "$slot")
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
   version=$(servers::prop "$server" version 2>/dev/null) || version=''
-  results::add "$(jq -cn --arg server "$server" --arg version "$version" --arg tool "$tool" \
+  local write=results::add
+  [[ -z ${ADD_ROW_REPLACES:-} ]] || write=results::replace_last
+  "$write" "$(jq -cn --arg server "$server" --arg version "$version" --arg tool "$tool" \
+    --argjson load "$(openloop::load_json "$load")" --argjson capacity "$capacity" --argjson slo "$slo" \
     --arg aa_group "$(slot_label "$slot")" --argjson client "$client" --argjson bound "$CLIENT_BOUND_SHARE" \
     --arg proto "$proto" --arg scenario "$scenario" --argjson run "$run" --arg started "$started" \
     --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
@@ -504,6 +546,9 @@ add_row() {
     + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
     + (if $machine == null then {} else {machine_stats: $machine} end)
     + (if $lab_hosts == null then {} else {lab_hosts: $lab_hosts} end)
+    + (if $load == null then {} else {load: $load} end)
+    + (if $capacity == null then {} else {capacity: $capacity} end)
+    + (if $slo == null then {} else {slo: $slo} end)
     + (if $client == null then {} else
         {client_stats: $client,
          client_bound: (($client.busy_pct // $client.cpu_pct) as $busy
@@ -526,53 +571,83 @@ progress() {
   log::info "run $((DONE_COUNT + 1)) of ${#PLAN[@]}, about $(minutes "$left") min left: $*"
 }
 
-# run_load TOOL DIR PROTOCOL SCENARIO DURATION_S WARMUP_S: one run of TOOL against the started
-# server, its record in DIR/metrics.json: here over loopback, or from the lab's load hosts.
+# run_load TOOL DIR PROTOCOL SCENARIO DURATION_S WARMUP_S [RATE]: one run of TOOL against the
+# started server (open loop at RATE requests/s when given), its record in DIR/metrics.json: here
+# over loopback, or from the lab's load hosts (closed loop only).
 run_load() {
-  local tool=$1 dir=$2 proto=$3 scenario=$4 duration=$5 warmup=$6
+  local tool=$1 dir=$2 proto=$3 scenario=$4 duration=$5 warmup=$6 rate=${7:-}
   if lab::active; then
     lab::run_tool "$tool" "$dir/metrics.json" "$dir" "$proto" "$scenario" "$THREADS_OVERRIDE" \
       "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup"
   else
     "$tool::run" "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
-      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup" "$CLIENT_CPUS"
+      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup" "$CLIENT_CPUS" \
+      ${rate:+"$rate"}
   fi
 }
 
-# measure ENTRY: warm-up and one measured run of one plan entry; adds its row.
+# measure ENTRY: warm-up and one measured run of one plan entry (a capacity search: its
+# steps, lib/openloop.sh); adds its row.
 measure() {
-  local entry=$1 run slot tool proto scenario reason started ended stats client machine dir rc=0
-  IFS=$'\t' read -r run slot tool proto scenario <<<"$entry"
-  if ! reason=$("$tool::supports" "$scenario" "$proto"); then
+  local entry=$1 run slot tool proto scenario load reason dir rc=0
+  IFS=$'\t' read -r run slot tool proto scenario load <<<"$entry"
+  if ! reason=$("$tool::supports" "$scenario" "$proto") || { [[ -n $load ]] && ! reason=$(openloop::supports "$tool"); } ||
+    { [[ -n $load ]] && lab::active && reason="open-loop runs are not split across lab load hosts (closed loop only)"; }; then
     add_row "$entry" skipped "$reason"
     return 0
   fi
-  progress "$slot $tool $proto $scenario"
+  progress "$slot $tool $proto $scenario${load:+ $load}"
   # The tool's raw output stays beside the results, so every number can be checked later.
-  dir=$LOG_DIR/$run-$slot-$tool-$proto-$scenario
+  dir=$LOG_DIR/$run-$slot-$tool-$proto-$scenario${load:+-$load}
+  MEASURED_ENTRY=$entry
+  if [[ $load == capacity ]]; then
+    CAPACITY_ROW_WRITTEN='' CAPACITY_STARTED=$(now_utc)
+    openloop::capacity "$dir" measure_step capacity_row
+    return 0
+  fi
+  measure_step "${load#rate=}" "$dir" || rc=$?
+  if ((rc != 0)); then
+    reason=$(grep -m1 -E 'error' "$dir/stderr" | sed 's/^[^:]*: //')
+    add_row "$entry" failed "$tool failed: ${reason:-exit $rc}" "$STEP_STARTED" "$STEP_ENDED" '' "$STEP_STATS" "$STEP_CLIENT" "$STEP_MACHINE"
+    EXIT_CODE_AT_END=1
+  else
+    add_row "$entry" ok '' "$STEP_STARTED" "$STEP_ENDED" "$dir/metrics.json" "$STEP_STATS" "$STEP_CLIENT" "$STEP_MACHINE"
+  fi
+}
+
+# capacity_row STATUS REASON METRICS_FILE CAPACITY_JSON: the row of the capacity search of
+# MEASURED_ENTRY, written after each step over the one before (from its first step's start;
+# server and tool stats of the last step).
+capacity_row() {
+  ADD_ROW_REPLACES=${CAPACITY_ROW_WRITTEN:-} add_row "$MEASURED_ENTRY" "$1" "$2" "$CAPACITY_STARTED" "$STEP_ENDED" \
+    "$3" "$STEP_STATS" "$STEP_CLIENT" "$STEP_MACHINE" "$4"
+  CAPACITY_ROW_WRITTEN=1
+  [[ $1 != ok ]] || CAPACITY_ROW_WRITTEN=''
+}
+
+# measure_step RATE DIR: one run of MEASURED_ENTRY's tool (open loop at RATE requests/s, closed
+# loop when RATE is empty) into DIR/metrics.json, sampling the server and the tool; sets
+# STEP_STARTED, STEP_ENDED, STEP_STATS, STEP_CLIENT, STEP_MACHINE; returns the tool's status.
+measure_step() {
+  local rate=$1 dir=$2 run slot tool proto scenario rc=0
+  IFS=$'\t' read -r run slot tool proto scenario _ <<<"$MEASURED_ENTRY"
   mkdir -p "$dir"
-  started=$(now_utc)
+  STEP_STARTED=$(now_utc)
   if lab::active; then lab::sample_start
   else
     system::sample_start "$SERVER_PID" "$dir/samples"
     procs::record "$SAMPLER_PID" "cpu sampler"
   fi
   TOOLS_SAMPLES=$dir/tool-samples
-  run_load "$tool" "$dir" "$proto" "$scenario" "$DURATION_S" "$WARMUP_S" 2>"$dir/stderr" || rc=$?
+  run_load "$tool" "$dir" "$proto" "$scenario" "$DURATION_S" "$WARMUP_S" "$rate" 2>"$dir/stderr" || rc=$?
   TOOLS_SAMPLES=''
   if lab::active; then lab::sample_stop "$dir/samples"; else system::sample_stop; fi
-  ended=$(now_utc)
+  STEP_ENDED=$(now_utc)
   cat "$dir/stderr" >&2
-  stats=$(system::stats "$dir/samples" "$DURATION_S")
-  client=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
-  machine=$(system::machine_stats "$dir/samples" "$DURATION_S" "$stats" "$client")
-  if ((rc != 0)); then
-    reason=$(grep -m1 -E 'error' "$dir/stderr" | sed 's/^[^:]*: //')
-    add_row "$entry" failed "$tool failed: ${reason:-exit $rc}" "$started" "$ended" '' "$stats" "$client" "$machine"
-    EXIT_CODE_AT_END=1
-  else
-    add_row "$entry" ok '' "$started" "$ended" "$dir/metrics.json" "$stats" "$client" "$machine"
-  fi
+  STEP_STATS=$(system::stats "$dir/samples" "$DURATION_S")
+  STEP_CLIENT=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
+  STEP_MACHINE=$(system::machine_stats "$dir/samples" "$DURATION_S" "$STEP_STATS" "$STEP_CLIENT")
+  return "$rc"
 }
 
 # warm_up SLOT RUN: the same load for every freshly started server, before its first measured
@@ -585,7 +660,7 @@ warm_up() {
   ((SERVER_WARMUP_S > 0)) || return 0
   started=$(now_utc)
   for entry in "${PLAN[@]}"; do
-    IFS=$'\t' read -r r s tool proto scenario <<<"$entry"
+    IFS=$'\t' read -r r s tool proto scenario _ <<<"$entry"
     [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
     seen+="$proto/$scenario "
     dir=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
@@ -711,17 +786,27 @@ lab_prepare() {
 }
 
 # print_summary FILE: one line per row of a results file ("-" for a value a row lacks, also
-# when its record is not valid); the note is the reason, or says that the row is client-bound.
+# when its record is not valid); the scenario says an open-loop row's load; the note is the
+# reason, a rate not delivered, the capacity found, a broken SLO, or that the row is client-bound.
 print_summary() {
-  printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
+  printf '%-16s %-7s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
   jq -r 'def shown: if type == "number" then floor | tostring else "-" end;
-    .results[] | [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol, .scenario,
+    def note: [(.reason // empty),
+        (.metrics.rate? | select(. != null and .delivered == false) | "not delivered: achieved \(.achieved | floor)/s, backlog \(.backlog_max)"),
+        (.capacity? | select(. != null) | if .capacity_rps == null then "no rate met \(.conditions | join(","))"
+           else "capacity \(.capacity_rps)/s\(if .confirmed == false then " (not confirmed)" else "" end)" end),
+        (.slo? | select(. != null and .met == false) | "SLO not met: " + ([.conditions[] | select(.met == false) | .condition] | join(", "))),
+        (select(.client_bound == true) | "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)")]
+      | join("; ");
+    .results[] | [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol,
+      .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity" else "" end),
       (.run | tostring), .status,
-      (.metrics.rps? | shown), (.metrics.latency_us.p99? | shown), (.metrics.failed? | shown),
-      (.reason // (if .client_bound then "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)"
-                   else "" end))] | @tsv' "$1" |
+      (.metrics.rps? | shown),
+      # a rate not delivered has no latency to show (the note says what was achieved)
+      (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
+      (.metrics.failed? | shown), note] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
-      printf '%-16s %-7s %-5s %-18s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
+      printf '%-16s %-7s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
     done
 }
@@ -810,6 +895,7 @@ main() {
     log::error "$path is not valid against schemas/results.schema.json (findings above)"
     return 1
   fi
+  ((EXIT_CODE_AT_END)) || openloop::slo_exit_status "$path" || return
   return "$EXIT_CODE_AT_END"
 }
 

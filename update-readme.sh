@@ -45,6 +45,12 @@ when there is none):
     the plotted numbers beside it (timeline-*.dat);
   - when the file has jdk-client and barrage rows: whether jdk-client ranks the servers both
     measured in the same order as barrage, per scenario and protocol ("Second opinion");
+  - rows at the same load (run-benchmarks.sh --rates, --capacity), apart from the tables above:
+    per scenario a table of each server at each offered rate (p50, p99, p99.9, errors; a rate
+    not delivered shows the achieved rate and backlog, never a latency) with charts of latency
+    by percentile (log "nines" axis, a curve per server and rate) and of p99 against the
+    offered rate; the capacity under the --capacity conditions beside peak requests/s, with a
+    bar chart; rows that broke an --slo condition are marked ✗;
   - the date, machine, OS, Java, suite commit and the command that reproduces the run.
 Same input, same README, byte for byte. The README and the charts are replaced only once
 everything has been made (temporary files, then rename); on any error both stay as they were.

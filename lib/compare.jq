@@ -42,7 +42,8 @@ def _selected($filters):
 # Rows of a results file grouped by (scenario, protocol, tool, server): run values of ok runs.
 # The rows of an A/A run's labels are two groups (noise::row_name: jetty@A, jetty@B).
 def _groups($filters):
-  [.results[] | select(_selected($filters)) | .server_name = .server | .server = noise::row_name]
+  # rows at a fixed rate or of a capacity search are judged by --slo only (lib/slo.jq)
+  [.results[] | select(.load == null and _selected($filters)) | .server_name = .server | .server = noise::row_name]
   | group_by(_key)
   | map(map(select(.status == "ok")) as $ok
     | {

@@ -16,6 +16,10 @@
 # and p99 per second, one line per server: the run whose successful requests/s is the median
 # of its runs (a real run, not a blend of seconds from different runs), seconds of the
 # measured window only (not the grace).
+#   chart_scripts($dir)    model -> [{file, script}]: one gnuplot script per chart, data inline,
+#                          writing PNG files into $dir
+#   Rows at a fixed rate or of a capacity search (load) are left out of the tables above and
+#   make a part of their own: model's openloop, lib/readme_openloop.jq.
 #
 # Failed requests are not throughput: tables, ranking, "vs" and charts use successful
 # requests/s; the error rate is shown apart and marks the row, as does a tool whose
@@ -29,6 +33,9 @@ import "stats" as stats;
 import "format" as fmt;
 import "second_opinion" as second;
 import "noise" as noise;
+# Rows at a fixed rate or of a capacity search (run-benchmarks.sh --rates, --capacity) have a
+# part of their own; the tables here are the closed-loop rows.
+import "readme_openloop" as openloop;
 
 def _scenario_rank:
   . as $scenario
@@ -69,6 +76,7 @@ def _server_entry:
      errors_per_s: ($ok | map(if .metrics.failed == null or .metrics.duration_us == 0 then null
                               else .metrics.failed / (.metrics.duration_us / 1000000) end) | _summary),
      approximate: any($ok[]; .metrics.accounting == "approximate"),
+     slo_failed: any($ok[]; .slo.met == false),
      timeouts: ($ok | map(_timeout_label) | unique),
      cpu_pct: ($ok | map(.server_stats.cpu_pct?) | _summary),
      rss_peak_kb: ($ok | map(.server_stats.rss_peak_kb?) | _summary),
@@ -130,7 +138,7 @@ def _timeline_series:
 # The chart over time of the first table (in README order) whose rows carry a timeline, or null.
 def _timeline_chart($tables; $results):
   first($tables[] | select((.measured | length) > 0) | . as $table
-        | [$results[] | select(.status == "ok" and .scenario == $table.scenario and .protocol == $table.protocol
+        | [$results[] | select(.status == "ok" and .load == null and .scenario == $table.scenario and .protocol == $table.protocol
                                and .tool == $table.tool and ((.metrics.timeline? // null) | type) == "array")]
         | select(length > 0)
         | {scenario: $table.scenario, protocol: $table.protocol, tool: $table.tool,
@@ -143,11 +151,12 @@ def model($baseline):
   .results |= map(.server = noise::row_name)
   | . as $doc
   | ([.results[] | .server] | unique) as $servers
-  | ([.results[]] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
+  | ([.results[] | select(.load == null)] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
      | map(if $doc.settings.aa == true then _aa_table($doc.noise_floor) else . end)
      | map(select((.measured | length) > 0 or (.unmeasured | length) > 0))
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
+     openloop: ($doc | openloop::model),
      timeouts: ([$tables[].timeouts[]] | unique),
      timeline_chart: _timeline_chart($tables; $doc.results),
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
@@ -183,7 +192,7 @@ def _md_escape: gsub("\\|"; "\\|") | gsub("<"; "&lt;");
 def _has_errors: (.error_rate // 0) > 0;
 def _markers:
   (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end)
-  + (if .client_bound_runs > 0 then " †" else "" end);
+  + (if .client_bound_runs > 0 then " †" else "" end) + (if .slo_failed then " ✗" else "" end);
 
 def _rank_cell: if .tied then "=\(.rank)" else "\(.rank)" end;
 
@@ -233,6 +242,9 @@ def _legend:
           else " Noise floor (the largest change these runs are consistent with): successful requests/s "
             + "±\(.aa.floor.successful_rps.floor * 100 | fmt::fixed(1))%"
             + (if .aa.floor.p99 == null then "" else ", p99 ±\(.aa.floor.p99.floor * 100 | fmt::fixed(1))%" end) + "." end)
+     else empty end),
+  (if any(.measured[]; .slo_failed) then
+     "", "✗ SLO not met: a run broke a condition of `--slo` (the results file says which, in `slo`)."
    else empty end),
   (if .ranked and any(.measured[]; .tied) then
      "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "
@@ -328,6 +340,7 @@ def section($charts; $source):
         then "![Latency by percentile, \(.scenario), \(.protocol), \(.tool)](\($charts)/latency-\(.slug).png)", ""
         else empty end)),
     (.tables | second::section("jdk-client"; "barrage")),
+    (.openloop | openloop::section($charts)),
     _footer;
 
 # ---- gnuplot ----------------------------------------------------------------------------
@@ -447,5 +460,6 @@ def chart_scripts($dir):
       | {file: "\(.slug).png", script: ([_timeline_script($dir; $servers)] | join("\n") + "\n"),
          data_file: "\(.slug).dat", data: _timeline_data}),
      (.tables[] | select((.measured | length) > 0)
-      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")})]
+      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")}),
+     (.openloop | openloop::chart_scripts($dir; _colour($servers)))]
   | map({data_file: "", data: ""} + .);

@@ -7,6 +7,9 @@
 #     rows and "complete": false. The rows are kept beside it in FILE.rows until the end.
 #   results::add ROW_JSON
 #     Appends one row and rewrites FILE.
+#   results::replace_last ROW_JSON
+#     Replaces the last row (a row that grows step by step, e.g. a capacity search) and
+#     rewrites FILE.
 #   results::add_warmup WARMUP_JSON
 #     Appends one entry to the file's server_warmups list (kept in FILE.warmups until the end;
 #     the list is left out while empty) and rewrites FILE.
@@ -47,6 +50,14 @@ results::set() {
 
 results::add() {
   printf '%s\n' "$1" | jq -c . >>"$RESULTS_FILE.rows"
+  results::write false
+}
+
+results::replace_last() {
+  local tmp
+  tmp=$(mktemp "$RESULTS_FILE.XXXXXX")
+  { sed '$d' "$RESULTS_FILE.rows"; printf '%s\n' "$1" | jq -c .; } >"$tmp"
+  mv -f "$tmp" "$RESULTS_FILE.rows"
   results::write false
 }
 

@@ -61,7 +61,7 @@ barrage::parse() {
 
 barrage::run() {
   local out_json=$1 work_dir=$2 base_url=$3 protocol=$4 scenario=$5 threads=$6 connections=$7
-  local streams=$8 duration=$9 warmup=${10} cpulist=${11} rc=0
+  local streams=$8 duration=$9 warmup=${10} cpulist=${11} rate=${12:-} rc=0
   barrage::build || return 1
   ((threads <= connections)) || threads=$connections
   # the scenario's script sets method, path, headers and body, as under wrk
@@ -69,6 +69,8 @@ barrage::run() {
     -s "$(scenarios::script "$scenario")")
   [[ $protocol == h2c ]] && args+=(--h2 -m "${streams:-1}")
   ((warmup > 0)) && args+=(--warmup "${warmup}s")
+  # open loop: the schedule runs through the warm-up too, latency from each scheduled time
+  [[ -n $rate ]] && args+=(-R "$rate")
   # barrage ends by itself after warm-up + duration + its 2 s grace; the limit is a backstop
   tools::exec "$work_dir/barrage.json" $((warmup + duration + 30)) "$cpulist" \
     "$BARRAGE_BIN" "${args[@]}" "${base_url%/}/" || rc=$?

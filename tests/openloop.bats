@@ -1,0 +1,266 @@
+#!/usr/bin/env bats
+# run-benchmarks.sh at the same load for every server (lib/openloop.sh): --rates, --capacity,
+# --slo, on the fixture servers: good, and loaded (tests/fixtures/fake-servers/loaded: one
+# request at a time in 1/FAKE_CAPACITY s, so latency grows with load past a known capacity);
+# Ctrl-C during a capacity search; an end-to-end --quick run on jetty. Load goes to 127.0.0.1
+# only, on a random free port, and every run ends by itself.
+
+setup_file() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  schema::ensure_validator
+}
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  RUN=$ROOT/run-benchmarks.sh
+  FAKES=$ROOT/tests/fixtures/fake-servers
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  RUN_PID=''
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/schema.sh"
+}
+
+teardown() {
+  # A failed test may leave its run going: stop it, and the processes it recorded, by group.
+  if [[ -n $RUN_PID ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
+  local pid _
+  if [[ -f $(pid_list) ]]; then
+    while IFS=$'\t' read -r pid _; do kill -KILL -- "-$pid" 2>/dev/null || true; done <"$(pid_list)"
+  fi
+  rm -rf "$TMP"
+}
+
+# fake ARGS...: run-benchmarks.sh on the fixture servers, barrage only, 2 s steps.
+fake() {
+  BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 2s --warmup 1s \
+    --server-warmup 0s --tool barrage "$@"
+}
+
+results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
+pid_list() { find "$TMP/out" -path '*.logs/pids' 2>/dev/null | head -n 1; }
+valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
+
+# no_process_left: no process of the run's pid list (same PID and start time) or its process
+# group still runs.
+no_process_left() {
+  local pid start label stat fields left=''
+  while IFS=$'\t' read -r pid start label; do
+    if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
+      read -r -a fields <<<"${stat##*) }"
+      [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && left+="$label ($pid) "
+    fi
+    [[ -z $(ps -o pid= -g "$pid" 2>/dev/null) ]] || left+="group of $label ($pid) "
+  done <"$(pid_list)"
+  [[ -z $left ]] || { echo "left running: $left"; return 1; }
+}
+
+@test "openloop: --help documents --rates, --capacity, --capacity-precision, --capacity-start, --slo and exit 3" {
+  run "$RUN" --help
+  [ "$status" -eq 0 ]
+  local opt
+  for opt in --rates --capacity --capacity-precision --capacity-start --slo "3 when"; do
+    [[ $output == *"$opt"* ]] || { echo "missing $opt"; return 1; }
+  done
+}
+
+@test "openloop: bad rates, conditions and gates exit 2 with the reason" {
+  local bad
+  for bad in "--rates 0" "--rates 10,x" "--rates ,," "--capacity p99<10" "--capacity foo<1ms" \
+    "--capacity errors<1" "--capacity p99>1ms" "--slo hello:p99<" "--capacity-precision 2" \
+    "--capacity-precision 0" "--capacity-start 0"; do
+    # shellcheck disable=SC2086 # each case is an option and its value
+    run fake $bad --dry-run
+    [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
+  done
+  run fake --capacity 'p99<10' --dry-run
+  [[ $output == *"a latency wants a unit"* ]]
+}
+
+@test "openloop: the plan adds a run per rate and a capacity search; wrk's are skipped with the reason" {
+  run fake --servers good --scenarios hello --tool barrage,wrk --rates 100,200 --capacity 'p99<10ms' --dry-run
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"8 planned runs"* ]]
+  [[ $output == *"barrage"*"hello"*"rate=100"* && $output == *"barrage"*"hello"*"rate=200"* ]]
+  [[ $output == *"barrage"*"hello"*"capacity"* ]]
+  [ "$(grep -c 'wrk.*skipped: wrk has no fixed-rate' <<<"$output")" -eq 3 ]
+}
+
+@test "openloop: rates per scenario from the table's rates column; a table without it plans none" {
+  mkdir -p "$TMP/scenarios"
+  cp "$ROOT"/scenarios/* "$TMP/scenarios/"
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello,baseline --tool barrage --protocol h1 --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output == *"2 planned runs"* ]]
+  awk -F'\t' -v OFS='\t' '$1 == "hello" {$7 = "50,70"} {print}' "$ROOT/scenarios/scenarios.tsv" >"$TMP/scenarios/scenarios.tsv"
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello,baseline --tool barrage --protocol h1 --dry-run
+  echo "$output"
+  [[ $output == *"4 planned runs"* && $output == *"hello"*"rate=50"* && $output == *"hello"*"rate=70"* ]]
+  [[ $output != *"baseline"*"rate="* ]]
+  # --rates wins over the column
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1 --rates 9 --dry-run
+  [[ $output == *"2 planned runs"* && $output == *"rate=9"* && $output != *"rate=50"* ]]
+}
+
+@test "openloop: a rate the server cannot take is recorded as not delivered, with the achieved rate and backlog" {
+  run fake --servers good --scenarios hello --connections 1 --rates 20000 --warmup 0s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  jq -e '.results[] | select(.load.mode == "rate") | .load.target_rps == 20000 and .status == "ok"
+    and .metrics.rate.delivered == false and .metrics.rate.achieved < 20000 and .metrics.rate.backlog_max > 0' "$f"
+  # the summary line: no latency for it, what was achieved instead
+  [[ $output =~ hello\ @20000/s\ +1\ +ok\ +[0-9]+\ +-\ +[0-9]+\ +not\ delivered:\ achieved\ [0-9]+/s,\ backlog ]]
+  no_process_left
+}
+
+@test "openloop: a server that breaks an SLO: the row is marked and the run exits 3; one that meets it exits 0" {
+  FAKE_CAPACITY=100 run fake --servers loaded --scenarios hello --connections 16 --rates 130 \
+    --slo 'hello:p99<100ms,errors<1%;post-load:p99<1ms'
+  echo "$output"
+  [ "$status" -eq 3 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  jq -e '[.results[] | select(.load.mode == "rate") | .slo.met == false
+          and ([.slo.conditions[] | select(.met == false) | .condition] | index("p99<100ms") != null)] | all and length == 1' "$f"
+  # post-load's condition is not hello's
+  jq -e '[.results[].slo.conditions[].condition] | index("p99<1ms") == null' "$f"
+  [[ $output == *"hello @130/s"*"SLO not met: "*"p99<100ms"* ]]
+  [[ $output == *"SLO not met (exit 3)"* ]]
+  no_process_left
+  rm -rf "$TMP/out"
+  run fake --servers good --scenarios hello --connections 4 --slo 'p99<5s'
+  [ "$status" -eq 0 ]
+  jq -e '.results[0].slo == {met: true, conditions: [{condition: "p99<5s", value: .results[0].metrics.latency_us.p99, met: true}]}' "$(results_file)"
+}
+
+@test "openloop: the capacity search finds a known capacity within the precision and keeps every step" {
+  FAKE_CAPACITY=100 run fake --servers loaded --scenarios hello --connections 16 \
+    --capacity 'p99<100ms' --capacity-start 25 --capacity-precision 0.05
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  jq -c '.results[] | select(.capacity) | .capacity | del(.steps), (.steps[] | [.rate, .phase, .pass, .why])' "$f"
+  jq -e '(.results[] | select(.load == null) | .server_stats) as $closed_loop_stats
+    | .results[] | select(.load.mode == "capacity") | .capacity as $c
+    | .status == "ok" and .load.conditions == ["p99<100ms"]
+      and $c.capacity_rps != null
+      # never above the known capacity (a queue past it fails the target within a second or
+      # two), and not far below it: the machine running the tests is shared
+      and $c.capacity_rps <= 115 and $c.capacity_rps >= 25
+      # bisected to the precision, against the step that failed, which says why
+      and ($c.failed_step.rate - $c.capacity_rps) <= ([0.05 * $c.capacity_rps, 1] | max)
+      and ($c.failed_step.why | length > 0)
+      # every step kept, in order: raised from the start, then bisected, then confirmed
+      and $c.steps[0].rate == 25 and ($c.steps | length) >= 4
+      and $c.steps[-1].phase == "confirm" and $c.steps[-1].rate == $c.capacity_rps
+      and $c.confirmed == $c.steps[-1].pass
+      and ([$c.steps[] | select(.pass) | .rate] | max) == $c.capacity_rps
+      # the stats of its last step (run in the shell that writes the row), not those left
+      # from the closed-loop run before it
+      and .ended >= .started and .server_stats.cpu_pct > 0 and .server_stats != $closed_loop_stats' "$f"
+  [[ $output == *"hello capacity"*"capacity "*"/s"* ]]
+  no_process_left
+}
+
+@test "openloop: Ctrl-C during a capacity search keeps the steps so far, exits 130, leaves no process" {
+  local i rc=0 f
+  FAKE_CAPACITY=100 BARRAGE_SERVERS_DIR=$FAKES setsid "$RUN" --port "$PORT" --output "$TMP/out" \
+    --duration 2s --warmup 1s --server-warmup 0s --tool barrage --servers loaded --scenarios hello \
+    --connections 16 --capacity 'p99<100ms' --capacity-start 25 >"$TMP/stdout" 2>"$TMP/stderr" &
+  RUN_PID=$!
+  for ((i = 0; i < 900; i++)); do
+    grep -qF 'raise step at 50/s' "$TMP/stderr" && break
+    sleep 0.1
+  done
+  sleep 1
+  kill -INT -- "-$RUN_PID"
+  for ((i = 0; i < 300; i++)); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
+  wait "$RUN_PID" || rc=$?
+  RUN_PID=''
+  cat "$TMP/stderr"
+  [ "$rc" -eq 130 ]
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq .complete "$f")" = false ]
+  jq -e '.results[] | select(.load.mode == "capacity") | .status == "failed"
+    and (.reason | test("interrupted after 1 step")) and .capacity.steps[0].rate == 25
+    and (.capacity.steps | length) == 1' "$f"
+  no_process_left
+  # the results file and its logs folder, no side files
+  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
+}
+
+@test "e2e: --quick on jetty with --rates and --capacity, one scenario" {
+  source "$ROOT/lib/servers.sh"
+  servers::build jetty
+  run "$RUN" --quick --duration 1s --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello \
+    --tool barrage --protocol h1 --rates 200 --capacity 'p99<200ms' --capacity-start 500 \
+    --capacity-precision 0.5 --slo 'hello:errors<100%'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq '.results | length' "$f")" -eq 3 ]
+  jq -e '.results[] | select(.load.mode == "rate") | .metrics.rate.target == 200 and .metrics.requests > 0 and .slo.met' "$f"
+  jq -e '.results[] | select(.load.mode == "capacity") | .status == "ok" and (.capacity.steps | length) >= 2
+    and .capacity.steps[-1].phase == "confirm" and .capacity.capacity_rps > 0' "$f"
+  no_process_left
+}
+
+@test "update-readme: fixed-rate tables (not delivered: no latency), capacity beside peak, SLO marks, their charts" {
+  local readme=$TMP/README.md charts=$TMP/charts section
+  printf '# P\n' >"$readme"
+  run "$ROOT/update-readme.sh" --file "$ROOT/tests/fixtures/openloop/base.json" --readme "$readme" --charts "$charts"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  section=$(<"$readme")
+  # the closed-loop table holds the closed-loop row only
+  [ "$(sed -n '/^### hello · HTTP\/1.1 · barrage/,/^###/p' "$readme" | grep -c '^| loaded')" -eq 1 ]
+  [[ $section == *"| loaded | 100 | 100 | 7.53 ms | 18.0 ms | 24.4 ms | 0% |"* ]]
+  grep -qxF '| loaded | 400 | 45 | not delivered: backlog up to 710 requests | – | – | 0% |' "$readme"
+  [[ $section == *"the highest rate with p99&lt;100ms"* ]]
+  grep -qxF '| loaded | 18 (not confirmed) | 168 | 19/s: not delivered (achieved 19/s) |' "$readme"
+  local chart
+  for chart in rates-latency-hello-h1-barrage rates-p99-hello-h1-barrage capacity-hello-h1-barrage; do
+    [[ $section == *"(charts/$chart.png)"* ]]
+    [ "$(head -c 4 "$charts/$chart.png" | tail -c 3)" = PNG ]
+  done
+  # a file whose rows broke their SLO: marked in both kinds of table, explained
+  run "$ROOT/update-readme.sh" --file "$ROOT/tests/fixtures/openloop/new.json" --readme "$readme" --charts "$charts"
+  [ "$status" -eq 0 ]
+  grep -q '^| loaded ✗ | 100 | 100 | not delivered' "$readme"
+  grep -q '^| loaded ✗ | 222 | ' "$readme"
+  # wrk's rate rows were skipped: no fixed-rate table of wrk
+  if grep -q '^#### hello · h1 · wrk' "$readme"; then return 1; fi
+  grep -qF '✗ SLO not met' "$readme"
+}
+
+@test "compare-results --slo: a row that breaks a condition the base met is a regression, whatever the statistics say" {
+  run "$ROOT/compare-results.sh" "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  [ "$status" -eq 0 ]
+  [[ $output != *"SLO"* ]]
+  run "$ROOT/compare-results.sh" --slo 'hello:p99<100ms' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  # base met it at 100/s (delivered, p99 18 ms); new did not deliver 100/s. 400/s broke it in both.
+  [[ $output == *"SLO regressions"*"loaded hello h1 barrage @100/s: delivered"* ]]
+  [[ $output != *"@400/s:"* ]]
+  [[ $output == *"(gate: absolute, exit 1)"* ]]
+  run "$ROOT/compare-results.sh" --format json --slo 'hello:p99<100ms' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  [ "$status" -eq 1 ]
+  [ "$(jq -c .slo_regressions <<<"$output")" = '["loaded hello h1 barrage @100/s: delivered"]' ]
+  run "$ROOT/compare-results.sh" --slo 'hello:p99<' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
+  [ "$status" -eq 2 ]
+}
