@@ -51,6 +51,10 @@ source "$ROOT/lib/system.sh"
 source "$ROOT/lib/schema.sh"
 # shellcheck source=lib/results.sh
 source "$ROOT/lib/results.sh"
+# shellcheck source=lib/jvm.sh
+source "$ROOT/lib/jvm.sh"
+# shellcheck source=lib/profile.sh
+source "$ROOT/lib/profile.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -107,6 +111,14 @@ Measurement
                        (default with 2+ cores: disjoint halves, server first)
   --port N             server port (default \$BARRAGE_PORT or 8080)
   --quick              a short tour: 3 s runs, 1 s warm-up, 1 s server warm-up
+Profiles and JVM facts (docs/profiling.md)
+  --profile [EVENT]    async-profiler on each server during its measured runs only:
+                       $(profile::events | paste -sd'|') (default cpu; cpu falls back to the
+                       timer-based ctimer where perf events are unavailable, and the row
+                       says which ran); a flame graph per run in the logs folder and the top
+                       frames by self time in each row, which is marked as profiled
+  --no-gc-log          start the servers without their GC log (-Xlog:gc*): no GC and JVM
+                       facts in the rows (only to measure what the log costs)
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -155,7 +167,7 @@ pick_names() {
 OPT_SERVERS=all OPT_SCENARIOS=all OPT_TOOL=all OPT_PROTOCOL=all
 DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
 CONNECTIONS_OVERRIDE='' THREADS_OVERRIDE='' CPUS='' PORT=${BARRAGE_PORT:-8080}
-QUICK=0 LIST=0 DRY_RUN=0 AA=0
+QUICK=0 LIST=0 DRY_RUN=0 AA=0 PROFILE='' GC_LOG=1
 # A load tool busy (on a CPU or waiting for one) for this share of the cores it could use is
 # client-bound: what it measured is its own ceiling.
 CLIENT_BOUND_SHARE=0.9
@@ -169,6 +181,14 @@ parse_options() {
       --list) LIST=1; shift; continue ;;
       --dry-run) DRY_RUN=1; shift; continue ;;
       --aa) AA=1; shift; continue ;;
+      --no-gc-log) GC_LOG=0; shift; continue ;;
+      --profile)
+        PROFILE=cpu
+        if [[ ${2:-} != -* ]] && (($# >= 2)); then
+          profile::events | grep -qx -- "$2" || usage_error "--profile wants $(profile::events | paste -sd'|'), got '$2'"
+          PROFILE=$2; shift
+        fi
+        shift; continue ;;
       --*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
     esac
     [[ $opt == --* ]] || usage_error "unexpected argument '$opt'"
@@ -400,6 +420,8 @@ ensure_setup() {
 
 # Run state, read by the EXIT trap. SCRATCH_DIR: temp files of contract checks.
 SCRATCH_DIR='' EXIT_CODE=0 FINISHED=0
+# The running server's GC log (empty: none); the JVM and profile facts of the row being added.
+SERVER_GC_LOG='' ROW_EXTRA=''
 
 # on_exit: the one EXIT trap: stops every process the run started, by process group (tools,
 # contract checks, builds, then the server), writes the results file a last time.
@@ -469,13 +491,15 @@ add_row() {
     --arg aa_group "$(slot_label "$slot")" --argjson client "$client" --argjson bound "$CLIENT_BOUND_SHARE" \
     --arg proto "$proto" --arg scenario "$scenario" --argjson run "$run" --arg started "$started" \
     --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
-    --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" '
+    --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" \
+    --argjson extra "${ROW_EXTRA:-"{}"}" '
     def nullable: if . == "" then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
      scenario: $scenario, run: $run, started: ($started | nullable), ended: ($ended | nullable),
      config: $config, metrics: $metrics, server_stats: $stats, status: $status,
      reason: ($reason | nullable)}
     + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
+    + $extra
     + (if $client == null then {} else
         {client_stats: $client,
          client_bound: (($client.busy_pct // $client.cpu_pct) as $busy
@@ -511,6 +535,9 @@ measure() {
   dir=$LOG_DIR/$run-$slot-$tool-$proto-$scenario
   mkdir -p "$dir"
   started=$(now_utc)
+  local window_from window_to
+  window_from=$(($(jvm::now_ms) + WARMUP_S * 1000))
+  [[ -n $PROFILE ]] && profile::begin "$SERVER_PID" "$PROFILE" "$WARMUP_S" "$dir"
   system::sample_start "$SERVER_PID" "$dir/samples"
   procs::record "$SAMPLER_PID" "cpu sampler"
   TOOLS_SAMPLES=$dir/tool-samples
@@ -520,6 +547,12 @@ measure() {
   TOOLS_SAMPLES=''
   system::sample_stop
   ended=$(now_utc)
+  window_to=$(jvm::now_ms)
+  ROW_EXTRA=$(jq -cn --argjson jvm "$(jvm::facts "$SERVER_GC_LOG" "$window_from" "$window_to")" '{jvm: $jvm}')
+  if [[ -n $PROFILE ]]; then
+    ROW_EXTRA=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "$PROFILE" "$dir" \
+      "${dir#"$OUTPUT_DIR/"}/flame.html" "$slot $tool $proto $scenario")" '. + {profile: $profile}' <<<"$ROW_EXTRA")
+  fi
   cat "$dir/stderr" >&2
   stats=$(system::stats "$dir/samples" "$DURATION_S")
   client=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
@@ -530,6 +563,7 @@ measure() {
   else
     add_row "$entry" ok '' "$started" "$ended" "$dir/metrics.json" "$stats" "$client"
   fi
+  ROW_EXTRA=''
 }
 
 # warm_up SLOT RUN: the same load for every freshly started server, before its first measured
@@ -588,7 +622,11 @@ serve() {
   fi
   log=$LOG_DIR/$slot-run$run.log
   log::info "starting $slot on port $PORT (log: $log)"
-  if ! servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
+  SERVER_GC_LOG=''
+  ((GC_LOG)) && SERVER_GC_LOG=$LOG_DIR/$slot-run$run.gc.log
+  local launcher_options
+  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${PROFILE:+"-agentpath:$PROFILE_LIB"}) || exit 1
+  if ! JDK_JAVA_OPTIONS=$launcher_options servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
     fail_entries "$slot" "$run" "start failed: see $log"
     return 0
   fi
@@ -667,6 +705,9 @@ main() {
   trap 'EXIT_CODE=143; exit 143' TERM
 
   ensure_setup
+  if [[ -n $PROFILE ]]; then
+    profile::ensure "$ROOT/.cache" "${JAVA_HOME_FOUND:-$(java::home)}" || exit 1
+  fi
   log::info "CPU pinning: $(pinning_text); load-tool threads: $THREADS"
   log::info "${#PLAN[@]} planned runs; estimated time about $(minutes "$(estimate_s)") min"
 
@@ -690,12 +731,14 @@ main() {
     --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
     --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
     --argjson server_warmup "$SERVER_WARMUP_S" --argjson seed "$SEED" --argjson aa "$AA" \
+    --arg profile "$PROFILE" --argjson gc_log "$GC_LOG" \
     --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
      tools: $tools,
      settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
-                seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1)}}')
+                seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1),
+                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}}')
   results::init "$OUTPUT_DIR/$base.json" "$header"
   log::info "results: $RESULTS_FILE"
 
