@@ -29,8 +29,10 @@
 #   profile::top_frames COLLAPSED N
 #     Prints {samples, top_frames: [{frame, samples, share}]}: the N frames with the most
 #     samples on top of the stack (self time), from collapsed stacks ("a;b;c COUNT" lines).
-#   profile::settings_of RESULTS_FILE
-#     Prints the file's settings.profile (the event) or "none".
+#   profile::comparable BASE NEW
+#     0 when the two results files were measured alike: both without a profiler, or both with
+#     the same event. Otherwise says why on stderr and returns 1: a profiler changes what it
+#     measures, so profiled rows are never compared with unprofiled ones.
 # Depends on jq, python3, lib/log.sh and lib/procs.sh; lib/hotspot_attach.py next to this file.
 
 PROFILE_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -147,4 +149,12 @@ profile::end() {
     + {error: (if $error == "" then null else $error end)}'
 }
 
-profile::settings_of() { jq -r '.settings.profile // "none"' "$1"; }
+profile::comparable() {
+  local base new
+  base=$(jq -r '.settings.profile // "none"' "$1") || return 1
+  new=$(jq -r '.settings.profile // "none"' "$2") || return 1
+  [[ $base == "$new" ]] && return 0
+  log::error "$1 was measured with profiler: $base, $2 with profiler: $new;" \
+    "a profiler changes what it measures: compare files measured alike (run-benchmarks.sh --profile)"
+  return 1
+}

@@ -20,6 +20,7 @@
 
 import "stats" as stats;
 import "format" as fmt;
+import "profile" as profile;
 
 def _scenario_rank:
   . as $scenario
@@ -89,7 +90,7 @@ def _rank:
   | .out;
 
 def _table($baseline):
-  {scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
+  {scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool, profiled: (.[0].profile.event // null),
    slug: ("\(.[0].scenario)-\(.[0].protocol)-\(.[0].tool)" | _slug),
    entries: (group_by(.server) | map(_server_entry))}
   | .measured = ([.entries[] | select(.ok > 0)] | sort_by(-(.successful_rps.median // 0), .server) | _rank)
@@ -105,10 +106,12 @@ def _table($baseline):
 def model($baseline):
   . as $doc
   | ([.results[] | .server] | unique) as $servers
-  | ([.results[]] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
+  # A profiled row never shares a table with an unprofiled one: the profiler slows the server.
+  | ([.results[]] | group_by([.scenario, .protocol, .tool, (.profile.event // null)]) | map(_table($baseline))
      | map(select((.measured | length) > 0 or (.unmeasured | length) > 0))
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
+     where_time_goes: ($doc | profile::readme_lines($ARGS.named.results_link // "."; _scenario_rank)),
      timeouts: ([$tables[].timeouts[]] | unique),
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
                   | map({protocol: .[0].protocol, tool: .[0].tool,
@@ -264,7 +267,7 @@ def section($charts; $source):
     "",
     (.rps_charts[] | "![Successful requests/s per server and scenario, \(.protocol | _protocol_name), \(.tool)](\($charts)/\(.slug).png)", ""),
     (.tables[]
-     | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)",
+     | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)\(if .profiled then " · profiled (\(.profiled))" else "" end)",
        "",
        _timeout_line($all_timeouts),
        (if (.measured | length) > 0 then _table_md($baseline), _legend else "No server was measured." end),
@@ -273,6 +276,7 @@ def section($charts; $source):
        (if (.measured | length) > 0
         then "![Latency by percentile, \(.scenario), \(.protocol), \(.tool)](\($charts)/latency-\(.slug).png)", ""
         else empty end)),
+    .where_time_goes[],
     _footer;
 
 # ---- gnuplot ----------------------------------------------------------------------------
