@@ -8,13 +8,19 @@ HotSpot's attach protocol (version 1): touch .attach_pidPID in the JVM's working
 send it SIGQUIT, which makes it listen on the UNIX socket .java_pidPID in its temporary folder;
 then one request per connection: "1", the command and three arguments, each NUL-terminated.
 The reply: the command's status on the first line, then its output (for "load": the agent's
-"return code: N"). Prints the reply; exit status 0 when both say 0, 1 otherwise, 2 when the
-JVM cannot be reached."""
+"return code: N"). Prints the reply; exit status 0 when both say 0, 1 otherwise, 2 when PID is
+not a HotSpot JVM (SIGQUIT would stop most other processes) or cannot be reached."""
 import os
 import signal
 import socket
 import sys
 import time
+
+
+def is_hotspot(pid):
+    """Whether pid has HotSpot's library mapped."""
+    with open(f"/proc/{pid}/maps", encoding="ascii", errors="replace") as maps:
+        return any(line.rstrip().endswith("/libjvm.so") for line in maps)
 
 
 def socket_path(pid):
@@ -40,6 +46,9 @@ def socket_path(pid):
 def main():
     pid, library, options = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     try:
+        if not is_hotspot(pid):
+            print(f"process {pid} is not a HotSpot JVM", file=sys.stderr)
+            return 2
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.connect(socket_path(pid))
             request = ["1", "load", library, "true", options]
