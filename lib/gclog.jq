@@ -47,7 +47,7 @@ def _percentile($p): .[((length * $p) | ceil) - 1];
 
 def facts($from_ms; $to_ms):
   [inputs | _line] as $lines
-  | if ($lines | length) == 0 or ([$lines[] | select(.tags == "gc,init")] | length) == 0 then null
+  | if any($lines[]; .tags == "gc,init") | not then null
     else
       [$lines[] | _pause] as $all
       | [$all[] | select(.t >= $from_ms and .t <= $to_ms)] as $pauses
