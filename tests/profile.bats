@@ -274,3 +274,16 @@ no_process_left() {
   echo "$output"
   [ "$status" -eq 0 ]
 }
+
+@test "options: --profile takes an event or defaults to cpu; anything else exits 2" {
+  local fakes=$ROOT/tests/fixtures/fake-servers
+  run env BARRAGE_SERVERS_DIR="$fakes" "$RUN" --profile bogus --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--profile wants cpu|alloc|wall|lock, got 'bogus'"* ]]
+  run env BARRAGE_SERVERS_DIR="$fakes" "$RUN" --servers good --profile --dry-run
+  [ "$status" -eq 0 ]
+  run env BARRAGE_SERVERS_DIR="$fakes" "$RUN" --servers good --dry-run --profile=lock
+  [ "$status" -eq 0 ]
+  "$RUN" --help | grep -q -- '--profile \[EVENT\]'
+  "$RUN" --help | grep -q -- '--no-gc-log'
+}
