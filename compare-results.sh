@@ -16,6 +16,10 @@ source "$ROOT/lib/resultfile.sh"
 source "$ROOT/lib/compare.sh"
 # shellcheck source=lib/openloop.sh
 source "$ROOT/lib/openloop.sh"
+# shellcheck source=lib/procs.sh
+source "$ROOT/lib/procs.sh"
+# shellcheck source=lib/profile.sh
+source "$ROOT/lib/profile.sh"
 
 usage() {
   cat <<'USAGE'
@@ -97,6 +101,9 @@ Options:
                        only these rows; each may be repeated or given as a comma list
   -h, --help           this text
 
+Files measured with a profiler attached (run-benchmarks.sh --profile) are compared only with
+files profiled alike (the same event): a profiler slows what it measures (exit 2 otherwise).
+
 Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
 USAGE
 }
@@ -156,6 +163,7 @@ main() {
   for file in "${files[@]}"; do
     resultfile::check "$file" || exit 2
   done
+  profile::comparable "${files[0]}" "${files[1]}" || exit 2
   local noise_floor=null
   if [[ -n $noise_floor_file ]]; then
     resultfile::check "$noise_floor_file" || exit 2

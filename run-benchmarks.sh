@@ -55,6 +55,10 @@ source "$ROOT/lib/results.sh"
 source "$ROOT/lib/lab.sh"
 # shellcheck source=lib/openloop.sh
 source "$ROOT/lib/openloop.sh"
+# shellcheck source=lib/jvm.sh
+source "$ROOT/lib/jvm.sh"
+# shellcheck source=lib/profile.sh
+source "$ROOT/lib/profile.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -138,6 +142,14 @@ fixed-rate mode), each run after the same --warmup at its rate, beside the close
                        'hello:p99<5ms,errors<0.1%;post-load:p99<20ms' (no "scenario:" for
                        every scenario), or a file of them (one group a line, # comments);
                        a row that breaks one is marked, and the run exits 3
+Profiles and JVM facts (docs/profiling.md)
+  --profile [EVENT]    async-profiler on each server during its measured runs only:
+                       $(profile::events | paste -sd'|') (default cpu; cpu falls back to the
+                       timer-based ctimer where perf events are unavailable, and the row
+                       says which ran); a flame graph per run in the logs folder and the top
+                       frames by self time in each row, which is marked as profiled
+  --no-gc-log          start the servers without their GC log (-Xlog:gc*): no GC and JVM
+                       facts in the rows (only to measure what the log costs)
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -187,7 +199,7 @@ pick_names() {
 OPT_SERVERS=all OPT_SCENARIOS=all OPT_TOOL=all OPT_PROTOCOL=all
 DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
 CONNECTIONS_OVERRIDE='' THREADS_OVERRIDE='' CPUS='' PORT=${BARRAGE_PORT:-8080}
-QUICK=0 LIST=0 DRY_RUN=0 AA=0
+QUICK=0 LIST=0 DRY_RUN=0 AA=0 PROFILE='' GC_LOG=1
 LAB_SERVER_OPT='' LAB_LOADS_OPT='' LAB_FILE_OPT='' LAB_DIR_OPT='' STRICT=0
 # A load tool busy (on a CPU or waiting for one) for this share of the cores it could use is
 # client-bound: what it measured is its own ceiling.
@@ -203,6 +215,14 @@ parse_options() {
       --dry-run) DRY_RUN=1; shift; continue ;;
       --aa) AA=1; shift; continue ;;
       --strict) STRICT=1; shift; continue ;;
+      --no-gc-log) GC_LOG=0; shift; continue ;;
+      --profile)
+        PROFILE=cpu
+        if [[ ${2:-} != -* ]] && (($# >= 2)); then
+          profile::events | grep -qx -- "$2" || usage_error "--profile wants $(profile::events | paste -sd'|'), got '$2'"
+          PROFILE=$2; shift
+        fi
+        shift; continue ;;
       --*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
     esac
     [[ $opt == --* ]] || usage_error "unexpected argument '$opt'"
@@ -268,6 +288,7 @@ parse_options() {
   if lab::active; then
     # Dedicated hosts: nothing to share, nothing to pin.
     [[ -z $CPUS ]] || usage_error "--cpus pins on this machine; a lab run has its own hosts"
+    [[ -z $PROFILE ]] || usage_error "--profile attaches to a server on this machine; not in a lab run"
   elif [[ -z $CPUS ]]; then
     read -r SERVER_CPUS CLIENT_CPUS <<<"$(system::default_pinning)" || true
   elif [[ $CPUS != none ]]; then
@@ -457,6 +478,8 @@ ensure_setup() {
 
 # Run state, read by the EXIT trap. SCRATCH_DIR: temp files of contract checks.
 SCRATCH_DIR='' EXIT_CODE=0 FINISHED=0
+# The running server's GC log (empty: none); the JVM and profile facts of the row being added.
+SERVER_GC_LOG='' ROW_EXTRA=''
 
 # on_exit: the one EXIT trap: stops every process the run started, by process group (tools,
 # contract checks, builds, then the server), writes the results file a last time.
@@ -537,7 +560,8 @@ add_row() {
     --arg ended "$ended" --argjson config "$(config_json "$scenario" "$proto" "$tool")" \
     --argjson metrics "$metrics" --argjson stats "$stats" --arg status "$status" --arg reason "$reason" \
     --argjson machine "$machine" \
-    --argjson lab_hosts "$(if [[ -n $metrics_file ]]; then lab::row_hosts "$metrics_file"; else echo null; fi)" '
+    --argjson lab_hosts "$(if [[ -n $metrics_file ]]; then lab::row_hosts "$metrics_file"; else echo null; fi)"  \
+    --argjson extra "${ROW_EXTRA:-"{}"}" '
     def nullable: if . == "" then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
      scenario: $scenario, run: $run, started: ($started | nullable), ended: ($ended | nullable),
@@ -549,6 +573,7 @@ add_row() {
     + (if $load == null then {} else {load: $load} end)
     + (if $capacity == null then {} else {capacity: $capacity} end)
     + (if $slo == null then {} else {slo: $slo} end)
+    + $extra
     + (if $client == null then {} else
         {client_stats: $client,
          client_bound: (($client.busy_pct // $client.cpu_pct) as $busy
@@ -613,6 +638,7 @@ measure() {
   else
     add_row "$entry" ok '' "$STEP_STARTED" "$STEP_ENDED" "$dir/metrics.json" "$STEP_STATS" "$STEP_CLIENT" "$STEP_MACHINE"
   fi
+  ROW_EXTRA=''
 }
 
 # capacity_row STATUS REASON METRICS_FILE CAPACITY_JSON: the row of the capacity search of
@@ -627,12 +653,15 @@ capacity_row() {
 
 # measure_step RATE DIR: one run of MEASURED_ENTRY's tool (open loop at RATE requests/s, closed
 # loop when RATE is empty) into DIR/metrics.json, sampling the server and the tool; sets
-# STEP_STARTED, STEP_ENDED, STEP_STATS, STEP_CLIENT, STEP_MACHINE; returns the tool's status.
+# STEP_STARTED, STEP_ENDED, STEP_STATS, STEP_CLIENT, STEP_MACHINE and ROW_EXTRA (the JVM's facts
+# in the window, the profile); returns the tool's status.
 measure_step() {
-  local rate=$1 dir=$2 run slot tool proto scenario rc=0
+  local rate=$1 dir=$2 run slot tool proto scenario window_from window_to rc=0
   IFS=$'\t' read -r run slot tool proto scenario _ <<<"$MEASURED_ENTRY"
   mkdir -p "$dir"
   STEP_STARTED=$(now_utc)
+  window_from=$(($(jvm::now_ms) + WARMUP_S * 1000))
+  [[ -n $PROFILE ]] && profile::begin "$SERVER_PID" "$PROFILE" "$WARMUP_S" "$dir"
   if lab::active; then lab::sample_start
   else
     system::sample_start "$SERVER_PID" "$dir/samples"
@@ -643,6 +672,12 @@ measure_step() {
   TOOLS_SAMPLES=''
   if lab::active; then lab::sample_stop "$dir/samples"; else system::sample_stop; fi
   STEP_ENDED=$(now_utc)
+  window_to=$(jvm::now_ms)
+  ROW_EXTRA=$(jq -cn --argjson jvm "$(jvm::facts "$SERVER_GC_LOG" "$window_from" "$window_to")" '{jvm: $jvm}')
+  if [[ -n $PROFILE ]]; then
+    ROW_EXTRA=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "$PROFILE" "$dir" \
+      "${dir#"$OUTPUT_DIR/"}/flame.html" "$slot $tool $proto $scenario${rate:+ @$rate/s}")" '. + {profile: $profile}' <<<"$ROW_EXTRA")
+  fi
   cat "$dir/stderr" >&2
   STEP_STATS=$(system::stats "$dir/samples" "$DURATION_S")
   STEP_CLIENT=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
@@ -711,7 +746,11 @@ serve() {
     exit 1
   fi
   log::info "starting $slot on port $PORT (log: $log)"
-  if ! servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
+  SERVER_GC_LOG=''
+  ((GC_LOG)) && SERVER_GC_LOG=$LOG_DIR/$slot-run$run.gc.log
+  local launcher_options
+  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${PROFILE:+"-agentpath:$PROFILE_LIB"}) || exit 1
+  if ! JDK_JAVA_OPTIONS=$launcher_options servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
     fail_entries "$slot" "$run" "start failed: see $log"
     return 0
   fi
@@ -824,6 +863,9 @@ main() {
 
   ensure_setup
   if lab::active; then lab::connect || exit 1; fi
+  if [[ -n $PROFILE ]]; then
+    profile::ensure "$ROOT/.cache" "${JAVA_HOME_FOUND:-$(java::home)}" || exit 1
+  fi
   log::info "CPU pinning: $(pinning_text); load-tool threads: $THREADS"
   log::info "${#PLAN[@]} planned runs; estimated time about $(minutes "$(estimate_s)") min"
 
@@ -847,12 +889,14 @@ main() {
     --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
     --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
     --argjson server_warmup "$SERVER_WARMUP_S" --argjson seed "$SEED" --argjson aa "$AA" \
+    --arg profile "$PROFILE" --argjson gc_log "$GC_LOG" \
     --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
      tools: $tools,
      settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
-                seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1)}}')
+                seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1),
+                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}}')
   results::init "$OUTPUT_DIR/$base.json" "$header"
   log::info "results: $RESULTS_FILE"
 

@@ -131,7 +131,8 @@ main() {
 
   local charts_link charts=()
   charts_link=$(realpath -m --relative-to="$readme_dir" -- "$charts_dir")
-  readme::model "$file" "$baseline" >"$WORK_DIR/model.json" || log::die "$file: could not read the results"
+  readme::model "$file" "$baseline" "$(realpath -m --relative-to="$readme_dir" -- "$(dirname -- "$file")")" \
+    >"$WORK_DIR/model.json" || log::die "$file: could not read the results"
   if ! jq -e --arg b "$baseline" 'any(.tables[].measured[]; .server == $b)' "$WORK_DIR/model.json" >/dev/null; then
     log::warn "baseline server '$baseline' has no successful run: the \"vs\" column is empty"
   fi

@@ -36,6 +36,7 @@ import "noise" as noise;
 # Rows at a fixed rate or of a capacity search (run-benchmarks.sh --rates, --capacity) have a
 # part of their own; the tables here are the closed-loop rows.
 import "readme_openloop" as openloop;
+import "profile" as profile;
 
 def _scenario_rank:
   . as $scenario
@@ -106,7 +107,7 @@ def _rank:
   | .out;
 
 def _table($baseline):
-  {scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
+  {scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool, profiled: (.[0].profile.event // null),
    slug: ("\(.[0].scenario)-\(.[0].protocol)-\(.[0].tool)" | _slug),
    entries: (group_by(.server) | map(_server_entry))}
   | .measured = ([.entries[] | select(.ok > 0)] | sort_by(-(.successful_rps.median // 0), .server) | _rank)
@@ -138,7 +139,8 @@ def _timeline_series:
 # The chart over time of the first table (in README order) whose rows carry a timeline, or null.
 def _timeline_chart($tables; $results):
   first($tables[] | select((.measured | length) > 0) | . as $table
-        | [$results[] | select(.status == "ok" and .load == null and .scenario == $table.scenario and .protocol == $table.protocol
+        | [$results[] | select(.status == "ok" and .load == null and (.profile.event // null) == $table.profiled
+                               and .scenario == $table.scenario and .protocol == $table.protocol
                                and .tool == $table.tool and ((.metrics.timeline? // null) | type) == "array")]
         | select(length > 0)
         | {scenario: $table.scenario, protocol: $table.protocol, tool: $table.tool,
@@ -151,12 +153,15 @@ def model($baseline):
   .results |= map(.server = noise::row_name)
   | . as $doc
   | ([.results[] | .server] | unique) as $servers
-  | ([.results[] | select(.load == null)] | group_by([.scenario, .protocol, .tool]) | map(_table($baseline))
+  # A profiled row never shares a table with an unprofiled one: the profiler slows the server.
+  | ([.results[] | select(.load == null)] | group_by([.scenario, .protocol, .tool, (.profile.event // null)])
+     | map(_table($baseline))
      | map(if $doc.settings.aa == true then _aa_table($doc.noise_floor) else . end)
      | map(select((.measured | length) > 0 or (.unmeasured | length) > 0))
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
      openloop: ($doc | openloop::model),
+     where_time_goes: ($doc | profile::readme_lines($ARGS.named.results_link // "."; _scenario_rank)),
      timeouts: ([$tables[].timeouts[]] | unique),
      timeline_chart: _timeline_chart($tables; $doc.results),
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
@@ -330,7 +335,7 @@ def section($charts; $source):
        "",
        "![Successful requests/s and p99 per second, \(.scenario), \(.protocol), \(.tool)](\($charts)/\(.slug).png)", ""),
     (.tables[]
-     | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)",
+     | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)\(if .profiled then " · profiled (\(.profiled))" else "" end)",
        "",
        _timeout_line($all_timeouts),
        (if (.measured | length) > 0 then _table_md($baseline), _legend else "No server was measured." end),
@@ -341,6 +346,7 @@ def section($charts; $source):
         else empty end)),
     (.tables | second::section("jdk-client"; "barrage")),
     (.openloop | openloop::section($charts)),
+    .where_time_goes[],
     _footer;
 
 # ---- gnuplot ----------------------------------------------------------------------------

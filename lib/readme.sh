@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # readme: the steps of update-readme.sh (the content itself is lib/readme.jq).
 #
-#   readme::model RESULTS_FILE BASELINE
-#     Prints the model (JSON) of a checked results file: tables, chart data, metadata.
+#   readme::model RESULTS_FILE BASELINE [RESULTS_LINK]
+#     Prints the model (JSON) of a checked results file: tables, chart data, metadata;
+#     RESULTS_LINK: the file's folder as the README links it (flame graphs; default .).
 #   readme::section CHARTS_LINK SOURCE_NAME < MODEL
 #     Prints the Markdown that goes between the performance markers; CHARTS_LINK is the
 #     charts directory as the README links it, SOURCE_NAME the results file it names.
@@ -22,7 +23,7 @@ README_START='<!-- performance:start -->'
 README_END='<!-- performance:end -->'
 
 readme::model() {
-  jq -L "$README_LIB" --arg baseline "$2" 'import "readme" as r; r::model($baseline)' "$1"
+  jq -L "$README_LIB" --arg baseline "$2" --arg results_link "${3:-.}" 'import "readme" as r; r::model($baseline)' "$1"
 }
 
 readme::section() {

@@ -227,7 +227,7 @@ exact_accounting() {
   [ "$(jq -r .system.description "$f")" = "test box, it's mine" ]
   [ "$(jq -c .system.cpuPinning "$f")" = '{"server":"0","client":"1"}' ]
   [ "$(jq -r .tools.wrk "$f")" != null ]
-  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"seed":5,"order":[["good"]],"aa":false}' ]
+  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true}' ]
   [[ $(jq -r .command "$f") == *run-benchmarks.sh*"--scenarios hello"* ]]
   # quoted as a person would type it, and the shell reads it back as the same words
   [[ $(jq -r .command "$f") == *"--description 'test box, it'\''s mine' --cpus 0:1"* ]]
