@@ -416,12 +416,12 @@ print_list() {
 
 print_plan() {
   local entry run server tool proto scenario load reason
-  printf '%-4s %-16s %-8s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
+  printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
     [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool") && reason='' || reason="skipped: $reason"; }
-    printf '%-4s %-16s %-8s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
+    printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
     "$DURATION_S" "$WARMUP_S" "$(pinning_text)" "$(minutes "$(estimate_s)")"
@@ -828,7 +828,7 @@ lab_prepare() {
 # when its record is not valid); the scenario says an open-loop row's load; the note is the
 # reason, a rate not delivered, the capacity found, a broken SLO, or that the row is client-bound.
 print_summary() {
-  printf '%-16s %-7s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
+  printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
   jq -r 'def shown: if type == "number" then floor | tostring else "-" end;
     def note: [(.reason // empty),
         (.metrics.rate? | select(. != null and .delivered == false) | "not delivered: achieved \(.achieved | floor)/s, backlog \(.backlog_max)"),
@@ -845,7 +845,7 @@ print_summary() {
       (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
       (.metrics.failed? | shown), note] | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
-      printf '%-16s %-7s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
+      printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
     done
 }
