@@ -3,6 +3,8 @@
 # runs (tests/fixtures/{wrk,h2load}, re-recorded by tests/fixtures/fake-servers/record-tool-outputs.sh),
 # what each tool supports, and every scenario script run by wrk against a local contract server.
 
+load helpers
+
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   F=$ROOT/tests/fixtures
@@ -22,8 +24,6 @@ teardown() {
   [[ -n ${SERVER_PID:-} ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
   rm -rf "$TMP"
 }
-
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 # field JSON PATH: one value of a record.
 field() { jq -c "$2" <<<"$1"; }

@@ -6,6 +6,8 @@
 # 127.0.0.1 and free ports.
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: setting PORT in one is meant to stay there
 
+load helpers
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   # shellcheck source=lib/log.sh
@@ -48,8 +50,6 @@ teardown() {
   if [[ -n $SERVER_PID ]]; then kill -- "-$SERVER_PID" "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
   rm -rf "$TMP"
 }
-
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 # counting_server MODE [PARAM=VALUE...]: client/tests/server.py in MODE; sets PORT, SERVER_PID.
 counting_server() {

@@ -6,6 +6,8 @@
 # sent it when it stops, so the merged count is held against the server's own. Skipped, and
 # counted as skipped by run-tests.sh, where namespaces cannot be made (not root, no sshd).
 
+load helpers
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   # shellcheck source=lib/log.sh
@@ -65,9 +67,6 @@ lab_run() {
   BARRAGE_SERVERS_DIR=$ROOT/tests/fixtures/lab-servers "$RUN" --lab "$TMP/lab.conf" --servers counting \
     --tool barrage --protocol h1 --scenarios hello --port 18080 --output "$TMP/out" "$@"
 }
-
-results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
-valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
 
 # no_process_left: nothing but sshd in any namespace (a second for the last stops to land).
 no_process_left() {

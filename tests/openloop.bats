@@ -5,6 +5,8 @@
 # Ctrl-C during a capacity search; an end-to-end --quick run on jetty. Load goes to 127.0.0.1
 # only, on a random free port, and every run ends by itself.
 
+load helpers
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   # shellcheck source=lib/log.sh
@@ -19,7 +21,7 @@ setup() {
   RUN=$ROOT/run-benchmarks.sh
   FAKES=$ROOT/tests/fixtures/fake-servers
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
-  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  PORT=$(free_port)
   RUN_PID=''
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
@@ -28,10 +30,7 @@ setup() {
 teardown() {
   # A failed test may leave its run going: stop it, and the processes it recorded, by group.
   if [[ -n $RUN_PID ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
-  local pid _
-  if [[ -f $(pid_list) ]]; then
-    while IFS=$'\t' read -r pid _; do kill -KILL -- "-$pid" 2>/dev/null || true; done <"$(pid_list)"
-  fi
+  stop_recorded
   rm -rf "$TMP"
 }
 
@@ -40,10 +39,6 @@ fake() {
   BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 2s --warmup 1s \
     --server-warmup 0s --tool barrage "$@"
 }
-
-results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
-pid_list() { find "$TMP/out" -path '*.logs/pids' 2>/dev/null | head -n 1; }
-valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
 
 # no_process_left: no process of the run's pid list (same PID and start time) or its process
 # group still runs.

@@ -6,6 +6,8 @@
 # alone, and profiled rows kept apart in the README and in comparisons.
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: PORT set in setup stays there
 
+load helpers
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   source "$ROOT/lib/log.sh"
@@ -18,7 +20,7 @@ setup() {
   RUN=$ROOT/run-benchmarks.sh
   LOGS=$ROOT/tests/fixtures/gc-logs
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage profile test.XXXX")
-  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  PORT=$(free_port)
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
   source "$ROOT/lib/java.sh"
@@ -27,21 +29,12 @@ setup() {
 
 teardown() {
   # A failed run may leave what it recorded running: stop it by process group.
-  local list pid _
-  list=$(find "$TMP/out" -path '*.logs/pids' 2>/dev/null | head -n 1)
-  if [[ -n $list ]]; then
-    while IFS=$'\t' read -r pid _; do kill -KILL -- "-$pid" 2>/dev/null || true; done <"$list"
-  fi
+  stop_recorded
   rm -rf "$TMP"
 }
 
 # facts LOG FROM TO: lib/jvm.sh's facts of a fixture log.
 facts() { jvm::facts "$LOGS/$1" "$2" "$3"; }
-
-# results_file: the one results file written under $TMP/out.
-results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
-
-valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
 
 # flame_frames HTML: every frame name of an async-profiler HTML flame graph, one a line (the
 # page keeps them in `cpool`, each sharing a prefix with the one before: its first character

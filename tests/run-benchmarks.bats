@@ -7,6 +7,8 @@
 # checked with a real JSON Schema validator (lib/schema.sh), and every process the run
 # recorded (results/<stamp>.logs/pids) must be gone afterwards.
 
+load helpers
+
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   # shellcheck source=lib/log.sh
@@ -21,7 +23,7 @@ setup() {
   RUN=$ROOT/run-benchmarks.sh
   FAKES=$ROOT/tests/fixtures/fake-servers
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
-  PORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+  PORT=$(free_port)
   HOLDER_PID='' RUN_PID='' SERVER_PID=''
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
@@ -46,18 +48,9 @@ fake() {
     --server-warmup 0s --connections 4 "$@"
 }
 
-# results_file: the one results file written under $TMP/out.
-results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' | head -n 1; }
-
-# valid FILE: schema-valid results file.
-valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
-
 # leftovers: processes still running whose command line mentions this test's port (tools,
 # curl). Blind to servers: they get the port from the environment (run_leftovers sees them).
 leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || true; }
-
-# pid_list: the list of processes the run started (results/<stamp>.logs/pids).
-pid_list() { find "$TMP/out" -path '*.logs/pids' | head -n 1; }
 
 # run_leftovers: every process of the pid list that still runs (same PID, same start time)
 # or still has a live process in its process group, one a line.
