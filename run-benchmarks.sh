@@ -141,7 +141,8 @@ fixed-rate mode), each run after the same --warmup at its rate, beside the close
   --slo GATES          service-level objectives checked after every measured run, e.g.
                        'hello:p99<5ms,errors<0.1%;post-load:p99<20ms' (no "scenario:" for
                        every scenario), or a file of them (one group a line, # comments);
-                       a row that breaks one is marked, and the run exits 3
+                       a row that breaks one is marked, and the run exits 3 (a capacity
+                       search's row is not gated: its run is at the edge of its conditions)
 Profiles and JVM facts (docs/profiling.md)
   --profile [EVENT]    async-profiler on each server during its measured runs only:
                        $(profile::events | paste -sd'|') (default cpu; cpu falls back to the
@@ -547,7 +548,9 @@ add_row() {
   local metrics_file=${6:-} stats=${7:-null} client=${8:-null} machine=${9:-null} capacity=${10:-null}
   local metrics=null version slo=null
   IFS=$'\t' read -r run slot tool proto scenario load <<<"$1"
-  [[ $status == ok ]] && slo=$(openloop::slo_json "$scenario" "$metrics_file")
+  # A capacity search's record is the run at the edge of its own conditions by construction:
+  # the gates judge closed-loop and fixed-rate rows.
+  [[ $status == ok && $load != capacity ]] && slo=$(openloop::slo_json "$scenario" "$metrics_file")
   server=$(slot_server "$slot")
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
   version=$(servers::prop "$server" version 2>/dev/null) || version=''

@@ -106,8 +106,7 @@ openloop::slo_regressions() {
 openloop::slo_exit_status() {
   local broken
   broken=$(jq -r '.results[] | select(.slo.met == false)
-    | "\(.server) \(.tool) \(.protocol) \(.scenario)\(if .load.mode == "rate" then " at \(.load.target_rps)/s"
-        elif .load.mode == "capacity" then " (capacity)" else "" end): "
+    | "\(.server) \(.tool) \(.protocol) \(.scenario)\(if .load.mode == "rate" then " at \(.load.target_rps)/s" else "" end): "
       + ([.slo.conditions[] | select(.met == false) | "\(.condition) (\(.value // "–"))"] | join(", "))' "$1")
   [[ -n $broken ]] || return 0
   log::error "SLO not met (exit $OPENLOOP_SLO_EXIT):"
