@@ -259,3 +259,14 @@ no_process_left() {
   run "$ROOT/compare-results.sh" --slo 'hello:p99<' "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"
   [ "$status" -eq 2 ]
 }
+
+@test "compare-results --slo: a capacity search's row is not gated (its run is at the edge of its own conditions)" {
+  # The same file twice but for the capacity row: within the gate in BASE, far beyond it in NEW.
+  jq '.results |= map(if .load.mode == "capacity" then .metrics.rate.delivered = true | .metrics.latency_us.p99 = 1000 else . end)' \
+    "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/base.json"
+  jq '.results |= map(if .load.mode == "capacity" then .metrics.latency_us.p99 = 900000 else . end)' \
+    "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/new.json"
+  run "$ROOT/compare-results.sh" --format json --slo 'hello:p99<100ms' "$TMP/base.json" "$TMP/new.json"
+  echo "$output"
+  [ "$(jq -c '.slo_regressions // []' <<<"$output")" = '[]' ]
+}
