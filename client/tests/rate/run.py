@@ -205,8 +205,16 @@ def case_known_delay(t):
         r = t.ok_run(["-R", "200", "-d", "3s", "--warmup", "300ms", "-c", "16"], url_of(server.port))
     lat, unc = r["latency_us"], r["latency_uncorrected_us"]
     comment(f"20 ms server: p50 {lat['p50']} us from the schedule, {unc['p50']} us from the send; lag {lag_text(r)}")
-    near(lat["p50"], delay_us, 0.02 * delay_us + 50, "latency_us.p50")
-    near(unc["p50"], delay_us, 0.02 * delay_us + 50, "latency_uncorrected_us.p50")
+    # From the send, barrage's own timing is held to the figure (2% + 50 us; 10% under
+    # ASan/UBSan, where every request costs several times its CPU). From the schedule it adds the
+    # client's own lateness, which a loaded machine moves and the record reports (schedule_lag_us):
+    # allowed up to its p90, unless BARRAGE_TIMING=1 holds it to the figure too.
+    tolerance = 0.02 * delay_us + 50 if not t.sanitized else 0.10 * delay_us
+    lateness = 0 if os.environ.get("BARRAGE_TIMING") == "1" else r["schedule_lag_us"]["p90"]
+    expect(unc["p50"] >= delay_us, f"p50 from the send {unc['p50']} us: below the server's delay")
+    expect(lat["p50"] >= unc["p50"], f"p50 from the schedule {lat['p50']} us below the one from the send {unc['p50']} us")
+    near(unc["p50"], delay_us, tolerance, "latency_uncorrected_us.p50")
+    near(lat["p50"], delay_us, tolerance + lateness, "latency_us.p50 (schedule lag p90 allowed)")
     expect_eq(r, "failed", 0)
 
 
