@@ -41,17 +41,24 @@ fake() {
 }
 
 # no_process_left: no process of the run's pid list (same PID and start time) or its process
-# group still runs.
+# group still runs (zombies, already dead, do not count; a second for the last exits to land).
 no_process_left() {
-  local pid start label stat fields left=''
-  while IFS=$'\t' read -r pid start label; do
-    if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
-      read -r -a fields <<<"${stat##*) }"
-      [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && left+="$label ($pid) "
-    fi
-    [[ -z $(ps -o pid= -g "$pid" 2>/dev/null) ]] || left+="group of $label ($pid) "
-  done <"$(pid_list)"
-  [[ -z $left ]] || { echo "left running: $left"; return 1; }
+  local pid start label stat fields left i
+  for ((i = 0; i < 10; i++)); do
+    left=''
+    while IFS=$'\t' read -r pid start label; do
+      if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
+        read -r -a fields <<<"${stat##*) }"
+        [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && left+="$label ($pid) "
+      fi
+      # a live member of its process group (pgrep -g takes process groups; Z: dead, not reaped)
+      if ps -o stat= -p "$(pgrep -d, -g "$pid" || echo 0)" 2>/dev/null | grep -qv '^Z'; then left+="group of $label ($pid) "; fi
+    done <"$(pid_list)"
+    [[ -z $left ]] && return 0
+    sleep 0.1
+  done
+  echo "left running: $left"
+  return 1
 }
 
 @test "openloop: --help documents --rates, --capacity, --capacity-precision, --capacity-start, --slo and exit 3" {
