@@ -85,7 +85,9 @@ Results: OUTPUT/<UTC timestamp>[-LABEL].json, rewritten and validated against
 schemas/results.schema.json after every run; beside it OUTPUT/<stamp>.logs/ holds server
 logs, contract checks, the build log, each run's raw tool output
 (<run>-<server>-<tool>-<protocol>-<scenario>/) and the PIDs the run started (pids).
-A summary table on stdout at the end.
+A summary table on stdout at the end; its note says why a row is skipped or failed, and
+marks client-bound rows and rows measured while the hypervisor took 5% or more of the CPU
+(steal).
 
 Selection
   --servers A,B        servers to measure (default: all; see --list)
@@ -828,25 +830,12 @@ lab_prepare() {
 }
 
 # print_summary FILE: one line per row of a results file ("-" for a value a row lacks, also
-# when its record is not valid); the scenario says an open-loop row's load; the note is the
-# reason, a rate not delivered, the capacity found, a broken SLO, or that the row is client-bound.
+# when its record is not valid); the scenario says an open-loop row's load; the note
+# (lib/summary.jq) is the reason, a rate not delivered, the capacity found, a broken SLO, a
+# client-bound row or steal time that lowered the figures.
 print_summary() {
   printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
-  jq -r 'def shown: if type == "number" then floor | tostring else "-" end;
-    def note: [(.reason // empty),
-        (.metrics.rate? | select(. != null and .delivered == false) | "not delivered: achieved \(.achieved | floor)/s, backlog \(.backlog_max)"),
-        (.capacity? | select(. != null) | if .capacity_rps == null then "no rate met \(.conditions | join(","))"
-           else "capacity \(.capacity_rps)/s\(if .confirmed == false then " (not confirmed)" else "" end)" end),
-        (.slo? | select(. != null and .met == false) | "SLO not met: " + ([.conditions[] | select(.met == false) | .condition] | join(", "))),
-        (select(.client_bound == true) | "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)")]
-      | join("; ");
-    .results[] | [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol,
-      .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity" else "" end),
-      (.run | tostring), .status,
-      (.metrics.rps? | shown),
-      # a rate not delivered has no latency to show (the note says what was achieved)
-      (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
-      (.metrics.failed? | shown), note] | @tsv' "$1" |
+  jq -L "$ROOT/lib" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
       printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"

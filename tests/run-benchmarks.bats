@@ -407,6 +407,18 @@ exact_accounting() {
     '{"loadavg_before":null,"loadavg_after":null,"cpu_pct":null,"steal_pct":null,"other_cpu_pct":null}' ]
 }
 
+@test "summary: a row measured while the hypervisor took 5% or more of the CPU says so in its note" {
+  local row='{"server":"s","tool":"wrk","protocol":"h1","scenario":"hello","run":1,"status":"ok",
+    "metrics":{"rps":1000.4,"latency_us":{"p99":800},"failed":0},"machine_stats":{"steal_pct":STEAL}}'
+  note() { jq -L "$ROOT/lib" -r 'import "summary" as summary; summary::fields | .[9]' <<<"${row/STEAL/$1}"; }
+  [ "$(note 5)" = "steal 5%: the hypervisor took CPU time from this machine" ]
+  [ "$(note 27.65)" = "steal 27.65%: the hypervisor took CPU time from this machine" ]
+  [ "$(note 4.99)" = "" ]
+  [ "$(note null)" = "" ]
+  [ "$(jq -L "$ROOT/lib" -r 'import "summary" as summary; summary::fields | @tsv' <<<"${row/STEAL/1}")" = \
+    "$(printf 's\twrk\th1\thello\t1\tok\t1000\t800\t0\t')" ]
+}
+
 @test "system: CPU frequency scaling from cpufreq, or nulls and the reason where the kernel has none" {
   source "$ROOT/lib/system.sh"
   local cpu="$TMP/sys fs/devices/system/cpu"

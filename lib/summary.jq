@@ -1,0 +1,35 @@
+# summary: the run summary's fields per results row, for run-benchmarks.sh's table
+# (jq -L lib 'import "summary" as summary; .results[] | summary::fields | @tsv').
+#
+#   fields   row -> [server, tool, protocol, scenario, run, status, req/s, p99 µs, errors, note];
+#            "-" for a number the row lacks
+#   note     row -> why a row is skipped or failed, a rate not delivered, the capacity found, a
+#            broken SLO, a client-bound tool, and steal time large enough to lower the figures
+#            ("" when none)
+#   steal_note_pct  the steal share (of all CPUs' time, machine_stats.steal_pct) from which a
+#            row is noted: on the development VM requests/s fell with steal (r = -0.81 over
+#            30 runs) and every pinned run at 5% or more was below its set's median
+#            (docs/statistics.md)
+
+def steal_note_pct: 5;
+
+def shown: if type == "number" then floor | tostring else "-" end;
+
+def note:
+  [(.reason // empty),
+   (.metrics.rate? | select(. != null and .delivered == false) | "not delivered: achieved \(.achieved | floor)/s, backlog \(.backlog_max)"),
+   (.capacity? | select(. != null) | if .capacity_rps == null then "no rate met \(.conditions | join(","))"
+      else "capacity \(.capacity_rps)/s\(if .confirmed == false then " (not confirmed)" else "" end)" end),
+   (.slo? | select(. != null and .met == false) | "SLO not met: " + ([.conditions[] | select(.met == false) | .condition] | join(", "))),
+   (select(.client_bound == true) | "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)"),
+   (.machine_stats.steal_pct? | select(. != null and . >= steal_note_pct) | "steal \(.)%: the hypervisor took CPU time from this machine")]
+  | join("; ");
+
+def fields:
+  [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol,
+   .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity" else "" end),
+   (.run | tostring), .status,
+   (.metrics.rps? | shown),
+   # a rate not delivered has no latency to show (the note says what was achieved)
+   (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
+   (.metrics.failed? | shown), note];
