@@ -16,6 +16,14 @@
 # Prints per round and the medians: requests/s, the tool's CPU microseconds per
 # request (user + sys), barrage's schedule lag p99; then the ratios fixed/closed
 # (issue 11: at most 1.1), fixed/h2load and fixed/oha (at most 1.0).
+# Then the shape of each open-loop tool's load, one run each against a second
+# nginx server that logs every request's millisecond ($msec): how many of the
+# run's milliseconds saw a request and the busiest millisecond, against an even
+# schedule's RATE/1000 per millisecond. A tool that sends its requests in bursts
+# wakes less often and pays less CPU per request for a different load (h2load's
+# --rps: each connection on its own coarse timer; measured 2026-11-24 at 2,000/s,
+# -c 50: 98% of its requests in bursts of 20+ in one millisecond, barrage and oha
+# 2 or so in every millisecond).
 # --sweep: also the highest rate each open-loop tool sustains on one thread:
 # rates going up until barrage flags its target not delivered (rate.delivered)
 # or h2load or oha achieves under 99% of it.
@@ -97,6 +105,29 @@ compare_rate() {
   done
 }
 
+# shape URL LOG: for each open-loop tool, one run against URL (whose nginx server writes
+# each request's $msec to LOG): milliseconds of the run with a request, and the busiest one
+shape() {
+  local url=$1 log=$2 tool req rps cpu lag
+  local tools=(fixed h2load)
+  [[ -n $OHA ]] && tools+=(oha)
+  printf '
+shape of the load at %s/s (-c %s, %ss; an even schedule: %s per ms in every ms)
+' "$RATE" \
+    "$CONNECTIONS" "$DURATION" "$(awk -v r="$RATE" 'BEGIN {printf "%g", r / 1000}')"
+  printf '%-8s %12s %18s %16s
+' tool requests "ms with requests" "busiest ms"
+  for tool in "${tools[@]}"; do
+    : >"$log"
+    read -r req rps cpu lag <<<"$(one "$tool" "$url")"
+    sleep 0.2 # nginx writes the last lines
+    # the window: first to last request's millisecond
+    awk -v tool="$tool" '{ms = $1; n[ms]++; if (first == "" || ms < first) first = ms; if (ms > last) last = ms}
+      END {for (k in n) {used++; if (n[k] > peak) peak = n[k]; total += n[k]}
+           printf "%-8s %12d %17.1f%% %16d\n", tool, total, 100 * used / ((last - first) * 1000 + 1), peak}' "$log"
+  done
+}
+
 # sweep URL: the highest rate (in steps of 10,000/s) each open-loop tool sustains on one thread
 sweep() {
   local url=$1 rate req rps cpu lag tool barrage_max=-
@@ -138,12 +169,17 @@ main() {
   BARRAGE=$ROOT/client/build/barrage
   find_oha
   WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage rate bench.XXXX")
-  local port url
+  local port url shape_port
   port=$(free_port)
   url="http://127.0.0.1:$port/"
-  start_nginx "  server { listen 127.0.0.1:$port; location / { return 200 \"Hello world\"; } }" "$url"
+  shape_port=$(free_port)
+  start_nginx "  server { listen 127.0.0.1:$port; location / { return 200 \"Hello world\"; } }
+  log_format arrival '\$msec';
+  server { listen 127.0.0.1:$shape_port; access_log \"$WORKDIR/arrivals.log\" arrival;
+    location / { return 200 \"Hello world\"; } }" "$url"
   log::info "nginx on core 0 at $url; load tools on core 1"
   compare_rate "$url"
+  shape "http://127.0.0.1:$shape_port/" "$WORKDIR/arrivals.log"
   if ((SWEEP)); then sweep "$url"; fi
 }
 
