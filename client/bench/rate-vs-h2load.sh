@@ -21,7 +21,7 @@
 # run's milliseconds saw a request and the busiest millisecond, against an even
 # schedule's RATE/1000 per millisecond. A tool that sends its requests in bursts
 # wakes less often and pays less CPU per request for a different load (h2load's
-# --rps: each connection on its own coarse timer; measured 2026-11-24 at 2,000/s,
+# --rps: each connection on its own coarse timer; measured 2026-11-23 at 2,000/s,
 # -c 50: 98% of its requests in bursts of 20+ in one millisecond, barrage and oha
 # 2 or so in every millisecond).
 # --sweep: also the highest rate each open-loop tool sustains on one thread:
