@@ -15,7 +15,9 @@
 #            ~/.cargo/bin: `cargo install oha --locked`; skipped with a note if not)
 # Prints per round and the medians: requests/s, the tool's CPU microseconds per
 # request (user + sys), barrage's schedule lag p99; then the ratios fixed/closed
-# (issue 11: at most 1.1), fixed/h2load and fixed/oha (at most 1.0).
+# (issue 11: at most 1.1), fixed/h2load and fixed/oha (at most 1.0). Each round also
+# runs timer-floor.c (built here) on core 1: a bare timerfd loop at the rate, how late
+# this machine wakes a sleeping thread; barrage's lag cannot be below it.
 # Then the shape of each open-loop tool's load, one run each against a second
 # nginx server that logs every request's millisecond ($msec): how many of the
 # run's milliseconds saw a request and the busiest millisecond, against an even
@@ -77,7 +79,7 @@ one() {
 compare_rate() {
   local url=$1 round i tool req rps cpu lag us
   local -A cpu_us=() rates=()
-  local tools=(closed fixed h2load)
+  local tools=(closed fixed h2load) floors=
   [[ -n $OHA ]] && tools+=(oha)
   printf '\nHTTP/1.1 -c %s, fixed rate %s/s (%s rounds of %ss)\n' "$CONNECTIONS" "$RATE" "$ROUNDS" "$DURATION"
   printf '%-6s %-8s %12s %12s %10s %12s\n' round tool requests "requests/s" "cpu us/req" "lag p99 us"
@@ -90,12 +92,17 @@ compare_rate() {
       rates[$tool]+="$rps "
       printf '%-6s %-8s %12s %12.0f %10s %12s\n' "$round" "$tool" "$req" "$rps" "$us" "$lag"
     done
+    read -r _ _ lag _ <<<"$(taskset -c 1 "$WORKDIR/timer-floor" "$RATE" "$DURATION")"
+    floors+="$lag "
+    printf '%-6s %-8s %12s %12s %10s %12s\n' "$round" floor - - - "$lag"
   done
   local -A med=()
   for tool in "${tools[@]}"; do
     med[$tool]=$(xargs -n1 <<<"${cpu_us[$tool]}" | median)
     printf '%-6s %-8s %12s %12.0f %10s\n' median "$tool" - "$(xargs -n1 <<<"${rates[$tool]}" | median)" "${med[$tool]}"
   done
+  printf 'timer floor (a bare timerfd loop at %s/s): wake-up lateness p99 %s us (median of rounds)\n' "$RATE" \
+    "$(xargs -n1 <<<"$floors" | median)"
   printf 'ratio fixed/closed (cpu us per request): %s  (target <= 1.1)\n' \
     "$(awk -v a="${med[fixed]}" -v b="${med[closed]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
   for tool in h2load oha; do
@@ -169,6 +176,8 @@ main() {
   BARRAGE=$ROOT/client/build/barrage
   find_oha
   WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage rate bench.XXXX")
+  "${CC:-cc}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -o "$WORKDIR/timer-floor" \
+    "$ROOT/client/bench/timer-floor.c" || log::die "timer-floor.c does not build"
   local port url shape_port
   port=$(free_port)
   url="http://127.0.0.1:$port/"
