@@ -73,6 +73,12 @@ median successful requests/s of the reference server in the same file (same scen
 protocol and tool) and compares those ratios between the files, so results from two
 machines can be compared.
 
+Capacity searches (run-benchmarks.sh --capacity) in both files, with the same conditions, are
+compared in a table of their own: the capacity found is judged like successful requests/s,
+but a change counts only beyond the larger of --threshold and the search's precision (a
+search finds the edge only to within it). A search that met no rate in NEW where BASE met
+one is a regression. Judged in the absolute view only (capacity is the machine's own).
+
 Options:
   --threshold PCT      successful requests/s change that matters (default 5)
   --p99-threshold PCT  p99 change that matters (default 20: tail latency is much noisier
@@ -83,7 +89,8 @@ Options:
                        had none regress whatever this says
   --alpha A            significance level of the test with 3+ runs (default 0.05)
   --fail-on LIST       metrics whose regression exits 1, a comma list of rps (successful
-                       requests/s), p99 and errors (error rate) (default rps,p99,errors)
+                       requests/s), p99, errors (error rate) and capacity (a capacity
+                       search's rate) (default rps,p99,errors,capacity)
   --reference SERVER   reference server of the relative view (default java-http)
   --noise-floor FILE   the results file of an A/A run (run-benchmarks.sh --aa) whose noise
                        floor no regression may fall within (see above)
@@ -94,8 +101,8 @@ Options:
                        ('hello:p99<5ms,errors<0.1%;post-load:p99<20ms', or a file): a row of
                        NEW that breaks one that the same row of BASE met (every run) is a
                        regression, whatever the statistics say; listed after the report.
-                       Rows at a fixed rate or of a capacity search (--rates, --capacity) are
-                       compared only by these conditions, not in the tables above
+                       Rows at a fixed rate (--rates) are compared only by these conditions,
+                       not in the tables above; capacity searches have their own table
   --format text|markdown|json   output format (default text)
   --tool T, --scenario S, --server S, --protocol P
                        only these rows; each may be repeated or given as a comma list
@@ -114,7 +121,7 @@ die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exi
 is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
 main() {
-  local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors
+  local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors,capacity
   local reference=java-http gate=absolute noise_floor_file='' slo=''
   local format=text files=() tools=() scenarios=() servers=() protocols=()
   while (($#)); do
@@ -152,8 +159,8 @@ main() {
   if ! is_number "$alpha" || ! awk -v a="$alpha" 'BEGIN { exit !(a > 0 && a < 1) }'; then
     die_usage "--alpha must be between 0 and 1, got '$alpha'"
   fi
-  [[ $fail_on =~ ^(rps|p99|errors)(,(rps|p99|errors))*$ ]] \
-    || die_usage "--fail-on takes a comma list of rps, p99 and errors, got '$fail_on'"
+  [[ $fail_on =~ ^(rps|p99|errors|capacity)(,(rps|p99|errors|capacity))*$ ]] \
+    || die_usage "--fail-on takes a comma list of rps, p99, errors and capacity, got '$fail_on'"
   [[ $gate == absolute || $gate == relative ]] || die_usage "--gate takes absolute or relative, got '$gate'"
   [[ $format == text || $format == markdown || $format == json ]] \
     || die_usage "--format takes text, markdown or json, got '$format'"

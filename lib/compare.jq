@@ -10,10 +10,12 @@
 #        rate}, change (new rate - base rate), p, test, verdict, new_errors}, and the row's
 #        verdict;
 #      relative: the same judgement of successful requests/s as a share of the reference server;
+#      capacity: the capacity searches of both files (server, scenario, protocol, tool,
+#        conditions, base and new runs' capacity_rps, threshold, judgement, verdict);
 #      counts, relative_counts: verdict -> rows; regressions: what decides the exit status}.
 #     $base and $new are results files; $opts holds threshold, p99_threshold, error_threshold,
 #     alpha (fractions), reference, gate, fail_on (array of "rps": successful_rps, "p99",
-#     "errors": error_rate), filters {tool, scenario, server, protocol} (arrays, empty = all),
+#     "errors": error_rate, "capacity": the capacity rows), filters {tool, scenario, server, protocol} (arrays, empty = all),
 #     base_file and new_file (names to print), noise_floor (null, or an A/A run's noise_floor
 #     object plus its file: a change within the floor is noise, "~", never a regression).
 #
@@ -152,7 +154,7 @@ def _row_verdict($fail_on):
   else
     . as $row
     | [_metrics[] | $row[.].verdict?] as $verdicts
-    | if any($fail_on[] | _judgement; $row[.].verdict? == "regression") then "regression"
+    | if any($fail_on[] | _judgement | values; $row[.].verdict? == "regression") then "regression"
       elif any($verdicts[]; . == "improvement") then "improvement"
       elif any($verdicts[]; . == "~") then "~"
       else "unchanged" end
@@ -197,6 +199,34 @@ def _relative($base_groups; $new_groups; $base_refs; $new_refs; $opts):
        + (_judge(.successful_rps | map(. / $rb[$ck]); $other.successful_rps | map(. / $rn[$ck]); $opts.threshold; $opts.alpha; true; null))]
   | sort_by(.scenario, .protocol, .tool, .server);
 
+# Capacity searches (--capacity): per (scenario, protocol, tool, server, conditions) the
+# capacity each ok run found (null: no rate met the conditions), and the search's precision.
+def _capacity_groups($filters):
+  [.results[] | select(.load.mode? == "capacity" and .status == "ok" and .capacity != null and _selected($filters))
+   | .server_name = .server | .server = noise::row_name]
+  | group_by(_key + [.capacity.conditions])
+  | map({key: (.[0] | _key + [.capacity.conditions] | tojson),
+         value: ((.[0] | {server, scenario, protocol, tool, conditions: .capacity.conditions})
+                 + {precision: ([.[].capacity.precision] | max), runs: [.[].capacity.capacity_rps]})})
+  | from_entries;
+
+# Capacity rows in both files, judged like successful requests/s (higher is better; 3+ runs a
+# side: the test; else the threshold), where the least change that counts is the larger of
+# --threshold and the searches' precision (a search finds the edge only to within it). A
+# search that met no rate in a run of NEW where every run of BASE met one is a regression;
+# one that met none in BASE is not judged.
+def _capacity($base; $new; $opts):
+  ($base | _capacity_groups($opts.filters)) as $b
+  | [($new | _capacity_groups($opts.filters)) | to_entries[] | select($b[.key] != null)
+     | .value as $n | $b[.key] as $o
+     | ([$opts.threshold, $o.precision, $n.precision] | max) as $threshold
+     | ($n | del(.runs, .precision)) + {base: $o.runs, new: $n.runs, threshold: $threshold}
+     | if any($o.runs[]; . == null) then . + {judgement: null, verdict: "not judged"}
+       elif any($n.runs[]; . == null) then . + {judgement: null, verdict: "regression", why: "no rate met"}
+       else _judge($o.runs; $n.runs; $threshold; $opts.alpha; true; null) as $j
+         | . + {judgement: $j, verdict: $j.verdict} end]
+  | sort_by(.scenario, .protocol, .tool, .server);
+
 def _file_info($doc; $name):
   {file: $name, timestamp: $doc.timestamp, commit: $doc.commit, runs: $doc.settings.runs,
    machine: "\($doc.system.cpuModel), \($doc.system.cpuCores) cores",
@@ -217,14 +247,19 @@ def compare($base; $new; $opts):
   | ([$relative[] | select(.verdict == "regression")] | length) as $relative_regressions
   | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
   | ([$rows[] | select(.verdict == "failed")] | length) as $failures
+  | _capacity($base; $new; $opts) as $capacity
+  # capacity is measured on this machine's own terms: gated in the absolute view only
+  | (if $opts.gate == "absolute" and ($opts.fail_on | index(["capacity"])) != null
+     then [$capacity[] | select(.verdict == "regression")] | length else 0 end) as $capacity_regressions
   | {base: _file_info($base; $opts.base_file), new: _file_info($new; $opts.new_file),
      settings: ($opts | del(.base_file, .new_file, .noise_floor)),
      noise_floor: (if $opts.noise_floor == null then null else $opts.noise_floor | {file, server, level} end),
      compared_rows: [$rows[] | select(.side == "both" and .base.ok > 0 and .new.ok > 0)] | length,
      single_run_rows: [$rows[] | select(.side == "both" and (.base.ok == 1 or .new.ok == 1))] | length,
-     rows: $rows, relative: $relative,
+     rows: $rows, relative: $relative, capacity: $capacity,
      counts: ($rows | _counts), relative_counts: ($relative | _counts),
-     regressions: ($failures + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
+     regressions: ($failures + $capacity_regressions
+                   + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
 
 # ---- rendering ------------------------------------------------------------------------
 
@@ -266,6 +301,17 @@ def _relative_cells:
    (.new | _value_cell(. * 100 | fmt::fixed(1) + "%")), _change_cell, .verdict];
 
 def _relative_header($ref): ["server", "scenario", "protocol", "tool", "base % of \($ref)", "new % of \($ref)", "Δ", "verdict"];
+
+def _capacity_cells:
+  def runs: if . == null then fmt::dash elif any(.[]; . == null) then "none met"
+            else _summary | _value_cell(fmt::thousands + "/s") end;
+  [.server, .scenario, .protocol, .tool, (.conditions | join(",")), (.base | runs), (.new | runs),
+   (if .judgement != null then .judgement | _change_cell else .why // fmt::dash end), .verdict];
+
+def _capacity_header: ["server", "scenario", "protocol", "tool", "conditions", "base capacity", "new capacity", "Δ", "verdict"];
+
+def _capacity_title:
+  "Capacity (the highest rate meeting the conditions; a change counts beyond the larger of the threshold and the search's precision):";
 
 def _notes:
   [.rows[] | . as $r
@@ -327,6 +373,7 @@ def _count_words:
 
 def _summary_line:
   (.counts | _count_words)
+  + (if (.capacity | length) > 0 then "; capacity: " + (.capacity | _counts | _count_words) else "" end)
   + (if (.relative | length) > 0 then "; relative to \(.settings.reference): " + (.relative_counts | _count_words) else "" end)
   + " (gate: \(.settings.gate), exit \(if .regressions > 0 then 1 else 0 end))";
 
@@ -359,6 +406,8 @@ def render_text:
      _table_text([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))),
      ""
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
+  (if (.capacity | length) > 0 then _capacity_title, _table_text([_capacity_header] + (.capacity | map(_capacity_cells))), ""
+   else empty end),
   (_error_notes | if length > 0 then ("Error rates that regressed:", map("  " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
   (_floor_notes | if length > 0 then ("Noise floor:", map("  " + .)[], "") else empty end),
@@ -383,6 +432,8 @@ def render_markdown:
      "Relative to **\(.settings.reference)** in the same file (machine-independent):", "",
      _table_md([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))), ""
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
+  (if (.capacity | length) > 0 then _capacity_title, "", _table_md([_capacity_header] + (.capacity | map(_capacity_cells))), ""
+   else empty end),
   (_error_notes | if length > 0 then ("Error rates that regressed:", "", map("- " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", "", map("- " + .)[], "") else empty end),
   (_floor_notes | if length > 0 then ("Noise floor:", "", map("- " + .)[], "") else empty end),

@@ -268,6 +268,55 @@ no_process_left() {
   [ "$status" -eq 2 ]
 }
 
+@test "compare-results: a capacity that fell beyond the threshold and the search's precision is a regression" {
+  # capacity FILE RATE [PRECISION]: the fixture's capacity search with that capacity (and precision)
+  capacity() {
+    jq --argjson rate "$2" --argjson precision "${3:-0.05}" '.results |= map(if .load.mode? == "capacity"
+      then .capacity.capacity_rps = $rate | .capacity.precision = $precision | .load.precision = $precision else . end)' \
+      "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/$1.json"
+  }
+  verdict() { jq -r '.capacity[0].verdict' <<<"$output"; }
+  capacity base 100
+  capacity new 90
+  run "$ROOT/compare-results.sh" "$TMP/base.json" "$TMP/new.json"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"Capacity"*"loaded  hello     h1        barrage"*"100/s"*"90/s"*"-10.0%"*"regression"* ]]
+  [[ $output == *"capacity: 1 regression (gate: absolute, exit 1)"* ]]
+  # within the 5% threshold: unchanged
+  capacity new 96
+  run "$ROOT/compare-results.sh" --format json "$TMP/base.json" "$TMP/new.json"
+  [ "$status" -eq 0 ]
+  [ "$(verdict)" = unchanged ]
+  # a search as coarse as 12% cannot tell 10% apart
+  capacity base 100 0.12
+  capacity new 90 0.12
+  run "$ROOT/compare-results.sh" --format json "$TMP/base.json" "$TMP/new.json"
+  [ "$status" -eq 0 ]
+  [ "$(verdict)" = unchanged ]
+  [ "$(jq '.capacity[0].threshold' <<<"$output")" = 0.12 ]
+  # no rate met in NEW where BASE met one; none met in BASE: not judged
+  capacity base 100
+  capacity new null
+  run "$ROOT/compare-results.sh" --format json "$TMP/base.json" "$TMP/new.json"
+  [ "$status" -eq 1 ]
+  [ "$(verdict)" = regression ]
+  [ "$(jq -r '.capacity[0].why' <<<"$output")" = "no rate met" ]
+  run "$ROOT/compare-results.sh" --format json "$TMP/new.json" "$TMP/base.json"
+  [ "$status" -eq 0 ]
+  [ "$(verdict)" = "not judged" ]
+  # shown, but not gating, when --fail-on leaves capacity out or the relative view gates
+  capacity new 50
+  run "$ROOT/compare-results.sh" --fail-on rps,p99,errors "$TMP/base.json" "$TMP/new.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"-50.0%"*"regression"* ]]
+  run "$ROOT/compare-results.sh" --gate relative "$TMP/base.json" "$TMP/new.json"
+  [ "$status" -eq 0 ]
+  run "$ROOT/compare-results.sh" --format markdown "$TMP/base.json" "$TMP/new.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"| loaded | hello | h1 | barrage | p99<100ms | 100/s | 50/s | -50.0% | regression |"* ]]
+}
+
 @test "compare-results --slo: a capacity search's row is not gated (its run is at the edge of its own conditions)" {
   # The same file twice but for the capacity row: within the gate in BASE, far beyond it in NEW.
   jq '.results |= map(if .load.mode == "capacity" then .metrics.rate.delivered = true | .metrics.latency_us.p99 = 1000 else . end)' \

@@ -370,6 +370,7 @@ is_png() {
   # a results file without timelines draws none, and the old chart goes
   update --file "$F/single-base.json"
   [ "$status" -eq 0 ]
-  [ ! -e "$CHARTS/timeline-hello-h1-barrage.png" ] && [ ! -e "$data" ]
+  [ ! -e "$CHARTS/timeline-hello-h1-barrage.png" ]
+  [ ! -e "$data" ]
   if section | grep -qF 'Over time'; then return 1; fi
 }
