@@ -52,12 +52,13 @@ print("\n".join(names))
 PY
 }
 
-# no_process_left: nothing the run recorded still runs.
+# no_process_left: nothing the run recorded still runs (a zombie, state Z, has ended: where
+# PID 1 does not reap orphans, one stays in the table after its parent exited).
 no_process_left() {
   local list pid _ left=''
   list=$(find "$TMP/out" -path '*.logs/pids' | head -n 1)
   while IFS=$'\t' read -r pid _; do
-    left+=$(ps -o pid=,args= -g "$pid" 2>/dev/null || true)
+    left+=$(ps -o pid=,stat=,args= -g "$pid" 2>/dev/null | awk '$2 !~ /^Z/' || true)
   done <"$list"
   [[ -z $left ]] || { echo "left running: $left"; return 1; }
 }
@@ -142,7 +143,7 @@ no_process_left() {
   [ "$(jq '.profile | .samples > 0 and (.top_frames | length) > 0 and all(.top_frames[]; .samples > 0 and .share <= 1)' <<<"$row")" = true ]
   flame=$(dirname "$f")/$(jq -r .profile.flame_graph <<<"$row")
   [ -s "$flame" ]
-  flame_frames "$flame" | grep -q '^io\.netty\.'
+  flame_frames "$flame" | grep '^io\.netty\.' >/dev/null
   # the profiler ran in the measured window only: not during the server's warm-up
   [ ! -e "$(dirname "$f")/$(basename "$f" .json).logs/1-netty-warmup-h1-hello/flame.html" ]
   # GC facts too, the agent among the JVM's flags
@@ -165,7 +166,7 @@ no_process_left() {
   [ "$(jq -r '.profile.mode' <<<"$row")" = ctimer ]
   [[ $(jq -r '.profile.fallback_reason' <<<"$row") == *"trace:barrage_no_such_event"* ]]
   [ "$(jq '.profile.samples > 0' <<<"$row")" = true ]
-  flame_frames "$(dirname "$f")/$(jq -r .profile.flame_graph <<<"$row")" | grep -q '^org\.eclipse\.jetty\.'
+  flame_frames "$(dirname "$f")/$(jq -r .profile.flame_graph <<<"$row")" | grep '^org\.eclipse\.jetty\.' >/dev/null
   # without the GC log: no facts, and the settings say why
   [ "$(jq -c '[.settings.gc_log, .results[0].jvm]' "$f")" = '[false,null]' ]
   [ -z "$(find "$TMP/out" -name '*.gc.log')" ]
