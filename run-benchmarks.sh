@@ -116,13 +116,16 @@ Measurement
   --connections N      override every scenario's connection count
   --threads N          load-tool threads (default: the CPUs given to the load tool)
   --cpus SERVER:CLIENT taskset CPU lists, e.g. 0:1 or 0-3:4-7; "none" for no pinning
-                       (default with 2+ cores: disjoint halves, server first)
+                       (default with 2+ cores: disjoint halves, server first; in a lab
+                       run SERVER is on the server host, CLIENT on each load host, and
+                       the default is no pinning)
   --port N             server port (default \$BARRAGE_PORT or 8080)
   --quick              a short tour: 3 s runs, 1 s warm-up, 1 s server warm-up
 Lab hardware (README "Running on lab hardware"; without these, everything runs here)
   --server-host [USER@]HOST   the host that runs the servers (over ssh)
-  --load-hosts H1,H2,...      the hosts that run the load: barrage on all of them, each with
-                       its share of the connections, merged exactly; wrk and h2load on the first
+  --load-hosts H1,H2,...      the hosts that run the load: barrage on all of them, started
+                       together, each with its share of the connections (and of the rate,
+                       at a fixed rate), merged exactly; wrk and h2load on the first
   --lab FILE           the same in a file (KEY = VALUE lines: server_host, server_address,
                        load_hosts, lab_dir, ssh_config); the options above override it
   --lab-dir DIR        the suite's directory on each host (default barrage-lab, under the
@@ -289,8 +292,8 @@ parse_options() {
   lab::configure "$LAB_SERVER_OPT" "$LAB_LOADS_OPT" "$LAB_FILE_OPT" "$LAB_DIR_OPT" "$STRICT" || usage_error "bad lab set-up"
   SERVER_CPUS='' CLIENT_CPUS=''
   if lab::active; then
-    # Dedicated hosts: nothing to share, nothing to pin.
-    [[ -z $CPUS ]] || usage_error "--cpus pins on this machine; a lab run has its own hosts"
+    # Dedicated hosts: nothing shared, so no pinning unless asked (then on the lab hosts).
+    [[ -z $CPUS || $CPUS == none ]] || SERVER_CPUS=${CPUS%%:*} CLIENT_CPUS=${CPUS#*:}
     [[ -z $PROFILE ]] || usage_error "--profile attaches to a server on this machine; not in a lab run"
   elif [[ -z $CPUS ]]; then
     read -r SERVER_CPUS CLIENT_CPUS <<<"$(system::default_pinning)" || true
@@ -603,12 +606,13 @@ progress() {
 
 # run_load TOOL DIR PROTOCOL SCENARIO DURATION_S WARMUP_S [RATE]: one run of TOOL against the
 # started server (open loop at RATE requests/s when given), its record in DIR/metrics.json: here
-# over loopback, or from the lab's load hosts (closed loop only).
+# over loopback, or from the lab's load hosts.
 run_load() {
   local tool=$1 dir=$2 proto=$3 scenario=$4 duration=$5 warmup=$6 rate=${7:-}
   if lab::active; then
     lab::run_tool "$tool" "$dir/metrics.json" "$dir" "$proto" "$scenario" "$THREADS_OVERRIDE" \
-      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup"
+      "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup" "$CLIENT_CPUS" \
+      ${rate:+"$rate"}
   else
     "$tool::run" "$dir/metrics.json" "$dir" "http://127.0.0.1:$PORT" "$proto" "$scenario" "$THREADS" \
       "$(connections_of "$scenario")" "$(streams_of "$scenario")" "$duration" "$warmup" "$CLIENT_CPUS" \
@@ -621,8 +625,7 @@ run_load() {
 measure() {
   local entry=$1 run slot tool proto scenario load reason dir rc=0
   IFS=$'\t' read -r run slot tool proto scenario load <<<"$entry"
-  if ! reason=$("$tool::supports" "$scenario" "$proto") || { [[ -n $load ]] && ! reason=$(openloop::supports "$tool"); } ||
-    { [[ -n $load ]] && lab::active && reason="open-loop runs are not split across lab load hosts (closed loop only)"; }; then
+  if ! reason=$("$tool::supports" "$scenario" "$proto") || { [[ -n $load ]] && ! reason=$(openloop::supports "$tool"); }; then
     add_row "$entry" skipped "$reason"
     return 0
   fi
@@ -685,8 +688,12 @@ measure_step() {
   fi
   cat "$dir/stderr" >&2
   STEP_STATS=$(system::stats "$dir/samples" "$DURATION_S")
-  STEP_CLIENT=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
-  STEP_MACHINE=$(system::machine_stats "$dir/samples" "$DURATION_S" "$STEP_STATS" "$STEP_CLIENT")
+  if lab::active; then STEP_CLIENT=$(lab::client_json "$dir")
+  else STEP_CLIENT=$(system::group_stats "$dir/tool-samples" "$DURATION_S" "$(client_cores "$scenario")")
+  fi
+  # (in a lab the samples are the server host's, where no load tool runs)
+  STEP_MACHINE=$(system::machine_stats "$dir/samples" "$DURATION_S" "$STEP_STATS" \
+    "$(if lab::active; then echo '{"cpu_pct": 0}'; else echo "$STEP_CLIENT"; fi)")
   return "$rc"
 }
 
@@ -739,7 +746,7 @@ serve() {
   log=$LOG_DIR/$slot-run$run.log
   if lab::active; then
     log::info "starting $slot on $LAB_SERVER port $PORT (log: $log)"
-    lab::start_server "$server" "$PORT" "$log" || { fail_entries "$slot" "$run" "start failed on $LAB_SERVER"; return 0; }
+    lab::start_server "$server" "$PORT" "$log" "$SERVER_CPUS" || { fail_entries "$slot" "$run" "start failed on $LAB_SERVER"; return 0; }
     verify_and_measure "$slot" "$run" "$log"
     lab::stop_server || log::die "could not stop $server on $LAB_SERVER"
     return 0

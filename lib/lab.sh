@@ -28,9 +28,9 @@
 #     The results file's `lab` object: hosts, their facts, the pre-flight's warnings.
 #   lab::base_url PORT
 #     The URL the load hosts reach the server at.
-#   lab::start_server NAME PORT LOCAL_LOG
-#     Starts the server on the server host (bound to its lab address); 1 when it cannot.
-#     lab::run_tool loads the server at this PORT.
+#   lab::start_server NAME PORT LOCAL_LOG [CPULIST]
+#     Starts the server on the server host (bound to its lab address; under `taskset -c
+#     CPULIST` there when given); 1 when it cannot. lab::run_tool loads the server at this PORT.
 #   lab::server_alive
 #     0 while the started server's process group has a live process.
 #   lab::wait_ready PORT TIMEOUT_S
@@ -42,13 +42,20 @@
 #   lab::sample_start / lab::sample_stop LOCAL_FILE
 #     Samples the server's CPU and memory on the server host; stop fetches the samples.
 #   lab::run_tool TOOL OUT_JSON LOCAL_DIR PROTOCOL SCENARIO THREADS CONNECTIONS STREAMS
-#                 DURATION_S WARMUP_S
+#                 DURATION_S WARMUP_S CPULIST [RATE]
 #     One run of TOOL: barrage on every load host at once, each with its share of the
-#     connections (THREADS, when not empty, caps each host's threads; else its cores), wrk
-#     and h2load on the first. Each host's work dir comes back under LOCAL_DIR/hosts/HOST/;
-#     OUT_JSON gets the metrics record, merged exactly from the hosts' records
-#     (client/tools/merge-records), and LOCAL_DIR/lab-hosts.json the per-host records.
+#     connections and, at a fixed RATE (requests/s in total), of the rate in proportion;
+#     the hosts start together at one wall-clock time (barrage --start-at, each host's
+#     measured clock offset applied). THREADS, when not empty, caps each host's threads,
+#     else its cores (those of CPULIST, when given: the tool runs under `taskset -c CPULIST`
+#     on each host). wrk and h2load run on the first host. Each host's work dir comes back
+#     under LOCAL_DIR/hosts/HOST/; OUT_JSON gets the metrics record, merged exactly from the
+#     hosts' records (client/tools/merge-records), and LOCAL_DIR/lab-hosts.json the per-host
+#     records (with each host's connections, threads, rate and start_at_ms, on its clock).
 #     Returns 1 when a host's run failed (its messages on stderr).
+#   lab::client_json LOCAL_DIR DURATION_S
+#     The tool's CPU on the load host that was busiest (of its cores), as system::group_stats
+#     prints it plus `host`; what decides whether a lab row is client-bound. null without hosts.
 #   lab::row_hosts METRICS_FILE
 #     The per-host records beside METRICS_FILE (lab-hosts.json) as JSON, or null.
 #   lab::cleanup
@@ -67,6 +74,10 @@ LAB_STOP_TIMEOUT_S=10
 # Pre-flight limits: load hosts' clocks apart, and the round trip to the server host.
 LAB_CLOCK_SPREAD_US=5000
 LAB_RTT_WARN_US=1000
+# The load hosts start together this far ahead (barrage --start-at): time for the ssh that
+# starts each host's tool, plus this much per host.
+LAB_START_MARGIN_MS=1500
+LAB_START_PER_HOST_MS=300
 
 lab::configure() {
   local server=$1 loads=$2 file=$3 dir=$4 strict=$5 line key value file_loads=''
@@ -364,12 +375,12 @@ lab::_call() {
 }
 
 lab::start_server() {
-  local name=$1 port=$2 bind=0.0.0.0
+  local name=$1 port=$2 cpus=${4:-} bind=0.0.0.0
   LAB_SERVER_LOG=$3 LAB_PORT=$2
   # Bound to the lab address when it is one (a name resolves on the load hosts only).
   [[ $LAB_SERVER_ADDR =~ ^[0-9.]+$ ]] && bind=$LAB_SERVER_ADDR
   lab::_remote "$LAB_SERVER" mkdir -p logs runs || return 1
-  lab::_spawn "$LAB_SERVER" "server $name" "logs/server.log" labhost::server "$name" "$port" "$bind" || return 1
+  lab::_spawn "$LAB_SERVER" "server $name" "logs/server.log" labhost::server "$name" "$port" "$bind" "$cpus" || return 1
   LAB_SERVER_PGID=$LAB_PGID
 }
 
@@ -412,26 +423,60 @@ lab::_shares() {
   for ((i = 0; i < $2; i++)); do printf '%s\n' $(($1 / $2 + (i < $1 % $2 ? 1 : 0))); done
 }
 
+# lab::_rate_shares RATE WEIGHT...: RATE (whole requests/s) split in proportion to the
+# weights (the hosts' connections), whole shares adding up to RATE, one per line: each
+# gets its floor, the remainder goes one by one to the largest fractions.
+lab::_rate_shares() {
+  local rate=$1
+  shift
+  printf '%s\n' "$@" | awk -v rate="$rate" '
+    { w[NR] = $1; total += $1 }
+    END {
+      for (i = 1; i <= NR; i++) { exact = rate * w[i] / total; share[i] = int(exact); frac[i] = exact - share[i]; left += share[i] }
+      for (left = rate - left; left > 0; left--) {
+        best = 0
+        for (i = 1; i <= NR; i++) if (!best || frac[i] > frac[best]) best = i
+        share[best]++; frac[best] = -1
+      }
+      for (i = 1; i <= NR; i++) print share[i]
+    }'
+}
+
+# lab::_start_at HOSTS: a wall-clock start, ms since the epoch by our clock, far enough
+# ahead for every host's tool to be started over ssh first.
+lab::_start_at() { echo $((${EPOCHREALTIME/[.,]/} / 1000 + LAB_START_MARGIN_MS + LAB_START_PER_HOST_MS * $1)); }
+
 lab::run_tool() {
   local tool=$1 out=$2 local_dir=$3 proto=$4 scenario=$5 threads=$6 connections=$7 streams=$8
-  local duration=$9 warmup=${10} hosts=() shares=() entries=() i host conns host_threads work rc failed=0
+  local duration=$9 warmup=${10} cpus=${11} rate=${12:-} hosts=() shares=() rates=() entries=()
+  local i host conns host_threads host_rate work rc failed=0 start_at='' offset_ms
   if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
-  # Never a host with no connection.
+  # Never a host with no connection, nor one with no request to send at a fixed rate.
   ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
+  [[ -z $rate ]] || ((${#hosts[@]} <= rate)) || hosts=("${hosts[@]:0:rate}")
   mapfile -t shares < <(lab::_shares "$connections" "${#hosts[@]}")
+  [[ -z $rate ]] || mapfile -t rates < <(lab::_rate_shares "$rate" "${shares[@]}")
+  ((${#hosts[@]} > 1)) && start_at=$(lab::_start_at "${#hosts[@]}")
   work=runs/$(basename "$local_dir")
   for i in "${!hosts[@]}"; do
-    host=${hosts[i]} conns=${shares[i]}
-    host_threads=${threads:-$(lab::_fact "$host" '.cpuCores // 1')}
+    host=${hosts[i]} conns=${shares[i]} host_rate=${rates[i]:-}
+    if [[ -n $threads ]]; then host_threads=$threads
+    elif [[ -n $cpus ]]; then host_threads=$(system::count_cpus "$cpus")
+    else host_threads=$(lab::_fact "$host" '.cpuCores // 1')
+    fi
     ((host_threads <= conns)) || host_threads=$conns
+    # The host's clock runs ahead of ours by its offset: the same instant, on its clock.
+    offset_ms=$(lab::_fact "$host" '(.clock_offset_us // 0) / 1000 | round')
     lab::_remote "$host" mkdir -p "$work" || return 1
     lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
-      labhost::tool "$tool" "$work/metrics.json" "$work" "$(lab::base_url "$LAB_PORT")" "$proto" "$scenario" \
-      "$host_threads" "$conns" "$streams" "$duration" "$warmup" || return 1
+      labhost::tool "$tool" "$work/metrics.json" "$work" "${start_at:+$((start_at + offset_ms))}" \
+      "$(lab::base_url "$LAB_PORT")" "$proto" "$scenario" "$host_threads" "$conns" "$streams" "$duration" \
+      "$warmup" "$cpus" "$host_rate" || return 1
     entries+=("$host"$'\t'"$LAB_PGID")
-    printf '%s\t%s\t%s\n' "$host" "$conns" "$host_threads" >>"$local_dir/lab-shares"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$host" "$conns" "$host_threads" "$host_rate" \
+      "${start_at:+$((start_at + offset_ms))}" >>"$local_dir/lab-shares"
   done
-  lab::_wait $((warmup + duration + 60)) "${entries[@]}" || failed=1
+  lab::_wait $((warmup + duration + 60 + LAB_START_MARGIN_MS / 1000 + 1)) "${entries[@]}" || failed=1
   for host in "${hosts[@]}"; do
     mkdir -p "$local_dir/hosts/$host"
     lab::_remote "$host" tar -C "$work" -cf - . | tar -C "$local_dir/hosts/$host" -xf - || failed=1
@@ -454,23 +499,40 @@ lab::_merge() {
     cores=$(awk -F'\t' -v h="$host" '$1 == h {print $3}' "$dir/lab-shares")
     jq -c --arg host "$host" --argjson client "$(system::group_stats "$dir/hosts/$host/tool-samples" "$duration" "$cores")" \
       --argjson conns "$(awk -F'\t' -v h="$host" '$1 == h {print $2}' "$dir/lab-shares")" --argjson threads "$cores" \
-      '{host: $host, connections: $conns, threads: $threads, client_stats: $client, metrics: .}' "$dir/hosts/$host/metrics.json"
+      --arg rate "$(awk -F'\t' -v h="$host" '$1 == h {print $4}' "$dir/lab-shares")" \
+      --arg start "$(awk -F'\t' -v h="$host" '$1 == h {print $5}' "$dir/lab-shares")" \
+      '{host: $host, connections: $conns, threads: $threads, rate: ($rate | tonumber? // null),
+        start_at_ms: ($start | tonumber? // null), client_stats: $client, metrics: .}' "$dir/hosts/$host/metrics.json"
   done | jq -s . >"$dir/lab-hosts.json"
   if (($# == 1)); then cp "${records[0]}" "$out"; return 0; fi
   local merged
   merged=$("$LAB_ROOT/client/tools/merge-records" "${records[@]}") || { log::error "merge-records failed"; return 1; }
   # The first record's shape, with every count, rate and latency the merge's: what cannot be
-  # added up (per-host histograms, timelines, connect and first-byte times) is left out.
-  jq -s --argjson m "$merged" '
+  # added up (per-host histograms, timelines, connect and first-byte times) is left out. At a
+  # fixed rate: the hosts' schedules added up, delivered only when every host delivered.
+  jq -s --argjson m "$merged" --arg hosts "$*" '
     def latency($name): if $m[$name] == null then null
       else ($m[$name] | del(.count)) + {overflow: (map(.[$name].overflow // 0) | add)} end;
-    .[0] + ($m | del(.records, .tools, .latency_us, .latency_uncorrected_us, .error_latency_us))
+    ($hosts | split(" ")) as $names
+    | .[0] + ($m | del(.records, .tools, .latency_us, .latency_uncorrected_us, .error_latency_us, .schedule_lag_us, .rate))
     + {latency_us: latency("latency_us"), error_latency_us: latency("error_latency_us"),
-       latency_uncorrected_us: latency("latency_uncorrected_us"),
+       latency_uncorrected_us: latency("latency_uncorrected_us"), schedule_lag_us: latency("schedule_lag_us"),
+       rate: (if $m.rate == null then null else
+         .[0].rate + $m.rate + {changes: [],
+           not_delivered: ([to_entries[] | select(.value.rate.not_delivered != null)
+                            | "\($names[.key]): \(.value.rate.not_delivered)"] | if length == 0 then null else join("; ") end)} end),
        accounting: (if all(.[]; .accounting == "exact") then "exact" else "approximate" end),
        merged_from: length}
-    | del(.histograms, .timeline, .connect_us, .ttfb_us, .schedule_lag_us, .kinds, .max_rss_kb, .threads)' \
+    | del(.histograms, .timeline, .connect_us, .ttfb_us, .kinds, .max_rss_kb, .threads)' \
     "${records[@]}" >"$out"
+}
+
+lab::client_json() {
+  local file=$1/lab-hosts.json
+  [[ -f $file ]] || { echo null; return 0; }
+  jq -c '[.[] | .client_stats + {host}
+          | . + {share: ((.busy_pct // .cpu_pct) as $b | if $b == null or .cores == 0 then -1 else $b / .cores end)}]
+         | max_by(.share) // null | if . == null then null else del(.share) end' "$file"
 }
 
 lab::row_hosts() {

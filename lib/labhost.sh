@@ -22,18 +22,21 @@
 #     Prints the PGIDs among the arguments that still have a live (non-zombie) process.
 #   labhost::stop PGID TIMEOUT_S
 #     TERM to the process group, KILL after TIMEOUT_S; returns 0 once the group is gone.
-#   labhost::server NAME PORT BIND
-#     Execs servers/NAME/start.sh with PORT and BIND (run under labhost::spawn).
+#   labhost::server NAME PORT BIND [CPULIST]
+#     Execs servers/NAME/start.sh with PORT and BIND, under `taskset -c CPULIST` when given
+#     (run under labhost::spawn).
 #   labhost::sample PID FILE
 #     Samples PID's CPU and memory into FILE until PID ends (system::sample_start's lines).
 #   labhost::ready URL TIMEOUT_S
 #     0 once GET URL answers 200 (within TIMEOUT_S), else 1.
 #   labhost::contract LABEL BASE_URL PROTOCOLS
 #     contract::verify from here: TAP on stdout, 0 when every check passed.
-#   labhost::tool TOOL OUT_JSON WORK_DIR URL PROTOCOL SCENARIO THREADS CONNECTIONS STREAMS
-#                 DURATION_S WARMUP_S
+#   labhost::tool TOOL OUT_JSON WORK_DIR START_AT URL PROTOCOL SCENARIO THREADS CONNECTIONS
+#                 STREAMS DURATION_S WARMUP_S CPULIST RATE
 #     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here, the tool's CPU sampled
-#     into WORK_DIR/tool-samples; its exit status. TERM or INT stops the tool's process group.
+#     into WORK_DIR/tool-samples; its exit status. START_AT (ms since the epoch on this
+#     host's clock, or empty) is when barrage begins (--start-at); CPULIST and RATE (empty:
+#     none) as TOOL::run takes them. TERM or INT stops the tool's process group.
 #   labhost::rtt ADDRESS PORT
 #     Prints the TCP connect time to ADDRESS:PORT in microseconds (one round trip), or
 #     nothing when it cannot connect within 2 s.
@@ -116,7 +119,9 @@ labhost::stop() {
 }
 
 labhost::server() {
-  PORT=$2 BIND=$3 exec "servers/$1/start.sh"
+  local launcher=()
+  [[ -n ${4:-} ]] && launcher=(taskset -c "$4")
+  PORT=$2 BIND=$3 exec "${launcher[@]}" "servers/$1/start.sh"
 }
 
 labhost::sample() {
@@ -146,7 +151,8 @@ labhost::contract() {
 
 labhost::tool() {
   local tool=$1 out=$2 dir=$3
-  shift 3
+  export BARRAGE_START_AT=$4
+  shift 4
   # shellcheck source=lib/log.sh
   source lib/log.sh
   # shellcheck source=lib/deps.sh
@@ -165,7 +171,7 @@ labhost::tool() {
   # recorded: when that group is told to stop, stop the tool's too.
   trap 'procs::stop_all; exit 143' TERM INT
   TOOLS_SAMPLES=$dir/tool-samples
-  "$tool::run" "$out" "$dir" "$@" ''
+  "$tool::run" "$out" "$dir" "$@"
 }
 
 labhost::rtt() {

@@ -105,6 +105,16 @@ no_process_left() {
   # ... and the server counted exactly as many (it prints its count when it stops)
   server_count=$(sed -n 's/^requests=//p' "${f%.json}.logs/counting-run1.log")
   [ "$server_count" -eq "$(jq .metrics.requests <<<"$row")" ]
+  # the hosts started together (barrage --start-at, ssh'd in one after the other ahead of it):
+  # each one's first request reached the server at the start time, not before, not long after
+  local host start first
+  for host in 1 2; do
+    start=$(jq ".lab_hosts[$((host - 1))].start_at_ms" <<<"$row")
+    first=$(sed -n "s/^first=$NETNS_SUBNET\.$((host + 2)) //p" "${f%.json}.logs/counting-run1.log")
+    echo "ld$host: start at $start, first request at $first"
+    [[ $start =~ ^[0-9]+$ && $first =~ ^[0-9]+$ ]]
+    ((first >= start - 5 && first <= start + 500))
+  done
   # every host's facts; the server host's JDK
   [ "$(jq -c '[.lab.hosts[] | [.host, .role]]' "$f")" = '[["srv","server"],["ld1","load"],["ld2","load"]]' ]
   jq -e '.lab.hosts[0].java | test("^[0-9]")' "$f"
@@ -113,6 +123,67 @@ no_process_left() {
   jq -e '.server_stats.rss_peak_kb > 0' <<<"$row"
   grep -qP '^srv\t[0-9]+\tserver counting$' "${f%.json}.logs/lab-pids"
   [ "$(grep -cP '^ld[12]\t[0-9]+\ttool barrage$' "${f%.json}.logs/lab-pids")" -eq 2 ]
+  no_process_left
+}
+
+@test "lab: a fixed rate split across both load hosts by their connections: schedules, lag and counts merged exactly" {
+  lab_conf srv ld1,ld2
+  # 301/s over 3 + 2 connections: 180.6 + 120.4, whole shares adding up to 301
+  run lab_run --quick --warmup 0s --server-warmup 0s --connections 5 --threads 1 --rates 301
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f row closed server_count
+  f=$(results_file)
+  valid "$f"
+  closed=$(jq -c '.results[] | select(.load == null)' "$f")
+  row=$(jq -c '.results[] | select(.load.target_rps == 301)' "$f")
+  [ "$(jq -r .status <<<"$row")" = ok ]
+  [ "$(jq -c '[.lab_hosts[] | [.host, .connections, .rate]]' <<<"$row")" = '[["ld1",3,181],["ld2",2,120]]' ]
+  # each host ran its share on a schedule of its own; the merged schedule is their sum
+  jq -e '.lab_hosts | all(.metrics.rate.target == .rate)' <<<"$row"
+  jq -e '.metrics as $m | [.lab_hosts[].metrics] as $h
+    | $m.merged_from == 2 and $m.rate.target == 301
+    and $m.rate.scheduled == ($h | map(.rate.scheduled) | add)
+    and $m.rate.sent == ($h | map(.rate.sent) | add)
+    and $m.rate.delivered == ($h | all(.rate.delivered))
+    and $m.requests == ($h | map(.requests) | add) and $m.requests > 0
+    and $m.schedule_lag_us.max == ($h | map(.schedule_lag_us.max) | max)
+    and $m.latency_uncorrected_us.max == ($h | map(.latency_uncorrected_us.max) | max)' <<<"$row"
+  # a --quick run is 3 s: about 903 requests scheduled in all (each host rounds its own)
+  jq -e '.metrics.rate.scheduled >= 895 and .metrics.rate.scheduled <= 905' <<<"$row"
+  # the server saw both runs' requests, closed loop and fixed rate, and no more
+  server_count=$(sed -n 's/^requests=//p' "${f%.json}.logs/counting-run1.log")
+  [ "$server_count" -eq $(($(jq .metrics.requests <<<"$closed") + $(jq .metrics.requests <<<"$row"))) ]
+  # the row says whether the busiest load host's tool was the limit, and which host that was
+  jq -e '(.client_bound | type) == "boolean" and (.client_stats.host | test("^ld[12]$"))' <<<"$row"
+  no_process_left
+}
+
+@test "lab: --cpus pins the server on the server host and barrage on each load host" {
+  lab_conf srv ld1,ld2
+  lab_run --quick --warmup 0s --server-warmup 0s --connections 2 --cpus 1:0 >"$TMP/stdout" 2>"$TMP/stderr" &
+  local pid=$! i proc cmd seen='' rc=0 f
+  # the namespaces share this PID space: barrage's CPUs while it runs on the load hosts
+  for ((i = 0; i < 300; i++)); do
+    for proc in /proc/[0-9]*; do
+      cmd=$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null) || continue
+      [[ $cmd == "$TMP/remote/ld"*"/client/build/barrage "* ]] || continue
+      seen+="$(awk '/^Cpus_allowed_list/ {print $2}' "$proc/status" 2>/dev/null) "
+    done
+    [[ -n $seen ]] && break
+    sleep 0.1
+  done
+  wait "$pid" || rc=$?
+  cat "$TMP/stderr"
+  [ "$rc" -eq 0 ]
+  echo "barrage's CPUs: $seen"
+  [[ $seen =~ ^(0 )+$ ]]
+  f=$(results_file)
+  valid "$f"
+  # the server's own CPUs, as it printed them at start
+  grep -q ' cpus=1$' "${f%.json}.logs/counting-run1.log"
+  # one CPU: one thread on each host
+  [ "$(jq -c '[.results[0].lab_hosts[] | .threads]' "$f")" = '[1,1]' ]
   no_process_left
 }
 
@@ -185,7 +256,7 @@ no_process_left() {
   no_process_left
 }
 
-@test "lab: option errors: load hosts without a server host, an unknown lab file key, --cpus (exit 2)" {
+@test "lab: option errors: load hosts without a server host, an unknown lab file key (exit 2)" {
   run "$RUN" --load-hosts ld1 --dry-run
   [ "$status" -eq 2 ]
   [[ $output == *"load hosts without a server host"* ]]
@@ -193,7 +264,4 @@ no_process_left() {
   run "$RUN" --lab "$TMP/bad.conf" --dry-run
   [ "$status" -eq 2 ]
   [[ $output == *"unknown key 'load_host'"* ]]
-  run "$RUN" --server-host srv --load-hosts ld1 --cpus 0:1 --dry-run
-  [ "$status" -eq 2 ]
-  [[ $output == *"--cpus pins on this machine"* ]]
 }

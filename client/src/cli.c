@@ -15,7 +15,7 @@ enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
-    OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_LIVE,
+    OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_LIVE, OPT_START_AT,
 };
 
 static const struct option options[] = {
@@ -54,6 +54,7 @@ static const struct option options[] = {
     {"control", required_argument, NULL, OPT_CONTROL},
     {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
     {"live", no_argument, NULL, OPT_LIVE},
+    {"start-at", required_argument, NULL, OPT_START_AT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
@@ -288,6 +289,11 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_CONTROL: cfg->control_path = arg; return CLI_RUN;
     case OPT_HDR_LOG: cfg->hdr_log_path = arg; return CLI_RUN;
     case OPT_LIVE: cfg->live = true; return CLI_RUN;
+    case OPT_START_AT:
+        if ((v = parse_count(arg, 1, (long long)1 << 50)) < 0)
+            return fail(err, errlen, "bad --start-at '%s' (milliseconds since the epoch, as date +%%s%%3N prints)", arg);
+        cfg->start_at_ms = (uint64_t)v;
+        return CLI_RUN;
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     default: return fail(err, errlen, "unknown option (see --help)");

@@ -157,6 +157,31 @@ static int close_run_files(struct config *cfg)
     return rc;
 }
 
+/* --start-at: the most ahead it may be (a guard against a wrong unit), and how
+ * late a start may be before it is worth a warning. */
+#define START_AT_MAX_AHEAD_MS 3600000
+#define START_LATE_WARN_MS 100
+
+/* Sleeps until the wall clock reaches --start-at (returns at once without it,
+ * or when it has passed: a warning when it passed over START_LATE_WARN_MS ago).
+ * -1 with a message when it is over an hour ahead. */
+static int wait_for_start(const struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->start_at_ms) return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long ahead_ms = (long long)cfg->start_at_ms - ((long long)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+    if (ahead_ms > START_AT_MAX_AHEAD_MS) {
+        snprintf(err, errlen, "--start-at is %lld s ahead (at most an hour; it takes milliseconds since the epoch)",
+                 ahead_ms / 1000);
+        return -1;
+    }
+    if (ahead_ms < -START_LATE_WARN_MS) report_error("warning: --start-at passed %lld ms ago: starting now", -ahead_ms);
+    struct timespec at = {.tv_sec = (time_t)(cfg->start_at_ms / 1000), .tv_nsec = (long)(cfg->start_at_ms % 1000) * 1000000};
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+    return 0;
+}
+
 /* Peak resident memory of this program in KiB: VmHWM, because getrusage's
  * ru_maxrss keeps the parent's peak across exec. */
 static long peak_rss_kb(void)
@@ -252,7 +277,7 @@ int main(int argc, char **argv)
     struct control control;
     if (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err))) {
         report_error("%s", err);
-    } else if (open_run_files(&cfg, &control, err, sizeof err)) {
+    } else if (open_run_files(&cfg, &control, err, sizeof err) || wait_for_start(&cfg, err, sizeof err)) {
         report_error("%s", err);
         status = EXIT_USAGE;
     } else {

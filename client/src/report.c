@@ -65,6 +65,8 @@ void report_help(void)
           "      --control FILE           read 'rate N' and 'stop' from FILE (a FIFO or a file) while running\n"
           "      --hdr-log FILE           HdrHistogram interval log, one line per second (microseconds)\n"
           "      --live                   one line per second on stderr\n"
+          "      --start-at EPOCH_MS      begin (warm-up, then the measured run) at this wall-clock\n"
+          "                               time, ms since the epoch: several load hosts start together\n"
           "      --json                   print the metrics record (JSON) instead of the text report\n"
           "      --latency                print the latency percentile spectrum\n"
           "      --verbose                show samples of unparsable responses\n"
@@ -218,7 +220,8 @@ static void json_histograms(FILE *f, const struct config *cfg, const struct stat
     fputs("  \"histograms\": {\"encoding\": \"HdrHistogram V2 compressed, base64; microseconds\", ", f);
     json_histogram(f, "latency_us", &s->latency, true, false);
     json_histogram(f, "latency_uncorrected_us", &s->latency_uncorrected, cfg->rate > 0, false);
-    json_histogram(f, "error_latency_us", &s->error_latency, true, true);
+    json_histogram(f, "error_latency_us", &s->error_latency, true, false);
+    json_histogram(f, "schedule_lag_us", &s->schedule_lag, cfg->rate > 0, true);
     fputs("},\n", f);
 }
 

@@ -342,6 +342,30 @@ def case_duration_run(t):
     expect(wall < 2.5, f"took {wall:.1f}s")
 
 
+def case_start_at(t):
+    """--start-at: the run begins at that wall-clock time; one already passed begins at once with a
+    warning; one over an hour ahead (seconds given for milliseconds) is a usage error."""
+    server = TestServer("ok").start()
+    try:
+        start_ms = int(time.time() * 1000) + 1500
+        rc, r, err, wall = t.run(["-c", "1", "-n", "20", "--start-at", str(start_ms)], server.port)
+        expect(rc == 0, f"exit {rc}: {err}")
+        expect_eq(r, "succeeded", 20)
+        # the first request came in after the start time (the probe's connection sends none)
+        first = server.first_request_wall
+        expect(first is not None and first * 1000 >= start_ms, f"first request at {first}, start at {start_ms / 1000}")
+        expect(wall >= 1.3, f"took {wall:.2f}s, started {start_ms / 1000 - time.time() + wall:.2f}s after launch")
+        rc, r, err, wall = t.run(["-c", "1", "-n", "5", "--start-at", str(int(time.time() * 1000) - 5000)], server.port)
+        expect(rc == 0 and r["succeeded"] == 5, f"exit {rc}: {err}")
+        expect("--start-at passed" in err and wall < 1, f"no warning, or waited {wall:.2f}s: {err!r}")
+        rc, _, err, _ = t.run(["-n", "5", "--start-at", str(int(time.time() * 1000) + 7200 * 1000)], server.port)
+        expect(rc == 2 and "at most an hour" in err, f"exit {rc}: {err!r}")
+    finally:
+        server.stop()
+    rc, _, err, _ = t.run(["--start-at", "soon"], free_port())
+    expect(rc == 2 and "bad --start-at" in err, f"exit {rc}: {err!r}")
+
+
 def case_keepalive_options(t):
     # one connection: with two, one may take more than its share of the budget after a reconnect
     r, _, _ = t.serve_and_run("ok", ["-c", "1", "-n", "20", "--requests-per-connection", "5"])
@@ -628,6 +652,7 @@ CASES = [
     ("12 pipelining depth 16: every response matched", case_pipeline),
     ("12b pipelined requests behind a Connection: close answer are read errors", case_pipeline_close),
     ("duration run with warm-up and 2 threads", case_duration_run),
+    ("--start-at: the run begins at the wall-clock time given", case_start_at),
     ("--warmup: requests started in the warm-up are not counted", case_warmup_discarded),
     ("--requests-per-connection and --no-keepalive", case_keepalive_options),
     ("-X, -H, -b and -B make the request", case_method_headers_body),

@@ -21,6 +21,7 @@ import collections
 import json
 import sys
 import threading
+import time
 
 HELLO = b"Hello world"
 STATUS_CYCLE = [200, 301, 404, 500, 503, 429, 200, 502]
@@ -118,6 +119,7 @@ class TestServer:
         self.count = 0
         self.sent = collections.Counter()  # kind_for() -> how many
         self.first_request_at = None  # loop time, for mode hold
+        self.first_request_wall = None  # time.time() of the first request read
         self.held = False
         self.requests = []  # (head, body) of the first requests, for checks
         self.port = None
@@ -189,6 +191,8 @@ class TestServer:
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":", 1)[1])
         body = await reader.readexactly(length) if length else b""
+        if self.first_request_wall is None:
+            self.first_request_wall = time.time()
         if len(self.requests) < 10:
             self.requests.append((req_head, body))
         method, target = req_head.split(b" ", 2)[:2]

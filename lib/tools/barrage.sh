@@ -15,7 +15,8 @@
 #     holding only `{` and has "tool": "barrage" (lines a script printed are skipped);
 #     returns 1 (message on stderr quoting barrage) when the output holds none, e.g. the
 #     target was unreachable.
-# Depends on lib/log.sh, lib/deps.sh, lib/scenarios.sh, lib/tools.sh.
+# BARRAGE_START_AT (ms since the epoch), when set, makes barrage::run begin then (--start-at:
+# a lab's load hosts start together). Depends on lib/log.sh, lib/deps.sh, lib/scenarios.sh, lib/tools.sh.
 
 BARRAGE_CLIENT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/client
 BARRAGE_BIN=$BARRAGE_CLIENT_DIR/build/barrage
@@ -71,8 +72,15 @@ barrage::run() {
   ((warmup > 0)) && args+=(--warmup "${warmup}s")
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time
   [[ -n $rate ]] && args+=(-R "$rate")
+  # a lab's load hosts begin together (lib/lab.sh): BARRAGE_START_AT, ms since the epoch
+  local wait_s=0
+  if [[ -n ${BARRAGE_START_AT:-} ]]; then
+    args+=(--start-at "$BARRAGE_START_AT")
+    wait_s=$(((BARRAGE_START_AT - ${EPOCHREALTIME/[.,]/} / 1000) / 1000 + 1))
+    ((wait_s > 0)) || wait_s=0
+  fi
   # barrage ends by itself after warm-up + duration + its 2 s grace; the limit is a backstop
-  tools::exec "$work_dir/barrage.json" $((warmup + duration + 30)) "$cpulist" \
+  tools::exec "$work_dir/barrage.json" $((wait_s + warmup + duration + 30)) "$cpulist" \
     "$BARRAGE_BIN" "${args[@]}" "${base_url%/}/" || rc=$?
   if ((rc == 4)); then
     log::error "barrage: the scenario's script failed (see $work_dir/barrage.json)"

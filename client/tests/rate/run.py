@@ -381,7 +381,8 @@ def case_merge_records(t):
     expect(merged["status"]["codes"] == {c: sum(x["status"]["codes"].get(c, 0) for x in loaded)
                                          for c in merged["status"]["codes"]}, "codes")
     expect(merged["errors"]["timeout"] == sum(x["errors"]["timeout"] for x in loaded) > 0, "timeouts")
-    for name in ("latency_us", "error_latency_us"):
+    # the schedule lag too (the fixed-rate records only): a lab's load hosts' lag merges exactly
+    for name in ("latency_us", "error_latency_us", "schedule_lag_us"):
         texts = [x["histograms"][name] for x in loaded if x["histograms"][name]]
         summed = hdr_read("decode", *texts)["sum"]
         present = [x[name] for x in loaded if x[name]]
@@ -390,6 +391,11 @@ def case_merge_records(t):
         for key, pct in (("p50", 50), ("p90", 90), ("p99", 99), ("p999", 99.9)):
             want = barrage_percentile(summed["counts"], summed["total"], pct, low, high)
             expect(merged[name][key] == want, f"merged {name}.{key} {merged[name][key]}, HdrHistogram's sum {want}")
+    expect(merged["schedule_lag_us"]["count"] == loaded[0]["rate"]["sent"] + loaded[1]["rate"]["sent"], "lag count")
+    expect(merged["rate"] is None, "a closed-loop record among them: no merged rate")
+    pair = json.loads(subprocess.run([MERGE, *records[:2]], capture_output=True, text=True, check=True).stdout)
+    for key in ("target", "scheduled", "sent", "achieved", "backlog_max"):
+        expect(pair["rate"][key] == loaded[0]["rate"][key] + loaded[1]["rate"][key], f"merged rate.{key}")
     alone = json.loads(subprocess.run([MERGE, records[0]], capture_output=True, text=True, check=True).stdout)
     for key in ("p50", "p75", "p90", "p99", "p999", "max"):
         expect(alone["latency_us"][key] == loaded[0]["latency_us"][key], f"one record merged: {key} differs")
