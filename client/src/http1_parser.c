@@ -142,6 +142,12 @@ static bool name_is(const struct http1_parser *p, const char *name, size_t len)
     return !p->name_long && p->name_len == len && memcmp(p->name, name, len) == 0;
 }
 
+/* Whether a name of n characters can be one whose value is read (field_of). */
+static bool read_length(size_t n)
+{
+    return n == sizeof "content-length" - 1 || n == sizeof "transfer-encoding" - 1 || n == sizeof "connection" - 1;
+}
+
 /* Which of the headers that frame the response a complete name is, once per line. */
 static uint8_t field_of(const struct http1_parser *p)
 {
@@ -524,11 +530,44 @@ static size_t status_span(struct http1_parser *p, const uint8_t *data, size_t le
     return 12;
 }
 
+/* A header line that is all there, from its first byte: its name and colon in
+ * one go and, when nobody reads its value, the value up to the line's LF,
+ * leaving the states where the byte-by-byte ones would be before that LF
+ * (S_VALUE_LF after a CR, else S_VALUE); a read value (Content-Length,
+ * Transfer-Encoding, Connection) is left to the states (S_VALUE). 0, and the
+ * bytes go one by one, for anything else: an obs-fold, the empty line, a line
+ * not all there, a previous value still to act on, no colon after the name, a
+ * bare CR in the value. */
+static size_t line_span(struct http1_parser *p, const uint8_t *data, size_t len)
+{
+    if ((p->field != FIELD_NONE && p->field != FIELD_OTHER) || !token_lower[data[0]]) return 0;
+    const uint8_t *nl = memchr(data, '\n', len);
+    if (!nl) return 0;
+    size_t n = 1;
+    while (token_lower[data[n]]) n++; /* the LF ends it at the latest */
+    if (data[n] != ':') return 0;
+    /* (what line_start's field_end does for these fields) */
+    p->field = FIELD_NONE;
+    /* only a name as long as one that is read is kept, for field_of */
+    p->name_long = !read_length(n);
+    p->name_len = p->name_long ? 0 : (unsigned)n;
+    for (unsigned k = 0; k < p->name_len; k++) p->name[k] = (char)token_lower[data[k]];
+    p->state = value_start(p);
+    if (p->field != FIELD_OTHER) return n + 1;
+    const uint8_t *value = data + n + 1;
+    const uint8_t *cr = memchr(value, '\r', (size_t)(nl - value));
+    if (cr && cr != nl - 1) return n + 1;
+    if (cr) p->state = S_VALUE_LF;
+    return (size_t)(nl - data);
+}
+
 /* Text nobody reads (a reason phrase, another header's value) can be skipped
  * up to the end of its line, or in a value up to a CR (a bare one is an error);
- * a header name's characters are read in bulk. */
+ * a header name's characters are read in bulk, a whole header line when it is
+ * all there. */
 static size_t text_span(struct http1_parser *p, const uint8_t *data, size_t len)
 {
+    if (p->state == S_LINE_START) return line_span(p, data, len);
     if (p->state == S_NAME) return name_span(p, data, len);
     if (p->state == S_HTTP) return status_span(p, data, len);
     if (p->state != S_REASON && (p->state != S_VALUE || p->field != FIELD_OTHER)) return 0;

@@ -24,6 +24,7 @@
 enum {
     SLOT_TRACEBACK = 1,
     SLOT_HEADERS,  /* the headers table response() gets, reused */
+    SLOT_HEADER_STRINGS, /* the strings in it: [2i+1] name i, [2i+2] value i (struct header_strings) */
     SLOT_KINDS,    /* kind name -> number */
     SLOT_LAST,     /* the last request string asked for without a conn */
     SLOT_REQUEST,  /* request, or the default wrk.request */
@@ -56,6 +57,20 @@ struct script {
     char error[SCRIPT_ERROR_MAX];
 };
 
+/* The strings the headers table was last filled with, as Lua holds them at
+ * SLOT_HEADER_STRINGS (LuaJIT does not move a string: the pointers stay valid
+ * while that table refers to it). */
+struct header_string {
+    const char *name, *value;
+    size_t name_len, value_len;
+};
+
+struct header_strings {
+    struct header_string *items; /* owned; cap entries, count filled */
+    size_t count, cap;
+    bool dirty; /* the script added a key to the table (its __newindex ran) */
+};
+
 struct script_thread {
     struct script *script;
     struct script_thread *next;
@@ -66,6 +81,7 @@ struct script_thread {
     bool uses_conn; /* request, response or delay takes the conn parameter */
     unsigned kind_count;
     char *kind_names[SCRIPT_MAX_KINDS];
+    struct header_strings header_strings;
     char error[SCRIPT_ERROR_MAX];
 };
 
@@ -443,22 +459,72 @@ static int headers_index(lua_State *L)
     return 0;
 }
 
-/* Empties the table at SLOT_HEADERS, fills it and pushes it. */
-static void push_headers(lua_State *L, const struct response_header *headers, size_t count)
+/* __newindex of a thread's headers table: the key is set, and the table is
+ * marked to be emptied before the next response (push_headers). Upvalue 1:
+ * the thread's struct header_strings. */
+static int headers_newindex(lua_State *L)
 {
-    lua_pushnil(L);
-    while (lua_next(L, SLOT_HEADERS)) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
+    struct header_strings *hs = lua_touserdata(L, lua_upvalueindex(1));
+    hs->dirty = true;
+    lua_settop(L, 3);
+    lua_rawset(L, 1);
+    return 0;
+}
+
+/* Pushes the string of headers[i] (name or value) kept at SLOT_HEADER_STRINGS
+ * when it has the same bytes; else pushes a new one and keeps it there. */
+static void push_header_string(lua_State *L, const char **kept, size_t *kept_len, int index,
+                               const char *text, size_t len)
+{
+    if (*kept && *kept_len == len && memcmp(*kept, text, len) == 0) {
+        lua_rawgeti(L, SLOT_HEADER_STRINGS, index);
+        return;
+    }
+    lua_pushlstring(L, text, len);
+    *kept = lua_tolstring(L, -1, kept_len);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, SLOT_HEADER_STRINGS, index);
+}
+
+/* Fills the table at SLOT_HEADERS with the response's headers and pushes it.
+ * It is emptied first only when its keys may differ from the last response's
+ * (other names, or the script added a key): a key the script removed or changed
+ * is set again. Strings are reused while their bytes stay the same (a
+ * response's names and most values), so a refill interns nothing new. The
+ * strings array grows (an allocation) only for a response with more headers
+ * than any before; 0, or -1 when it cannot. */
+static int push_headers(lua_State *L, struct header_strings *hs, const struct response_header *headers,
+                        size_t count)
+{
+    if (count > hs->cap) {
+        struct header_string *items = realloc(hs->items, count * sizeof *items);
+        if (!items) return -1;
+        memset(items + hs->cap, 0, (count - hs->cap) * sizeof *items);
+        hs->items = items, hs->cap = count;
+    }
+    bool same_keys = !hs->dirty && count == hs->count;
+    for (size_t i = 0; same_keys && i < count; i++)
+        same_keys = hs->items[i].name_len == headers[i].name_len &&
+                    memcmp(hs->items[i].name, headers[i].name, headers[i].name_len) == 0;
+    if (!same_keys) {
         lua_pushnil(L);
-        lua_rawset(L, SLOT_HEADERS);
+        while (lua_next(L, SLOT_HEADERS)) {
+            lua_pop(L, 1);
+            lua_pushvalue(L, -1);
+            lua_pushnil(L);
+            lua_rawset(L, SLOT_HEADERS);
+        }
     }
     for (size_t i = 0; i < count; i++) {
-        lua_pushlstring(L, headers[i].name, headers[i].name_len);
-        lua_pushlstring(L, headers[i].value, headers[i].value_len);
+        struct header_string *kept = &hs->items[i];
+        push_header_string(L, &kept->name, &kept->name_len, (int)(2 * i + 1), headers[i].name, headers[i].name_len);
+        push_header_string(L, &kept->value, &kept->value_len, (int)(2 * i + 2), headers[i].value, headers[i].value_len);
         lua_rawset(L, SLOT_HEADERS);
     }
+    hs->count = count;
+    hs->dirty = false;
     lua_pushvalue(L, SLOT_HEADERS);
+    return 0;
 }
 
 /* ---- states ---- */
@@ -597,6 +663,7 @@ void script_free(struct script *s)
         next = t->next;
         if (t->L) lua_close(t->L);
         for (unsigned i = 0; i < t->kind_count; i++) free(t->kind_names[i]);
+        free(t->header_strings.items);
         free(t);
     }
     free(s);
@@ -639,7 +706,11 @@ static int thread_slots(struct script_thread *t, char *err)
     lua_State *L = t->L;
     lua_newtable(L); /* SLOT_HEADERS */
     luaL_getmetatable(L, HEADERS_META);
+    lua_pushlightuserdata(L, &t->header_strings);
+    lua_pushcclosure(L, headers_newindex, 1);
+    lua_setfield(L, -2, "__newindex");
     lua_setmetatable(L, -2);
+    lua_newtable(L); /* SLOT_HEADER_STRINGS */
     lua_newtable(L); /* SLOT_KINDS */
     lua_pushnil(L);  /* SLOT_LAST */
     get_global(L, "request");
@@ -870,7 +941,11 @@ int script_response(struct script_thread *t, struct script_conn *c, int status,
     lua_State *L = t->L;
     lua_pushvalue(L, SLOT_RESPONSE);
     lua_pushinteger(L, status);
-    push_headers(L, headers, header_count);
+    if (push_headers(L, &t->header_strings, headers, header_count)) {
+        lua_settop(L, SLOT_BASE);
+        snprintf(t->error, SCRIPT_ERROR_MAX, "response(): out of memory for the headers table");
+        return -1;
+    }
     lua_pushlstring(L, body ? body : "", body ? body_len : 0);
     return call(L, 3 + push_conn(t, c), 0, t->error, "response()");
 }

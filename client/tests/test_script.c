@@ -291,6 +291,34 @@ static void test_response(void)
     script_free(s);
 }
 
+/* One response() call of mutate.lua with the names and values given
+ * ("a", "1", ...), in mode; true when it saw exactly want. */
+static bool mutate_sees(struct script_thread *t, const char *mode, const struct response_header *headers, size_t count,
+                        const char *want)
+{
+    lua_pushstring(t->L, mode);
+    lua_setglobal(t->L, "mode");
+    return script_response(t, NULL, 200, headers, count, NULL, 0) == 0 && text_is("seen", global(t->L, "seen"), want);
+}
+
+static void test_response_refill(void)
+{
+    struct script_target tg = target("/base");
+    struct script *s = load("scripts/mutate.lua", &tg);
+    struct script_thread *t = s ? thread(s, 0, NULL) : NULL;
+    static const struct response_header ab[] = {{"a", "1", 1, 1}, {"b", "2", 1, 1}};
+    static const struct response_header ab_new[] = {{"a", "5", 1, 1}, {"b", "2", 1, 1}};
+    static const struct response_header ac[] = {{"a", "5", 1, 1}, {"c", "3", 1, 1}};
+    bool ok = t && mutate_sees(t, "change", ab, 2, "a=1,b=2") && mutate_sees(t, "add", ab, 2, "a=1,b=2");
+    TAP_CHECK(ok, "a header the script changed or removed in the reused table is back for the next response");
+    ok = ok && mutate_sees(t, "none", ab_new, 2, "a=5,b=2");
+    TAP_CHECK(ok, "a key the script added is gone for the next response; a changed value is the new one");
+    ok = ok && mutate_sees(t, "none", ac, 2, "a=5,c=3") && mutate_sees(t, "none", ab, 2, "a=1,b=2") &&
+         mutate_sees(t, "none", ab, 1, "a=1") && mutate_sees(t, "none", NULL, 0, "");
+    TAP_CHECK(ok, "other names, fewer or no headers: only the current response's headers");
+    script_free(s);
+}
+
 static void test_delay(void)
 {
     struct script_target tg = target("/base");
@@ -558,6 +586,7 @@ int main(void)
     test_kinds();
     test_conn();
     test_response();
+    test_response_refill();
     test_delay();
     test_done();
     test_hot_path();
