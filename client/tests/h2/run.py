@@ -551,7 +551,10 @@ def check_api(r, err, first, second, host, kinds_exact):
     expect(seen.get("1") == want and seen.get("2") == want, f"answers seen {seen}, want {want}")
     expect(total == r["succeeded"], f"response() called {total} times for {r['succeeded']} responses")
     expect(err.count("bad_conn 0\n") == 2, f"per-connection tables: {err!r}")
-    expect(f"summary {r['succeeded']} 0 true 2\n" in err, f"done(): {err[-300:]!r}")
+    # #requests counts the non-empty buckets of the threads' requests/s: 2, or 1 when both threads'
+    # rates fell into one bucket (seen under ASan, where the two run alike)
+    expect(f"summary {r['succeeded']} 0 true 2\n" in err or f"summary {r['succeeded']} 0 true 1\n" in err,
+           f"done(): {err[-300:]!r}")
 
 
 def case_script_api(t):
