@@ -53,7 +53,7 @@
 #     hosts' records (client/tools/merge-records), and LOCAL_DIR/lab-hosts.json the per-host
 #     records (with each host's connections, threads, rate and start_at_ms, on its clock).
 #     Returns 1 when a host's run failed (its messages on stderr).
-#   lab::client_json LOCAL_DIR DURATION_S
+#   lab::client_json LOCAL_DIR
 #     The tool's CPU on the load host that was busiest (of its cores), as system::group_stats
 #     prints it plus `host`; what decides whether a lab row is client-bound. null without hosts.
 #   lab::row_hosts METRICS_FILE
@@ -449,7 +449,7 @@ lab::_start_at() { echo $((${EPOCHREALTIME/[.,]/} / 1000 + LAB_START_MARGIN_MS +
 lab::run_tool() {
   local tool=$1 out=$2 local_dir=$3 proto=$4 scenario=$5 threads=$6 connections=$7 streams=$8
   local duration=$9 warmup=${10} cpus=${11} rate=${12:-} hosts=() shares=() rates=() entries=()
-  local i host conns host_threads host_rate work rc failed=0 start_at='' offset_ms
+  local i host conns host_threads host_rate host_start work rc failed=0 start_at=''
   if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
   # Never a host with no connection, nor one with no request to send at a fixed rate.
   ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
@@ -466,15 +466,15 @@ lab::run_tool() {
     fi
     ((host_threads <= conns)) || host_threads=$conns
     # The host's clock runs ahead of ours by its offset: the same instant, on its clock.
-    offset_ms=$(lab::_fact "$host" '(.clock_offset_us // 0) / 1000 | round')
+    host_start=${start_at:+$((start_at + $(lab::_fact "$host" '(.clock_offset_us // 0) / 1000 | round')))}
     lab::_remote "$host" mkdir -p "$work" || return 1
     lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
-      labhost::tool "$tool" "$work/metrics.json" "$work" "${start_at:+$((start_at + offset_ms))}" \
+      labhost::tool "$tool" "$work/metrics.json" "$work" "$host_start" \
       "$(lab::base_url "$LAB_PORT")" "$proto" "$scenario" "$host_threads" "$conns" "$streams" "$duration" \
       "$warmup" "$cpus" "$host_rate" || return 1
     entries+=("$host"$'\t'"$LAB_PGID")
-    printf '%s\t%s\t%s\t%s\t%s\n' "$host" "$conns" "$host_threads" "$host_rate" \
-      "${start_at:+$((start_at + offset_ms))}" >>"$local_dir/lab-shares"
+    # ("-": none; a tab is blank to read, so an empty field would vanish)
+    printf '%s\t%s\t%s\t%s\t%s\n' "$host" "$conns" "$host_threads" "${host_rate:--}" "${host_start:--}" >>"$local_dir/lab-shares"
   done
   lab::_wait $((warmup + duration + 60 + LAB_START_MARGIN_MS / 1000 + 1)) "${entries[@]}" || failed=1
   for host in "${hosts[@]}"; do
@@ -492,18 +492,16 @@ lab::run_tool() {
 # record as it is); LOCAL_DIR/lab-hosts.json: the per-host records with their shares and the
 # tool's CPU on each host.
 lab::_merge() {
-  local out=$1 dir=$2 duration=$3 host records=() cores
+  local out=$1 dir=$2 duration=$3 host records=() conns cores rate start
   shift 3
   for host in "$@"; do records+=("$dir/hosts/$host/metrics.json"); done
-  for host in "$@"; do
-    cores=$(awk -F'\t' -v h="$host" '$1 == h {print $3}' "$dir/lab-shares")
+  # lab-shares: a line per host, in run order (lab::run_tool)
+  while IFS=$'\t' read -r host conns cores rate start; do
     jq -c --arg host "$host" --argjson client "$(system::group_stats "$dir/hosts/$host/tool-samples" "$duration" "$cores")" \
-      --argjson conns "$(awk -F'\t' -v h="$host" '$1 == h {print $2}' "$dir/lab-shares")" --argjson threads "$cores" \
-      --arg rate "$(awk -F'\t' -v h="$host" '$1 == h {print $4}' "$dir/lab-shares")" \
-      --arg start "$(awk -F'\t' -v h="$host" '$1 == h {print $5}' "$dir/lab-shares")" \
+      --argjson conns "$conns" --argjson threads "$cores" --arg rate "$rate" --arg start "$start" \
       '{host: $host, connections: $conns, threads: $threads, rate: ($rate | tonumber? // null),
         start_at_ms: ($start | tonumber? // null), client_stats: $client, metrics: .}' "$dir/hosts/$host/metrics.json"
-  done | jq -s . >"$dir/lab-hosts.json"
+  done <"$dir/lab-shares" | jq -s . >"$dir/lab-hosts.json"
   if (($# == 1)); then cp "${records[0]}" "$out"; return 0; fi
   local merged
   merged=$("$LAB_ROOT/client/tools/merge-records" "${records[@]}") || { log::error "merge-records failed"; return 1; }
