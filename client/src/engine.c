@@ -1,1037 +1,29 @@
-/* engine: libev glue. One loop per worker thread; each connection slot has a
- * socket watcher, a back-off timer, a delay timer (a script's delay()) and a
- * session. The worker decides when a request starts (closed loop: whenever a
- * connection has room; open loop, -R: when its schedule says, on a connection
- * with room) and asks its source what it is; every outcome comes back through
- * the connection's host to worker_done. A 10 ms tick applies the connect and
- * request timeouts, so they fire up to 10 ms late. A source that fails (a
- * script error) stops every worker at once. Once a second each worker hands
- * its interval stats to the main thread, which merges them (timeline.c) and
- * reads --control. */
+/* engine: the main thread of a run (contract in engine.h): sets up what the
+ * worker threads share, starts them (worker.c), supervises them while they
+ * run (their per-second intervals into the timeline, --live, --control),
+ * writes the --hdr-log header and merges their stats when they have ended. */
 #include "engine.h"
 
 #include <errno.h>
-#include <ev.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
+#include <poll.h>
 #include <stdatomic.h>
-#include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <sys/timerfd.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "control.h"
 #include "hdrlog.h"
 #include "interval.h"
+#include "monotonic.h"
 #include "report.h"
-#include "schedule.h"
-#include "tls.h"
-#include "transport.h"
+#include "timeline.h"
+#include "worker.h"
 
-#define TICK_S 0.01
-#define READ_BUFFER 65536
-#define BACKOFF_MIN_US 10000
-#define BACKOFF_MAX_US 1000000
-#define SECOND_US 1000000u
 #define CONTROL_FILE_POLL_MS 100 /* how often a regular --control file is read */
-
-enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN };
-
-struct conn {
-    struct worker *w;
-    struct session_host host; /* what the session reports to */
-    unsigned index;           /* among the worker's connections, for the source */
-    ev_io io;
-    ev_timer backoff;
-    ev_timer delay;           /* the source's delay before the next request */
-    enum { DELAY_NONE, DELAY_HELD, DELAY_OVER } delay_state;
-    int events; /* what io watches now */
-    enum conn_state state;
-    struct transport tr;
-    struct session *session;
-    const uint8_t *out; /* pending bytes of the session's last next_write */
-    size_t out_len;
-    uint64_t connect_start;
-    uint64_t backoff_us;
-    uint64_t received; /* bytes on this connection */
-    bool ready;        /* open loop: in the worker's ready line */
-};
-
-struct worker;
-
-/* What the threads share for one run: read-only but for the abort. */
-struct run_shared {
-    const struct protocol *protocol;
-    const struct source_type *source;
-    void *protocol_shared, *source_shared;
-    struct worker *workers;
-    unsigned worker_count;
-    atomic_bool aborted;
-    char error[ENGINE_ERROR_MAX]; /* the first failing source's message, written by the one that set aborted */
-    uint64_t t0_us;            /* the run's start: an open-loop schedule starts here */
-    uint64_t measure_start_us; /* t0 + the warm-up: open-loop requests scheduled from here on count */
-    int notify_fd;             /* eventfd: a worker handed an interval to the main thread */
-};
-
-/* A --control command for a worker, applied on its thread. */
-struct command {
-    struct command *next;
-    enum control_kind kind; /* CONTROL_RATE or CONTROL_STOP */
-    double rate;
-    uint64_t at_us; /* the main thread's now: the same for every worker */
-};
-
-struct worker {
-    const struct config *cfg;
-    struct run_shared *run;
-    struct source *source;
-    const struct sockaddr *addr; /* the source's, or the URL's */
-    socklen_t addr_len;
-    pthread_t thread;
-    struct ev_loop *loop;
-    struct conn *conns;
-    unsigned conn_count;
-    struct stats stats;
-    uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
-    uint64_t inflight;    /* started and not yet ended, warm-up ones included */
-    uint64_t open_now;
-    uint64_t measure_start;
-    uint64_t window_end; /* the deadline, or the last answer of a run without one; 0 until known */
-    bool measuring, stopping;
-    ev_timer tick, warmup, deadline, grace;
-    ev_async abort; /* another worker's source failed: stop now */
-    unsigned index; /* among the threads */
-    /* open loop: the schedule, a timerfd at its next time (libev's timers wake
-     * up to 1 ms late), and the connections that have room, oldest first */
-    bool paced;
-    struct schedule sched;
-    uint64_t cap_us; /* requests scheduled from here on are never sent (deadline, stop) */
-    int timer_fd;
-    ev_io pace;
-    ev_prepare pace_prepare; /* before the loop sleeps: sends what is due, sets the timer */
-    uint64_t armed_us; /* what timer_fd is set to; PACER_PAUSED: disarmed */
-    bool timer_fired;  /* armed_us has passed: set it again even if unchanged */
-    struct conn **ready;
-    unsigned ready_head, ready_len;
-    /* the current second's stats, and what crosses to the main thread under
-     * mu (once a second and per command, never per request) */
-    struct interval *cur;
-    ev_timer second;
-    ev_async wake;
-    pthread_mutex_t mu;
-    struct interval *posted, *posted_tail;
-    struct command *commands;
-    uint8_t rbuf[READ_BUFFER];
-};
-
-static void conn_connect(struct conn *c);
-static void conn_close(struct conn *c, enum close_cause cause);
-static void worker_source_halted(struct worker *w);
-static void conn_flush(struct conn *c, uint64_t now);
-
-uint64_t engine_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* ---- requests: started here, ended in worker_done ---- */
-
-/* Does what began at start_us count: the measured phase had begun (connections). */
-static bool counted(const struct worker *w, uint64_t start_us)
-{
-    return w->measuring && start_us >= w->measure_start;
-}
-
-/* May requests (and connections for them) still start: not stopping, budget left. */
-static bool may_start(const struct worker *w)
-{
-    return !w->stopping && !(w->measuring && w->budget == 0);
-}
-
-static void worker_maybe_finish(struct worker *w)
-{
-    if (w->inflight == 0 && !may_start(w)) ev_break(w->loop, EVBREAK_ONE);
-}
-
-/* Counts a request as started (may_start() must hold, but for a request
- * written in the text of the one before it), due at scheduled (closed loop:
- * now) and sent now; returns its context. */
-static struct req_ctx worker_start(struct worker *w, const struct request *req, uint64_t scheduled, uint64_t now)
-{
-    bool measured = w->measuring && scheduled >= w->measure_start;
-    if (measured) {
-        if (w->budget != UINT64_MAX && w->budget > 0) w->budget--;
-        w->stats.started++;
-        w->cur->sent++;
-        if (w->paced) hist_record(&w->stats.schedule_lag, now - scheduled);
-        if (req->kind >= 0) stats_kind(&w->stats, (unsigned)req->kind, req->kind_name);
-    }
-    w->inflight++;
-    return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
-                            .kind = req->kind, .measured = measured, .collect = w->source->wants_response};
-}
-
-static int pace_requeue(struct worker *w, uint64_t scheduled);
-
-/* A counted request completed (a response or an error); in the grace, say so. */
-static void request_completed(struct worker *w)
-{
-    if (w->stopping) w->stats.completed_in_grace++;
-}
-
-/* A refused request was never processed: it starts again, on whichever
- * connection takes it (open loop: with its scheduled time), unless the run
- * is stopping. */
-static void request_refused(struct worker *w, const struct req_ctx *ctx)
-{
-    w->stats.refused_streams++;
-    if (w->stopping || (w->paced && pace_requeue(w, ctx->scheduled_us))) {
-        w->stats.aborted++; /* it cannot be sent again */
-        return;
-    }
-    w->stats.started--;
-    if (w->budget != UINT64_MAX) w->budget++;
-}
-
-/* The outcome of a measured request of a kind, if its stats could be made;
- * latency as in the run's stats (from the scheduled time). */
-static void account_kind(struct worker *w, const struct req_ctx *ctx, const struct outcome *o, uint64_t latency)
-{
-    struct stats_kind *k = w->stats.kinds[ctx->kind];
-    if (!k) return;
-    if (o->kind == OUTCOME_RESPONSE) stats_kind_response(k, o->status, latency);
-    else if (o->kind == OUTCOME_ERROR) stats_kind_error(k);
-}
-
-/* Counts the outcome of a measured request, in the run's stats and the
- * second's. Latency runs from the scheduled time (closed loop: the send). */
-static void account(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
-{
-    uint64_t latency = o->now_us - ctx->scheduled_us, uncorrected = o->now_us - ctx->sent_us;
-    if (ctx->kind >= 0) account_kind(w, ctx, o, latency);
-    switch (o->kind) {
-    case OUTCOME_RESPONSE:
-        stats_response(&w->stats, o->status, latency, uncorrected);
-        interval_response(w->cur, o->status, latency, uncorrected);
-        w->stats.body_bytes += o->body_bytes;
-        request_completed(w);
-        break;
-    case OUTCOME_ERROR:
-        stats_error(&w->stats, o->error, o->detail, latency);
-        interval_error(w->cur, o->error, latency);
-        request_completed(w);
-        break;
-    case OUTCOME_ABORTED:
-        w->stats.aborted++;
-        break;
-    case OUTCOME_REFUSED:
-        request_refused(w, ctx);
-        break;
-    }
-}
-
-/* The one sink of every request's outcome. */
-static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
-{
-    if (ctx->measured) account(w, ctx, o);
-    if (w->source->ops->on_done) {
-        w->source->ops->on_done(w->source, conn, ctx, o);
-        if (w->source->state != SOURCE_RUNNING) worker_source_halted(w);
-    }
-    w->inflight--;
-    /* requests are aborted only after the loop has ended: nothing to stop then */
-    if (o->kind != OUTCOME_ABORTED) worker_maybe_finish(w);
-}
-
-/* ---- the connection as its session's host ---- */
-
-static struct conn *conn_of(struct session_host *h)
-{
-    return (struct conn *)(void *)((char *)h - offsetof(struct conn, host));
-}
-
-static void host_done(struct session_host *h, const struct req_ctx *ctx, const struct outcome *o)
-{
-    struct conn *c = conn_of(h);
-    worker_done(c->w, c->index, ctx, o);
-}
-
-static void host_first_byte(struct session_host *h, const struct req_ctx *ctx, uint64_t now)
-{
-    if (ctx->measured) hist_record(&conn_of(h)->w->stats.ttfb, now - ctx->sent_us);
-}
-
-static void host_header_bytes(struct session_host *h, uint64_t wire, uint64_t decoded)
-{
-    struct worker *w = conn_of(h)->w;
-    if (!w->measuring) return;
-    w->stats.header_bytes += wire;
-    w->stats.header_bytes_decoded += decoded;
-}
-
-static void host_sample(struct session_host *h, const uint8_t *data, size_t len)
-{
-    stats_sample(&conn_of(h)->w->stats, data, len);
-}
-
-static const struct session_host_ops conn_host_ops = {
-    .done = host_done,
-    .first_byte = host_first_byte,
-    .header_bytes = host_header_bytes,
-    .sample = host_sample,
-};
-
-/* ---- connections ---- */
-
-static void conn_watch(struct conn *c, int events)
-{
-    if (c->events == events) return;
-    ev_io_stop(c->w->loop, &c->io);
-    c->events = events;
-    if (!events) return;
-    ev_io_set(&c->io, c->tr.fd, events);
-    ev_io_start(c->w->loop, &c->io);
-}
-
-/* The source's delay(): true while the connection waits for its next
- * request (the delay timer runs). */
-static bool conn_held(struct conn *c)
-{
-    struct source *src = c->w->source;
-    if (c->delay_state == DELAY_OVER) return false; /* until the next request goes out */
-    if (c->delay_state == DELAY_HELD) return true;
-    if (!src->ops->delay) return false;
-    uint64_t us = src->ops->delay(src, c->index);
-    if (src->state != SOURCE_RUNNING) {
-        worker_source_halted(c->w);
-        return true;
-    }
-    if (us == 0) return false;
-    ev_timer_set(&c->delay, (double)us / 1e6, 0.);
-    ev_timer_start(c->w->loop, &c->delay);
-    c->delay_state = DELAY_HELD;
-    return true;
-}
-
-static void delay_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct conn *c = t->data;
-    (void)loop;
-    (void)revents;
-    c->delay_state = DELAY_OVER;
-    if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, engine_now_us());
-}
-
-/* Submits req, due at scheduled, and the requests written in its text after it
- * (due at the same time); returns the capacity left. */
-static unsigned conn_submit(struct conn *c, const struct request *req, uint64_t scheduled, uint64_t now)
-{
-    struct source *src = c->w->source;
-    c->delay_state = DELAY_NONE; /* the next request asks delay() again */
-    for (;;) {
-        struct req_ctx ctx = worker_start(c->w, req, scheduled, now);
-        unsigned room = c->session->ops->submit(c->session, req, &ctx);
-        if (!req->more) return room;
-        req = src->ops->next(src, c->index);
-    }
-}
-
-static void paced_fill(struct conn *c, uint64_t now);
-
-/* Hands the session requests while it has room and requests may start
- * (open loop: while requests are due). */
-static void conn_fill(struct conn *c, uint64_t now)
-{
-    struct worker *w = c->w;
-    struct session *s = c->session;
-    if (w->paced) {
-        paced_fill(c, now);
-        return;
-    }
-    for (unsigned room = s->ops->capacity(s); room > 0 && may_start(w);) {
-        if (conn_held(c)) return;
-        const struct request *req = w->source->ops->next(w->source, c->index);
-        if (!req) {
-            worker_source_halted(w);
-            return;
-        }
-        room = conn_submit(c, req, now, now);
-    }
-}
-
-/* Writes what the session has to send until it has nothing or the socket is
- * full; requests start whenever the last bytes are out. */
-static void conn_flush(struct conn *c, uint64_t now)
-{
-    struct worker *w = c->w;
-    for (;;) {
-        if (c->out_len == 0) {
-            conn_fill(c, now);
-            c->out_len = c->session->ops->next_write(c->session, &c->out, now);
-        }
-        if (c->out_len == 0) {
-            conn_watch(c, EV_READ);
-            return;
-        }
-        ssize_t n = c->tr.ops->write(&c->tr, c->out, c->out_len);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            conn_watch(c, EV_READ | EV_WRITE);
-            return;
-        }
-        if (n < 0) {
-            conn_close(c, CLOSE_WRITE_ERROR);
-            return;
-        }
-        if (w->measuring) w->stats.bytes_sent += (uint64_t)n;
-        c->out += n;
-        c->out_len -= (size_t)n;
-    }
-}
-
-static void conn_readable(struct conn *c)
-{
-    struct worker *w = c->w;
-    ssize_t n = c->tr.ops->read(&c->tr, w->rbuf, sizeof w->rbuf);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-    if (n <= 0) {
-        conn_close(c, n == 0 ? CLOSE_EOF : CLOSE_READ_ERROR);
-        return;
-    }
-    uint64_t now = engine_now_us();
-    if (w->measuring) w->stats.bytes_received += (uint64_t)n;
-    c->received += (uint64_t)n;
-    if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, now) == SESSION_CLOSE) {
-        conn_close(c, CLOSE_LOCAL);
-        return;
-    }
-    if (c->out_len == 0) conn_flush(c, now);
-}
-
-/* Reconnects after the back-off delay, which doubles up to BACKOFF_MAX_US. */
-static void schedule_reconnect(struct conn *c)
-{
-    ev_timer_set(&c->backoff, (double)c->backoff_us / 1e6, 0.);
-    ev_timer_start(c->w->loop, &c->backoff);
-    c->backoff_us = c->backoff_us * 2 > BACKOFF_MAX_US ? BACKOFF_MAX_US : c->backoff_us * 2;
-}
-
-static void connect_failed(struct conn *c)
-{
-    struct worker *w = c->w;
-    if (counted(w, c->connect_start)) w->stats.connect_errors++;
-    c->tr.ops->close(&c->tr);
-    c->events = 0;
-    c->state = CONN_IDLE;
-    schedule_reconnect(c);
-}
-
-static void conn_established(struct conn *c, uint64_t now)
-{
-    struct worker *w = c->w;
-    c->state = CONN_OPEN;
-    c->backoff_us = BACKOFF_MIN_US;
-    w->open_now++;
-    if (counted(w, c->connect_start)) {
-        w->stats.established++;
-        hist_record(&w->stats.connect, now - c->connect_start);
-    }
-    if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
-    c->out_len = 0;
-    c->received = 0;
-    if (w->source->ops->conn_open) w->source->ops->conn_open(w->source, c->index);
-    c->session->ops->on_connect(c->session, now);
-    conn_flush(c, now);
-}
-
-/* The socket became writable while connecting, or the handshake moved on. */
-static void conn_progress(struct conn *c)
-{
-    if (c->state == CONN_CONNECTING) {
-        int err = 0;
-        socklen_t len = sizeof err;
-        if (getsockopt(c->tr.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0) {
-            ev_io_stop(c->w->loop, &c->io);
-            connect_failed(c);
-            return;
-        }
-        c->state = CONN_HANDSHAKE;
-    }
-    int r = c->tr.ops->handshake(&c->tr);
-    if (r == 0) conn_established(c, engine_now_us());
-    else if (r > 0) conn_watch(c, r == 2 ? EV_WRITE : EV_READ);
-    else {
-        if (errno == EPROTO && counted(c->w, c->connect_start)) c->w->stats.tls_errors++;
-        ev_io_stop(c->w->loop, &c->io);
-        connect_failed(c);
-    }
-}
-
-static void conn_io_cb(struct ev_loop *loop, ev_io *io, int revents)
-{
-    struct conn *c = io->data;
-    (void)loop;
-    if (c->state != CONN_OPEN) {
-        conn_progress(c);
-        return;
-    }
-    if (revents & EV_READ) conn_readable(c);
-    if (c->state == CONN_OPEN && (revents & EV_WRITE) && c->out_len > 0) conn_flush(c, engine_now_us());
-}
-
-static int open_socket(int family)
-{
-    int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    if (family != AF_UNIX) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    }
-    return fd;
-}
-
-static void conn_connect(struct conn *c)
-{
-    struct worker *w = c->w;
-    if (!may_start(w)) return;
-    c->connect_start = engine_now_us();
-    if (w->measuring) w->stats.connect_attempts++;
-    int fd = open_socket(w->addr->sa_family);
-    int tr_failed = 0;
-    if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
-    else transport_plain_init(&c->tr, fd);
-    if (fd < 0 || tr_failed) {
-        connect_failed(c);
-        return;
-    }
-    c->state = CONN_CONNECTING;
-    c->events = EV_WRITE;
-    ev_io_set(&c->io, fd, EV_WRITE);
-    ev_io_start(w->loop, &c->io);
-    if (connect(fd, w->addr, w->addr_len) < 0 && errno != EINPROGRESS) {
-        ev_io_stop(w->loop, &c->io);
-        connect_failed(c);
-    }
-}
-
-static void conn_close(struct conn *c, enum close_cause cause)
-{
-    struct worker *w = c->w;
-    if (c->state == CONN_IDLE) return;
-    ev_io_stop(w->loop, &c->io);
-    c->events = 0;
-    ev_timer_stop(w->loop, &c->delay);
-    c->delay_state = DELAY_NONE;
-    if (c->state == CONN_OPEN) {
-        w->open_now--;
-        c->session->ops->on_close(c->session, cause, engine_now_us());
-        if (w->source->ops->conn_close) w->source->ops->conn_close(w->source, c->index);
-    } else if (counted(w, c->connect_start)) {
-        w->stats.connects_abandoned++;
-    }
-    bool silent_peer = c->state == CONN_OPEN && c->received == 0 && cause != CLOSE_LOCAL;
-    c->tr.ops->close(&c->tr);
-    c->state = CONN_IDLE;
-    c->out_len = 0;
-    if (cause == CLOSE_ABORT) return;
-    /* a peer that closes without sending a byte may do so forever: do not spin */
-    if (silent_peer) schedule_reconnect(c);
-    else conn_connect(c);
-}
-
-static void backoff_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    (void)loop;
-    (void)revents;
-    conn_connect(t->data);
-}
-
-/* ---- worker timers ---- */
-
-static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct worker *w = t->data;
-    (void)loop;
-    (void)revents;
-    uint64_t now = engine_now_us();
-    for (unsigned i = 0; i < w->conn_count; i++) {
-        struct conn *c = &w->conns[i];
-        if (c->state == CONN_OPEN) {
-            if (c->session->ops->on_tick(c->session, now) == SESSION_CLOSE) conn_close(c, CLOSE_LOCAL);
-            else if (c->out_len == 0) conn_flush(c, now); /* what the tick queued (HTTP/2 RST_STREAM) */
-        } else if (c->state != CONN_IDLE && now - c->connect_start >= w->cfg->connect_timeout_us) {
-            ev_io_stop(w->loop, &c->io);
-            connect_failed(c);
-        }
-    }
-}
-
-static void interval_start(struct worker *w, uint64_t now);
-static void pace_dispatch(struct worker *w, uint64_t now);
-static void pace_stop(struct worker *w);
-
-/* The measured phase begins at `at` (closed loop: now; open loop: the end of
- * the warm-up, the same for every thread): what was recorded is forgotten. */
-static void worker_begin_measure(struct worker *w, uint64_t at)
-{
-    if (w->measuring) return;
-    stats_reset(&w->stats);
-    w->stats.peak = w->open_now;
-    /* the timers count from the loop's clock: bring it to now first */
-    ev_now_update(w->loop);
-    uint64_t now = engine_now_us();
-    w->measure_start = at;
-    w->measuring = true;
-    if (w->cfg->duration_us) {
-        uint64_t end = at + w->cfg->duration_us;
-        if (w->paced) w->cap_us = end;
-        ev_timer_set(&w->deadline, end > now ? (double)(end - now) / 1e6 : 0., 0.);
-        ev_timer_start(w->loop, &w->deadline);
-    }
-    interval_start(w, now);
-}
-
-static void warmup_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct worker *w = t->data;
-    (void)loop;
-    (void)revents;
-    worker_begin_measure(w, w->paced ? w->run->measure_start_us : engine_now_us());
-}
-
-static void grace_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    (void)revents;
-    (void)t;
-    ev_break(loop, EVBREAK_ONE);
-}
-
-/* No request starts any more; the window ends at window_end (the deadline,
- * or a stop), and what is in flight gets the grace. */
-static void worker_stop(struct worker *w, uint64_t window_end)
-{
-    if (w->stopping) return;
-    if (!w->measuring) worker_begin_measure(w, window_end);
-    if (w->paced) {
-        if (window_end < w->cap_us) w->cap_us = window_end;
-        pace_stop(w);
-    }
-    ev_timer_stop(w->loop, &w->warmup);
-    ev_timer_stop(w->loop, &w->deadline);
-    w->stopping = true;
-    w->window_end = window_end; /* the grace does not lengthen the window */
-    ev_timer_set(&w->grace, (double)w->cfg->grace_us / 1e6, 0.);
-    ev_timer_start(w->loop, &w->grace);
-    worker_maybe_finish(w);
-}
-
-static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    struct worker *w = t->data;
-    (void)loop;
-    (void)revents;
-    if (!w->paced) {
-        worker_stop(w, engine_now_us());
-        return;
-    }
-    /* open loop: the window is the schedule's, whenever the timer fires; what
-     * was due before it goes out first (libev may run this before the pace
-     * timer's callback when both are ready) */
-    pace_dispatch(w, engine_now_us());
-    worker_stop(w, w->cap_us);
-}
-
-/* Ends this worker's loop now: what is in flight is aborted. */
-static void abort_cb(struct ev_loop *loop, ev_async *a, int revents)
-{
-    struct worker *w = a->data;
-    (void)revents;
-    w->stopping = true;
-    if (!w->window_end) w->window_end = engine_now_us();
-    ev_break(loop, EVBREAK_ONE);
-}
-
-/* The source stopped this thread (thread:stop()), or failed: then the first
- * failure's message is kept and every worker stops at once. */
-static void worker_source_halted(struct worker *w)
-{
-    if (w->source->state != SOURCE_FAILED) {
-        worker_stop(w, engine_now_us());
-        return;
-    }
-    struct run_shared *run = w->run;
-    if (!atomic_exchange(&run->aborted, true)) {
-        snprintf(run->error, sizeof run->error, "%s", w->source->error ? w->source->error : "the source failed");
-        for (unsigned i = 0; i < run->worker_count; i++) ev_async_send(run->workers[i].loop, &run->workers[i].abort);
-    }
-    abort_cb(w->loop, &w->abort, 0);
-}
-
-/* ---- open loop: the schedule, the ready line, the pace timer ---- */
-
-/* How many may wait in the schedule's line: a run limited by -n takes no
- * more than it may still start. */
-static uint64_t pace_limit(const struct worker *w)
-{
-    return w->measuring && w->budget != UINT64_MAX ? w->budget : SCHEDULE_NO_LIMIT;
-}
-
-/* now, as far as the schedule may go: requests due at or after cap_us are never sent. */
-static uint64_t pace_now(const struct worker *w, uint64_t now)
-{
-    return now < w->cap_us ? now : w->cap_us - 1;
-}
-
-/* Sets the pace timer to the pacer's next time while a connection has room;
- * disarmed when nothing can start. Called only before the loop sleeps, after
- * pace_dispatch: then no request waits while a connection has room. With
- * every connection busy the timer would only move due requests into the line,
- * which the next wake-up that frees a connection (a response, a delay's end,
- * a reconnection) does with their times kept: the loop then sleeps until
- * then, not once per scheduled request. A timer armed earlier than needed is
- * left alone (it fires, finds nothing due and is set then): setting a timer
- * that becomes the CPU's earliest costs a VM ~13 us, so this is done at most
- * once per wake-up. */
-static void pace_arm(struct worker *w)
-{
-    uint64_t at = PACER_PAUSED;
-    if (may_start(w) && w->ready_len > 0 && w->sched.len < pace_limit(w)) {
-        at = pacer_next(&w->sched.pacer);
-        if (at >= w->cap_us) at = PACER_PAUSED;
-    }
-    if (!w->timer_fired && w->armed_us <= at) return; /* PACER_PAUSED: disarmed */
-    struct itimerspec its = {0};
-    if (at != PACER_PAUSED) {
-        its.it_value.tv_sec = (time_t)(at / SECOND_US);
-        its.it_value.tv_nsec = (long)(at % SECOND_US) * 1000 + 1; /* never 0: that disarms */
-    }
-    /* setting it also clears an expiry not read yet */
-    timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
-    w->armed_us = at;
-    w->timer_fired = false;
-}
-
-static void pace_stop(struct worker *w)
-{
-    /* the requests due before the end, never sent, are counted as unsent */
-    schedule_take_due(&w->sched, w->cap_us - 1, pace_limit(w));
-    ev_io_stop(w->loop, &w->pace);
-    ev_prepare_stop(w->loop, &w->pace_prepare);
-}
-
-/* The next due request's scheduled time in *due, if one is due by now. */
-static bool pace_pop(struct worker *w, uint64_t now, uint64_t *due)
-{
-    if (!schedule_pop(&w->sched, pace_now(w, now), pace_limit(w), due)) return false;
-    if (!w->measuring && *due >= w->run->measure_start_us) worker_begin_measure(w, w->run->measure_start_us);
-    return true;
-}
-
-static void ready_push(struct worker *w, struct conn *c)
-{
-    if (c->ready) return;
-    c->ready = true;
-    w->ready[(w->ready_head + w->ready_len++) % w->conn_count] = c;
-}
-
-static struct conn *ready_pop(struct worker *w)
-{
-    struct conn *c = w->ready[w->ready_head];
-    w->ready_head = (w->ready_head + 1) % w->conn_count;
-    w->ready_len--;
-    c->ready = false;
-    return c;
-}
-
-/* Open loop: hands the session the requests that are due while it has room;
- * with room left and nothing due the connection waits in the ready line. The
- * source's next() is called here, when a scheduled request is sent: that is
- * where a script's request() runs. A script's delay() holds this connection:
- * while held it must not get here (nor into the ready line); the requests
- * due meanwhile wait in the schedule's line with their times, or go to other
- * connections, and when the hold ends conn_flush brings it back here. */
-static void paced_fill(struct conn *c, uint64_t now)
-{
-    struct worker *w = c->w;
-    struct session *s = c->session;
-    unsigned room = s->ops->capacity(s);
-    uint64_t due;
-    while (room > 0 && may_start(w) && pace_pop(w, now, &due)) {
-        if (conn_held(c)) {
-            /* delay(): back to the head of the line, its time kept; the
-             * connection is not in the ready line while held */
-            pace_requeue(w, due);
-            return;
-        }
-        const struct request *req = w->source->ops->next(w->source, c->index);
-        if (!req) {
-            worker_source_halted(w);
-            return;
-        }
-        room = conn_submit(c, req, due, now);
-    }
-    if (room > 0 && may_start(w)) ready_push(w, c);
-}
-
-/* A request handed out was refused: back to the head of the line, its time
- * kept (it goes out before the loop sleeps, if a connection has room). 0, or
- * -1 when out of memory (the caller counts it aborted). */
-static int pace_requeue(struct worker *w, uint64_t scheduled)
-{
-    return schedule_requeue(&w->sched, scheduled);
-}
-
-/* What is due goes to connections with room, in the order they got room;
- * the rest waits in the line (the backlog). */
-static void pace_dispatch(struct worker *w, uint64_t now)
-{
-    schedule_take_due(&w->sched, pace_now(w, now), pace_limit(w));
-    while (w->sched.len > 0 && w->ready_len > 0 && may_start(w)) {
-        struct conn *c = ready_pop(w);
-        if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, now);
-    }
-    if (w->measuring) schedule_note_backlog(&w->sched);
-}
-
-/* The pace timer fired: pace_prepare_cb sends what is due and sets it again
- * (which clears the expiry) before the loop sleeps. */
-static void pace_cb(struct ev_loop *loop, ev_io *io, int revents)
-{
-    struct worker *w = io->data;
-    (void)loop;
-    (void)revents;
-    w->timer_fired = true;
-}
-
-/* Before the loop sleeps, whatever woke it (the timer, a response, a
- * connection, a command): every request due by now goes to a connection with
- * room, from this one place, and the timer is set once for the next. */
-static void pace_prepare_cb(struct ev_loop *loop, ev_prepare *p, int revents)
-{
-    struct worker *w = p->data;
-    (void)loop;
-    (void)revents;
-    pace_dispatch(w, engine_now_us());
-    pace_arm(w);
-}
-
-/* Sets up the schedule (from the run's start) and the timer; 0 or -1. */
-static int pace_init(struct worker *w, const struct run_shared *rs)
-{
-    const struct config *cfg = w->cfg;
-    w->paced = true;
-    w->cap_us = UINT64_MAX;
-    w->armed_us = PACER_PAUSED;
-    w->ready = calloc(w->conn_count, sizeof *w->ready);
-    w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (!w->ready || w->timer_fd < 0) return -1;
-    if (schedule_init(&w->sched, cfg->poisson ? PACER_POISSON : PACER_EVEN, cfg->rate, cfg->threads, w->index,
-                      rs->t0_us, cfg->seed, rs->measure_start_us))
-        return -1;
-    ev_io_init(&w->pace, pace_cb, w->timer_fd, EV_READ);
-    w->pace.data = w;
-    ev_io_start(w->loop, &w->pace);
-    ev_prepare_init(&w->pace_prepare, pace_prepare_cb);
-    w->pace_prepare.data = w;
-    ev_prepare_start(w->loop, &w->pace_prepare);
-    return 0;
-}
-
-/* ---- per-second intervals and commands: the worker's side ---- */
-
-static void wake_cb(struct ev_loop *loop, ev_async *a, int revents);
-
-/* Hands the current interval to the main thread (which frees it: nothing of
- * it is read after the handover). A next one that cannot be allocated leaves
- * the current one recording (it then spans two seconds). */
-static void interval_post(struct worker *w, bool last, uint64_t now)
-{
-    struct interval *next = NULL;
-    if (!last && !(next = interval_new())) return;
-    struct interval *iv = w->cur;
-    uint64_t index = iv->index;
-    iv->end_us = now;
-    iv->last = last;
-    iv->open_connections = w->open_now;
-    pthread_mutex_lock(&w->mu);
-    if (w->posted_tail) w->posted_tail->next = iv;
-    else w->posted = iv;
-    w->posted_tail = iv;
-    pthread_mutex_unlock(&w->mu);
-    uint64_t one = 1;
-    if (write(w->run->notify_fd, &one, sizeof one) < 0) { /* the counter is full: main is awake anyway */ }
-    w->cur = next;
-    if (!next) return;
-    /* the second it starts in, rounded (the timer fires a little after the
-     * second's start), and always after the last one (a timer late by more
-     * than half a second) */
-    next->index = (now - w->measure_start + SECOND_US / 2) / SECOND_US;
-    if (next->index <= index) next->index = index + 1;
-}
-
-static void second_cb(struct ev_loop *loop, ev_timer *t, int revents)
-{
-    (void)loop;
-    (void)revents;
-    interval_post(t->data, false, engine_now_us());
-}
-
-/* The first interval starts with the measured phase; the next at every whole second of it. */
-static void interval_start(struct worker *w, uint64_t now)
-{
-    w->cur->index = 0;
-    uint64_t first = w->measure_start + SECOND_US;
-    ev_timer_set(&w->second, first > now ? (double)(first - now) / 1e6 : 0., 1.);
-    ev_timer_start(w->loop, &w->second);
-}
-
-/* Commands from the main thread: a new rate (the same `at` in every thread,
- * so the threads' schedules stay one), or stop. */
-static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
-{
-    struct worker *w = a->data;
-    (void)loop;
-    (void)revents;
-    pthread_mutex_lock(&w->mu);
-    struct command *cmd = w->commands;
-    w->commands = NULL;
-    pthread_mutex_unlock(&w->mu);
-    while (cmd) {
-        struct command *next = cmd->next;
-        if (cmd->kind == CONTROL_STOP) worker_stop(w, cmd->at_us);
-        else if (w->paced && !w->stopping) schedule_set_rate(&w->sched, cmd->rate, cmd->at_us); /* armed before the loop sleeps */
-        free(cmd);
-        cmd = next;
-    }
-}
-
-/* ---- worker lifecycle ---- */
-
-static double seconds_until(uint64_t at)
-{
-    uint64_t now = engine_now_us();
-    return at > now ? (double)(at - now) / 1e6 : 0.;
-}
-
-static void *worker_main(void *arg)
-{
-    struct worker *w = arg;
-    ev_timer_init(&w->tick, tick_cb, TICK_S, TICK_S);
-    w->tick.data = w;
-    ev_timer_start(w->loop, &w->tick);
-    /* open loop: every thread's measured phase starts at the same moment of the one schedule */
-    ev_timer_init(&w->warmup, warmup_cb,
-                  w->paced ? seconds_until(w->run->measure_start_us) : (double)w->cfg->warmup_us / 1e6, 0.);
-    w->warmup.data = w;
-    ev_timer_init(&w->deadline, deadline_cb, 0., 0.);
-    w->deadline.data = w;
-    ev_timer_init(&w->grace, grace_cb, 0., 0.);
-    w->grace.data = w;
-    if (w->cfg->warmup_us) ev_timer_start(w->loop, &w->warmup);
-    else warmup_cb(w->loop, &w->warmup, 0);
-    for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
-    /* a zero budget has nothing to run (ev_run would wait forever) */
-    if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);
-    /* without a deadline (-n), the window ends with the last answer */
-    if (!w->window_end) w->window_end = engine_now_us();
-    for (unsigned i = 0; i < w->conn_count; i++) {
-        ev_timer_stop(w->loop, &w->conns[i].backoff);
-        conn_close(&w->conns[i], CLOSE_ABORT);
-    }
-    if (w->paced) {
-        w->stats.scheduled = w->sched.scheduled;
-        w->stats.unsent = schedule_unsent(&w->sched);
-        w->stats.backlog_max = w->sched.backlog_max;
-    }
-    interval_post(w, true, engine_now_us());
-    return NULL;
-}
-
-static void free_intervals(struct interval *iv)
-{
-    while (iv) {
-        struct interval *next = iv->next;
-        interval_free(iv);
-        iv = next;
-    }
-}
-
-static void worker_free(struct worker *w)
-{
-    for (unsigned i = 0; i < w->conn_count; i++)
-        if (w->conns[i].session) w->conns[i].session->ops->free(w->conns[i].session);
-    free(w->conns);
-    if (w->source) w->source->ops->free(w->source);
-    if (w->loop) ev_loop_destroy(w->loop);
-    stats_free(&w->stats);
-    if (w->paced) schedule_free(&w->sched);
-    if (w->timer_fd > 0) close(w->timer_fd);
-    free(w->ready);
-    interval_free(w->cur);
-    free_intervals(w->posted);
-    while (w->commands) {
-        struct command *next = w->commands->next;
-        free(w->commands);
-        w->commands = next;
-    }
-    if (w->loop) pthread_mutex_destroy(&w->mu);
-}
-
-static int worker_init(struct worker *w, const struct config *cfg, struct run_shared *rs, unsigned index,
-                       unsigned conns, uint64_t budget)
-{
-    w->cfg = cfg;
-    w->run = rs;
-    w->index = index;
-    w->budget = budget;
-    w->conn_count = conns;
-    w->loop = ev_loop_new(EVFLAG_AUTO);
-    if (!w->loop) return -1;
-    pthread_mutex_init(&w->mu, NULL);
-    /* started here, before the thread runs, so that no command sent early is missed */
-    ev_async_init(&w->wake, wake_cb);
-    w->wake.data = w;
-    ev_async_start(w->loop, &w->wake);
-    ev_init(&w->second, second_cb);
-    w->second.data = w;
-    w->conns = calloc(conns, sizeof *w->conns);
-    w->source = rs->source->source_new(rs->source_shared, index, conns);
-    w->cur = interval_new();
-    if (!w->conns || !w->source || !w->cur || stats_init(&w->stats)) return -1;
-    w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->addr;
-    w->addr_len = w->source->addr ? w->source->addr_len : cfg->addr_len;
-    /* started before any thread runs, so that no abort is missed */
-    ev_async_init(&w->abort, abort_cb);
-    w->abort.data = w;
-    ev_async_start(w->loop, &w->abort);
-    if (cfg->rate > 0 && pace_init(w, rs)) return -1;
-    for (unsigned i = 0; i < conns; i++) {
-        struct conn *c = &w->conns[i];
-        c->w = w;
-        c->index = i;
-        c->host.ops = &conn_host_ops;
-        c->backoff_us = BACKOFF_MIN_US;
-        c->tr.fd = -1;
-        ev_init(&c->io, conn_io_cb);
-        c->io.data = c;
-        ev_init(&c->backoff, backoff_cb);
-        c->backoff.data = c;
-        ev_init(&c->delay, delay_cb);
-        c->delay.data = c;
-        c->session = rs->protocol->session_new(rs->protocol_shared, &c->host);
-        if (!c->session) return -1;
-    }
-    return 0;
-}
 
 static void run_shared_free(struct run_shared *rs)
 {
@@ -1041,7 +33,7 @@ static void run_shared_free(struct run_shared *rs)
 }
 
 /* Merges the threads' stats into out; 0, or -1 when out of memory. */
-static int merge_results(const struct worker *workers, unsigned threads, struct run_result *out)
+static int merge_results(struct worker *const *workers, unsigned threads, struct run_result *out)
 {
     if (stats_init(&out->stats)) return -1;
     if (hist_init(&out->thread_rps)) {
@@ -1050,11 +42,10 @@ static int merge_results(const struct worker *workers, unsigned threads, struct 
     }
     out->duration_us = 0;
     for (unsigned i = 0; i < threads; i++) {
-        stats_merge(&out->stats, &workers[i].stats);
-        /* a thread stopped before its measured phase began measured nothing */
-        uint64_t d = workers[i].measuring ? workers[i].window_end - workers[i].measure_start : 0;
+        stats_merge(&out->stats, worker_stats(workers[i]));
+        uint64_t d = worker_measured_us(workers[i]);
         if (d > out->duration_us) out->duration_us = d;
-        if (d) hist_record(&out->thread_rps, stats_requests(&workers[i].stats) * 1000000 / d);
+        if (d) hist_record(&out->thread_rps, stats_requests(worker_stats(workers[i])) * 1000000 / d);
     }
     return 0;
 }
@@ -1062,13 +53,10 @@ static int merge_results(const struct worker *workers, unsigned threads, struct 
 /* ---- the main thread while the workers run: intervals, --control, --live ---- */
 
 /* Moves what each worker handed over into the timeline. */
-static void collect_intervals(struct worker *workers, unsigned threads, struct timeline *tl)
+static void collect_intervals(struct worker **workers, unsigned threads, struct timeline *tl)
 {
     for (unsigned i = 0; i < threads; i++) {
-        pthread_mutex_lock(&workers[i].mu);
-        struct interval *iv = workers[i].posted;
-        workers[i].posted = workers[i].posted_tail = NULL;
-        pthread_mutex_unlock(&workers[i].mu);
+        struct interval *iv = worker_take_intervals(workers[i]);
         while (iv) {
             struct interval *next = iv->next;
             timeline_add(tl, i, iv);
@@ -1078,30 +66,19 @@ static void collect_intervals(struct worker *workers, unsigned threads, struct t
 }
 
 /* Queues a command for every worker, with the same time for all. */
-static void command_all(struct worker *workers, unsigned threads, enum control_kind kind, double rate, uint64_t at)
+static void command_all(struct worker **workers, unsigned threads, enum control_kind kind, double rate, uint64_t at)
 {
-    for (unsigned i = 0; i < threads; i++) {
-        struct command *cmd = malloc(sizeof *cmd);
-        if (!cmd) {
+    for (unsigned i = 0; i < threads; i++)
+        if (worker_command(workers[i], kind, rate, at))
             report_error("out of memory: --control command lost for thread %u", i);
-            continue;
-        }
-        *cmd = (struct command){.kind = kind, .rate = rate, .at_us = at};
-        pthread_mutex_lock(&workers[i].mu);
-        struct command **tail = &workers[i].commands;
-        while (*tail) tail = &(*tail)->next;
-        *tail = cmd;
-        pthread_mutex_unlock(&workers[i].mu);
-        ev_async_send(workers[i].loop, &workers[i].wake);
-    }
 }
 
 /* Applies the commands that arrived on --control; *stopped once a stop was sent. */
-static void apply_control(const struct config *cfg, struct worker *workers, struct timeline *tl, bool *stopped)
+static void apply_control(const struct config *cfg, struct worker **workers, struct timeline *tl, bool *stopped)
 {
     struct control_command cmd;
     while ((cmd = control_next(cfg->control)).kind != CONTROL_NONE) {
-        uint64_t now = engine_now_us();
+        uint64_t now = monotonic_now_us();
         if (cmd.kind == CONTROL_BAD) {
             report_error("--control: ignored '%s' (commands: rate N, stop)", cmd.line);
         } else if (cmd.kind == CONTROL_RATE && cfg->rate == 0) {
@@ -1117,7 +94,7 @@ static void apply_control(const struct config *cfg, struct worker *workers, stru
 
 /* Until every worker has handed over its last interval: merges the seconds
  * as they complete (--live prints each), and reads --control. */
-static void supervise(const struct config *cfg, struct worker *workers, const struct run_shared *rs,
+static void supervise(const struct config *cfg, struct worker **workers, const struct run_shared *rs,
                       struct timeline *tl)
 {
     struct pollfd fds[2] = {{.fd = rs->notify_fd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
@@ -1140,7 +117,7 @@ static void supervise(const struct config *cfg, struct worker *workers, const st
 }
 
 /* Sets up every thread, runs them and waits for them; 0, or -1 with the reason in errbuf. */
-static int run_workers(struct worker *workers, const struct config *cfg, struct run_shared *rs,
+static int run_workers(struct worker **workers, const struct config *cfg, struct run_shared *rs,
                        struct timeline *tl, char *errbuf, size_t errlen)
 {
     unsigned started = 0;
@@ -1149,13 +126,13 @@ static int run_workers(struct worker *workers, const struct config *cfg, struct 
         unsigned conns = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
         uint64_t budget = cfg->requests ? cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads)
                                         : UINT64_MAX;
-        if (worker_init(&workers[i], cfg, rs, i, conns, budget)) {
+        if (!(workers[i] = worker_new(cfg, rs, i, conns, budget))) {
             snprintf(errbuf, errlen, "out of memory setting up thread %u", i);
             return -1;
         }
     }
     for (; started < cfg->threads; started++) {
-        if (pthread_create(&workers[started].thread, NULL, worker_main, &workers[started])) {
+        if (worker_spawn(workers[started])) {
             snprintf(errbuf, errlen, "cannot start thread %u: %s", started, strerror(errno));
             break;
         }
@@ -1163,7 +140,7 @@ static int run_workers(struct worker *workers, const struct config *cfg, struct 
     if (started == cfg->threads) rc = 0;
     for (unsigned i = started; i < cfg->threads; i++) tl->finished[i] = true; /* nothing will come */
     supervise(cfg, workers, rs, tl);
-    for (unsigned i = 0; i < started; i++) pthread_join(workers[i].thread, NULL);
+    for (unsigned i = 0; i < started; i++) worker_join(workers[i]);
     return rc;
 }
 
@@ -1173,7 +150,7 @@ static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int64_t epoch_us = (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000;
-    epoch_us += (int64_t)measure_start_us - (int64_t)engine_now_us();
+    epoch_us += (int64_t)measure_start_us - (int64_t)monotonic_now_us();
     char comment[512];
     snprintf(comment, sizeof comment,
              "barrage %s: untagged: latency of final responses from their %s; Tag=uncorrected: from the send "
@@ -1186,9 +163,9 @@ static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
                struct run_result *out, char *errbuf, size_t errlen)
 {
-    struct worker *workers = calloc(cfg->threads, sizeof *workers);
+    struct worker **workers = calloc(cfg->threads, sizeof *workers);
     struct run_shared rs = {.protocol = protocol, .source = source, .workers = workers,
-                            .worker_count = cfg->threads, .t0_us = engine_now_us()};
+                            .worker_count = cfg->threads, .t0_us = monotonic_now_us()};
     rs.measure_start_us = rs.t0_us + cfg->warmup_us;
     rs.notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     int rc = -1;
@@ -1214,7 +191,7 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
         }
         snprintf(out->error, sizeof out->error, "%s", atomic_load(&rs.aborted) ? rs.error : "");
     }
-    for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(&workers[i]);
+    for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(workers[i]);
     free(workers);
     run_shared_free(&rs);
     if (rc) timeline_free(&out->timeline);

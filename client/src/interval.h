@@ -3,7 +3,7 @@
  * bucket, their latency from the schedule (corrected) and from the send
  * (uncorrected), the errors' latency, the requests sent and the connections
  * open at its end. A worker records into its current interval on its own
- * thread and hands the whole interval over once a second (engine.c); the
+ * thread and hands the whole interval over once a second (worker.c); the
  * main thread merges the threads' intervals of one second (timeline.c). No
  * I/O, no locking.
  * Buckets as in stats.h: requests = succeeded + failed, failed = 4xx + 5xx +

@@ -1,12 +1,19 @@
-/* report: the only module that writes output. Reports go to stdout (text, or
- * the metrics record with --json); messages for people go to stderr. */
+/* report: the module that writes to stdout and stderr. The exceptions: the
+ * --hdr-log file (hdrlog.c), what a script prints (script.c) and the first
+ * TLS handshake failure, which tls.c prints from a worker thread.
+ * stdout: the text report or, with --json, the metrics record
+ * (docs/metrics.md), and --help/--version; stderr: messages for people
+ * ("barrage: ...") and the --live lines. Once report_divert_stdout was called
+ * (a script with --json) the record goes to what stdout was and everything
+ * else printed to fd 1 goes to stderr. Reads run_result (run_result.h), never
+ * the engine. */
 #ifndef BARRAGE_REPORT_H
 #define BARRAGE_REPORT_H
 
 #include <stdint.h>
 
 #include "config.h"
-#include "engine.h"
+#include "run_result.h"
 
 #define BARRAGE_VERSION "0.1.0"
 

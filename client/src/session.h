@@ -1,6 +1,6 @@
 /* session: one protocol speaking over one connection (http1.c, http2.c), and
- * the protocol table the engine creates sessions from. The engine owns the
- * socket and the transport and decides which request starts when; the
+ * the protocol table a worker (worker.c) creates sessions from. The worker owns
+ * the socket and the transport and decides which request starts when; the
  * session encodes the requests it is given, parses what arrives, tracks what
  * is in flight and reports every outcome to its host (the connection), never
  * to the worker itself. A session lives as long as its connection slot:

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "config.h"
-#include "engine.h"
+#include "run_result.h"
 #include "script.h"
 
 /* Loads cfg->script_file into the main state with the wrk table from the

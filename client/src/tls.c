@@ -1,5 +1,5 @@
 /* tls: OpenSSL 3 transport. Non-blocking: WANT_READ/WANT_WRITE become EAGAIN
- * (or handshake's 1/2), so the engine's event loop drives everything. */
+ * (or handshake's 1/2), so the worker's event loop drives everything. */
 #include "tls.h"
 
 #include <arpa/inet.h>

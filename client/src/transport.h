@@ -1,5 +1,11 @@
-/* transport: how bytes move on a connected socket. Plain TCP/unix now; TLS
- * implements the same operations later. Reads and writes never block. */
+/* transport: how bytes move on one connection's socket, so that the worker
+ * (worker.c) drives plain and TLS connections alike (sessions never see the
+ * transport: they get bytes from the worker and hand it bytes). Two
+ * implementations: plain TCP and unix sockets (transport.c) and TLS over
+ * OpenSSL (tls.c, tls.h). The worker opens the non-blocking socket, hands it
+ * to an init function (the transport owns the fd from then on), drives the
+ * handshake from its event loop and closes through close(). Reads and writes
+ * never block. */
 #ifndef BARRAGE_TRANSPORT_H
 #define BARRAGE_TRANSPORT_H
 

@@ -1,0 +1,27 @@
+/* run_result: what a whole run measured, as the engine hands it to main, the
+ * report and a script's done(). Filled by engine_run (engine.h); the caller
+ * owns what it holds and frees it with stats_free, hist_free and
+ * timeline_free. No functions of its own. */
+#ifndef BARRAGE_RUN_RESULT_H
+#define BARRAGE_RUN_RESULT_H
+
+#include <stdint.h>
+
+#include "hist.h"
+#include "stats.h"
+#include "timeline.h"
+
+#define RUN_ERROR_MAX 4096
+
+/* The result of a run: merged stats, the measured window and the per-second timeline. */
+struct run_result {
+    struct stats stats;   /* owned by the caller: stats_free */
+    uint64_t duration_us; /* warm-up end to the deadline (or to the last answer of a
+                           * run without one); the grace is not in it */
+    struct hist thread_rps; /* each thread's requests/s over its window; owned: hist_free */
+    char error[RUN_ERROR_MAX]; /* why a source stopped the run at once (a script error), or "" */
+    struct timeline timeline; /* owned by the caller: timeline_free; its entries add up
+                               * to the totals; changes[1..] are --control's rate changes */
+};
+
+#endif
