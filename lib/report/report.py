@@ -779,7 +779,7 @@ class ComparePage:
             extra += tag("h2", "Capacity") + table(["Row", "Verdict"], body, cls="capacity-compare")
         body = (tag("h1", esc(title)) + verdict + facts + "".join(notes)
                 + tag("h2", "Regressions side by side", id="regressions") + self.side_by_side()
-                + tag("h2", "Every row", id="rows") + self.rows_table()
+                + tag("h2", "Every row", id="rows") + tag("div", self.rows_table(), class_="wide")
                 + tag("div", self.change_chart("successful_rps", "Change of successful requests/s")
                       + self.change_chart("p99", "Change of p99"), class_="charts")
                 + extra
