@@ -28,6 +28,7 @@ import base64
 import fcntl
 import json
 import os
+import pathlib
 import select
 import shutil
 import struct
@@ -239,7 +240,7 @@ def inspect(page, screenshot, width, height, timeout):
             browser.send(domain + ".enable")
         browser.send("Emulation.setDeviceMetricsOverride",
                      {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        url = "file://" + os.path.abspath(page)
+        url = pathlib.Path(os.path.abspath(page)).as_uri()
         browser.send("Page.navigate", {"url": url})
         if not browser.wait_event("Page.loadEventFired", timeout):
             raise RuntimeError("the page did not finish loading in %s s" % timeout)

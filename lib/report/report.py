@@ -330,7 +330,7 @@ class RunPage:
                 num(fmt.kib((e.get("rss_peak_kb") or {}).get("median")), (e.get("rss_peak_kb") or {}).get("median"), "rss_peak_kb"),
                 num(fmt.pct(client_median), client_median, "client_busy_pct"),
                 tag("td", self.flags(e, srows), class_="flags")]),
-                data_server=e["server"]))
+                data_server=e["server"], data_key="/".join([e["server"], t["scenario"], t["protocol"], t["tool"]])))
         if body:
             out.append(table(head, body, cls="ranking"))
             out.append(tag("p", esc("Ranked by successful requests/s (status 100–399 per second of the measured window); "
@@ -494,7 +494,8 @@ class RunPage:
                         tag("td", esc("not delivered: backlog up to %s requests" % fmt.thousands(e.get("backlog_max")))
                             if not delivered else "", class_="delivery"),
                         tag("td", self.flags(e, [r for r in rows if slot(r) == e["server"] and (r.get("load") or {}).get("target_rps") == e["rate"]]),
-                            class_="flags")]), data_server=e["server"]))
+                            class_="flags")]), data_server=e["server"],
+                    data_key="/".join([e["server"], scenario, protocol, tool, str(e["rate"])])))
                 part.append(table(["Server", "Offered req/s", "Achieved req/s", "p50", "p99", "p99.9", "Errors", "Delivery", "Flags"],
                                   body, cls="rates"))
                 part.append(tag("p", esc("Every server was offered the same requests/s on a schedule (open loop); latency from "
@@ -643,14 +644,14 @@ class ComparePage:
 
     def side(self, label, side, doc):
         s = doc["system"]
-        return tag("tr", "".join([tag("th", esc(label)), tag("td", esc(side.get("file"))), tag("td", esc(side.get("timestamp"))),
+        return tag("tr", "".join([tag("th", esc(label)), tag("td", esc(os.path.basename(side.get("file") or ""))), tag("td", esc(side.get("timestamp"))),
                                   tag("td", esc(side.get("commit") or "unknown")), num(str(side.get("runs")), side.get("runs")),
                                   tag("td", esc(side.get("machine"))), tag("td", esc("%s, kernel %s" % (s["os"], s["kernel"]))),
                                   tag("td", tag("code", esc(doc["command"])))]))
 
     def metric_cells(self, m, formatter, field):
         if not m:
-            return [tag("td", fmt.DASH)] * 5
+            return [tag("td", fmt.DASH)] * 4 + [tag("td", fmt.DASH, class_="verdict", data_field=field + "_verdict")]
         b, n = m.get("base") or {}, m.get("new") or {}
 
         def val(x):
@@ -778,10 +779,10 @@ class ComparePage:
                     for c in d["capacity"]]
             extra += tag("h2", "Capacity") + table(["Row", "Verdict"], body, cls="capacity-compare")
         body = (tag("h1", esc(title)) + verdict + facts + "".join(notes)
-                + tag("h2", "Regressions side by side", id="regressions") + self.side_by_side()
-                + tag("h2", "Every row", id="rows") + tag("div", self.rows_table(), class_="wide")
                 + tag("div", self.change_chart("successful_rps", "Change of successful requests/s")
                       + self.change_chart("p99", "Change of p99"), class_="charts")
+                + tag("h2", "Regressions side by side", id="regressions") + self.side_by_side()
+                + tag("h2", "Every row", id="rows") + tag("div", self.rows_table(), class_="wide")
                 + extra
                 + tag("details", tag("summary", "compare-results.sh's report") + tag("pre", esc(self.text)), id="text-report"))
         return page(title, body, {"charts": self.charts})
