@@ -75,7 +75,7 @@ main() {
     case $1 in
       -h|--help) usage; exit 0 ;;
       -o|--output|--baseline)
-        (($# >= 2)) && [[ -n $2 ]] || die_usage "$1 needs a value"
+        if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
         if [[ $1 == --baseline ]]; then baseline=$2; else output=$2; fi
         shift 2 ;;
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--noise-floor|--gate|--slo|--tool|--scenario|--server|--protocol)

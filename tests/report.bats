@@ -107,7 +107,7 @@ check_numbers() {
   p=$(page "$F/readme-timeline.json")
   [ "$(stat -c %s "$p")" -lt 3000000 ]
   # nothing fetched: no src= or external link, the charting library inline
-  ! grep -qiE '<(script|img|link|iframe)[^>]* (src|href)=' "$p"
+  [ "$(grep -ciE '<(script|img|link|iframe)[^>]* (src|href)=' "$p")" -eq 0 ]
   grep -qF 'Licensed to the Apache Software Foundation' "$p"
   # tables readable without JavaScript: the ranking is in the HTML as written
   grep -qE '<td class="server">netty</td><td class="num" data-value="61000(\.0)?" data-field="successful_rps">61,000</td>' "$p"
@@ -194,6 +194,7 @@ for row in json.load(open(sys.argv[2]))["results"]:
   [ -s "$TMP/doc.json" ]
   browse "$p"
   loads_clean
+  # shellcheck disable=SC2016 # $g and $c are jq's variables
   diff <(jq -r '.rows[] | "\(.server)/\(.scenario)/\(.protocol)/\(.tool) \(.verdict) \(.successful_rps.verdict // "–") \(.p99.verdict // "–")"' "$TMP/doc.json" | sort) \
        <(facts '.cells | group_by(.key)[] | . as $g | (map({(.field): .text}) | add) as $c
                 | "\($g[0].key) \($c.verdict) \($c.rps_verdict) \($c.p99_verdict)"' | sort)
