@@ -231,7 +231,7 @@ class RunPage:
                 scaling.get("boost"), ", virtualized" if scaling.get("virtualized") else "")))
         if s.get("description"):
             items.append(("Notes", s["description"]))
-        items.append(("Tools", ", ".join("%s %s" % (k, v) for k, v in d["tools"].items() if v is not None)))
+        items.append(("Tools", ", ".join(v if v.startswith(k) else "%s %s" % (k, v) for k, v in d["tools"].items() if v is not None)))
         runs = "%s × %s s after %s s of warm-up" % (st["runs"], st["duration_s"], st["warmup_s"])
         if st.get("server_warmup_s"):
             runs += "; %s s of server warm-up per shape" % st["server_warmup_s"]
