@@ -59,6 +59,8 @@ source "$ROOT/lib/openloop.sh"
 source "$ROOT/lib/jvm.sh"
 # shellcheck source=lib/profile.sh
 source "$ROOT/lib/profile.sh"
+# shellcheck source=lib/report.sh
+source "$ROOT/lib/report.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -505,6 +507,7 @@ on_exit() {
   fi
   if [[ -n $RESULTS_FILE ]]; then
     if ((FINISHED)); then results::finish true; else results::finish false; log::warn "partial results: $RESULTS_FILE"; fi
+    report::page "$RESULTS_FILE"
   fi
   [[ -n $SCRATCH_DIR ]] && rm -rf -- "$SCRATCH_DIR"
   exit "$rc"
@@ -932,6 +935,7 @@ main() {
   results::finish true
   local path=$RESULTS_FILE
   RESULTS_FILE=''
+  report::page "$path"
   print_summary "$path"
   printf '%s\n' "$path"
   if ((RESULTS_INVALID)); then

@@ -82,7 +82,8 @@ stage_deps() {
   deps::ensure curl:curl jq:jq wrk:wrk h2load:nghttp2-client nginx:nginx-light \
     gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
-    ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client || absent=1
+    ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client \
+    chromium:chromium || absent=1
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
     libclang-rt-14-dev python3-venv || absent=1
   if ((absent)); then

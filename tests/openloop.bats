@@ -200,8 +200,9 @@ no_process_left() {
     and (.reason | test("interrupted after 1 step")) and .capacity.steps[0].rate == 25
     and (.capacity.steps | length) == 1' "$f"
   no_process_left
-  # the results file and its logs folder, no side files
-  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
+  # the results file, its page (marked incomplete) and its logs folder, no side files
+  grep -qF 'id="incomplete"' "${f%.json}.html"
+  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 2 ]
 }
 
 @test "e2e: --quick on jetty with --rates and --capacity, one scenario" {

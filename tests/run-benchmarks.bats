@@ -235,8 +235,9 @@ exact_accounting() {
   [ "$(jq '.results[0].machine_stats | (.loadavg_before | length) == 3 and (.loadavg_after | length) == 3
             and (.cpu_pct | type) == "number" and (.steal_pct | type) == "number"
             and (.other_cpu_pct | type) == "number"' "$f")" = true ]
-  # No side files stay next to the results.
-  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
+  # No side files stay next to the results: only its web page (report.sh).
+  [ -s "${f%.json}.html" ]
+  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 2 ]
 }
 
 @test "run: each run's raw tool output and the PIDs it started stay beside the results" {
@@ -522,8 +523,9 @@ signal_run() {
   [ "$(jq .complete "$f")" = false ]
   grep -qP "\t\Q$phase\E" "$(pid_list)"
   no_process_left
-  # the results file and its logs folder, no side files
-  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 1 ]
+  # the results file, its page (marked incomplete) and its logs folder, no side files
+  grep -qF 'id="incomplete"' "${f%.json}.html"
+  [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 2 ]
 }
 
 # signal_measuring WAY SIGNAL CODE: during the second of four measured runs.

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""browser: open a report page in headless chromium and say what a reader would see.
+
+    browser.py PAGE.html [--screenshot OUT.png] [--width PX] [--height PX] [--timeout S]
+
+Starts Debian's chromium headless with a fresh, empty profile and drives it over the DevTools
+protocol on a pipe (--remote-debugging-pipe: no port, no websocket). Loads the page from disk,
+waits until its scripts ran, and prints one JSON object on stdout:
+  console_errors   console.error/assert calls, uncaught exceptions, the browser's error log
+                   (a blocked or failed load, a CSP violation)
+  requests         every URL the page asked for other than itself (data: and blob: left out):
+                   a self-contained page asks for none
+  charts           per <div class="chart">: id, kind, its canvas size and how many of a grid of
+                   sampled pixels are painted (a drawn chart has some, an empty canvas none)
+  charts_drawn     the count report.js set after drawing them
+  cells            every table cell with a data-field: {key, field, value, text}, key being its
+                   row's data-key or data-server
+  banners          the id and text of each .banner; flags: the data-flag of each flag shown
+  screenshot       {path, width, height, bytes, painted_share, colours}: the top of the page
+                   (width x height), its share of pixels that are not the background and how
+                   many distinct colours it has (a blank page: ~0 and 1)
+Exit 0 when the page loaded (whatever it holds: the caller judges), 1 when it could not be
+loaded or the browser failed, 2 on usage errors.
+"""
+
+import argparse
+import base64
+import fcntl
+import json
+import os
+import pathlib
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-default-apps", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
+         "--remote-debugging-pipe"]
+
+COLLECT = r"""
+(() => {
+  const painted = (canvas) => {
+    const ctx = canvas.getContext('2d');
+    if (!ctx || !canvas.width || !canvas.height) return 0;
+    const img = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let y = 0; y < canvas.height; y += 4)
+      for (let x = 0; x < canvas.width; x += 4)
+        if (img[(y * canvas.width + x) * 4 + 3] > 0) n++;
+    return n;
+  };
+  const charts = [...document.querySelectorAll('div.chart')].map(el => {
+    const canvas = el.querySelector('canvas');
+    return {id: el.id, kind: el.dataset.kind, canvas: !!canvas,
+            width: canvas ? canvas.width : 0, height: canvas ? canvas.height : 0,
+            painted: canvas ? painted(canvas) : 0};
+  });
+  const cells = [...document.querySelectorAll('td[data-field]')].map(td => {
+    const tr = td.closest('tr');
+    return {key: tr.dataset.key || tr.dataset.server || null, table: td.closest('table').className,
+            field: td.dataset.field, value: td.dataset.value === undefined ? null : td.dataset.value,
+            text: td.textContent};
+  });
+  return {charts, cells, charts_drawn: document.documentElement.dataset.chartsDrawn || null,
+          banners: [...document.querySelectorAll('.banner')].map(b => ({id: b.id, text: b.textContent})),
+          flags: [...document.querySelectorAll('.flag')].map(f => f.dataset.flag),
+          title: document.title, height: document.documentElement.scrollHeight};
+})()
+"""
+
+
+class Browser:
+    """One chromium process and its DevTools pipe; commands are sent to one page session."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+        self.profile = tempfile.mkdtemp(prefix="barrage report browser ")
+        exe = shutil.which("chromium") or shutil.which("chromium-browser")
+        if not exe:
+            raise RuntimeError("chromium not found (apt-get install chromium)")
+        to_child_r, self.to_child = os.pipe()
+        self.from_child, from_child_w = os.pipe()
+
+        def wire():
+            # The pipe's ends may be fds 3 or 4 themselves: move them out of the way first.
+            read_end, write_end = os.dup(to_child_r), os.dup(from_child_w)
+            high_read, high_write = fcntl.fcntl(read_end, fcntl.F_DUPFD, 10), fcntl.fcntl(write_end, fcntl.F_DUPFD, 10)
+            os.dup2(high_read, 3)
+            os.dup2(high_write, 4)
+        self.proc = subprocess.Popen([exe] + FLAGS + ["--user-data-dir=" + self.profile, "about:blank"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, close_fds=False, preexec_fn=wire,
+                                     start_new_session=True)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self.buffer = b""
+        self.next_id = 0
+        self.session = None
+        self.events = []
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, wait=False)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, 9)
+            self.proc.wait()
+        for fd in (self.to_child, self.from_child):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+    def _read_message(self, deadline):
+        while b"\0" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the browser did not answer in time")
+            ready, _, _ = select.select([self.from_child], [], [], left)
+            if ready:
+                chunk = os.read(self.from_child, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("the browser closed its DevTools pipe (exit %s)" % self.proc.poll())
+                self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def send(self, method, params=None, session=True, wait=True):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            message["sessionId"] = self.session
+        os.write(self.to_child, json.dumps(message).encode() + b"\0")
+        if not wait:
+            return None
+        deadline = time.monotonic() + self.timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError("%s: %s" % (method, reply["error"].get("message")))
+                return reply.get("result", {})
+            if "method" in reply:
+                self.events.append(reply)
+
+    def wait_event(self, method, seconds):
+        deadline = time.monotonic() + seconds
+        while True:
+            for e in self.events:
+                if e["method"] == method:
+                    return e
+            try:
+                self.events.append(self._read_message(deadline))
+            except TimeoutError:
+                return None
+
+    def drain(self, seconds):
+        deadline = time.monotonic() + seconds
+        try:
+            while True:
+                self.events.append(self._read_message(deadline))
+        except TimeoutError:
+            pass
+
+    def evaluate(self, expression):
+        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise RuntimeError("evaluate: %s" % result["exceptionDetails"].get("text"))
+        return result["result"].get("value")
+
+
+def png_facts(data):
+    """(width, height, share of pixels unlike the top-left one, distinct colours) of an 8-bit PNG."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour = struct.unpack(">IIBB", body[:10])
+            if depth != 8 or colour not in (2, 6):
+                raise ValueError("PNG colour type %d depth %d not read here" % (colour, depth))
+            bpp = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    prev = bytearray(stride)
+    background, differ, colours = None, 0, set()
+    for y in range(height):
+        row_start = y * (stride + 1)
+        ftype = raw[row_start]
+        line = bytearray(raw[row_start + 1:row_start + 1 + stride])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ftype == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif ftype == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif ftype == 3:
+                line[i] = (line[i] + ((a + b) >> 1)) & 0xFF
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
+        prev = line
+        for x in range(0, width, 2):  # every other pixel: enough to judge, twice as fast
+            px = bytes(line[x * bpp:x * bpp + 3])
+            if background is None:
+                background = px
+            if px != background:
+                differ += 1
+            if len(colours) < 4096:
+                colours.add(px)
+    return width, height, differ / (height * ((width + 1) // 2)), len(colours)
+
+
+def inspect(page, screenshot, width, height, timeout):
+    browser = Browser(timeout)
+    try:
+        browser.send("Browser.getVersion", session=False)
+        target = browser.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
+        browser.session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True},
+                                       session=False)["sessionId"]
+        for domain in ("Runtime", "Log", "Network", "Page"):
+            browser.send(domain + ".enable")
+        browser.send("Emulation.setDeviceMetricsOverride",
+                     {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        url = pathlib.Path(os.path.abspath(page)).as_uri()
+        browser.send("Page.navigate", {"url": url})
+        if not browser.wait_event("Page.loadEventFired", timeout):
+            raise RuntimeError("the page did not finish loading in %s s" % timeout)
+        deadline = time.monotonic() + timeout
+        while browser.evaluate("document.documentElement.dataset.chartsDrawn || ''") == "" and time.monotonic() < deadline:
+            browser.drain(0.2)
+        browser.drain(0.5)  # let the charts paint and late errors arrive
+        facts = browser.evaluate(COLLECT)
+        shot = None
+        if screenshot:
+            data = base64.b64decode(browser.send("Page.captureScreenshot", {
+                "format": "png", "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}})["data"])
+            with open(screenshot, "wb") as f:
+                f.write(data)
+            w, h, share, colours = png_facts(data)
+            shot = {"path": screenshot, "width": w, "height": h, "bytes": len(data),
+                    "painted_share": round(share, 4), "colours": colours}
+        browser.drain(0.1)
+    finally:
+        browser.close()
+    errors, requests = [], []
+    for e in browser.events:
+        m, p = e["method"], e.get("params", {})
+        if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            errors.append("console.%s: %s" % (p["type"], " ".join(str(a.get("value", a.get("description", ""))) for a in p.get("args", []))))
+        elif m == "Runtime.exceptionThrown":
+            d = p.get("exceptionDetails", {})
+            errors.append("exception: %s %s" % (d.get("text"), (d.get("exception") or {}).get("description", "")))
+        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+            errors.append("log: %s (%s)" % (p["entry"].get("text"), p["entry"].get("url", "")))
+        elif m == "Network.requestWillBeSent":
+            u = p.get("request", {}).get("url", "")
+            if u != url and not u.startswith(("data:", "blob:", "about:")):
+                requests.append(u)
+    facts.update({"console_errors": errors, "requests": requests, "screenshot": shot, "url": url})
+    return facts
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="browser.py")
+    parser.add_argument("page")
+    parser.add_argument("--screenshot")
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=1400)
+    parser.add_argument("--timeout", type=float, default=30)
+    args = parser.parse_args(argv)
+    if not os.path.isfile(args.page):
+        print("browser.py: %s: no such file" % args.page, file=sys.stderr)
+        return 2
+    try:
+        facts = inspect(args.page, args.screenshot, args.width, args.height, args.timeout)
+    except (RuntimeError, OSError, TimeoutError, ValueError) as e:
+        print("browser.py: %s" % e, file=sys.stderr)
+        return 1
+    json.dump(facts, sys.stdout, indent=1, ensure_ascii=False)
+    print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

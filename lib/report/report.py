@@ -1,0 +1,849 @@
+#!/usr/bin/env python3
+"""report: results files -> one self-contained HTML page (report.sh does the checks and the jq).
+
+    report.py run --results FILE --model MODEL --out OUT
+        The page of one run. MODEL: lib/readme.jq's model of FILE (the README's tables: ranks,
+        intervals, ties, flags), so the page and the README never disagree.
+    report.py compare --base FILE --new FILE --document DOC --text TEXT --out OUT
+        The page of a comparison. DOC: compare-results.sh's JSON document of BASE and NEW (its
+        verdicts, shown as they are), TEXT: its text report.
+
+Tables are HTML written here (readable without JavaScript); charts are Apache ECharts options
+in the page's data, drawn by report.js in the browser. The library, the styles and the data are
+inside the page: it opens from disk with no network. Series are kept small: a latency curve has
+a point per non-empty histogram bucket (at most MAX_CURVE_POINTS), a timeline at most
+MAX_TIMELINE_POINTS points (longer ones merged: requests/s averaged, p99 the seconds' highest).
+Writes OUT (the caller renames it into place). Exit 0, or 1 with the reason on stderr.
+"""
+
+import argparse
+import html
+import json
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fmt  # noqa: E402
+import hdr  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAX_CURVE_POINTS = 300
+MAX_TIMELINE_POINTS = 300
+PERCENTILES = [("p50", 0.5), ("p75", 0.75), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999)]
+PROTOCOLS = {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS",
+             "h2": "HTTP/2 over TLS"}
+
+
+def esc(value):
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def tag(name, body="", **attrs):
+    """<name attrs>body</name>; body is HTML already; attrs with a None value are left out."""
+    text = "".join(' %s="%s"' % (k.rstrip("_").replace("_", "-"), esc(v)) for k, v in attrs.items() if v is not None)
+    return "<%s%s>%s</%s>" % (name, text, body, name)
+
+
+def num(text, value, field=None, title=None):
+    """A table cell holding a number: its text for people, its value for machines (data-value)."""
+    raw = None if value is None else repr(value) if isinstance(value, float) else str(value)
+    return tag("td", esc(text), class_="num", data_value=raw, data_field=field, title=title)
+
+
+def table(head, rows, cls=None, caption=None):
+    thead = tag("thead", tag("tr", "".join(tag("th", esc(h)) for h in head)))
+    return tag("table", (tag("caption", esc(caption)) if caption else "") + thead + tag("tbody", "".join(rows)),
+               class_=cls)
+
+
+def slot(row):
+    """A row's server as the README names it: NAME@A / NAME@B in an A/A run."""
+    return row["server"] + ("@" + row["aa_group"] if row.get("aa_group") else "")
+
+
+def successful_rps(metrics):
+    if metrics is None:
+        return None
+    if metrics.get("successful_rps") is not None:
+        return metrics["successful_rps"]
+    if metrics.get("succeeded") is None or not metrics.get("duration_us"):
+        return None
+    return metrics["succeeded"] / (metrics["duration_us"] / 1e6)
+
+
+def median_run(rows):
+    """The run with the median successful requests/s (the lower middle one), as the README picks it."""
+    ok = sorted((r for r in rows if r["status"] == "ok" and r.get("metrics")),
+                key=lambda r: successful_rps(r["metrics"]) or 0)
+    return ok[(len(ok) - 1) // 2] if ok else None
+
+
+def not_steady(row):
+    """The row's server was not steady after its warm-up, or drifted (fields of a later suite)."""
+    warm = row.get("server_warmup") or {}
+    return warm.get("steady") is False or row.get("steady") is False
+
+
+def drifting(row):
+    drift = row.get("drift") if isinstance(row.get("drift"), dict) else {}
+    return row.get("drifting") is True or drift.get("drifting") is True
+
+
+# ---- chart series -----------------------------------------------------------------------------
+
+def thin_log(points):
+    """At most MAX_CURVE_POINTS of a curve over a log x axis, evenly spread in log x, the last kept."""
+    if len(points) <= MAX_CURVE_POINTS:
+        return points
+    span = math.log10(points[-1][0]) - math.log10(points[0][0])
+    step = span / MAX_CURVE_POINTS
+    out, last = [], None
+    for x, y in points[:-1]:
+        lx = math.log10(x)
+        if last is None or lx - last >= step:
+            out.append([x, y])
+            last = lx
+    return out + [points[-1]]
+
+
+def latency_curve(metrics, key="latency_us"):
+    """[[x, µs]] on the "nines" axis (x = 1 / (1 - quantile)): from the whole run's histogram
+    when the record has it (every bucket), else the record's percentiles; None when neither."""
+    summary = (metrics or {}).get(key)
+    encoded = ((metrics or {}).get("histograms") or {}).get(key)
+    if encoded:
+        try:
+            hist = hdr.decode(encoded)
+        except ValueError:
+            hist = None
+        if hist is not None and hist.total > 0:
+            top = summary.get("max") if summary else None
+            points = []
+            for q, value in hist.percentile_curve():
+                x = hist.total if q >= 1 else 1 / (1 - q)
+                points.append([round(x, 4), min(value, top) if top is not None else value])
+            return thin_log(points)
+    if not summary:
+        return None
+    points = [[round(1 / (1 - q), 4), summary.get(p)] for p, q in PERCENTILES if summary.get(p) is not None]
+    return points or None
+
+
+def timeline_points(metrics):
+    """{t, rps, p99, grace} per second of barrage's timeline (merged when long), or None."""
+    seconds = [s for s in (metrics or {}).get("timeline") or [] if s.get("length_s", 0) > 0]
+    if not seconds:
+        return None
+    group = max(1, math.ceil(len(seconds) / MAX_TIMELINE_POINTS))
+    out = []
+    for i in range(0, len(seconds), group):
+        part = seconds[i:i + group]
+        length = sum(s["length_s"] for s in part)
+        p99 = [s["latency_us"]["p99"] for s in part if s.get("latency_us")]
+        out.append({"t": part[0]["t_s"], "rps": round(sum(s["succeeded"] for s in part) / length, 2),
+                    "p99": max(p99) if p99 else None, "grace": all(s.get("in_grace") for s in part)})
+    return {"points": out, "merged": group}
+
+
+def nines_axis():
+    return {"type": "log", "name": "percentile", "nameLocation": "middle", "nameGap": 28, "min": 1,
+            "_format": "nines", "minorSplitLine": {"show": False}}
+
+
+def latency_axis(name="latency"):
+    return {"type": "log", "name": name, "_format": "us", "nameGap": 12}
+
+
+def base_option(title, subtitle=None):
+    return {"title": {"text": title, "subtext": subtitle or "", "left": "left", "textStyle": {"fontSize": 14}},
+            "legend": {"top": 44, "left": 60, "right": 90, "type": "scroll"},
+            "grid": {"left": 70, "right": 70, "top": 95, "bottom": 50, "containLabel": False},
+            "tooltip": {"trigger": "item"}, "toolbox": {"feature": {"dataZoom": {}, "restore": {}}},
+            "animation": False}
+
+
+def latency_chart(title, curves, subtitle=None):
+    """curves: [(name, points)] -> latency by percentile on a nines axis."""
+    option = base_option(title, subtitle or "from the whole run's HDR histogram where the record has one, "
+                         "else its percentiles; x: 1/(1 − percentile)")
+    option["xAxis"] = nines_axis()
+    option["yAxis"] = latency_axis()
+    option["tooltip"] = {"trigger": "item", "_format": "nines_us"}
+    option["series"] = [{"name": name, "type": "line", "step": False, "showSymbol": len(points) <= 12,
+                         "symbolSize": 5, "data": points} for name, points in curves if points]
+    return option
+
+
+# ---- the run page ------------------------------------------------------------------------------
+
+class RunPage:
+    def __init__(self, doc, model, results_path):
+        self.doc = doc
+        self.model = model
+        self.results_dir = os.path.dirname(os.path.abspath(results_path))
+        self.stem = os.path.splitext(os.path.basename(results_path))[0]
+        self.charts = {}
+
+    def chart(self, kind, option, height=340):
+        chart_id = "c%d" % (len(self.charts) + 1)
+        self.charts[chart_id] = option
+        return tag("div", "", class_="chart", id=chart_id, data_kind=kind, style="height:%dpx" % height)
+
+    def rows_of(self, scenario, protocol, tool, profiled=None, load=False):
+        return [r for r in self.doc["results"]
+                if r["scenario"] == scenario and r["protocol"] == protocol and r["tool"] == tool
+                and (r.get("load") is not None) == load
+                and (load or ((r.get("profile") or {}).get("event")) == profiled)]
+
+    def link(self, rel, text):
+        """A link to a file beside the results file, only when it exists."""
+        if rel and os.path.exists(os.path.join(self.results_dir, rel)):
+            return tag("a", esc(text), href=rel)
+        return ""
+
+    def row_links(self, row):
+        logs = self.stem + ".logs"
+        load = row.get("load") or {}
+        suffix = {"rate": "-rate=%s" % load.get("target_rps"), "capacity": "-capacity"}.get(load.get("mode"), "")
+        run_dir = "%s/%d-%s-%s-%s-%s%s" % (logs, row["run"], slot(row), row["tool"], row["protocol"],
+                                            row["scenario"], suffix)
+        links = [self.link(run_dir, "raw output"),
+                 self.link("%s/%s-run%d.log" % (logs, slot(row), row["run"]), "server log"),
+                 self.link("%s/%s-run%d.gc.log" % (logs, slot(row), row["run"]), "GC log"),
+                 self.link((row.get("profile") or {}).get("flame_graph"), "flame graph")]
+        return " ".join(link for link in links if link)
+
+    # -- top: facts ------------------------------------------------------------------------------
+    def facts(self):
+        d, s, st = self.doc, self.doc["system"], self.doc["settings"]
+        items = [("Date", d["timestamp"]), ("Label", d.get("label")),
+                 ("Suite commit", d.get("commit") or "unknown"),
+                 ("Machine", "%s, %s cores, %s GB RAM (%s)" % (s["cpuModel"], s["cpuCores"], s["ramGB"], s["arch"])),
+                 ("OS", "%s, kernel %s" % (s["os"], s["kernel"])),
+                 ("Java", (s.get("java") or "unknown") + (" (%s)" % s["jvmFlags"] if s.get("jvmFlags") else ""))]
+        if s.get("cpuPinning"):
+            items.append(("CPU pinning", "server: %s, client: %s" % (s["cpuPinning"]["server"], s["cpuPinning"]["client"])))
+        scaling = s.get("cpuScaling")
+        if scaling:
+            items.append(("CPU scaling", scaling.get("note") or "governor %s, driver %s, %s–%s kHz, boost %s%s" % (
+                scaling.get("governor"), scaling.get("driver"), scaling.get("min_khz"), scaling.get("max_khz"),
+                scaling.get("boost"), ", virtualized" if scaling.get("virtualized") else "")))
+        if s.get("description"):
+            items.append(("Notes", s["description"]))
+        items.append(("Tools", ", ".join(v if v.startswith(k) else "%s %s" % (k, v) for k, v in d["tools"].items() if v is not None)))
+        runs = "%s × %s s after %s s of warm-up" % (st["runs"], st["duration_s"], st["warmup_s"])
+        if st.get("server_warmup_s"):
+            runs += "; %s s of server warm-up per shape" % st["server_warmup_s"]
+        items.append(("Runs", runs))
+        extra = []
+        if st.get("seed") is not None:
+            extra.append("seed %s" % st["seed"])
+        if st.get("aa"):
+            extra.append("A/A run")
+        if st.get("profile"):
+            extra.append("profiled: %s" % st["profile"])
+        if st.get("gc_log") is False:
+            extra.append("no GC log")
+        if extra:
+            items.append(("Settings", ", ".join(extra)))
+        if st.get("order"):
+            items.append(("Server order", " / ".join(" ".join(r) for r in st["order"])))
+        lab = d.get("lab")
+        if lab:
+            items.append(("Lab", "server %s, load %s%s" % (lab["server_host"], ", ".join(lab["load_hosts"]),
+                                                           "; warnings: " + "; ".join(lab["warnings"]) if lab["warnings"] else "")))
+        body = "".join(tag("tr", tag("th", esc(k)) + tag("td", esc(v))) for k, v in items if v is not None)
+        body += tag("tr", tag("th", "Reproduce") + tag("td", tag("code", esc(d["command"]))))
+        return tag("table", tag("tbody", body), class_="facts", id="facts")
+
+    # -- closed-loop tables ----------------------------------------------------------------------
+    def flags(self, entry, rows):
+        marks = []
+        if (entry.get("error_rate") or 0) > 0:
+            marks.append(("⚠", "errors", "some requests failed: %s of all" % fmt.share(entry["error_rate"])))
+        if entry.get("approximate"):
+            marks.append(("≈", "approximate", "approximate accounting (the tool does not count failed requests exactly)"))
+        if entry.get("client_bound_runs"):
+            marks.append(("†", "client-bound", "client-bound in %d of %d runs: the load tool was busy on 90%% or more "
+                          "of its cores; the figure is the tool's ceiling" % (entry["client_bound_runs"], entry["ok"])))
+        if entry.get("delivered") is False:
+            marks.append(("↯", "not delivered", "the offered rate was not delivered"))
+        if entry.get("slo_failed"):
+            marks.append(("✗", "SLO broken", "a run broke an --slo condition"))
+        if any(not_steady(r) for r in rows):
+            marks.append(("~", "not steady", "the server was not steady after its warm-up"))
+        if any(drifting(r) for r in rows):
+            marks.append(("↗", "drifting", "the server's figures drifted during the run"))
+        return "".join(tag("span", esc(sym) + " " + esc(word), class_="flag", data_flag=word, title=why)
+                       for sym, word, why in marks)
+
+    def spread(self, summary, formatter):
+        if not summary:
+            return fmt.DASH
+        if summary.get("interval"):
+            return "95%%: %s–%s" % (formatter(summary["interval"]["lo"]), formatter(summary["interval"]["hi"]))
+        if summary.get("n", 1) > 1:
+            return "range %s–%s" % (formatter(summary["min"]), formatter(summary["max"]))
+        return "1 run"
+
+    def closed_table(self, t, index):
+        rows = self.rows_of(t["scenario"], t["protocol"], t["tool"], t.get("profiled"))
+        by_server = {}
+        for r in rows:
+            by_server.setdefault(slot(r), []).append(r)
+        title = "%s · %s · %s%s" % (t["scenario"], PROTOCOLS.get(t["protocol"], t["protocol"]), t["tool"],
+                                    " · profiled (%s)" % t["profiled"] if t.get("profiled") else "")
+        out = [tag("h2", esc(title), id="t%d" % index)]
+        if t.get("aa"):
+            floor = (t["aa"] or {}).get("floor")
+            out.append(tag("p", esc("A/A run: one server measured under two labels; their difference is noise. "
+                                    + ("Noise floor of successful requests/s: %s (change %s), of p99: %s."
+                                       % (fmt.signed_pct(floor["successful_rps"]["floor"]), fmt.signed_pct(floor["successful_rps"]["change"]),
+                                          fmt.signed_pct(floor["p99"]["floor"]) if floor.get("p99") else fmt.DASH)
+                                       if floor and floor.get("successful_rps") else "")), class_="note aa"))
+        head = ["Rank", "Server", "Successful req/s", "Interval", "vs " + self.model.get("baseline", ""), "p50", "p99",
+                "p99 interval", "p99.9", "Errors", "Server CPU", "Server RSS", "Client CPU", "Flags"]
+        body = []
+        for e in t["measured"]:
+            srows = by_server.get(e["server"], [])
+            ok = [r for r in srows if r["status"] == "ok"]
+            client = [r["client_stats"].get("busy_pct") if r["client_stats"].get("busy_pct") is not None
+                      else r["client_stats"].get("cpu_pct") for r in ok if r.get("client_stats")]
+            client = sorted(c for c in client if c is not None)
+            client_median = client[(len(client) - 1) // 2] if client else None
+            lat = e.get("latency") or {}
+            med = lambda p: (lat.get(p) or {}).get("median")  # noqa: E731
+            rank = ("=%d" if e.get("tied") else "%d") % e["rank"]
+            body.append(tag("tr", "".join([
+                tag("td", esc(rank), class_="rank", data_tied="true" if e.get("tied") else "false"),
+                tag("td", esc(e["server"]), class_="server"),
+                num(fmt.thousands((e.get("successful_rps") or {}).get("median")), (e.get("successful_rps") or {}).get("median"), "successful_rps"),
+                tag("td", esc(self.spread(e.get("successful_rps"), fmt.thousands)), class_="spread"),
+                num(fmt.fixed(e.get("vs_baseline"), 2) + ("×" if e.get("vs_baseline") is not None else ""), e.get("vs_baseline"), "vs_baseline"),
+                num(fmt.latency(med("p50")), med("p50"), "p50"),
+                num(fmt.latency(med("p99")), med("p99"), "p99"),
+                tag("td", esc(self.spread(lat.get("p99"), fmt.latency)), class_="spread"),
+                num(fmt.latency(med("p999")), med("p999"), "p999"),
+                num(fmt.share(e.get("error_rate")), e.get("error_rate"), "error_rate"),
+                num(fmt.pct((e.get("cpu_pct") or {}).get("median")), (e.get("cpu_pct") or {}).get("median"), "cpu_pct"),
+                num(fmt.kib((e.get("rss_peak_kb") or {}).get("median")), (e.get("rss_peak_kb") or {}).get("median"), "rss_peak_kb"),
+                num(fmt.pct(client_median), client_median, "client_busy_pct"),
+                tag("td", self.flags(e, srows), class_="flags")]),
+                data_server=e["server"], data_key="/".join([e["server"], t["scenario"], t["protocol"], t["tool"]])))
+        if body:
+            out.append(table(head, body, cls="ranking"))
+            out.append(tag("p", esc("Ranked by successful requests/s (status 100–399 per second of the measured window); "
+                                    "figures are medians of the successful runs. Servers whose 95% intervals overlap share "
+                                    "a rank (=). CPU: percent of one core; client CPU: the load tool busy (on a CPU or "
+                                    "waiting for one)."), class_="note"))
+        else:
+            out.append(tag("p", "No server was measured.", class_="note"))
+        for e in t.get("unmeasured", []):
+            out.append(tag("p", esc("%s: not measured (%s)" % (e["server"], "; ".join(e["reasons"]) or "no run")), class_="unmeasured"))
+        for e in t.get("partial", []):
+            out.append(tag("p", esc("%s: %d of %d runs not counted: %s" % (e["server"], e["runs"] - e["ok"], e["runs"],
+                                                                          "; ".join(e["reasons"]))), class_="partial"))
+        if t["measured"]:
+            out.append(self.closed_charts(t, by_server))
+        out.append(self.runs_table(rows))
+        return tag("section", "".join(out), class_="table-section")
+
+    def closed_charts(self, t, by_server):
+        servers = [e["server"] for e in t["measured"]]
+        charts = []
+        # successful requests/s: box = 95% interval (or the range), whiskers = the runs' extremes
+        option = base_option("Successful requests/s", "box: 95% interval (2 runs: range); whiskers: lowest and highest run")
+        option["grid"]["left"] = 130
+        option["yAxis"] = {"type": "category", "data": servers[::-1]}
+        option["xAxis"] = {"type": "value", "name": "req/s", "_format": "rps", "scale": True}
+        option["tooltip"] = {"trigger": "item", "_format": "rps"}
+        boxes, points = [], []
+        for e in t["measured"][::-1]:
+            s = e.get("successful_rps") or {}
+            lo = (s.get("interval") or {}).get("lo", s.get("min"))
+            hi = (s.get("interval") or {}).get("hi", s.get("max"))
+            boxes.append([s.get("min"), lo, s.get("median"), hi, s.get("max")])
+            for r in by_server.get(e["server"], []):
+                if r["status"] == "ok":
+                    points.append([successful_rps(r["metrics"]), e["server"]])
+        option["series"] = [{"name": "median and interval", "type": "boxplot", "data": boxes, "layout": "horizontal"},
+                            {"name": "runs", "type": "scatter", "data": points, "symbolSize": 7}]
+        charts.append(self.chart("rps", option, height=max(180, 70 + 36 * len(servers))))
+        # latency by percentile, one curve per server (its median run)
+        curves = [(s, latency_curve((median_run(by_server.get(s, [])) or {}).get("metrics"))) for s in servers]
+        charts.append(self.chart("latency", latency_chart("Latency by percentile (each server's median run)", curves)))
+        # over time, when barrage recorded a timeline
+        lines = [(s, median_run(by_server.get(s, []))) for s in servers]
+        lines = [(s, r, timeline_points(r["metrics"])) for s, r in lines if r]
+        lines = [(s, r, tl) for s, r, tl in lines if tl]
+        if lines:
+            charts.append(self.chart("timeline", self.timeline_option(lines), height=380))
+        # resources
+        option = base_option("Server CPU and memory, load tool CPU", "medians of the runs; CPU: % of one core")
+        option["xAxis"] = {"type": "category", "data": servers}
+        option["yAxis"] = [{"type": "value", "name": "CPU %"}, {"type": "value", "name": "RSS MiB"}]
+        option["tooltip"] = {"trigger": "axis"}
+
+        def client(server):
+            vals = sorted(r["client_stats"].get("cpu_pct") for r in by_server.get(server, [])
+                          if r["status"] == "ok" and r.get("client_stats") and r["client_stats"].get("cpu_pct") is not None)
+            return vals[(len(vals) - 1) // 2] if vals else None
+        option["series"] = [
+            {"name": "server CPU %", "type": "bar", "data": [(e.get("cpu_pct") or {}).get("median") for e in t["measured"]]},
+            {"name": "load tool CPU %", "type": "bar", "data": [client(s) for s in servers]},
+            {"name": "server RSS MiB", "type": "bar", "yAxisIndex": 1,
+             "data": [None if (e.get("rss_peak_kb") or {}).get("median") is None else round(e["rss_peak_kb"]["median"] / 1024, 1)
+                      for e in t["measured"]]}]
+        charts.append(self.chart("resources", option, height=300))
+        return tag("div", "".join(charts), class_="charts")
+
+    def timeline_option(self, lines):
+        warmup = lines[0][1]["config"]["warmup_s"]
+        duration = lines[0][1]["config"]["duration_s"]
+        merged = max(tl["merged"] for _, _, tl in lines)
+        gc = []
+        for s, r, _ in lines:
+            g = ((r.get("jvm") or {}).get("gc") or {})
+            if g.get("pauses") is not None:
+                gc.append("%s: %d GC pauses, longest %s ms" % (s, g["pauses"], fmt.fixed(g.get("pause_max_ms"), 1)))
+        subtitle = ("each server's median run; shaded: warm-up (not recorded) and grace"
+                    + ("; %d s per point (p99: the highest second)" % merged if merged > 1 else "")
+                    + ("\n" + "; ".join(gc) if gc else ""))
+        option = base_option("Successful requests/s and p99 per second", subtitle)
+        option["grid"]["top"] = 95 if not gc else 110
+        option["legend"]["top"] = 44 if not gc else 60
+        option["xAxis"] = {"type": "value", "name": "s", "min": -warmup if warmup else 0}
+        option["yAxis"] = [{"type": "value", "name": "req/s", "_format": "rps"}, latency_axis("p99")]
+        option["tooltip"] = {"trigger": "axis", "_format": "timeline"}
+        option["dataZoom"] = [{"type": "inside"}, {"type": "slider", "height": 18, "bottom": 6}]
+        option["grid"]["bottom"] = 60
+        series = []
+        for i, (s, r, tl) in enumerate(lines):
+            rps = {"name": s + " req/s", "type": "line", "showSymbol": False, "data": [[p["t"], p["rps"]] for p in tl["points"]]}
+            if i == 0:
+                areas = []
+                if warmup:
+                    areas.append([{"name": "warm-up", "xAxis": -warmup}, {"xAxis": 0}])
+                grace = [p["t"] for p in tl["points"] if p["grace"]]
+                if grace:
+                    areas.append([{"name": "grace", "xAxis": min(duration, grace[0])}, {"xAxis": grace[-1] + 1}])
+                if areas:
+                    rps["markArea"] = {"silent": True, "itemStyle": {"color": "rgba(140,140,140,0.15)"}, "data": areas}
+            series.append(rps)
+            series.append({"name": s + " p99", "type": "line", "yAxisIndex": 1, "showSymbol": False,
+                           "lineStyle": {"type": "dashed"},
+                           "data": [[p["t"], p["p99"]] for p in tl["points"] if p["p99"]]})
+        option["series"] = series
+        return option
+
+    def runs_table(self, rows):
+        head = ["Server", "Run", "Status", "Successful req/s", "Requests", "Failed", "p50", "p99", "max",
+                "Server CPU", "Server RSS", "Client CPU (busy)", "GC pauses", "Links"]
+        body = []
+        for r in sorted(rows, key=lambda r: (slot(r), r["run"])):
+            m = r.get("metrics") or {}
+            lat = m.get("latency_us") or {}
+            ss = r.get("server_stats") or {}
+            cs = r.get("client_stats") or {}
+            gc = ((r.get("jvm") or {}).get("gc") or {})
+            key = "/".join([slot(r), r["scenario"], r["protocol"], r["tool"], str(r["run"])])
+            status = r["status"] + (": " + r["reason"] if r.get("reason") else "")
+            body.append(tag("tr", "".join([
+                tag("td", esc(slot(r))), num(str(r["run"]), r["run"], "run"),
+                tag("td", esc(status), class_="status-" + r["status"]),
+                num(fmt.thousands(successful_rps(m) if m else None), successful_rps(m) if m else None, "successful_rps"),
+                num(fmt.thousands(m.get("requests")), m.get("requests"), "requests"),
+                num(fmt.thousands(m.get("failed")), m.get("failed"), "failed"),
+                num(fmt.latency(lat.get("p50")), lat.get("p50"), "p50"),
+                num(fmt.latency(lat.get("p99")), lat.get("p99"), "p99"),
+                num(fmt.latency(lat.get("max")), lat.get("max"), "max"),
+                num(fmt.pct(ss.get("cpu_pct")), ss.get("cpu_pct"), "cpu_pct"),
+                num(fmt.kib(ss.get("rss_peak_kb")), ss.get("rss_peak_kb"), "rss_peak_kb"),
+                num("%s (%s)" % (fmt.pct(cs.get("cpu_pct")), fmt.pct(cs.get("busy_pct"))), cs.get("cpu_pct"), "client_cpu_pct"),
+                num("%s, max %s ms" % (gc["pauses"], fmt.fixed(gc.get("pause_max_ms"), 1)) if gc.get("pauses") is not None else fmt.DASH,
+                    gc.get("pauses"), "gc_pauses"),
+                tag("td", self.row_links(r), class_="links")]), data_key=key))
+        return tag("details", tag("summary", "Every run (%d rows)" % len(rows)) + table(head, body, cls="runs"))
+
+    # -- fixed rates and capacity ----------------------------------------------------------------
+    def openloop(self):
+        ol = self.model.get("openloop") or {}
+        groups = {}
+        for t in ol.get("rate_tables", []):
+            groups.setdefault((t["scenario"], t["protocol"], t["tool"]), {})["rate"] = t
+        for t in ol.get("capacity_tables", []):
+            groups.setdefault((t["scenario"], t["protocol"], t["tool"]), {})["capacity"] = t
+        out = []
+        for (scenario, protocol, tool), g in sorted(groups.items()):
+            rows = self.rows_of(scenario, protocol, tool, load=True)
+            part = [tag("h2", esc("Same load: %s · %s · %s" % (scenario, PROTOCOLS.get(protocol, protocol), tool)),
+                        id="o-%s-%s-%s" % (scenario, protocol, tool))]
+            if "rate" in g:
+                body = []
+                for e in g["rate"]["entries"]:
+                    lat = e.get("latency") or {}
+                    delivered = e["delivered"]
+                    body.append(tag("tr", "".join([
+                        tag("td", esc(e["server"])), num(fmt.thousands(e["rate"]), e["rate"], "rate"),
+                        num(fmt.thousands(e.get("achieved")), e.get("achieved"), "achieved"),
+                        num(fmt.latency(lat.get("p50")) if delivered else fmt.DASH, lat.get("p50") if delivered else None, "p50"),
+                        num(fmt.latency(lat.get("p99")) if delivered else fmt.DASH, lat.get("p99") if delivered else None, "p99"),
+                        num(fmt.latency(lat.get("p999")) if delivered else fmt.DASH, lat.get("p999") if delivered else None, "p999"),
+                        num(fmt.share(e.get("error_rate")), e.get("error_rate"), "error_rate"),
+                        tag("td", esc("not delivered: backlog up to %s requests" % fmt.thousands(e.get("backlog_max")))
+                            if not delivered else "", class_="delivery"),
+                        tag("td", self.flags(e, [r for r in rows if slot(r) == e["server"] and (r.get("load") or {}).get("target_rps") == e["rate"]]),
+                            class_="flags")]), data_server=e["server"],
+                    data_key="/".join([e["server"], scenario, protocol, tool, str(e["rate"])])))
+                part.append(table(["Server", "Offered req/s", "Achieved req/s", "p50", "p99", "p99.9", "Errors", "Delivery", "Flags"],
+                                  body, cls="rates"))
+                part.append(tag("p", esc("Every server was offered the same requests/s on a schedule (open loop); latency from "
+                                         "each request's scheduled time. A rate not delivered shows its achieved rate and "
+                                         "backlog, never a latency."), class_="note"))
+            if "capacity" in g:
+                body = []
+                for e in g["capacity"]["entries"]:
+                    fs = e.get("failed_step") or {}
+                    body.append(tag("tr", "".join([
+                        tag("td", esc(e["server"])), num(fmt.thousands(e.get("capacity_rps")), e.get("capacity_rps"), "capacity_rps"),
+                        tag("td", "yes" if e.get("confirmed") else "no"),
+                        tag("td", esc("%s/s: %s" % (fmt.thousands(fs.get("rate")), fs.get("why")) if fs else fmt.DASH)),
+                        num(fmt.thousands(e.get("peak_rps")), e.get("peak_rps"), "peak_rps"),
+                        tag("td", self.flags(e, []), class_="flags")]), data_server=e["server"]))
+                part.append(table(["Server", "Capacity req/s", "Confirmed", "Lowest failing step", "Peak req/s (closed loop)", "Flags"],
+                                  body, cls="capacity",
+                                  caption="Capacity: the highest rate meeting %s (precision %s)" % (
+                                      ", ".join(g["capacity"]["conditions"]), fmt.signed_pct(g["capacity"]["precision"]).lstrip("+"))))
+            part.append(tag("div", self.openloop_charts(g, rows), class_="charts"))
+            part.append(self.runs_table(rows))
+            out.append(tag("section", "".join(part), class_="table-section"))
+        return "".join(out)
+
+    def openloop_charts(self, g, rows):
+        charts = []
+        option = base_option("p99 against the offered rate", "lines: rates delivered; crosses: capacity search steps "
+                             "(filled: passed); vertical lines: capacity found")
+        option["xAxis"] = {"type": "value", "name": "offered req/s", "_format": "rps", "scale": True}
+        option["yAxis"] = latency_axis("p99")
+        option["tooltip"] = {"trigger": "item", "_format": "rate_us"}
+        series = []
+        if "rate" in g:
+            servers = sorted({e["server"] for e in g["rate"]["entries"]})
+            for s in servers:
+                entries = [e for e in g["rate"]["entries"] if e["server"] == s]
+                series.append({"name": s, "type": "line", "symbolSize": 7,
+                               "data": [[e["rate"], e["latency"]["p99"]] for e in entries
+                                        if e["delivered"] and (e.get("latency") or {}).get("p99")]})
+                missed = [[e["rate"], e["latency"]["p99"]] for e in entries if not e["delivered"] and (e.get("latency") or {}).get("p99")]
+                if missed:
+                    series.append({"name": s + " not delivered", "type": "scatter", "symbol": "triangle", "symbolSize": 10,
+                                   "data": missed})
+        if "capacity" in g:
+            for e in g["capacity"]["entries"]:
+                steps = []
+                for r in rows:
+                    if slot(r) == e["server"] and r.get("capacity"):
+                        steps += [{"value": [st["rate"], (st.get("latency_us") or {}).get("p99")],
+                                   "symbol": "circle" if st["pass"] else "emptyCircle", "why": st.get("why"),
+                                   "phase": st.get("phase")}
+                                  for st in r["capacity"]["steps"] if (st.get("latency_us") or {}).get("p99")]
+                s = {"name": e["server"] + " capacity search", "type": "scatter", "symbolSize": 9, "data": steps}
+                if e.get("capacity_rps"):
+                    s["markLine"] = {"symbol": "none", "data": [{"xAxis": e["capacity_rps"], "name": "capacity %s" % e["server"]}],
+                                     "label": {"formatter": "capacity " + fmt.thousands(e["capacity_rps"])}}
+                series.append(s)
+        option["series"] = series
+        charts.append(self.chart("offered", option))
+        if "rate" in g:
+            curves = []
+            for e in g["rate"]["entries"]:
+                if not e["delivered"]:
+                    continue
+                run = median_run([r for r in rows if slot(r) == e["server"] and (r.get("load") or {}).get("target_rps") == e["rate"]])
+                if run:
+                    curves.append(("%s @ %s/s" % (e["server"], fmt.thousands(e["rate"])), latency_curve(run["metrics"])))
+            charts.append(self.chart("latency", latency_chart("Latency by percentile at each delivered rate", curves,
+                                                              "from the scheduled time (coordinated omission corrected)")))
+        return "".join(charts)
+
+    def warmups(self):
+        warmups = self.doc.get("server_warmups") or []
+        if not warmups:
+            return ""
+        body = []
+        for w in warmups:
+            for s in w["shapes"]:
+                body.append(tag("tr", "".join([
+                    tag("td", esc(w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
+                    tag("td", esc("%s %s" % (s["protocol"], s["scenario"]))), tag("td", esc(s["status"] + (": " + s["reason"] if s.get("reason") else ""))),
+                    num(fmt.thousands(s.get("successful_rps")), s.get("successful_rps"), "successful_rps"),
+                    tag("td", esc("steady" if s.get("steady") else "not steady" if s.get("steady") is False else ""))])))
+        return tag("section", tag("h2", "Server warm-ups", id="warmups") + tag("details", tag("summary", "%d shapes" % len(body))
+                   + table(["Server", "Run", "Shape", "Status", "Successful req/s", ""], body, cls="warmups")))
+
+    def render(self):
+        d = self.doc
+        title = "Barrage run %s%s" % (d["timestamp"], " (%s)" % d["label"] if d.get("label") else "")
+        banners = []
+        if not d["complete"]:
+            banners.append(tag("p", "Incomplete: this run was interrupted or is still going (\"complete\": false). "
+                               "The page shows what was measured until then; planned rows that never ran are missing.",
+                               class_="banner incomplete", id="incomplete"))
+        if d["settings"].get("aa"):
+            banners.append(tag("p", esc("A/A run: one server (%s) measured under two labels, A and B, to measure this machine's "
+                                        "noise. Differences between the labels are noise by construction."
+                                        % ((d.get("noise_floor") or {}).get("server") or "?")), class_="banner aa", id="aa"))
+        tables = [t for t in self.model["tables"]]
+        nav = [tag("li", tag("a", esc("%s · %s · %s" % (t["scenario"], t["protocol"], t["tool"])), href="#t%d" % i))
+               for i, t in enumerate(tables)]
+        sections = [self.closed_table(t, i) for i, t in enumerate(tables)]
+        body = (tag("h1", esc(title)) + "".join(banners) + self.facts() + self.noise_floor()
+                + (tag("nav", tag("ul", "".join(nav))) if nav else "")
+                + "".join(sections) + self.openloop() + self.where_time_goes() + self.warmups())
+        if not tables and not self.model.get("openloop", {}).get("rate_tables") and not self.model.get("openloop", {}).get("capacity_tables"):
+            body += tag("p", "No rows measured yet.", class_="note")
+        return page(title, body, {"charts": self.charts})
+
+    def noise_floor(self):
+        nf = self.doc.get("noise_floor")
+        if not nf:
+            return ""
+        body = [tag("tr", "".join([tag("td", esc("%s · %s · %s" % (r["scenario"], r["protocol"], r["tool"]))),
+                                   tag("td", esc("%d / %d" % (r["runs"]["A"], r["runs"]["B"]))),
+                                   num(fmt.signed_pct((r.get("successful_rps") or {}).get("change")), (r.get("successful_rps") or {}).get("change"), "rps_change"),
+                                   num(fmt.signed_pct((r.get("successful_rps") or {}).get("floor")).lstrip("+"), (r.get("successful_rps") or {}).get("floor"), "rps_floor"),
+                                   num(fmt.signed_pct((r.get("p99") or {}).get("change")), (r.get("p99") or {}).get("change"), "p99_change"),
+                                   num(fmt.signed_pct((r.get("p99") or {}).get("floor")).lstrip("+"), (r.get("p99") or {}).get("floor"), "p99_floor")]))
+                for r in nf["rows"]]
+        return tag("section", tag("h2", "Noise floor (A/A)", id="noise-floor")
+                   + table(["Shape", "Runs A / B", "Req/s change B/A", "Req/s floor", "p99 change B/A", "p99 floor"], body, cls="noise-floor")
+                   + tag("p", esc("The largest change of successful requests/s and p99 these runs are consistent with (%d%% level): "
+                                  "compare-results.sh --noise-floor reads it." % round(nf["level"] * 100)), class_="note"))
+
+    def where_time_goes(self):
+        lines = self.model.get("where_time_goes") or []
+        if not lines:
+            return ""
+        return tag("section", tag("h2", "Where the time goes (profiles)", id="profiles")
+                   + tag("pre", esc("\n".join(lines)), class_="profiles"))
+
+
+# ---- the comparison page -------------------------------------------------------------------------
+
+VERDICT_CLASS = {"regression": "bad", "failed": "bad", "improvement": "good", "recovered": "good"}
+
+
+class ComparePage:
+    def __init__(self, base, new, doc, text, base_path, new_path):
+        self.base, self.new, self.doc, self.text = base, new, doc, text
+        self.base_path, self.new_path = base_path, new_path
+        self.charts = {}
+
+    chart = RunPage.chart
+
+    def side(self, label, side, doc):
+        s = doc["system"]
+        return tag("tr", "".join([tag("th", esc(label)), tag("td", esc(os.path.basename(side.get("file") or ""))), tag("td", esc(side.get("timestamp"))),
+                                  tag("td", esc(side.get("commit") or "unknown")), num(str(side.get("runs")), side.get("runs")),
+                                  tag("td", esc(side.get("machine"))), tag("td", esc("%s, kernel %s" % (s["os"], s["kernel"]))),
+                                  tag("td", tag("code", esc(doc["command"])))]))
+
+    def metric_cells(self, m, formatter, field):
+        if not m:
+            return [tag("td", fmt.DASH)] * 4 + [tag("td", fmt.DASH, class_="verdict", data_field=field + "_verdict")]
+        b, n = m.get("base") or {}, m.get("new") or {}
+
+        def val(x):
+            if not x:
+                return fmt.DASH
+            text = formatter(x.get("median"))
+            return text + (" ±%s" % fmt.signed_pct(x["spread"]).lstrip("+") if x.get("n", 1) > 1 and x.get("spread") is not None else "")
+        ci = m.get("ci")
+        cls = VERDICT_CLASS.get(m.get("verdict"), "")
+        return [num(val(b), b.get("median"), field + "_base"), num(val(n), n.get("median"), field + "_new"),
+                num(fmt.signed_pct(m.get("change")), m.get("change"), field + "_change"),
+                tag("td", esc("%s to %s" % (fmt.signed_pct(ci["lo"]), fmt.signed_pct(ci["hi"])) if ci else
+                              ("floor ±%s" % fmt.signed_pct(m["noise_floor"]["floor"]).lstrip("+") if m.get("noise_floor") else fmt.DASH))),
+                tag("td", esc(m.get("verdict") or fmt.DASH), class_="verdict " + cls, data_field=field + "_verdict")]
+
+    def rows_table(self):
+        head = ["Server", "Scenario", "Protocol", "Tool", "ok/s base", "ok/s new", "change", "95% CI", "ok/s",
+                "p99 base", "p99 new", "change", "95% CI", "p99", "errors base", "errors new", "errors", "Verdict"]
+        body = []
+        for r in self.doc["rows"]:
+            er = r.get("error_rate") or {}
+            cells = [tag("td", esc(r[k])) for k in ("server", "scenario", "protocol", "tool")]
+            cells += self.metric_cells(r.get("successful_rps"), fmt.thousands, "rps")
+            cells += self.metric_cells(r.get("p99"), fmt.latency, "p99")
+            cells += [num(fmt.share((er.get("base") or {}).get("rate")), (er.get("base") or {}).get("rate"), "errors_base"),
+                      num(fmt.share((er.get("new") or {}).get("rate")), (er.get("new") or {}).get("rate"), "errors_new"),
+                      tag("td", esc(er.get("verdict") or fmt.DASH), class_="verdict " + VERDICT_CLASS.get(er.get("verdict"), ""),
+                          data_field="errors_verdict"),
+                      tag("td", esc(r["verdict"]), class_="verdict row-verdict " + VERDICT_CLASS.get(r["verdict"], ""), data_field="verdict")]
+            body.append(tag("tr", "".join(cells), data_key="/".join([r["server"], r["scenario"], r["protocol"], r["tool"]]),
+                            data_verdict=r["verdict"]))
+        return table(head, body, cls="compare")
+
+    def change_chart(self, metric, title):
+        rows = [r for r in self.doc["rows"] if r.get(metric) and r[metric].get("change") is not None]
+        if not rows:
+            return ""
+        names = ["%s · %s · %s · %s" % (r["server"], r["scenario"], r["protocol"], r["tool"]) for r in rows]
+        threshold = self.doc["settings"]["threshold" if metric == "successful_rps" else "p99_threshold"]
+        option = base_option(title, "box: 95%% confidence interval of the change (3+ runs a side); "
+                             "band: ±threshold %s; red: regression, green: improvement" % fmt.signed_pct(threshold).lstrip("+"))
+        option["grid"]["left"] = 280
+        option["yAxis"] = {"type": "category", "data": names, "inverse": True}
+        option["xAxis"] = {"type": "value", "name": "change", "_format": "pct"}
+        option["tooltip"] = {"trigger": "item", "_format": "pct"}
+        colour = {"regression": "#d62728", "improvement": "#2ca02c"}
+        boxes, points, floors = [], [], []
+        for r in rows:
+            m = r[metric]
+            ci = m.get("ci") or {"lo": m["change"], "hi": m["change"]}
+            c = colour.get(m.get("verdict"), "#7f7f7f")
+            boxes.append({"value": [ci["lo"], ci["lo"], m["change"], ci["hi"], ci["hi"]],
+                          "itemStyle": {"borderColor": c, "color": "rgba(0,0,0,0)"}})
+            points.append({"value": [m["change"], names[len(points)]], "itemStyle": {"color": c}, "verdict": m.get("verdict")})
+            if m.get("noise_floor"):
+                floors += [[-m["noise_floor"]["floor"], names[len(points) - 1]], [m["noise_floor"]["floor"], names[len(points) - 1]]]
+        series = [{"name": "95% interval", "type": "boxplot", "layout": "horizontal", "data": boxes,
+                   "markArea": {"silent": True, "itemStyle": {"color": "rgba(120,120,120,0.12)"},
+                                "data": [[{"xAxis": -threshold}, {"xAxis": threshold}]]}},
+                  {"name": "change of the medians", "type": "scatter", "symbolSize": 9, "data": points}]
+        if floors:
+            series.append({"name": "noise floor", "type": "scatter", "symbol": "diamond", "symbolSize": 8, "data": floors})
+        option["series"] = series
+        return self.chart("change", option, height=max(200, 90 + 24 * len(rows)))
+
+    def find_rows(self, doc, r):
+        return [x for x in doc["results"] if x["server"] == r["server"] and x["scenario"] == r["scenario"]
+                and x["protocol"] == r["protocol"] and x["tool"] == r["tool"] and x.get("load") is None]
+
+    def side_by_side(self):
+        regressions = [r for r in self.doc["rows"] if r["verdict"] in ("regression", "failed")]
+        if not regressions:
+            return tag("p", "No regression.", class_="note", id="no-regression")
+        out = []
+        for r in regressions:
+            name = "%s · %s · %s · %s" % (r["server"], r["scenario"], r["protocol"], r["tool"])
+            b, n = r.get("base") or {}, r.get("new") or {}
+            er = r.get("error_rate") or {}
+
+            def runs(side, key, formatter):
+                return ", ".join(formatter(v) for v in side.get(key) or []) or fmt.DASH
+            lines = [("Runs ok / planned", "%s / %s" % (b.get("ok"), b.get("planned")), "%s / %s" % (n.get("ok"), n.get("planned"))),
+                     ("Successful req/s of each run", runs(b, "successful_rps", fmt.thousands), runs(n, "successful_rps", fmt.thousands)),
+                     ("p99 of each run", runs(b, "p99", fmt.latency), runs(n, "p99", fmt.latency)),
+                     ("Error rate", fmt.share((er.get("base") or {}).get("rate")), fmt.share((er.get("new") or {}).get("rate"))),
+                     ("Status", ", ".join(b.get("statuses") or []) + (" (%s)" % "; ".join(b["reasons"]) if b.get("reasons") else ""),
+                      ", ".join(n.get("statuses") or []) + (" (%s)" % "; ".join(n["reasons"]) if n.get("reasons") else ""))]
+            body = [tag("tr", tag("th", esc(k)) + tag("td", esc(x)) + tag("td", esc(y))) for k, x, y in lines]
+            curves = []
+            for label, doc in (("base", self.base), ("new", self.new)):
+                run = median_run(self.find_rows(doc, r))
+                if run:
+                    curves.append(("%s (%s)" % (label, r["server"]), latency_curve(run["metrics"])))
+            chart = self.chart("latency", latency_chart("Latency by percentile, base and new (median runs)", curves)) if curves else ""
+            out.append(tag("div", tag("h3", esc(name)) + table(["", "Base", "New"], body, cls="side-by-side") + chart,
+                           class_="regression", data_key="/".join([r["server"], r["scenario"], r["protocol"], r["tool"]])))
+        return "".join(out)
+
+    def render(self):
+        d = self.doc
+        regressions = d.get("regressions", 0)
+        title = "Barrage comparison: %s → %s" % (os.path.basename(self.base_path), os.path.basename(self.new_path))
+        st = d["settings"]
+        verdict = tag("p", esc(("%d regression%s: compare-results.sh exits 1" % (regressions, "" if regressions == 1 else "s"))
+                               if regressions else "No regression: compare-results.sh exits 0"),
+                      class_="banner " + ("bad" if regressions else "good"), id="gate", data_regressions=str(regressions))
+        counts = ", ".join("%s %d" % (k, v) for k, v in sorted(d.get("counts", {}).items()))
+        settings = ("threshold %s, p99 threshold %s, error threshold %s, alpha %s, fail on %s, gate %s, reference %s"
+                    % (fmt.signed_pct(st["threshold"]).lstrip("+"), fmt.signed_pct(st["p99_threshold"]).lstrip("+"),
+                       fmt.share(st["error_threshold"]), st["alpha"], ",".join(st["fail_on"]), st["gate"], st["reference"]))
+        facts = tag("table", tag("thead", tag("tr", "".join(tag("th", h) for h in ["", "File", "Date", "Commit", "Runs", "Machine", "OS", "Command"])))
+                    + tag("tbody", self.side("Base", d["base"], self.base) + self.side("New", d["new"], self.new)), class_="facts", id="facts")
+        notes = [tag("p", esc("Settings: " + settings)), tag("p", esc("Rows: " + counts))]
+        if d.get("single_run_rows"):
+            notes.append(tag("p", esc("%d rows have one run on a side: one run cannot separate noise from change; only the "
+                                      "threshold (and the noise floor) decide." % d["single_run_rows"]), class_="note"))
+        if d.get("noise_floor"):
+            notes.append(tag("p", esc("Noise floor from %s (%s)." % (d["noise_floor"].get("file"), d["noise_floor"].get("server"))), class_="note"))
+        extra = ""
+        if d.get("slo_regressions"):
+            extra += tag("h2", "SLO regressions") + tag("ul", "".join(tag("li", esc(x)) for x in d["slo_regressions"]))
+        if d.get("capacity"):
+            body = [tag("tr", "".join([tag("td", esc("%s · %s · %s · %s" % (c.get("server"), c.get("scenario"), c.get("protocol"), c.get("tool")))),
+                                       tag("td", esc(c.get("verdict")), class_="verdict " + VERDICT_CLASS.get(c.get("verdict"), ""))]))
+                    for c in d["capacity"]]
+            extra += tag("h2", "Capacity") + table(["Row", "Verdict"], body, cls="capacity-compare")
+        body = (tag("h1", esc(title)) + verdict + facts + "".join(notes)
+                + tag("div", self.change_chart("successful_rps", "Change of successful requests/s")
+                      + self.change_chart("p99", "Change of p99"), class_="charts")
+                + tag("h2", "Regressions side by side", id="regressions") + self.side_by_side()
+                + tag("h2", "Every row", id="rows") + tag("div", self.rows_table(), class_="wide")
+                + extra
+                + tag("details", tag("summary", "compare-results.sh's report") + tag("pre", esc(self.text)), id="text-report"))
+        return page(title, body, {"charts": self.charts})
+
+
+# ---- the page ------------------------------------------------------------------------------------
+
+def read(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def inline_script(text):
+    """Script text that cannot end its <script> element early."""
+    return text.replace("</", "<\\/")
+
+
+def page(title, body, data):
+    data_json = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<title>%s</title><style>%s</style></head><body>%s"
+            "<footer>Written by report.sh (Barrage). Charts: Apache ECharts, embedded (Apache-2.0).</footer>"
+            "<script type=\"application/json\" id=\"report-data\">%s</script>"
+            "<script>%s</script><script>%s</script></body></html>\n"
+            % (esc(title), read("report.css"), body, inline_script(data_json),
+               inline_script(read("vendor/echarts.min.js")), inline_script(read("report.js"))))
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="report.py")
+    sub = parser.add_subparsers(dest="mode", required=True)
+    run = sub.add_parser("run")
+    run.add_argument("--results", required=True)
+    run.add_argument("--model", required=True)
+    run.add_argument("--out", required=True)
+    cmp_ = sub.add_parser("compare")
+    for name in ("--base", "--new", "--document", "--text", "--out"):
+        cmp_.add_argument(name, required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.mode == "run":
+            text = RunPage(load(args.results), load(args.model), args.results).render()
+        else:
+            with open(args.text, encoding="utf-8") as f:
+                report = f.read()
+            text = ComparePage(load(args.base), load(args.new), load(args.document), report, args.base, args.new).render()
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print("report.py: could not write the page: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 1
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

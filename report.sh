@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# report.sh: a results file as one self-contained HTML page, or two as a comparison page.
+# See --help. Exit 0: page written; 1: bad input or failure (nothing written); 2: usage error.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/log.sh
+source "$ROOT/lib/log.sh"
+# shellcheck source=lib/deps.sh
+source "$ROOT/lib/deps.sh"
+# shellcheck source=lib/schema.sh
+source "$ROOT/lib/schema.sh"
+# shellcheck source=lib/readme.sh
+source "$ROOT/lib/readme.sh"
+
+usage() {
+  cat <<'USAGE'
+Usage: ./report.sh [OPTIONS] RESULTS.json
+       ./report.sh [OPTIONS] [COMPARE OPTIONS] BASE.json NEW.json
+
+One results file: writes RESULTS.html beside it, the run as a web page: the system facts, the
+command line and settings; per scenario, protocol and tool the servers ranked by successful
+requests/s with their intervals and ties and the README's flags (errors, approximate
+accounting, client-bound, not delivered, SLO broken, not steady, drifting), latency by
+percentile from the HDR histograms on a log "nines" axis, successful requests/s and p99 per
+second (barrage's timeline; warm-up and grace shaded), p99 against the offered rate and the
+capacity found (--rates, --capacity), server and load-tool CPU and RSS, every run's figures
+with links to its raw output, server and GC logs and flame graph when they exist. An
+interrupted run's file ("complete": false) gives a page of what was measured, marked so.
+
+Two results files: writes BASE-vs-NEW.html beside NEW with what compare-results.sh decides
+(its JSON document, the same verdicts: regression, improvement, unchanged, ~ within noise),
+the confidence intervals of the changes drawn, and each regression's row side by side. The
+comparison options are compare-results.sh's, passed on as they are: --threshold,
+--p99-threshold, --error-threshold, --alpha, --fail-on, --reference, --noise-floor, --gate,
+--slo, --tool, --scenario, --server, --protocol.
+
+The page holds its charting library (Apache ECharts, lib/report/vendor/), styles and data: it
+opens from disk without a network. Tables are HTML, readable without JavaScript.
+
+Options:
+  -o, --output FILE    where the page goes (default: as above)
+  --baseline SERVER    server of the "vs" column of a run's page (default java-http)
+  -h, --help           this text
+
+Exit status: 0 written (also when the comparison finds a regression), 1 bad input or
+failure (no page written), 2 usage error.
+USAGE
+}
+
+die_usage() { log::error "$*"; log::error "see ./report.sh --help"; exit 2; }
+
+WORK_DIR='' PAGE_TMP=''
+cleanup() {
+  [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
+  [[ -n $PAGE_TMP ]] && rm -f -- "$PAGE_TMP"
+  return 0
+}
+
+# check_file FILE: a readable results file, valid against the schema; an incomplete one is fine.
+check_file() {
+  local file=$1 findings
+  [[ -f $file && -r $file ]] || { log::error "$file: no such readable file"; return 1; }
+  jq -e 'type == "object"' "$file" >/dev/null 2>&1 \
+    || { log::error "$file: not a JSON object (a results file is one JSON object)"; return 1; }
+  if ! findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$file" 2>&1); then
+    printf '%s\n' "$findings" >&2
+    log::error "$file: not a valid results file (schemas/results.schema.json; findings above)"; return 1
+  fi
+}
+
+main() {
+  local output='' baseline=java-http files=() compare_opts=()
+  while (($#)); do
+    case $1 in
+      -h|--help) usage; exit 0 ;;
+      -o|--output|--baseline)
+        if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
+        if [[ $1 == --baseline ]]; then baseline=$2; else output=$2; fi
+        shift 2 ;;
+      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--noise-floor|--gate|--slo|--tool|--scenario|--server|--protocol)
+        (($# >= 2)) || die_usage "$1 needs a value"
+        compare_opts+=("$1" "$2"); shift 2 ;;
+      --) shift; files+=("$@"); break ;;
+      -*) die_usage "unknown option $1" ;;
+      *) files+=("$1"); shift ;;
+    esac
+  done
+  ((${#files[@]} == 1 || ${#files[@]} == 2)) || die_usage "expected one results file, or two to compare (got ${#files[@]})"
+  ((${#files[@]} == 2 || ${#compare_opts[@]} == 0)) || die_usage "${compare_opts[0]} is an option of a comparison (two files)"
+  deps::ensure jq:jq python3:python3 || exit 1
+
+  local file
+  for file in "${files[@]}"; do check_file "$file" || exit 1; done
+  if [[ -z $output ]]; then
+    if ((${#files[@]} == 1)); then output=${files[0]%.json}.html
+    else
+      local base_name=${files[0]##*/}
+      output=$(dirname -- "${files[1]}")/${base_name%.json}-vs-${files[1]##*/}
+      output=${output%.json}.html
+    fi
+  fi
+  [[ -d $(dirname -- "$output") ]] || { log::error "$(dirname -- "$output"): no such directory"; exit 1; }
+
+  trap cleanup EXIT
+  WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/report.XXXXXX")
+  PAGE_TMP=$(mktemp "$(dirname -- "$output")/.report.XXXXXX")
+  if ((${#files[@]} == 1)); then
+    readme::model "${files[0]}" "$baseline" >"$WORK_DIR/model.json" || { log::error "${files[0]}: could not read the results"; exit 1; }
+    python3 "$ROOT/lib/report/report.py" run --results "${files[0]}" --model "$WORK_DIR/model.json" --out "$PAGE_TMP" || exit 1
+  else
+    local rc=0
+    # compare-results.sh decides; the page shows its document. Exit 1 is a regression, not a failure.
+    "$ROOT/compare-results.sh" --format json "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.json" || rc=$?
+    ((rc <= 1)) || { log::error "compare-results.sh could not compare ${files[*]}"; exit 1; }
+    rc=0
+    "$ROOT/compare-results.sh" --format text "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.txt" 2>/dev/null || rc=$?
+    ((rc <= 1)) || { log::error "compare-results.sh could not compare ${files[*]}"; exit 1; }
+    python3 "$ROOT/lib/report/report.py" compare --base "${files[0]}" --new "${files[1]}" \
+      --document "$WORK_DIR/compare.json" --text "$WORK_DIR/compare.txt" --out "$PAGE_TMP" || exit 1
+  fi
+  chmod 644 -- "$PAGE_TMP"
+  mv -f -- "$PAGE_TMP" "$output"
+  PAGE_TMP=''
+  log::info "wrote $output"
+  printf '%s\n' "$output"
+}
+
+main "$@"

@@ -1,0 +1,263 @@
+#!/usr/bin/env bats
+# report.sh: results files as web pages, checked in a real browser (Debian's chromium, headless,
+# driven over the DevTools protocol by lib/report/browser.py): no console error, no network
+# request, the expected charts drawn, a screenshot that is not blank, the tables' numbers equal
+# to the results file's; an interrupted run, an A/A run and a comparison (compare-results.sh's
+# verdicts). Fixtures: tests/fixtures/results, tests/fixtures/openloop.
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  F=$ROOT/tests/fixtures/results
+  REPORT=$ROOT/report.sh
+  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage report.XXXX")
+}
+
+teardown() { rm -rf "$TMP"; }
+
+need_chromium() { command -v chromium >/dev/null || skip "chromium is not installed (run-tests.sh deps installs it)"; }
+
+# page FIXTURE: copies the fixture into $TMP (its page is written beside it), writes the page
+# and prints its path.
+page() {
+  cp "$1" "$TMP/${1##*/}"
+  "$REPORT" "$TMP/${1##*/}" 2>/dev/null
+}
+
+# browse PAGE: the browser's findings in $TMP/facts.json (never empty when it succeeds).
+browse() {
+  python3 "$ROOT/lib/report/browser.py" "$1" --screenshot "$TMP/shot.png" >"$TMP/facts.json"
+  [ -s "$TMP/facts.json" ]
+}
+
+facts() { jq -r "$@" "$TMP/facts.json"; }
+
+# loads_clean: no console error, no request, every chart drawn (painted pixels on its canvas),
+# report.js drew them all, and a screenshot that is not blank.
+loads_clean() {
+  facts '.console_errors[], .requests[]' >"$TMP/bad"
+  if [ -s "$TMP/bad" ]; then cat "$TMP/bad"; return 1; fi
+  [ "$(facts '[.charts[] | select(.canvas and .painted > 50)] | length')" = "$(facts '.charts | length')" ]
+  [ "$(facts '.charts_drawn')" = "$(facts '.charts | length')" ]
+  [ "$(facts '.screenshot.painted_share > 0.03 and .screenshot.colours > 50')" = true ]
+}
+
+# expected_charts FILE: per closed-loop table with a successful row: requests/s, latency,
+# resources, and over time when a row has a timeline; per open-loop table: p99 against the
+# offered rate, and latency by percentile when a fixed rate was measured. "KIND COUNT" lines.
+expected_charts() {
+  jq -r '
+    ([.results[] | select(.load == null)] | group_by([.scenario, .protocol, .tool, (.profile.event // null)])
+     | map(select(any(.[]; .status == "ok")))) as $closed
+    # a tool without a fixed-rate mode has only skipped rows there: no table, as in the README
+    | ([.results[] | select(.load != null)] | group_by([.scenario, .protocol, .tool])
+       | map(select(any(.[]; .status == "ok")))) as $open
+    | {rps: ($closed | length), latency: (($closed | length) + ($open | map(select(any(.[]; .load.mode == "rate" and .status == "ok"))) | length)),
+       resources: ($closed | length),
+       timeline: ($closed | map(select(any(.[]; .status == "ok" and (.metrics.timeline | type) == "array"))) | length),
+       offered: ($open | length)}
+    | to_entries[] | select(.value > 0) | "\(.key) \(.value)"' "$1" | sort
+}
+
+drawn_charts() { facts '.charts | group_by(.kind) | .[] | "\(.[0].kind) \(length)"' | sort; }
+
+# slot: a row's server as the page names it (NAME@A in an A/A run).
+SLOT='(.server + (if .aa_group then "@" + .aa_group else "" end))'
+
+# every ok run's successful requests/s, p99 and requests, as the file and as the page say them
+file_runs() {
+  jq -r ".results[] | select(.status == \"ok\") | ($SLOT + \"/\" + .scenario + \"/\" + .protocol + \"/\" + .tool + \"/\" + (.run | tostring)) as \$k
+    | \"\(\$k) successful_rps \(.metrics.successful_rps)\", \"\(\$k) p99 \(.metrics.latency_us.p99)\", \"\(\$k) requests \(.metrics.requests)\"" "$1" | sort
+}
+page_runs() {
+  facts '.cells[] | select(.table == "runs" and (.field | IN("successful_rps", "p99", "requests")) and .value != null)
+    | "\(.key) \(.field) \(.value | tonumber)"' | sort
+}
+# the ranking tables' successful requests/s: the median of each server's ok runs (odd counts)
+file_medians() {
+  jq -r "[.results[] | select(.status == \"ok\" and .load == null)] | group_by([$SLOT, .scenario, .protocol, .tool])[]
+    | \"\(.[0] | $SLOT)/\(.[0].scenario)/\(.[0].protocol)/\(.[0].tool) \(map(.metrics.successful_rps) | sort | .[length / 2 | floor])\"" "$1" | sort
+}
+page_medians() { facts '.cells[] | select(.table == "ranking" and .field == "successful_rps") | "\(.key) \(.value | tonumber)"' | sort; }
+
+check_numbers() {
+  diff <(file_runs "$1") <(page_runs)
+  diff <(file_medians "$1") <(page_medians)
+  # the text people read is the value, rounded, with thousands separators
+  [ "$(facts '[.cells[] | select(.field == "successful_rps" and .value != null)
+                | select((.text | gsub(","; "")) != (.value | tonumber | round | tostring))] | length')" -eq 0 ]
+}
+
+@test "report: each fixture's page loads in chromium with no error and no request, its charts drawn, its numbers the file's" {
+  need_chromium
+  local f p
+  for f in "$F/readme-timeline.json" "$F/readme-failures.json" "$F/readme-client-bound.json" "$F/multi-close.json" \
+           "$F/recorded-quick-3runs-b.json" "$ROOT/tests/fixtures/openloop/base.json" "$ROOT/tests/fixtures/openloop/new.json"; do
+    echo "# $f"
+    p=$(page "$f")
+    [ "$p" = "$TMP/$(basename "$f" .json).html" ]
+    browse "$p"
+    loads_clean
+    diff <(expected_charts "$f") <(drawn_charts)
+    check_numbers "$f"
+  done
+}
+
+@test "report: the page is one self-contained file of a few MiB at most, with its tables in the HTML" {
+  local p
+  p=$(page "$F/readme-timeline.json")
+  [ "$(stat -c %s "$p")" -lt 3000000 ]
+  # nothing fetched: no src= or external link in the HTML (scripts' texts aside: the library's own
+  # strings hold such markup), its three scripts inline: the data, the library, report.js
+  [ "$(perl -0777 -pe 's/(<script\b[^>]*>).*?<\/script>/$1/gs' "$p" | grep -ciE '<(script|img|link|iframe)[^>]* (src|href)=')" -eq 0 ]
+  [ "$(perl -0777 -pe 's/(<script\b[^>]*>).*?<\/script>/$1/gs' "$p" | grep -oE '<script[^>]*>' | paste -sd' ')" = '<script type="application/json" id="report-data"> <script> <script>' ]
+  grep -qF 'Licensed to the Apache Software Foundation' "$p"
+  # tables readable without JavaScript: the ranking is in the HTML as written
+  grep -qE '<td class="server">netty</td><td class="num" data-value="61000(\.0)?" data-field="successful_rps">61,000</td>' "$p"
+  # the vendored library is the pinned one
+  "$ROOT/lib/report/vendor/fetch.sh" --check
+}
+
+@test "report: a histogram keeps its buckets (percentiles from HdrHistogram V2 equal barrage's own)" {
+  run python3 -c '
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import hdr
+for row in json.load(open(sys.argv[2]))["results"]:
+    m = row["metrics"] or {}
+    h = (m.get("histograms") or {}).get("latency_us")
+    if not h: continue
+    hist = hdr.decode(h)
+    assert hist.total == m["requests"], (hist.total, m["requests"])
+    for p, q in (("p50", .5), ("p90", .9), ("p99", .99)):
+        # barrage reports the highest value of the bucket, at most the largest value recorded
+        value = min(hist.value_at(q), m["latency_us"]["max"])
+        assert value == m["latency_us"][p], (p, value, m["latency_us"][p])
+    print("ok", row["server"], row["run"])
+' "$ROOT/lib/report" "$ROOT/tests/fixtures/openloop/base.json"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^ok ' <<<"$output")" -ge 3 ]
+}
+
+@test "report: an interrupted run's page says so and shows what was measured" {
+  need_chromium
+  local p
+  p=$(page "$F/bad-incomplete.json")
+  browse "$p"
+  loads_clean
+  [ "$(facts '[.banners[].id] | join(",")')" = incomplete ]
+  facts '.banners[0].text' | grep -q 'interrupted'
+  check_numbers "$F/bad-incomplete.json"
+  # a complete run has no such banner
+  browse "$(page "$F/multi-close.json")"
+  [ "$(facts '.banners | length')" -eq 0 ]
+}
+
+@test "report: an A/A run's page shows both labels tied and the noise floor the file holds" {
+  need_chromium
+  local p
+  p=$(page "$F/aa-jetty.json")
+  browse "$p"
+  loads_clean
+  [ "$(facts '[.banners[].id] | join(",")')" = aa ]
+  [ "$(facts '[.cells[] | select(.table == "ranking" and .field == "successful_rps") | .key] | join(",")')" = "jetty@A/hello/h1/wrk,jetty@B/hello/h1/wrk" ]
+  grep -qF '<td class="rank" data-tied="true">=1</td><td class="server">jetty@A</td>' "$p"
+  grep -qF '<td class="rank" data-tied="true">=1</td><td class="server">jetty@B</td>' "$p"
+  [ "$(facts '[.cells[] | select(.field == "rps_floor") | .value | tonumber] | join(",")')" = "$(jq -r '[.noise_floor.rows[].successful_rps.floor] | join(",")' "$F/aa-jetty.json")" ]
+  check_numbers "$F/aa-jetty.json"
+}
+
+@test "report: the flags of the README show on the page (errors, approximate, client-bound, not delivered, SLO, not steady, drifting)" {
+  need_chromium
+  browse "$(page "$F/readme-client-bound.json")"
+  [ "$(facts '[.flags[] | select(. == "client-bound")] | length')" -ge 1 ]
+  browse "$(page "$F/readme-failures.json")"
+  [ "$(facts '[.flags[] | select(. == "errors")] | length')" -ge 1 ]
+  [ "$(facts '[.flags[] | select(. == "approximate")] | length')" -ge 1 ]
+  browse "$(page "$ROOT/tests/fixtures/openloop/base.json")"
+  [ "$(facts '[.flags[] | select(. == "not delivered")] | length')" -eq 1 ]
+  browse "$(page "$ROOT/tests/fixtures/openloop/new.json")"
+  [ "$(facts '[.flags[] | select(. == "SLO broken")] | length')" -ge 1 ]
+  # later suites' fields: a row that was not steady after its warm-up, one that drifted
+  jq '.results[0].server_warmup = {steady: false} | .results[1].drifting = true' "$F/single-base.json" >"$TMP/steady.json"
+  "$REPORT" "$TMP/steady.json" >/dev/null 2>&1
+  browse "$TMP/steady.html"
+  loads_clean
+  [ "$(facts '[.flags[] | select(. == "not steady")] | length')" -eq 1 ]
+  [ "$(facts '[.flags[] | select(. == "drifting")] | length')" -eq 1 ]
+}
+
+@test "report: a comparison page shows compare-results.sh's verdicts, the intervals, each regression side by side" {
+  need_chromium
+  local base=$F/multi-base.json new=$F/multi-shift10.json p=$TMP/compare.html rc=0
+  "$REPORT" -o "$p" "$base" "$new" 2>/dev/null
+  "$ROOT/compare-results.sh" --format json "$base" "$new" >"$TMP/doc.json" || rc=$?
+  [ "$rc" -eq 1 ]
+  [ -s "$TMP/doc.json" ]
+  browse "$p"
+  loads_clean
+  # shellcheck disable=SC2016 # $g and $c are jq's variables
+  diff <(jq -r '.rows[] | "\(.server)/\(.scenario)/\(.protocol)/\(.tool) \(.verdict) \(.successful_rps.verdict // "–") \(.p99.verdict // "–")"' "$TMP/doc.json" | sort) \
+       <(facts '.cells | group_by(.key)[] | . as $g | (map({(.field): .text}) | add) as $c
+                | "\($g[0].key) \($c.verdict) \($c.rps_verdict) \($c.p99_verdict)"' | sort)
+  grep -qF 'data-regressions="1"' "$p"
+  [ "$(facts '[.charts[] | select(.kind == "change")] | length')" -eq 2 ]
+  # the regression's row, base beside new, with its latency curves
+  grep -qF '<div class="regression" data-key="tomcat/hello/h1/wrk">' "$p"
+  [ "$(facts '[.charts[] | select(.kind == "latency")] | length')" -eq 1 ]
+  # a comparison without a regression says so; options reach compare-results.sh
+  "$REPORT" -o "$TMP/same.html" --threshold 50 --p99-threshold 50 "$base" "$new" 2>/dev/null
+  grep -qF 'data-regressions="0"' "$TMP/same.html"
+  grep -qF 'id="no-regression"' "$TMP/same.html"
+}
+
+@test "report: the default comparison page goes beside NEW as BASE-vs-NEW.html" {
+  cp "$F/single-base.json" "$TMP/a.json"
+  cp "$F/single-drop20.json" "$TMP/b.json"
+  run "$REPORT" "$TMP/a.json" "$TMP/b.json"
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "$TMP/a-vs-b.html" ]
+  [ -s "$TMP/a-vs-b.html" ]
+}
+
+@test "report: bad input is refused with a reason and no page" {
+  cp "$F/bad-not-json.json" "$TMP/x.json"
+  run "$REPORT" "$TMP/x.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"not a JSON object"* ]]
+  [ ! -e "$TMP/x.html" ]
+  cp "$F/bad-schema-invalid.json" "$TMP/y.json"
+  run "$REPORT" "$TMP/y.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"not a valid results file"* ]]
+  [ ! -e "$TMP/y.html" ]
+  # an interrupted run cannot be compared (compare-results.sh refuses it)
+  run "$REPORT" -o "$TMP/c.html" "$F/single-base.json" "$F/bad-incomplete.json"
+  [ "$status" -eq 1 ]
+  [ ! -e "$TMP/c.html" ]
+  run "$REPORT"
+  [ "$status" -eq 2 ]
+  run "$REPORT" --threshold 5 "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
+}
+
+@test "report: report::page (run-benchmarks.sh's hook) warns and keeps the results file when the page fails" {
+  cp "$F/bad-not-json.json" "$TMP/r.json"
+  run bash -c "source '$ROOT/lib/log.sh'; source '$ROOT/lib/report.sh'; report::page '$TMP/r.json'"
+  [ "$status" -eq 0 ]
+  [[ $output == *"could not write the web page"* ]]
+  cmp "$TMP/r.json" "$F/bad-not-json.json"
+}
+
+@test "report: the README's screenshots come from lib/report/screenshots.sh: PNG, not blank, under 300 KiB" {
+  need_chromium
+  run "$ROOT/lib/report/screenshots.sh" "$TMP/docs"
+  [ "$status" -eq 0 ]
+  local png
+  for png in "$TMP/docs/report-run.png" "$TMP/docs/report-compare.png"; do
+    [ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
+    [ "$(stat -c %s "$png")" -lt 307200 ]
+    [ "$(stat -c %s "$png")" -gt 30000 ]
+  done
+}
