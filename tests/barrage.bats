@@ -116,3 +116,23 @@ teardown() {
   [[ $output == *"script failed"* ]]
   grep -q 'broken on purpose' "$TMP/barrage.json"
 }
+
+@test "barrage driver: a run a signal interrupted (its record says so, exit 143) is a failed run" {
+  python3 "$ROOT/client/tests/server.py" ok > "$TMP/server.out" &
+  SERVER_PID=$!
+  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
+  port=$(jq -r .port "$TMP/server.out")
+  barrage::build
+  # barrage, sent SIGTERM a second into its 5 s run (as the time limit's `timeout` does)
+  printf '#!/usr/bin/env bash\n"%s" "$@" & pid=$!\nsleep 1\nkill -TERM "$pid"\nwait "$pid"\n' \
+    "$BARRAGE_BIN" > "$TMP/barrage sigterm"
+  chmod +x "$TMP/barrage sigterm"
+  barrage::build() { :; }
+  BARRAGE_BIN="$TMP/barrage sigterm"
+  run barrage::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$port" h1 baseline 1 2 1 5 0 ''
+  [ "$status" -eq 1 ]
+  [[ $output == *"interrupted"* ]]
+  [ ! -s "$TMP/out.json" ]
+  # the record is in the raw output, marked
+  grep -q '"interrupted": "SIGTERM"' "$TMP/barrage.json"
+}

@@ -20,10 +20,13 @@
 #include "interval.h"
 #include "monotonic.h"
 #include "report.h"
+#include "signals.h"
 #include "timeline.h"
 #include "worker.h"
 
 #define CONTROL_FILE_POLL_MS 100 /* how often a regular --control file is read */
+#define WATCHDOG_SLACK_US 500000  /* past the run's end (or a signal) before the sources are halted */
+#define NUDGE_EVERY_MS 100        /* then how often threads still running are nudged (EINTR) */
 
 static void run_shared_free(struct run_shared *rs)
 {
@@ -92,23 +95,71 @@ static void apply_control(const struct config *cfg, struct worker **workers, str
     }
 }
 
+/* The watchdog's state: when the run must have ended (UINT64_MAX: not known). */
+struct watch {
+    uint64_t halt_at; /* then the sources are halted and the threads nudged */
+    bool interrupted, halted;
+};
+
+/* SIGINT/SIGTERM: every worker stops at once, the window ends now. */
+static void interrupt_all(const struct config *cfg, struct worker **workers, struct timeline *tl, struct watch *w)
+{
+    uint64_t now = monotonic_now_us();
+    w->interrupted = true;
+    for (unsigned i = 0; i < cfg->threads; i++)
+        if (worker_interrupt(workers[i], now)) report_error("out of memory: thread %u not interrupted", i);
+    timeline_window_end(tl, now);
+    if (now + WATCHDOG_SLACK_US < w->halt_at) w->halt_at = now + WATCHDOG_SLACK_US;
+}
+
+/* A thread still running when the run must have ended is held up by its
+ * source (a script in an endless loop, or blocked): the source is halted,
+ * and the threads nudged out of a blocking call, again every NUDGE_EVERY_MS. */
+static void watchdog(const struct config *cfg, struct worker **workers, const struct run_shared *rs,
+                     const struct timeline *tl, struct watch *w)
+{
+    uint64_t now = monotonic_now_us();
+    if (now < w->halt_at) return;
+    if (!w->halted && rs->source->halt) rs->source->halt(rs->source_shared, w->interrupted);
+    w->halted = true;
+    for (unsigned i = 0; i < cfg->threads; i++)
+        if (!tl->finished[i]) worker_nudge(workers[i]);
+    w->halt_at = now + NUDGE_EVERY_MS * 1000;
+}
+
+/* poll's timeout: until the watchdog's time, or the control file's next read. */
+static int poll_timeout(int control_timeout, const struct watch *w)
+{
+    if (w->halt_at == UINT64_MAX) return control_timeout;
+    uint64_t now = monotonic_now_us();
+    int ms = w->halt_at > now ? (int)((w->halt_at - now + 999) / 1000) : 0;
+    return control_timeout >= 0 && control_timeout < ms ? control_timeout : ms;
+}
+
 /* Until every worker has handed over its last interval: merges the seconds
- * as they complete (--live prints each), and reads --control. */
+ * as they complete (--live prints each), reads --control, stops the workers
+ * on SIGINT/SIGTERM, and keeps the watchdog. */
 static void supervise(const struct config *cfg, struct worker **workers, const struct run_shared *rs,
                       struct timeline *tl)
 {
     struct pollfd fds[2] = {{.fd = rs->notify_fd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
     int timeout = -1;
     bool stopped = false;
+    struct watch watch = {.halt_at = UINT64_MAX};
+    if (cfg->duration_us)
+        watch.halt_at = rs->measure_start_us + cfg->duration_us + cfg->grace_us + WATCHDOG_SLACK_US;
     if (cfg->control) {
         fds[1].fd = control_poll_fd(cfg->control);
         if (fds[1].fd < 0) timeout = CONTROL_FILE_POLL_MS;
     }
     while (!timeline_complete(tl)) {
-        if (poll(fds, 2, timeout) > 0 && (fds[0].revents & POLLIN)) {
+        if (!watch.interrupted && signals_caught()) interrupt_all(cfg, workers, tl, &watch);
+        watchdog(cfg, workers, rs, tl, &watch);
+        if (poll(fds, 2, poll_timeout(timeout, &watch)) > 0 && (fds[0].revents & POLLIN)) {
             uint64_t posts;
             if (read(rs->notify_fd, &posts, sizeof posts) < 0) { /* nothing to clear */ }
         }
+        if (!watch.interrupted && signals_caught()) interrupt_all(cfg, workers, tl, &watch);
         if (cfg->control) apply_control(cfg, workers, tl, &stopped);
         collect_intervals(workers, cfg->threads, tl);
         size_t added = timeline_close(tl);
@@ -168,6 +219,7 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
                             .worker_count = cfg->threads, .t0_us = monotonic_now_us()};
     rs.measure_start_us = rs.t0_us + cfg->warmup_us;
     rs.notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    signals_set_wake(rs.notify_fd); /* a signal wakes supervise() */
     int rc = -1;
     atomic_init(&rs.aborted, false);
     snprintf(errbuf, errlen, "out of memory");
@@ -191,6 +243,8 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
         }
         snprintf(out->error, sizeof out->error, "%s", atomic_load(&rs.aborted) ? rs.error : "");
     }
+    signals_set_wake(-1);
+    out->interrupted = signals_caught();
     for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(workers[i]);
     free(workers);
     run_shared_free(&rs);

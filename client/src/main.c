@@ -22,6 +22,7 @@
 #include "http1.h"
 #include "http2.h"
 #include "report.h"
+#include "signals.h"
 #include "source.h"
 #include "source_script.h"
 #include "tls.h"
@@ -178,7 +179,7 @@ static int wait_for_start(const struct config *cfg, char *err, size_t errlen)
     }
     if (ahead_ms < -START_LATE_WARN_MS) report_error("warning: --start-at passed %lld ms ago: starting now", -ahead_ms);
     struct timespec at = {.tv_sec = (time_t)(cfg->start_at_ms / 1000), .tv_nsec = (long)(cfg->start_at_ms % 1000) * 1000000};
-    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR && !signals_caught()) {}
     return 0;
 }
 
@@ -200,6 +201,21 @@ static long peak_rss_kb(void)
     return kb;
 }
 
+/* A run that measured nothing (a script error in setup or init, a signal
+ * before the run): its empty report with the error (or ""); the exit status. */
+static int report_empty(const struct config *cfg, const char *error)
+{
+    struct run_result result = {0};
+    if (stats_init(&result.stats) || hist_init(&result.thread_rps)) return EXIT_FAILURE;
+    snprintf(result.error, sizeof result.error, "%s", error);
+    result.interrupted = signals_caught();
+    if (error[0]) report_error("%s", error);
+    report_run(cfg, &result, peak_rss_kb());
+    stats_free(&result.stats);
+    hist_free(&result.thread_rps);
+    return result.interrupted ? 128 + result.interrupted : error[0] ? EXIT_SCRIPT : 0;
+}
+
 /* The run, reported: with a script its setup and init first, its done after
  * the text report (as wrk) or before the --json record (so the record can
  * name an error of done). Returns the exit status. */
@@ -211,12 +227,16 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     const struct source_type *source = cfg->script ? &source_script : &source_static;
     if (cfg->script && source_script_threads(cfg->script, cfg)) {
         /* nothing was measured: an empty record with the error */
-        if (stats_init(&result.stats) || hist_init(&result.thread_rps)) return EXIT_FAILURE;
-        snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
+        return report_empty(cfg, script_error(cfg->script));
+    } else if (signals_caught()) {
+        return report_empty(cfg, "");
     } else if (engine_run(cfg, protocol, source, &result, err, sizeof err)) {
         report_error("%s", err);
         return EXIT_FAILURE;
-    } else if (cfg->script && !result.error[0] && cfg->json && source_script_done(cfg->script, &result)) {
+    } else if (result.interrupted && cfg->script) {
+        script_halt_signal(false); /* handled: done() runs, as wrk's after Ctrl-C */
+    }
+    if (cfg->script && !result.error[0] && cfg->json && source_script_done(cfg->script, &result)) {
         snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
     }
     if (result.timeline.failed) report_error("out of memory: the timeline (and --hdr-log) miss some seconds");
@@ -229,6 +249,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
         report_error("%s", script_error(cfg->script));
         status = EXIT_SCRIPT;
     }
+    if (result.interrupted) status = 128 + result.interrupted;
     stats_free(&result.stats);
     hist_free(&result.thread_rps);
     timeline_free(&result.timeline);
@@ -248,10 +269,21 @@ static int load_script(struct config *cfg, char *err, size_t errlen)
     return cfg->script ? 0 : -1;
 }
 
+/* The first SIGINT/SIGTERM (in the handler): Lua running in this thread stops. */
+static void on_first_signal(int sig)
+{
+    (void)sig;
+    script_halt_signal(true);
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
     char err[SCRIPT_ERROR_MAX];
+    if (signals_init(on_first_signal)) {
+        report_error("cannot set up the signal handlers");
+        return EXIT_FAILURE;
+    }
     switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
     case CLI_HELP: report_help(); cli_free(&cfg); return 0;
     case CLI_VERSION: report_version(); cli_free(&cfg); return 0;
@@ -269,13 +301,18 @@ int main(int argc, char **argv)
         return EXIT_UNREACHABLE;
     }
     if (load_script(&cfg, err, sizeof err)) {
-        report_error("%s", err);
+        /* a signal stopped the script's top level: the empty report of a run that did not begin */
+        int status = signals_caught() ? report_empty(&cfg, err) : (report_error("%s", err), EXIT_USAGE);
         cli_free(&cfg);
-        return EXIT_USAGE;
+        return status;
     }
     int status = EXIT_UNREACHABLE;
     struct control control;
-    if (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err))) {
+    bool unreachable = probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err));
+    if (signals_caught()) {
+        /* interrupted while connecting: the empty report of a run that did not begin */
+        status = report_empty(&cfg, "");
+    } else if (unreachable) {
         report_error("%s", err);
     } else if (open_run_files(&cfg, &control, err, sizeof err) || wait_for_start(&cfg, err, sizeof err)) {
         report_error("%s", err);

@@ -3,6 +3,7 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +77,10 @@ void report_help(void)
           "      --help, --version\n\n"
           "Exit status: 0 the run finished (whatever the responses), 2 usage error (a script\n"
           "that does not load included), 3 the target could not be reached at start, 4 a\n"
-          "script callback failed (the run stopped; the report says what was measured).\n",
+          "script callback failed or never returned (stopped by the watchdog at the run's end, or\n"
+          "after --timeout for the top level, setup, init and done; the report says what was\n"
+          "measured), 130 / 143 SIGINT / SIGTERM stopped the run (the report covers the window\n"
+          "until then; a second signal ends barrage at once).\n",
           stdout);
 }
 
@@ -282,6 +286,12 @@ static double header_savings(const struct stats *s)
     return s->header_bytes_decoded ? 100.0 * (1.0 - (double)s->header_bytes / (double)s->header_bytes_decoded) : 0.0;
 }
 
+/* SIGINT, SIGTERM: the signals that interrupt a run. */
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
 static void report_json(const struct config *cfg, const struct run_result *r, long max_rss_kb)
 {
     const struct stats *s = &r->stats;
@@ -332,6 +342,8 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
         json_string(f, r->error);
         fputs(",\n", f);
     }
+    if (r->interrupted) fprintf(f, "  \"interrupted\": \"%s\",\n", signal_name(r->interrupted));
+    else fputs("  \"interrupted\": null,\n", f);
     if (cfg->rate > 0) {
         json_rate(f, cfg, r);
         json_latency(f, "schedule_lag_us", &s->schedule_lag, 0);
@@ -466,6 +478,9 @@ static void report_text(const struct config *cfg, const struct run_result *r)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
     text_kinds(s);
     if (r->error[0]) printf("  Stopped by a script error: %.*s\n", (int)strcspn(r->error, "\n"), r->error);
+    if (r->interrupted)
+        printf("  Interrupted by %s: what was measured in the %.2fs before it\n", signal_name(r->interrupted),
+               (double)r->duration_us / 1e6);
     printf("Requests/sec: %10.2f\nTransfer/sec: %10s\n", (double)stats_requests(s) / seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received / seconds));
 }

@@ -17,9 +17,11 @@
 struct run_result {
     struct stats stats;   /* owned by the caller: stats_free */
     uint64_t duration_us; /* warm-up end to the deadline (or to the last answer of a
-                           * run without one); the grace is not in it */
+                           * run without one, or to the signal that interrupted it);
+                           * never over -d; the grace is not in it */
     struct hist thread_rps; /* each thread's requests/s over its window; owned: hist_free */
     char error[RUN_ERROR_MAX]; /* why a source stopped the run at once (a script error), or "" */
+    int interrupted;           /* the signal (SIGINT, SIGTERM) that ended the run early, or 0 */
     struct timeline timeline; /* owned by the caller: timeline_free; its entries add up
                                * to the totals; changes[1..] are --control's rate changes */
 };

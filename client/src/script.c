@@ -5,19 +5,28 @@
  * the callbacks kept on each state's stack instead of looked up per call. */
 #include "script.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <lua.h>
+#include <luajit.h>
 #include <lualib.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hist.h"
+#include "monotonic.h"
+
+extern char **environ;
 
 /* Fixed stack slots. Every state: the traceback handler. A thread state also
  * keeps what its hot path uses, so a call looks nothing up. */
@@ -39,6 +48,9 @@ enum {
 #define HEADERS_META "barrage.headers"
 #define TAKES_KEY "barrage.takes"
 #define COPY_MAX_DEPTH 32
+#define SCRIPT_KEY "barrage.script"   /* registry: the struct script of the state (the watchdog's) */
+#define WATCHDOG_INSTRUCTIONS 1000    /* the hook looks every this many VM instructions */
+#define EXECUTE_POLL_US 2000          /* os.execute: how often it looks at the watchdog while waiting */
 
 /* wrk.addr: a copy of one address (no pointers, so no __gc). */
 struct script_addr {
@@ -54,8 +66,18 @@ struct script {
     struct script_addr addr;
     struct script_thread *threads; /* every thread made, newest first */
     unsigned thread_count;
+    /* the watchdog: every state of the script stops when halt is set (any
+     * thread); Lua running in main_thread (the top level, setup, init, done)
+     * also stops at limit_us (0: none) and on script_halt_signal */
+    atomic_int halt; /* enum script_halt */
+    pthread_t main_thread;
+    uint64_t limit_us;
     char error[SCRIPT_ERROR_MAX];
 };
+
+/* Set by script_halt_signal from a signal handler: stops the Lua that runs in
+ * the main thread of every script (there is one per process). */
+static atomic_int halt_signal;
 
 /* The strings the headers table was last filled with, as Lua holds them at
  * SLOT_HEADER_STRINGS (LuaJIT does not move a string: the pointers stay valid
@@ -154,6 +176,145 @@ static const char PRELUDE[] =
     "end\n"
     "return wrk, takes\n";
 
+/* ---- the watchdog ---- */
+
+static const char *halt_message(int why)
+{
+    switch (why) {
+    case SCRIPT_HALT_DEADLINE: return "stopped by barrage's watchdog: still running after the run's end (-d and --grace)";
+    case SCRIPT_HALT_SIGNAL: return "stopped: the run was interrupted (SIGINT or SIGTERM)";
+    case SCRIPT_HALT_LIMIT: return "stopped by barrage's watchdog: ran longer than --timeout";
+    default: return NULL;
+    }
+}
+
+/* Why Lua running now in a state of s must stop, or NULL. */
+static const char *halt_reason(struct script *s)
+{
+    int why = atomic_load_explicit(&s->halt, memory_order_relaxed);
+    if (why) return halt_message(why);
+    if (!pthread_equal(pthread_self(), s->main_thread)) return NULL;
+    if (atomic_load_explicit(&halt_signal, memory_order_relaxed)) return halt_message(SCRIPT_HALT_SIGNAL);
+    if (s->limit_us && monotonic_now_us() >= s->limit_us) return halt_message(SCRIPT_HALT_LIMIT);
+    return NULL;
+}
+
+static struct script *script_of(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, SCRIPT_KEY);
+    struct script *s = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return s;
+}
+
+/* The count hook of every state: raises the error that stops the script. */
+static void watchdog_hook(lua_State *L, lua_Debug *ar)
+{
+    (void)ar;
+    struct script *s = script_of(L);
+    const char *why = s ? halt_reason(s) : NULL;
+    if (why) luaL_error(L, "%s", why);
+}
+
+void script_halt(struct script *s, enum script_halt why)
+{
+    int none = SCRIPT_HALT_NONE;
+    atomic_compare_exchange_strong(&s->halt, &none, (int)why);
+}
+
+void script_halt_signal(bool on)
+{
+    atomic_store(&halt_signal, on);
+}
+
+/* The main thread's callbacks (the top level, setup, init, done) may each run
+ * for the script's limit: from now, or none (0) when done. */
+static void limit_start(struct script *s)
+{
+    s->limit_us = s->target.callback_limit_us ? monotonic_now_us() + s->target.callback_limit_us : 0;
+}
+
+static void limit_end(struct script *s)
+{
+    s->limit_us = 0;
+}
+
+/* os.exit(): ends the run (an error that names the callback), never the process. */
+static int script_os_exit(lua_State *L)
+{
+    return luaL_error(L, "os.exit() called: a script cannot end barrage; the run stops here");
+}
+
+static int script_jit_on(lua_State *L)
+{
+    return luaL_error(L, "jit.on(): barrage runs scripts in LuaJIT's interpreter, so that its watchdog can stop them");
+}
+
+/* os.execute(command): as Lua's (the exit status, or whether a shell exists
+ * without a command), but the wait gives way to the watchdog: the command's
+ * process group is killed and the script stopped. */
+static int script_os_execute(lua_State *L)
+{
+    const char *cmd = luaL_optstring(L, 1, NULL);
+    if (!cmd) {
+        lua_pushinteger(L, access("/bin/sh", X_OK) == 0);
+        return 1;
+    }
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attr, &none); /* not the worker's blocked SIGINT */
+    char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+        lua_pushinteger(L, -1);
+        return 1;
+    }
+    struct script *s = script_of(L);
+    int status = 0;
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR)) break;
+        const char *why = s ? halt_reason(s) : NULL;
+        if (why) {
+            kill(-pid, SIGKILL);
+            while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+            return luaL_error(L, "os.execute(): %s", why);
+        }
+        struct timespec pause = {0, EXECUTE_POLL_US * 1000};
+        nanosleep(&pause, NULL);
+    }
+    lua_pushinteger(L, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    return 1;
+}
+
+/* The watchdog in state L of s: the JIT compiler off (a compiled loop never
+ * sees a hook), the count hook, and os.exit/os.execute replaced. */
+static void watchdog_install(lua_State *L, struct script *s)
+{
+    luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+    lua_pushlightuserdata(L, s);
+    lua_setfield(L, LUA_REGISTRYINDEX, SCRIPT_KEY);
+    lua_sethook(L, watchdog_hook, LUA_MASKCOUNT, WATCHDOG_INSTRUCTIONS);
+    lua_getglobal(L, "os");
+    lua_pushcfunction(L, script_os_exit);
+    lua_setfield(L, -2, "exit");
+    lua_pushcfunction(L, script_os_execute);
+    lua_setfield(L, -2, "execute");
+    lua_pop(L, 1);
+    lua_getglobal(L, "jit"); /* jit.on() would turn the compiler back on */
+    if (lua_istable(L, -1)) {
+        lua_pushcfunction(L, script_jit_on);
+        lua_setfield(L, -2, "on");
+    }
+    lua_pop(L, 1);
+}
+
 /* ---- errors ---- */
 
 /* The message handler of every protected call: the message and a traceback. */
@@ -173,6 +334,18 @@ static int call(lua_State *L, int nargs, int nresults, char *error, const char *
     const char *msg = lua_tostring(L, -1);
     snprintf(error, SCRIPT_ERROR_MAX, "%s: %s", what, msg ? msg : "(no message)");
     lua_pop(L, 1);
+    return -1;
+}
+
+/* call() of a callback of s: one the watchdog stopped while it was blocked
+ * in C (it returned, but only because it was interrupted) fails too. */
+static int call_watched(struct script *s, lua_State *L, int nargs, int nresults, char *error, const char *what)
+{
+    if (call(L, nargs, nresults, error, what)) return -1;
+    const char *why = halt_reason(s);
+    if (!why) return 0;
+    if (nresults) lua_pop(L, nresults);
+    snprintf(error, SCRIPT_ERROR_MAX, "%s: %s", what, why);
     return -1;
 }
 
@@ -606,7 +779,7 @@ static void set_wrk(lua_State *L, const struct script *s)
 
 /* A new state with the wrk table, the metatables and the script run; its stack
  * holds the traceback handler. NULL with the reason in err. */
-static lua_State *state_new(const struct script *s, char *err, size_t errlen)
+static lua_State *state_new(struct script *s, char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
     if (!L) {
@@ -614,6 +787,7 @@ static lua_State *state_new(const struct script *s, char *err, size_t errlen)
         return NULL;
     }
     luaL_openlibs(L);
+    watchdog_install(L, s);
     lua_pushcfunction(L, traceback); /* SLOT_TRACEBACK */
     register_metatables(L);
     if (luaL_loadbuffer(L, PRELUDE, sizeof PRELUDE - 1, "=wrk") || lua_pcall(L, 0, 2, SLOT_TRACEBACK)) {
@@ -623,7 +797,10 @@ static lua_State *state_new(const struct script *s, char *err, size_t errlen)
     }
     lua_setfield(L, LUA_REGISTRYINDEX, TAKES_KEY);
     set_wrk(L, s);
-    if (luaL_loadfile(L, s->file) || lua_pcall(L, 0, 0, SLOT_TRACEBACK)) {
+    limit_start(s);
+    int rc = luaL_loadfile(L, s->file) || lua_pcall(L, 0, 0, SLOT_TRACEBACK);
+    limit_end(s);
+    if (rc) {
         const char *msg = lua_tostring(L, -1);
         snprintf(err, errlen, "%s", msg ? msg : "(no message)");
         lua_close(L);
@@ -645,6 +822,8 @@ struct script *script_new(const char *file, const struct script_target *target, 
     }
     s->file = file;
     s->target = *target;
+    atomic_init(&s->halt, SCRIPT_HALT_NONE);
+    s->main_thread = pthread_self();
     s->addr = (struct script_addr){target->addr->sa_family, SOCK_STREAM, 0, target->addr_len, {0}};
     memcpy(&s->addr.sa, target->addr, target->addr_len);
     s->L = state_new(s, err, errlen);
@@ -744,7 +923,10 @@ static int run_init(struct script_thread *t, int argc, const char *const *argv, 
         lua_pushstring(L, argv[i]);
         lua_rawseti(L, -2, i + 1);
     }
-    return call(L, 1, 0, err, "init()");
+    limit_start(t->script);
+    int rc = call_watched(t->script, L, 1, 0, err, "init()");
+    limit_end(t->script);
+    return rc;
 }
 
 /* setup(thread) in the main state, through wrk.setup as wrk. */
@@ -755,7 +937,10 @@ static int run_setup(struct script *s, struct script_thread *t)
         return -1;
     }
     push_thread(s->L, t);
-    return call(s->L, 1, 0, s->error, "setup()");
+    limit_start(s);
+    int rc = call_watched(s, s->L, 1, 0, s->error, "setup()");
+    limit_end(s);
+    return rc;
 }
 
 /* wrk calls the first thread's request() once more before the run (to count
@@ -765,7 +950,9 @@ static int extra_request(struct script_thread *t)
     struct script_conn c;
     struct script_request r;
     script_conn_open(t, &c);
+    limit_start(t->script);
     int rc = script_request(t, &c, &r);
+    limit_end(t->script);
     script_conn_close(t, &c);
     return rc;
 }
@@ -907,7 +1094,7 @@ int script_request(struct script_thread *t, struct script_conn *c, struct script
 {
     lua_State *L = t->L;
     lua_pushvalue(L, SLOT_REQUEST);
-    if (call(L, push_conn(t, c), 2, t->error, "request()")) return -1;
+    if (call_watched(t->script, L, push_conn(t, c), 2, t->error, "request()")) return -1;
     if (lua_type(L, -2) != LUA_TSTRING || lua_objlen(L, -2) == 0) {
         char problem[64];
         if (lua_type(L, -2) == LUA_TSTRING) snprintf(problem, sizeof problem, "returned an empty string");
@@ -947,7 +1134,7 @@ int script_response(struct script_thread *t, struct script_conn *c, int status,
         return -1;
     }
     lua_pushlstring(L, body ? body : "", body ? body_len : 0);
-    return call(L, 3 + push_conn(t, c), 0, t->error, "response()");
+    return call_watched(t->script, L, 3 + push_conn(t, c), 0, t->error, "response()");
 }
 
 int script_delay(struct script_thread *t, struct script_conn *c, uint64_t *delay_us)
@@ -956,7 +1143,7 @@ int script_delay(struct script_thread *t, struct script_conn *c, uint64_t *delay
     if (!t->has_delay) return 0;
     lua_State *L = t->L;
     lua_pushvalue(L, SLOT_DELAY);
-    if (call(L, push_conn(t, c), 1, t->error, "delay()")) return -1;
+    if (call_watched(t->script, L, push_conn(t, c), 1, t->error, "delay()")) return -1;
     double ms = lua_tonumber(L, -1);
     lua_pop(L, 1);
     if (ms > 0) *delay_us = ms < 1e15 ? (uint64_t)(ms * 1000 + 0.5) : UINT64_MAX;
@@ -1006,5 +1193,8 @@ int script_done(struct script *s, const struct script_summary *summary,
     push_summary(L, summary);
     push_stats(L, latency);
     push_stats(L, requests);
-    return call(L, 3, 0, s->error, "done()");
+    limit_start(s);
+    int rc = call_watched(s, L, 3, 0, s->error, "done()");
+    limit_end(s);
+    return rc;
 }

@@ -49,7 +49,32 @@ struct script_target {
     size_t body_len;
     const struct sockaddr *addr;  /* the address every thread starts with (wrk.addrs[1], thread.addr) */
     socklen_t addr_len;
+    uint64_t callback_limit_us;   /* how long the top level, setup, init and done may each run; 0: no limit */
 };
+
+/* The watchdog. Every state runs in LuaJIT's interpreter (the JIT compiler
+ * is off: a compiled loop never sees a hook) with a count hook that stops
+ * the script, with an error, when it must: that error is the callback's (its
+ * name, the watchdog's reason, the traceback of where it was). os.exit()
+ * raises such an error instead of ending the process; os.execute() waits
+ * for its command only until the script must stop (the command's process
+ * group is then killed). A callback that was blocked in C when it had to
+ * stop (interrupted with EINTR by the caller) fails when it returns. */
+enum script_halt {
+    SCRIPT_HALT_NONE,
+    SCRIPT_HALT_DEADLINE, /* the run went past its end: every state stops */
+    SCRIPT_HALT_SIGNAL,   /* SIGINT or SIGTERM: every state stops */
+    SCRIPT_HALT_LIMIT,    /* (internal) a main-thread callback ran over callback_limit_us */
+};
+
+/* Any thread: every state of s stops now (the first reason is kept; the
+ * following calls of every callback fail too). */
+void script_halt(struct script *s, enum script_halt why);
+
+/* Async-signal-safe: the Lua running in the thread that made a script (the
+ * top level, setup, init, done) stops; worker threads' states only stop
+ * with script_halt. script_halt_signal(false) once the signal was handled. */
+void script_halt_signal(bool on);
 
 /* Loads file into the main state with the wrk table filled from target
  * (target->addr required). Returns NULL with the reason in err (a syntax error

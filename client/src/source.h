@@ -69,6 +69,11 @@ struct source_type {
      * connections; NULL when out of memory. shared must outlive it. Free
      * with s->ops->free. */
     struct source *(*source_new)(const void *shared, unsigned thread, unsigned connections);
+    /* Main thread, while the workers run (thread-safe): whatever the sources
+     * are running must end now (the engine's watchdog), because of a signal
+     * (interrupted) or because the run went past its end. What runs then
+     * fails (SOURCE_FAILED) as soon as it can. NULL: a source never runs long. */
+    void (*halt)(void *shared, bool interrupted);
 };
 
 /* The request of the command line (-X, -H, -b, the URL), encoded once for

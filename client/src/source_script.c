@@ -315,11 +315,18 @@ static struct source *script_source_new(const void *shared, unsigned thread, uns
     return &s->base;
 }
 
+static void script_shared_halt(void *shared, bool interrupted)
+{
+    const struct script_shared *sh = shared;
+    script_halt(sh->script, interrupted ? SCRIPT_HALT_SIGNAL : SCRIPT_HALT_DEADLINE);
+}
+
 const struct source_type source_script = {
     .name = "script",
     .shared_new = script_shared_new,
     .shared_free = script_shared_free,
     .source_new = script_source_new,
+    .halt = script_shared_halt,
 };
 
 /* ---- the script's life around the run (main) ---- */
@@ -350,6 +357,7 @@ struct script *source_script_load(const struct config *cfg, char *err, size_t er
         .body_len = cfg->body_len,
         .addr = (const struct sockaddr *)&cfg->addr,
         .addr_len = cfg->addr_len,
+        .callback_limit_us = cfg->timeout_us,
     };
     return script_new(cfg->script_file, &target, err, errlen);
 }

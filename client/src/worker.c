@@ -27,6 +27,7 @@
 
 #include "monotonic.h"
 #include "schedule.h"
+#include "signals.h"
 #include "tls.h"
 #include "transport.h"
 
@@ -62,6 +63,7 @@ struct conn {
 struct command {
     struct command *next;
     enum control_kind kind; /* CONTROL_RATE or CONTROL_STOP */
+    bool interrupt;         /* CONTROL_STOP at once: no grace (a signal) */
     double rate;
     uint64_t at_us; /* the main thread's now: the same for every worker */
 };
@@ -864,6 +866,21 @@ static void interval_start(struct worker *w, uint64_t now)
     ev_timer_start(w->loop, &w->second);
 }
 
+/* A signal: the window ends at `at` (unless it had ended), nothing more
+ * starts, and the loop ends now: what is in flight is aborted. */
+static void worker_interrupted(struct worker *w, uint64_t at)
+{
+    if (!w->stopping && w->measuring) {
+        if (w->paced) {
+            if (at < w->cap_us) w->cap_us = at;
+            pace_stop(w);
+        }
+        w->window_end = at > w->measure_start ? at : w->measure_start;
+    }
+    w->stopping = true;
+    ev_break(w->loop, EVBREAK_ONE);
+}
+
 /* Commands from the main thread: a new rate (the same `at` in every thread,
  * so the threads' schedules stay one), or stop. */
 static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
@@ -877,7 +894,8 @@ static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
     pthread_mutex_unlock(&w->mu);
     while (cmd) {
         struct command *next = cmd->next;
-        if (cmd->kind == CONTROL_STOP) worker_stop(w, cmd->at_us);
+        if (cmd->interrupt) worker_interrupted(w, cmd->at_us);
+        else if (cmd->kind == CONTROL_STOP) worker_stop(w, cmd->at_us);
         else if (w->paced && !w->stopping) schedule_set_rate(&w->sched, cmd->rate, cmd->at_us); /* armed before the loop sleeps */
         free(cmd);
         cmd = next;
@@ -1018,7 +1036,16 @@ struct worker *worker_new(const struct config *cfg, struct run_shared *rs, unsig
 
 int worker_spawn(struct worker *w)
 {
-    return pthread_create(&w->thread, NULL, worker_main, w);
+    sigset_t old;
+    signals_block(&old); /* inherited by the thread */
+    int rc = pthread_create(&w->thread, NULL, worker_main, w);
+    signals_restore(&old);
+    return rc;
+}
+
+void worker_nudge(struct worker *w)
+{
+    signals_nudge(w->thread);
 }
 
 void worker_join(struct worker *w)
@@ -1037,11 +1064,11 @@ struct interval *worker_take_intervals(struct worker *w)
     return iv;
 }
 
-int worker_command(struct worker *w, enum control_kind kind, double rate, uint64_t at_us)
+static int queue_command(struct worker *w, const struct command *c)
 {
     struct command *cmd = malloc(sizeof *cmd);
     if (!cmd) return -1;
-    *cmd = (struct command){.kind = kind, .rate = rate, .at_us = at_us};
+    *cmd = *c;
     pthread_mutex_lock(&w->mu);
     struct command **tail = &w->commands;
     while (*tail) tail = &(*tail)->next;
@@ -1051,6 +1078,16 @@ int worker_command(struct worker *w, enum control_kind kind, double rate, uint64
     return 0;
 }
 
+int worker_command(struct worker *w, enum control_kind kind, double rate, uint64_t at_us)
+{
+    return queue_command(w, &(struct command){.kind = kind, .rate = rate, .at_us = at_us});
+}
+
+int worker_interrupt(struct worker *w, uint64_t at_us)
+{
+    return queue_command(w, &(struct command){.kind = CONTROL_STOP, .interrupt = true, .at_us = at_us});
+}
+
 const struct stats *worker_stats(const struct worker *w)
 {
     return &w->stats;
@@ -1058,6 +1095,10 @@ const struct stats *worker_stats(const struct worker *w)
 
 uint64_t worker_measured_us(const struct worker *w)
 {
-    /* a thread stopped before its measured phase began measured nothing */
-    return w->measuring ? w->window_end - w->measure_start : 0;
+    /* a thread stopped before its measured phase began measured nothing; a
+     * deadline seen late (the loop was held up, by a script) does not lengthen
+     * the window */
+    if (!w->measuring) return 0;
+    uint64_t d = w->window_end - w->measure_start;
+    return w->cfg->duration_us && d > w->cfg->duration_us ? w->cfg->duration_us : d;
 }

@@ -56,7 +56,8 @@ struct run_shared {
 struct worker *worker_new(const struct config *cfg, struct run_shared *rs, unsigned index, unsigned conns,
                           uint64_t budget);
 
-/* Starts the worker's thread: it connects, runs the warm-up, the measured
+/* Starts the worker's thread (SIGINT and SIGTERM blocked in it: the main
+ * thread handles them): it connects, runs the warm-up, the measured
  * phase and the grace, and ends when it has nothing left to do. 0, or
  * pthread_create's error (the thread did not start). */
 int worker_spawn(struct worker *w);
@@ -73,6 +74,15 @@ struct interval *worker_take_intervals(struct worker *w);
  * threads' schedules stay one) on the worker's thread. 0, or -1 when out of
  * memory (the command is lost). */
 int worker_command(struct worker *w, enum control_kind kind, double rate, uint64_t at_us);
+
+/* Main thread: SIGINT/SIGTERM: the worker stops at once, its window ending
+ * at at_us (the requests in flight are aborted, no grace). 0, or -1 when out
+ * of memory. */
+int worker_interrupt(struct worker *w, uint64_t at_us);
+
+/* Main thread: interrupts a system call the worker's thread is blocked in
+ * (EINTR), as a script's io.read; harmless otherwise. After worker_spawn. */
+void worker_nudge(struct worker *w);
 
 /* After worker_join: the thread's stats (owned by the worker) and how long its
  * measured window was (0: it stopped before its measured phase began). */

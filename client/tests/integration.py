@@ -9,6 +9,7 @@ Prints TAP lines; exits 1 when any case failed.
 import argparse
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -585,6 +586,180 @@ def case_script_load_errors(t):
         expect(p.returncode == 2 and want in p.stderr, f"{name}: exit {p.returncode}: {p.stderr!r}")
 
 
+def run_signalled(t, args, sig, after_s=1.0, timeout=60, url=None):
+    """Starts barrage --json ARGS URL in its own process group, sends sig after after_s
+    seconds, and returns (exit code, stdout, stderr, seconds from the signal to its end)."""
+    p = subprocess.Popen([t.barrage, "--json", *args, url], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        time.sleep(after_s)
+        sent = time.monotonic()
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err, time.monotonic() - sent
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def case_signal(t):
+    """SIGINT and SIGTERM in the middle of a run: the load stops at once, the record of the
+    window so far (marked interrupted, its duration the real window) and exit 130 / 143."""
+    server = TestServer("ok").start()
+    try:
+        url = f"http://127.0.0.1:{server.port}/"
+        for sig, status, name in ((signal.SIGINT, 130, "SIGINT"), (signal.SIGTERM, 143, "SIGTERM")):
+            rc, out, err, after = run_signalled(t, ["-c", "2", "-d", "30s"], sig, url=url)
+            expect(rc == status, f"{name}: exit {rc}, want {status}: {err[-300:]!r}")
+            r = t.keep_record(out, err)
+            expect(r["interrupted"] == name, f"{name}: interrupted = {r.get('interrupted')!r}")
+            expect(0.3e6 < r["duration_us"] < 20e6, f"{name}: duration_us {r['duration_us']}: not the real window")
+            expect(r["requests"] > 0, f"{name}: nothing measured")
+            expect(abs(r["rps"] - r["requests"] / (r["duration_us"] / 1e6)) < 0.01 * r["rps"] + 1,
+                   f"{name}: rps {r['rps']} not over the real window")
+            expect(after < 15, f"{name}: {after:.1f}s from the signal to the end")
+        # the text report too
+        p = subprocess.Popen([t.barrage, "-c", "2", "-d", "30s", url], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            time.sleep(1)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+        expect(p.returncode == 130 and "Interrupted by SIGINT" in out and "Requests/sec" in out,
+               f"text: exit {p.returncode}: {out!r}")
+    finally:
+        server.stop()
+
+
+def case_signal_before_run(t):
+    """A signal in the warm-up, in the --start-at wait or while connecting: an empty record
+    marked interrupted, exit 130."""
+    server = TestServer("ok").start()
+    try:
+        url = f"http://127.0.0.1:{server.port}/"
+        start_at = int(time.time() * 1000) + 60000
+        for what, args in (("warm-up", ["-c", "1", "--warmup", "30s", "-d", "30s"]),
+                           ("--start-at", ["-c", "1", "-d", "30s", "--start-at", str(start_at)])):
+            rc, out, err, after = run_signalled(t, args, signal.SIGINT, url=url)
+            expect(rc == 130, f"{what}: exit {rc}: {err[-300:]!r}")
+            r = t.keep_record(out, err)
+            expect(r["interrupted"] == "SIGINT" and r["requests"] == 0 and r["duration_us"] == 0,
+                   f"{what}: interrupted {r.get('interrupted')!r}, {r['requests']} requests in {r['duration_us']} us")
+            expect(after < 15, f"{what}: {after:.1f}s from the signal to the end")
+    finally:
+        server.stop()
+    # connecting: a listener that never accepts (its backlog full), a long connect timeout
+    with socket.socket() as ls:
+        ls.bind(("127.0.0.1", 0))
+        ls.listen(0)
+        port = ls.getsockname()[1]
+        fillers = []
+        try:
+            for _ in range(8):
+                c = socket.socket()
+                c.setblocking(False)
+                c.connect_ex(("127.0.0.1", port))
+                fillers.append(c)
+            rc, out, err, after = run_signalled(t, ["-c", "1", "-d", "5s", "--connect-timeout", "60s"], signal.SIGINT,
+                                                url=f"http://127.0.0.1:{port}/")
+        finally:
+            for c in fillers:
+                c.close()
+    expect(rc == 130 and after < 15, f"connecting: exit {rc} after {after:.1f}s: {err[-300:]!r}")
+    r = t.keep_record(out, err)
+    expect(r["interrupted"] == "SIGINT" and r["requests"] == 0, f"connecting: {r.get('interrupted')!r}")
+
+
+def case_signal_twice(t):
+    """A second SIGINT ends barrage at once: here the first interrupts the run, and the second
+    comes while the script's done() (which runs after an interrupted run, as wrk's) loops."""
+    server = TestServer("ok").start()
+    try:
+        p = subprocess.Popen([t.barrage, "--json", "-s", os.path.join(SCRIPTS, "runaway.lua"), "-c", "1", "-d", "30s",
+                              "--timeout", "60s", f"http://127.0.0.1:{server.port}/done"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            time.sleep(1)
+            p.send_signal(signal.SIGINT)
+            time.sleep(2)  # in done()
+            expect(p.poll() is None, f"ended after the first SIGINT: exit {p.returncode}")
+            sent = time.monotonic()
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=15)
+            after = time.monotonic() - sent
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+        expect(p.returncode == 130 and after < 5, f"exit {p.returncode} {after:.1f}s after the second SIGINT")
+    finally:
+        server.stop()
+
+
+def runaway(t, where, args, timeout=60):
+    """barrage -s runaway.lua against /WHERE: returns (exit code, record or None, stderr, wall seconds)."""
+    server = TestServer("ok").start()
+    fifo = os.path.join(t.workdir, "nobody writes")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    try:
+        cmd = [t.barrage, "--json", "-s", os.path.join(SCRIPTS, "runaway.lua"), *args,
+               f"http://127.0.0.1:{server.port}/{where}", fifo]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        t0 = time.monotonic()
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise harness.Failure(f"{where}: still running after {timeout}s")
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            else:
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)  # what the script started (sleep 60)
+                except ProcessLookupError:
+                    pass
+        wall = time.monotonic() - t0
+    finally:
+        server.stop()
+    record = t.keep_record(out, err) if p.returncode in (0, 4) and out.strip() else None
+    return p.returncode, record, err, wall
+
+
+def case_runaway_run(t):
+    """An endless loop or a blocking call in request() or response(): stopped near -d (at the
+    latest when the grace ends), exit 4, the error names the callback, the window is -d at most."""
+    for where, callback in (("request", "request()"), ("response", "response()"),
+                            ("response-sleep", "response()"), ("response-read", "response()")):
+        rc, r, err, wall = runaway(t, where, ["-c", "2", "-d", "2s", "--grace", "1s"])
+        expect(rc == 4, f"{where}: exit {rc}, want 4: {err[-400:]!r}")
+        expect(r is not None and callback in r.get("error", "") and "watchdog" in r.get("error", ""),
+               f"{where}: record error {r and r.get('error')!r}")
+        expect(r["duration_us"] <= 2000000, f"{where}: duration_us {r['duration_us']} > -d")
+        expect(wall < 20, f"{where}: {wall:.1f}s")
+
+
+def case_runaway_outside(t):
+    """An endless loop in the top level, setup(), init() or done(): stopped after --timeout, the
+    error names where; os.exit() ends the run with its record, not barrage."""
+    for where, callback, status in (("toplevel", "runaway.lua:", 2), ("setup", "setup()", 4), ("init", "init()", 4),
+                                    ("done", "done()", 4)):
+        rc, r, err, wall = runaway(t, where, ["-c", "1", "-d", "1s", "--timeout", "1s"])
+        expect(rc == status, f"{where}: exit {rc}, want {status}: {err[-400:]!r}")
+        expect(callback in err and "watchdog" in err, f"{where}: {err[-400:]!r}")
+        if status == 4:
+            expect(r is not None and callback in r.get("error", ""), f"{where}: record {r and r.get('error')!r}")
+        expect(wall < 20, f"{where}: {wall:.1f}s")
+    rc, r, err, wall = runaway(t, "exit", ["-c", "1", "-d", "5s"])
+    expect(rc == 4 and r is not None and "os.exit()" in r.get("error", "") and "request()" in r["error"],
+           f"os.exit: exit {rc}: {err[-400:]!r}")
+
+
 def contract_server():
     port = free_port()
     proc = subprocess.Popen([sys.executable, os.path.join(REPO, "tests", "fixtures", "fake-servers",
@@ -669,6 +844,11 @@ CASES = [
     ("script: a runtime error in any callback exits 4 with the record and the error", case_script_errors),
     ("script: a script that does not load exits 2 with file:line", case_script_load_errors),
     ("script: scenarios/*.lua against the contract server", case_scenarios),
+    ("SIGINT/SIGTERM mid-run: the record of the window so far, interrupted, exit 130/143", case_signal),
+    ("SIGINT in the warm-up, the --start-at wait, connecting: an empty interrupted record", case_signal_before_run),
+    ("a second SIGINT ends barrage at once", case_signal_twice),
+    ("script watchdog: endless or blocked request()/response() end by -d, exit 4", case_runaway_run),
+    ("script watchdog: top level, setup, init, done stopped after --timeout; os.exit()", case_runaway_outside),
 ]
 
 

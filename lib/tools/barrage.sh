@@ -86,6 +86,18 @@ barrage::run() {
     log::error "barrage: the scenario's script failed (see $work_dir/barrage.json)"
     return 1
   fi
+  # 130/143: a signal (Ctrl-C, or the time limit's SIGTERM) cut the run short; its record says
+  # "interrupted" and covers part of the window only: never a result
+  if ((rc == 130 || rc == 143)); then
+    log::error "barrage: interrupted (exit $rc): its record covers part of the run only (see $work_dir/barrage.json)"
+    return 1
+  fi
   ((rc == 0)) || log::warn "barrage exited $rc"
-  barrage::parse "$work_dir/barrage.json" >"$out_json"
+  local record
+  record=$(barrage::parse "$work_dir/barrage.json") || return 1
+  if [[ $(jq -r '.interrupted // empty' <<<"$record") != "" ]]; then
+    log::error "barrage: the run was interrupted: its record covers part of the run only"
+    return 1
+  fi
+  printf '%s\n' "$record" >"$out_json"
 }
