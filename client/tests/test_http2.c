@@ -10,6 +10,7 @@
 #include "../src/http2.c"
 #include "../src/reqtext.c"
 #include "../src/source_static.c"
+#include "../src/url.c"
 
 #include <stdio.h>
 #include <string.h>
