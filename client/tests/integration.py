@@ -520,6 +520,27 @@ def case_refused_options(t):
     expect(rc == 2 and "a FIFO that nobody reads" in err, f"exit {rc}: {err!r}")
 
 
+def case_hdr_log_unit(t):
+    """--hdr-log is in nanoseconds unless --hdr-log-unit us, and its header says which."""
+    server = TestServer("ok").start()
+    heads = {}
+    try:
+        for unit in (None, "us", "ns"):
+            log = os.path.join(t.workdir, f"hdr log {unit}.hlog")
+            rc, r, err, _ = t.run(["-c", "1", "-d", "1200ms", "--hdr-log", log,
+                                   *(["--hdr-log-unit", unit] if unit else [])], server.port)
+            expect(rc == 0, f"exit {rc}: {err}")
+            with open(log, encoding="utf-8") as f:
+                heads[unit] = f.read()
+    finally:
+        server.stop()
+    expect("#barrage: values are nanoseconds (ns" in heads[None] and "#barrage: values are nanoseconds" in heads["ns"],
+           f"default log: {heads[None][:400]!r}")
+    expect("#barrage: values are microseconds (us" in heads["us"], f"us log: {heads['us'][:400]!r}")
+    lines = lambda text: [line for line in text.splitlines() if line[:1].isdigit()]
+    expect(lines(heads[None]) and lines(heads["us"]), "no interval lines")
+
+
 def case_script_injection(t):
     """wrk.format refuses a method, path or header that would add lines to the request: the
     script error (exit 4) names the callback; the server never sees a smuggled line."""
@@ -734,6 +755,7 @@ CASES = [
     ("request injection: -X, -H and the URL refused (exit 2), never sent", case_request_injection),
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
+    ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
     ("1 target not accepting: exit 3 after the connect timeout", case_not_accepting),
