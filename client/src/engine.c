@@ -279,6 +279,13 @@ static void host_header_bytes(struct session_host *h, uint64_t wire, uint64_t de
     w->stats.header_bytes_decoded += decoded;
 }
 
+/* The lowest limit any server connection announced, kept across the warm-up (stats.h). */
+static void host_peer_settings(struct session_host *h, uint32_t max_streams)
+{
+    struct stats *st = &conn_of(h)->w->stats;
+    if (!st->server_max_streams || max_streams < st->server_max_streams) st->server_max_streams = max_streams;
+}
+
 static void host_sample(struct session_host *h, const uint8_t *data, size_t len)
 {
     stats_sample(&conn_of(h)->w->stats, data, len);
@@ -288,6 +295,7 @@ static const struct session_host_ops conn_host_ops = {
     .done = host_done,
     .first_byte = host_first_byte,
     .header_bytes = host_header_bytes,
+    .peer_settings = host_peer_settings,
     .sample = host_sample,
 };
 

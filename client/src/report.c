@@ -312,8 +312,10 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
                ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64 "},\n",
             cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
             s->tls_errors, s->refused_streams);
-    fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u,\n", cfg->threads, cfg->h2 ? 1 : cfg->pipeline,
-            cfg->h2 ? cfg->pipeline : 1);
+    fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
+            cfg->h2 ? 1 : cfg->pipeline, cfg->h2 ? cfg->pipeline : 1);
+    if (cfg->h2 && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
+    else fputs("null,\n", f);
     fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f, \"completed_in_grace\": %" PRIu64
                ",\n", r->duration_us, seconds > 0 ? (double)requests / seconds : 0.0,
             seconds > 0 ? (double)s->succeeded / seconds : 0.0, s->completed_in_grace);
@@ -431,6 +433,9 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     if (cfg->tls) printf(" over TLS %s%s", cfg->tls_version[0] ? cfg->tls_version : "(no handshake)",
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
     if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
+    if (cfg->h2 && s->server_max_streams)
+        printf("; streams: -m %u, the server allows %" PRIu64 "%s", cfg->pipeline, s->server_max_streams,
+               s->server_max_streams == UINT32_MAX ? " (no limit announced)" : "");
     printf("\n");
     if (cfg->rate > 0) {
         text_latency(cfg, "Latency (responses, from the schedule)", &s->latency);

@@ -281,6 +281,7 @@ def case_h2c_exact(t):
     expect_eq(r, "body_bytes", 2000 * len(BODY))
     expect_eq(r, "connections.established", 4)
     expect_eq(r, "streams", 10)
+    expect_eq(r, "server_max_streams", 128)  # nginx's http2_max_concurrent_streams default
     hc = r["header_compression"]
     expect(hc["wire_bytes"] > 0 and 0 < hc["savings_percent"] < 100, f"header compression {hc}")
 
@@ -380,6 +381,7 @@ def case_max_streams(t):
     expect_eq(r, "succeeded", 60)
     expect_eq(r, "failed", 0)
     expect(peaks and max(peaks) == 2, f"most streams open at once: {peaks}")
+    expect(r["streams"] == 10 and r["server_max_streams"] == 2, f"streams {r['streams']}, server {r.get('server_max_streams')}")
     expect(not errors, f"server saw protocol errors: {errors}")
 
 
