@@ -503,11 +503,11 @@ def case_tls_expired_and_name(t):
     url = lambda port: f"https://127.0.0.1:{port}/"
     with Nginx(t.workdir, "tls expired", *tls_server(c.path("expired.pem"), c.path("server.key"))) as ng:
         rc, r, err = t.run(["-c", "1", "-d", "300ms", "--cacert", c.path("ca.pem")], url(ng.port))
-        expect(rc == 0 and r["requests"] == 0 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
+        expect(rc == 3 and r["requests"] == 0 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
         expect("expired" in err, f"no clear reason: {err!r}")
     with Nginx(t.workdir, "tls other name", *tls_server(c.path("other.pem"), c.path("server.key"))) as ng:
         rc, r, err = t.run(["-c", "1", "-d", "300ms", "--cacert", c.path("ca.pem")], url(ng.port))
-        expect(rc == 0 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
+        expect(rc == 3 and r["connections"]["tls_errors"] > 0, f"exit {rc}: {err}")
         expect("mismatch" in err, f"no clear reason: {err!r}")
 
 
