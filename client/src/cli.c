@@ -7,15 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "http2.h"
 #include "pacer.h"
+#include "url.h"
 
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
-    OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_LIVE, OPT_START_AT,
+    OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
 };
 
 static const struct option options[] = {
@@ -53,6 +55,7 @@ static const struct option options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"control", required_argument, NULL, OPT_CONTROL},
     {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
+    {"hdr-log-unit", required_argument, NULL, OPT_HDR_LOG_UNIT},
     {"live", no_argument, NULL, OPT_LIVE},
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"help", no_argument, NULL, OPT_HELP},
@@ -134,47 +137,112 @@ static void defaults(struct config *cfg)
     cfg->timeout_us = 10000000;
     cfg->connect_timeout_us = 5000000;
     cfg->grace_us = 2000000;
+    cfg->hdr_log_ns = true;
     cfg->keepalive = true;
     cfg->max_header_size = 65536;
     cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
     cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
 }
 
-/* http://host[:port][/path]; the host is kept without brackets. */
+/* The URL (url.h) into cfg: host, port, target, and the userinfo's
+ * credentials as an Authorization header unless -H gives one. */
 static enum cli_result parse_url(struct config *cfg, char *err, size_t errlen)
 {
-    const char *u = cfg->url;
-    cfg->tls = strncmp(u, "https://", 8) == 0;
-    if (!cfg->tls && strncmp(u, "http://", 7) != 0)
-        return fail(err, errlen, "the URL must start with http:// or https://: %s", u);
-    u += cfg->tls ? 8 : 7;
-    const char *path = strchr(u, '/');
-    size_t authority = path ? (size_t)(path - u) : strlen(u);
-    cfg->path = path ? path : "/";
-    const char *host = u, *colon;
-    size_t host_len = authority;
-    if (*u == '[') {
-        const char *close = memchr(u, ']', authority);
-        if (!close) return fail(err, errlen, "bad IPv6 address in URL: %s", cfg->url);
-        host = u + 1;
-        host_len = (size_t)(close - host);
-        colon = close + 1 < u + authority && close[1] == ':' ? close + 1 : NULL;
-    } else {
-        colon = memchr(u, ':', authority);
-        if (colon) host_len = (size_t)(colon - u);
+    struct url u;
+    if (url_parse(cfg->url, &u, err, errlen)) return CLI_ERROR;
+    cfg->tls = u.tls;
+    memcpy(cfg->host, u.host, sizeof cfg->host);
+    memcpy(cfg->port, u.port, sizeof cfg->port);
+    cfg->path = u.target;
+    if (!u.credentials || config_header(cfg, "authorization")) {
+        free(u.credentials);
+        return CLI_RUN;
     }
-    size_t port_len = colon ? (size_t)(u + authority - colon - 1) : 0;
-    if (host_len == 0 || host_len >= sizeof cfg->host) return fail(err, errlen, "bad host in URL: %s", cfg->url);
-    if (colon && (port_len == 0 || port_len >= sizeof cfg->port)) return fail(err, errlen, "bad port in URL: %s", cfg->url);
-    memcpy(cfg->host, host, host_len);
-    cfg->host[host_len] = '\0';
-    if (colon) {
-        memcpy(cfg->port, colon + 1, port_len);
-        cfg->port[port_len] = '\0';
-    } else {
-        strcpy(cfg->port, cfg->tls ? "443" : "80");
+    char *basic = url_base64(u.credentials, strlen(u.credentials));
+    size_t len = basic ? strlen(basic) + 32 : 0;
+    cfg->authorization = basic ? malloc(len) : NULL;
+    free(u.credentials);
+    if (!cfg->authorization) {
+        free(basic);
+        return fail(err, errlen, "out of memory");
     }
-    return parse_count(cfg->port, 1, 65535) < 0 ? fail(err, errlen, "bad port in URL: %s", cfg->url) : CLI_RUN;
+    snprintf(cfg->authorization, len, "Authorization: Basic %s", basic);
+    free(basic);
+    if (cfg->header_count == CONFIG_MAX_HEADERS) return fail(err, errlen, "too many --header options");
+    cfg->headers[cfg->header_count++] = cfg->authorization;
+    return CLI_RUN;
+}
+
+/* -X: a token (RFC 9110 9.1). */
+static enum cli_result set_method(struct config *cfg, const char *arg, char *err, size_t errlen)
+{
+    char shown[128];
+    size_t len = strlen(arg), bad = url_token_span(arg, len);
+    if (len == 0) return fail(err, errlen, "bad --method '': a method is not empty");
+    if (bad < len)
+        return fail(err, errlen, "bad --method '%s': byte %zu (0x%02x) is not allowed in a method, a token of "
+                    "letters, digits and !#$%%&'*+-.^_`|~ (RFC 9110 9.1)", url_printable(arg, shown, sizeof shown),
+                    bad, (unsigned char)arg[bad]);
+    cfg->method = arg;
+    return CLI_RUN;
+}
+
+/* -H 'Name: value': the name a token right before the colon, the value
+ * without control bytes but tab (RFC 9110 5.1, 5.5). */
+static enum cli_result add_header(struct config *cfg, const char *arg, char *err, size_t errlen)
+{
+    char shown[160];
+    const char *colon = strchr(arg, ':');
+    size_t name_len = colon ? (size_t)(colon - arg) : 0;
+    if (cfg->header_count == CONFIG_MAX_HEADERS) return fail(err, errlen, "too many --header options (at most %d)",
+                                                             CONFIG_MAX_HEADERS);
+    if (!colon) return fail(err, errlen, "bad --header '%s': no colon (Name: value)", url_printable(arg, shown, sizeof shown));
+    if (name_len == 0) return fail(err, errlen, "bad --header '%s': an empty name", url_printable(arg, shown, sizeof shown));
+    size_t bad = url_token_span(arg, name_len);
+    if (bad < name_len)
+        return fail(err, errlen, "bad --header '%s': byte %zu (0x%02x) is not allowed in a header name, a token of "
+                    "letters, digits and !#$%%&'*+-.^_`|~ (RFC 9110 5.1)", url_printable(arg, shown, sizeof shown),
+                    bad, (unsigned char)arg[bad]);
+    size_t value_len = strlen(colon + 1);
+    bad = url_field_value_span(colon + 1, value_len);
+    if (bad < value_len)
+        return fail(err, errlen, "bad --header '%s': a control character (0x%02x) at byte %zu of the value "
+                    "(RFC 9110 5.5)", url_printable(arg, shown, sizeof shown), (unsigned char)colon[1 + bad],
+                    name_len + 1 + bad);
+    cfg->headers[cfg->header_count++] = arg;
+    return CLI_RUN;
+}
+
+/* A file that must be there to read (--cacert), checked before anything starts. */
+static enum cli_result readable_file(const char *option, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return fail(err, errlen, "%s %s: %s", option, path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return fail(err, errlen, "%s %s: is a directory (it takes a PEM file)", option, path);
+    FILE *f = fopen(path, "r");
+    if (!f) return fail(err, errlen, "%s %s: %s", option, path, strerror(errno));
+    fclose(f);
+    return CLI_RUN;
+}
+
+/* --control: a file or a FIFO that is there, checked before anything starts. */
+static enum cli_result control_file(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return fail(err, errlen, "--control %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return fail(err, errlen, "--control %s: %s (it takes a file or a FIFO)", path,
+                    S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+    return CLI_RUN;
+}
+
+/* A whole number option in [min, max] into *out; the error names the range. */
+static enum cli_result set_count(long long *out, const char *name, const char *arg, long long min, long long max,
+                                 char *err, size_t errlen)
+{
+    if ((*out = parse_count(arg, min, max)) < 0)
+        return fail(err, errlen, "bad %s '%s': must be a whole number %lld..%lld", name, arg, min, max);
+    return CLI_RUN;
 }
 
 static enum cli_result set_duration(uint64_t *field, const char *name, const char *text, char *err, size_t errlen)
@@ -185,6 +253,14 @@ static enum cli_result set_duration(uint64_t *field, const char *name, const cha
     return CLI_RUN;
 }
 
+/* A time that must be more than 0 (a timeout of 0 would fail every request). */
+static enum cli_result set_positive_duration(uint64_t *field, const char *name, const char *text, char *err,
+                                             size_t errlen)
+{
+    if (set_duration(field, name, text, err, errlen) != CLI_RUN) return CLI_ERROR;
+    return *field ? CLI_RUN : fail(err, errlen, "bad %s '%s': must be more than 0", name, text);
+}
+
 /* -R, --arrival, --seed. */
 static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
 {
@@ -193,7 +269,7 @@ static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, 
     if (opt == 'R') {
         double rate = strtod(arg, &end);
         if (errno || end == arg || *end || !(rate >= 0.001 && rate <= PACER_MAX_RATE))
-            return fail(err, errlen, "bad --rate '%s' (requests/s in total, 0.001 to %.0f)", arg, PACER_MAX_RATE);
+            return fail(err, errlen, "bad --rate '%s': must be 0.001..%.0f (requests/s in total)", arg, PACER_MAX_RATE);
         cfg->rate = rate;
         return CLI_RUN;
     }
@@ -213,46 +289,38 @@ static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, 
 static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, char *err, size_t errlen)
 {
     long long v;
+    enum cli_result r = CLI_RUN;
     switch (opt) {
     case 'c':
-        if ((v = parse_count(arg, 1, 1000000)) < 0) return fail(err, errlen, "bad --connections '%s'", arg);
-        cfg->connections = (unsigned)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, "-c/--connections", arg, 1, 1000000, err, errlen)) == CLI_RUN) cfg->connections = (unsigned)v;
+        return r;
     case 't':
-        if ((v = parse_count(arg, 1, 1024)) < 0) return fail(err, errlen, "bad --threads '%s'", arg);
-        cfg->threads = (unsigned)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, "-t/--threads", arg, 1, 1024, err, errlen)) == CLI_RUN) cfg->threads = (unsigned)v;
+        return r;
     case 'n':
-        if ((v = parse_count(arg, 1, (long long)1 << 62)) < 0) return fail(err, errlen, "bad --requests '%s'", arg);
-        cfg->requests = (uint64_t)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, "-n/--requests", arg, 1, (long long)1 << 62, err, errlen)) == CLI_RUN) cfg->requests = (uint64_t)v;
+        return r;
     case 'm':
-        if ((v = parse_count(arg, 1, CONFIG_MAX_PIPELINE)) < 0)
-            return fail(err, errlen, "bad --pipeline '%s' (1 to %d)", arg, CONFIG_MAX_PIPELINE);
-        cfg->pipeline = (unsigned)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, "-m/--pipeline/--streams", arg, 1, CONFIG_MAX_PIPELINE, err, errlen)) == CLI_RUN)
+            cfg->pipeline = (unsigned)v;
+        return r;
     case OPT_PER_CONNECTION:
-        if ((v = parse_count(arg, 1, (long long)1 << 62)) < 0)
-            return fail(err, errlen, "bad --requests-per-connection '%s'", arg);
-        cfg->requests_per_connection = (uint64_t)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, "--requests-per-connection", arg, 1, (long long)1 << 62, err, errlen)) == CLI_RUN)
+            cfg->requests_per_connection = (uint64_t)v;
+        return r;
     case OPT_MAX_HEADER:
-        if ((v = parse_count(arg, 64, (long long)1 << 30)) < 0) return fail(err, errlen, "bad --max-header-size '%s'", arg);
-        cfg->max_header_size = (size_t)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, "--max-header-size", arg, 64, (long long)1 << 30, err, errlen)) == CLI_RUN)
+            cfg->max_header_size = (size_t)v;
+        return r;
     case 'd':
         *duration_set = true;
         return set_duration(&cfg->duration_us, "--duration", arg, err, errlen);
     case OPT_WARMUP: return set_duration(&cfg->warmup_us, "--warmup", arg, err, errlen);
-    case OPT_TIMEOUT: return set_duration(&cfg->timeout_us, "--timeout", arg, err, errlen);
-    case OPT_CONNECT_TIMEOUT: return set_duration(&cfg->connect_timeout_us, "--connect-timeout", arg, err, errlen);
+    case OPT_TIMEOUT: return set_positive_duration(&cfg->timeout_us, "--timeout", arg, err, errlen);
+    case OPT_CONNECT_TIMEOUT: return set_positive_duration(&cfg->connect_timeout_us, "--connect-timeout", arg, err, errlen);
     case OPT_GRACE: return set_duration(&cfg->grace_us, "--grace", arg, err, errlen);
-    case 'X': cfg->method = arg; return CLI_RUN;
-    case 'H':
-        if (cfg->header_count == CONFIG_MAX_HEADERS) return fail(err, errlen, "too many --header options");
-        if (!strchr(arg, ':') || strpbrk(arg, "\r\n")) return fail(err, errlen, "bad --header '%s' (Name: value)", arg);
-        cfg->headers[cfg->header_count++] = arg;
-        return CLI_RUN;
+    case 'X': return set_method(cfg, arg, err, errlen);
+    case 'H': return add_header(cfg, arg, err, errlen);
     case 'b':
         free(cfg->body);
         cfg->body_len = strlen(arg);
@@ -269,25 +337,32 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case 'q': cfg->quiet = true; return CLI_RUN;
     case 's': cfg->script_file = arg; return CLI_RUN;
     case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
-    case OPT_H1: cfg->force = PROTOCOL_H1; return CLI_RUN;
-    case OPT_H2: cfg->force = PROTOCOL_H2; return CLI_RUN;
+    case OPT_H1:
+    case OPT_H2:
+        if (cfg->force != PROTOCOL_AUTO && cfg->force != (opt == OPT_H1 ? PROTOCOL_H1 : PROTOCOL_H2))
+            return fail(err, errlen, "--h1 and --h2 exclude each other: give one (or neither, to let ALPN choose)");
+        cfg->force = opt == OPT_H1 ? PROTOCOL_H1 : PROTOCOL_H2;
+        return CLI_RUN;
     case OPT_SNI: cfg->sni = arg; return CLI_RUN;
-    case OPT_CACERT: cfg->cacert = arg; return CLI_RUN;
+    case OPT_CACERT: cfg->cacert = arg; return readable_file("--cacert", arg, err, errlen);
     case OPT_INSECURE: cfg->insecure = true; return CLI_RUN;
     case OPT_WINDOW_BITS:
     case OPT_CONNECTION_WINDOW_BITS:
         /* HTTP/2 windows go up to 2^31-1; 2^16-1 is the protocol's initial one */
-        if ((v = parse_count(arg, opt == OPT_WINDOW_BITS ? 1 : 16, 31)) < 0)
-            return fail(err, errlen, "bad %s '%s' (%d to 31)", opt == OPT_WINDOW_BITS ? "--window-bits" : "--connection-window-bits",
-                        arg, opt == OPT_WINDOW_BITS ? 1 : 16);
-        *(opt == OPT_WINDOW_BITS ? &cfg->window_bits : &cfg->connection_window_bits) = (unsigned)v;
-        return CLI_RUN;
+        if ((r = set_count(&v, opt == OPT_WINDOW_BITS ? "--window-bits" : "--connection-window-bits", arg,
+                           opt == OPT_WINDOW_BITS ? 1 : 16, 31, err, errlen)) == CLI_RUN)
+            *(opt == OPT_WINDOW_BITS ? &cfg->window_bits : &cfg->connection_window_bits) = (unsigned)v;
+        return r;
     case 'R':
     case OPT_ARRIVAL:
     case OPT_SEED:
         return apply_rate(opt, arg, cfg, err, errlen);
-    case OPT_CONTROL: cfg->control_path = arg; return CLI_RUN;
+    case OPT_CONTROL: cfg->control_path = arg; return control_file(arg, err, errlen);
     case OPT_HDR_LOG: cfg->hdr_log_path = arg; return CLI_RUN;
+    case OPT_HDR_LOG_UNIT:
+        if (strcmp(arg, "ns") && strcmp(arg, "us")) return fail(err, errlen, "bad --hdr-log-unit '%s': ns or us", arg);
+        cfg->hdr_log_ns = strcmp(arg, "ns") == 0;
+        return CLI_RUN;
     case OPT_LIVE: cfg->live = true; return CLI_RUN;
     case OPT_START_AT:
         if ((v = parse_count(arg, 1, (long long)1 << 50)) < 0)
@@ -335,5 +410,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
 void cli_free(struct config *cfg)
 {
     free(cfg->body);
-    cfg->body = NULL;
+    free(cfg->path);
+    free(cfg->authorization);
+    cfg->body = cfg->path = cfg->authorization = NULL;
 }

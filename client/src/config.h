@@ -20,7 +20,8 @@ struct config {
     const char *url;
     char host[256];        /* from the URL, for the Host header and the address */
     char port[8];
-    const char *path;      /* points into url; "/" when the URL has none */
+    char *path;            /* owned: the URL's request target, normalised (url.h) */
+    char *authorization;   /* owned: "Authorization: Basic ..." from the URL's userinfo, in headers[]; or NULL */
     const char *unix_socket;
     struct sockaddr_storage addr;
     socklen_t addr_len;
@@ -60,6 +61,7 @@ struct config {
     bool seed_set;             /* --seed was given */
     const char *control_path;  /* --control FILE */
     const char *hdr_log_path;  /* --hdr-log FILE */
+    bool hdr_log_ns;           /* --hdr-log-unit ns (the default): values in nanoseconds, else microseconds */
     bool live;                 /* --live: a line per second on stderr */
     struct control *control;   /* opened by main from control_path, or NULL */
     FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */

@@ -20,6 +20,11 @@ int control_open(struct control *c, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "--control %s: %s", path, strerror(errno));
         return -1;
     }
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+        snprintf(err, errlen, "--control %s: %s (it takes a file or a FIFO)", path,
+                 S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        return -1;
+    }
     c->fifo = S_ISFIFO(st.st_mode);
     /* a FIFO opened for writing too always has a writer: no end of file between echos */
     c->fd = open(path, (c->fifo ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC);

@@ -208,7 +208,7 @@ static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
              "(fixed-rate runs only); Tag=errors: errored requests; untagged + errors = requests",
              cfg->url, cfg->rate > 0 ? "scheduled time (corrected for coordinated omission)" : "send");
     if (strpbrk(comment, "\r\n")) snprintf(comment, sizeof comment, "barrage: see the record for the run");
-    return hdrlog_write_header(cfg->hdr_log, (uint64_t)(epoch_us / 1000), comment);
+    return hdrlog_write_header(cfg->hdr_log, (uint64_t)(epoch_us / 1000), cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US, comment);
 }
 
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
@@ -224,7 +224,7 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
     atomic_init(&rs.aborted, false);
     snprintf(errbuf, errlen, "out of memory");
     if (timeline_init(&out->timeline, cfg->threads, rs.measure_start_us, cfg->rate > 0 ? cfg->rate : -1,
-                      cfg->hdr_log)) {
+                      cfg->hdr_log, cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US)) {
         free(workers);
         run_shared_free(&rs);
         return -1;

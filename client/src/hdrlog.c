@@ -10,7 +10,7 @@
 
 #define MS_PER_S 1000u
 
-int hdrlog_write_header(FILE *out, uint64_t start_epoch_ms, const char *comment)
+int hdrlog_write_header(FILE *out, uint64_t start_epoch_ms, enum hdrlog_unit unit, const char *comment)
 {
     if (comment && strpbrk(comment, "\r\n")) return -1;
     time_t seconds = (time_t)(start_epoch_ms / MS_PER_S);
@@ -22,9 +22,11 @@ int hdrlog_write_header(FILE *out, uint64_t start_epoch_ms, const char *comment)
                      "#[Histogram log format version 1.3]\n"
                      "#[StartTime: %lld.%03u (seconds since epoch), %s.%03uZ]\n"
                      "#[BaseTime: %lld.%03u (seconds since epoch)]\n"
-                     "#barrage: values are microseconds (us); Interval_Max is in milliseconds; "
+                     "#barrage: values are %s; Interval_Max is in milliseconds; "
                      "StartTimestamp and Interval_Length are seconds since BaseTime\n",
-                     (long long)seconds, ms, date, ms, (long long)seconds, ms);
+                     (long long)seconds, ms, date, ms, (long long)seconds, ms,
+                     unit == HDRLOG_NS ? "nanoseconds (ns; measured to the microsecond)"
+                                       : "microseconds (us; HdrHistogram's tools assume ns: -outputValueUnitRatio 1000)");
     if (rc >= 0 && comment) rc = fprintf(out, "#%s\n", comment);
     if (rc >= 0) rc = fputs("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n", out);
     return rc < 0 ? -1 : 0;
@@ -41,10 +43,11 @@ static int tag_valid(const char *tag)
     return 1;
 }
 
-int hdrlog_write_interval(FILE *out, const char *tag, uint64_t start_us, uint64_t length_us, const struct hist *h)
+int hdrlog_write_interval(FILE *out, enum hdrlog_unit unit, const char *tag, uint64_t start_us, uint64_t length_us,
+                          const struct hist *h)
 {
     if (tag && !tag_valid(tag)) return -1;
-    char *histogram = hist_codec_encode_base64(h);
+    char *histogram = unit == HDRLOG_NS ? hist_codec_encode_base64_ns(h) : hist_codec_encode_base64(h);
     if (!histogram) return -1;
     uint64_t start_ms = (start_us + 500) / 1000, length_ms = (length_us + 500) / 1000;
     int rc = fprintf(out, "%s%s%s%llu.%03u,%llu.%03u,%llu.%03u,%s\n", tag ? "Tag=" : "", tag ? tag : "",

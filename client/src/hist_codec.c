@@ -70,22 +70,30 @@ static int word_get(const unsigned char **p, const unsigned char *end, uint64_t 
     return 0;
 }
 
-static uint64_t slot_count(const struct hist *h, size_t i)
+/* What gets encoded: a counts array in HdrHistogram's layout for lowest 1,
+ * 3 digits and `highest`, its last slot plus `last_extra` (the overflow). */
+struct counts_view {
+    const uint64_t *counts;
+    size_t len;
+    uint64_t last_extra, highest;
+};
+
+static uint64_t slot_count(const struct counts_view *v, size_t i)
 {
-    return i == OVERFLOW_SLOT ? h->counts[i] + h->overflow : h->counts[i];
+    return i == v->len - 1 ? v->counts[i] + v->last_extra : v->counts[i];
 }
 
 /* counts[0 .. limit) into p (room for limit * MAX_WORD bytes); returns the
  * bytes written, or 0 with *bad set when a count exceeds INT64_MAX. */
-static size_t counts_put(const struct hist *h, size_t limit, unsigned char *p, int *bad)
+static size_t counts_put(const struct counts_view *v, size_t limit, unsigned char *p, int *bad)
 {
     size_t n = 0;
     for (size_t i = 0; i < limit;) {
-        uint64_t count = slot_count(h, i++);
+        uint64_t count = slot_count(v, i++);
         if (count > INT64_MAX) *bad = 1;
         if (count == 0) {
             uint64_t zeros = 1;
-            while (i < limit && slot_count(h, i) == 0) zeros++, i++;
+            while (i < limit && slot_count(v, i) == 0) zeros++, i++;
             n += word_put(p + n, zeros > 1 ? 2 * zeros - 1 : 0);
         } else {
             n += word_put(p + n, 2 * count);
@@ -94,20 +102,20 @@ static size_t counts_put(const struct hist *h, size_t limit, unsigned char *p, i
     return n;
 }
 
-int hist_codec_encode(const struct hist *h, unsigned char **out, size_t *len)
+static int encode_view(const struct counts_view *v, unsigned char **out, size_t *len)
 {
-    size_t limit = HIST_COUNTS_LEN;
-    while (limit > 0 && slot_count(h, limit - 1) == 0) limit--;
+    size_t limit = v->len;
+    while (limit > 0 && slot_count(v, limit - 1) == 0) limit--;
     unsigned char *raw = malloc(INNER_HEADER + limit * MAX_WORD);
     if (!raw) return -1;
     int bad = 0;
-    size_t payload = counts_put(h, limit, raw + INNER_HEADER, &bad);
+    size_t payload = counts_put(v, limit, raw + INNER_HEADER, &bad);
     put32(raw, ENCODING_COOKIE);
     put32(raw + 4, (uint32_t)payload);
     put32(raw + 8, 0); /* normalizing index offset */
     put32(raw + 12, SIGNIFICANT_DIGITS);
     put64(raw + 16, LOWEST_TRACKABLE);
-    put64(raw + 24, HIST_HIGHEST_US);
+    put64(raw + 24, v->highest);
     put64(raw + 32, 0x3ff0000000000000ULL); /* 1.0: integer to double conversion ratio */
     uLong raw_len = (uLong)(INNER_HEADER + payload);
     uLongf deflated = compressBound(raw_len);
@@ -125,13 +133,41 @@ int hist_codec_encode(const struct hist *h, unsigned char **out, size_t *len)
     return 0;
 }
 
+int hist_codec_encode(const struct hist *h, unsigned char **out, size_t *len)
+{
+    const struct counts_view v = {h->counts, HIST_COUNTS_LEN, h->overflow, HIST_HIGHEST_US};
+    return encode_view(&v, out, len);
+}
+
+/* The slot of value v in the layout for lowest 1 and 3 digits (2,048 slots a
+ * bucket, the first of them at unit width), whatever its highest. */
+static size_t ns_slot(uint64_t v)
+{
+    unsigned bucket = 53u - (unsigned)__builtin_clzll(v | 2047u);
+    return ((size_t)(bucket + 1) << 10) + (size_t)((v >> bucket) - 1024);
+}
+
+int hist_codec_encode_ns(const struct hist *h, unsigned char **out, size_t *len)
+{
+    uint64_t *ns = calloc(HIST_CODEC_NS_COUNTS_LEN, sizeof *ns);
+    if (!ns) return -1;
+    /* each microsecond slot's values land in the middle of their nanosecond range */
+    for (size_t i = 0; i < OVERFLOW_SLOT; i++) {
+        if (!h->counts[i]) continue;
+        uint64_t low = hist_lowest_at(i) * 1000, high = hist_highest_at(i) * 1000 + 999;
+        ns[ns_slot(low + (high - low) / 2)] += h->counts[i];
+    }
+    const struct counts_view v = {ns, HIST_CODEC_NS_COUNTS_LEN, h->overflow + h->counts[OVERFLOW_SLOT],
+                                  HIST_HIGHEST_US * 1000};
+    int rc = encode_view(&v, out, len);
+    free(ns);
+    return rc;
+}
+
 static const char BASE64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-char *hist_codec_encode_base64(const struct hist *h)
+static char *base64_of(unsigned char *bin, size_t len)
 {
-    unsigned char *bin;
-    size_t len;
-    if (hist_codec_encode(h, &bin, &len)) return NULL;
     char *text = malloc((len + 2) / 3 * 4 + 1), *t = text;
     for (size_t i = 0; text && i < len; i += 3) {
         uint32_t v = (uint32_t)bin[i] << 16 | (i + 1 < len ? (uint32_t)bin[i + 1] << 8 : 0)
@@ -144,6 +180,20 @@ char *hist_codec_encode_base64(const struct hist *h)
     if (text) *t = '\0';
     free(bin);
     return text;
+}
+
+char *hist_codec_encode_base64(const struct hist *h)
+{
+    unsigned char *bin;
+    size_t len;
+    return hist_codec_encode(h, &bin, &len) ? NULL : base64_of(bin, len);
+}
+
+char *hist_codec_encode_base64_ns(const struct hist *h)
+{
+    unsigned char *bin;
+    size_t len;
+    return hist_codec_encode_ns(h, &bin, &len) ? NULL : base64_of(bin, len);
 }
 
 /* Adds `count` values of slot i (i < HIST_COUNTS_LEN); -1 when the total would wrap. */

@@ -35,6 +35,15 @@ int hist_codec_encode(const struct hist *h, unsigned char **out, size_t *len);
  * --json record carry it: a malloc'd NUL-terminated string the caller frees,
  * or NULL when out of memory. */
 char *hist_codec_encode_base64(const struct hist *h);
+/* The same histogram in nanoseconds, as HdrHistogram's tools assume
+ * (HistogramLogProcessor, HistogramLogAnalyzer): lowest 1, highest
+ * HIST_HIGHEST_US * 1000, 3 digits (HIST_CODEC_NS_COUNTS_LEN slots); the
+ * values of each microsecond slot counted at the middle of its nanosecond
+ * range (within 0.1%: the microsecond slot's own precision), overflow in the
+ * last slot (about 73 minutes). hist_codec_decode does not read it back. */
+#define HIST_CODEC_NS_COUNTS_LEN 33792
+int hist_codec_encode_ns(const struct hist *h, unsigned char **out, size_t *len);
+char *hist_codec_encode_base64_ns(const struct hist *h);
 /* Replaces what h (initialised by hist_init) holds with the decoded
  * histogram of buf[0..len). Returns 0, or -1 when buf is not a V2 compressed
  * histogram with this layout (cookies, lengths, zlib stream, 3 significant

@@ -291,7 +291,9 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *frame, void *
     (void)ng;
     switch (frame->hd.type) {
     case NGHTTP2_SETTINGS:
-        if (!(frame->hd.flags & NGHTTP2_FLAG_ACK)) h->settings_received = true;
+        if (frame->hd.flags & NGHTTP2_FLAG_ACK) return 0;
+        h->settings_received = true;
+        h->host->ops->peer_settings(h->host, nghttp2_session_get_remote_settings(h->ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS));
         return 0;
     case NGHTTP2_GOAWAY:
         h->goaway = true;

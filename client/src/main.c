@@ -4,6 +4,8 @@
  * here: setup and init before the run, done after), runs the engine and
  * reports. */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -110,12 +112,7 @@ static int probe(const struct config *cfg, char *err, size_t errlen)
  * alone would never end, so it stops here. */
 static int tls_setup(struct config *cfg, char *err, size_t errlen)
 {
-    const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
-    struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
-                              .insecure = cfg->insecure, .alpn = alpn};
     struct tls_session_info info;
-    cfg->tls_client = tls_client_new(&opt, err, errlen);
-    if (!cfg->tls_client) return -1;
     if (tls_probe(cfg->tls_client, (const struct sockaddr *)&cfg->addr, cfg->addr_len,
                   (int)(cfg->connect_timeout_us / 1000), &info, err, errlen) == 0) {
         cfg->h2 = cfg->force == PROTOCOL_H2 || (cfg->force == PROTOCOL_AUTO && strcmp(info.alpn, "h2") == 0);
@@ -125,6 +122,31 @@ static int tls_setup(struct config *cfg, char *err, size_t errlen)
     if (cfg->duration_us == 0) return -1;
     report_error("%s", err);
     return 0;
+}
+
+/* https://: the shared TLS client (a --cacert that does not load is a usage
+ * error); 0 without TLS. */
+static int tls_client_setup(struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->tls) return 0;
+    const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
+    struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
+                              .insecure = cfg->insecure, .alpn = alpn};
+    cfg->tls_client = tls_client_new(&opt, err, errlen);
+    return cfg->tls_client ? 0 : -1;
+}
+
+/* --hdr-log: opened without blocking, so a FIFO nobody reads is an error at
+ * once and a reader that stops reading fails the log, never the run. */
+static FILE *open_hdr_log(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f) return f;
+    if (errno == ENXIO) snprintf(err, errlen, "--hdr-log %s: a FIFO that nobody reads (start its reader first)", path);
+    else snprintf(err, errlen, "--hdr-log %s: %s", path, strerror(errno));
+    if (fd >= 0) close(fd);
+    return NULL;
 }
 
 /* The files of an open-loop run and its timeline, opened before the run so a
@@ -137,10 +159,7 @@ static int open_run_files(struct config *cfg, struct control *control, char *err
         if (control_open(control, cfg->control_path, err, errlen)) return -1;
         cfg->control = control;
     }
-    if (cfg->hdr_log_path && !(cfg->hdr_log = fopen(cfg->hdr_log_path, "w"))) {
-        snprintf(err, errlen, "--hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
-        return -1;
-    }
+    if (cfg->hdr_log_path && !(cfg->hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
     return 0;
 }
 
@@ -216,6 +235,13 @@ static int report_empty(const struct config *cfg, const char *error)
     return result.interrupted ? 128 + result.interrupted : error[0] ? EXIT_SCRIPT : 0;
 }
 
+/* Nothing reached the server in the window: every connection attempt (TCP
+ * or TLS handshake) failed and not a byte came back. */
+static bool never_connected(const struct stats *st)
+{
+    return st->established == 0 && st->bytes_received == 0 && st->connect_errors > 0;
+}
+
 /* The run, reported: with a script its setup and init first, its done after
  * the text report (as wrk) or before the --json record (so the record can
  * name an error of done). Returns the exit status. */
@@ -243,6 +269,11 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     if (result.error[0]) {
         report_error("%s", result.error);
         status = EXIT_SCRIPT;
+    } else if (never_connected(&result.stats)) {
+        report_error("no connection to %s was ever established%s (%" PRIu64 " attempts failed): unreachable",
+                     cfg->unix_socket ? cfg->unix_socket : cfg->url, cfg->tls ? " (no TLS handshake completed)" : "",
+                     result.stats.connect_errors);
+        status = EXIT_UNREACHABLE;
     }
     report_run(cfg, &result, peak_rss_kb());
     if (cfg->script && !status && !cfg->json && source_script_done(cfg->script, &result)) {
@@ -308,8 +339,12 @@ int main(int argc, char **argv)
     }
     int status = EXIT_UNREACHABLE;
     struct control control;
-    bool unreachable = probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err));
-    if (signals_caught()) {
+    bool bad_ca = tls_client_setup(&cfg, err, sizeof err) != 0;
+    bool unreachable = !bad_ca && (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err)));
+    if (bad_ca) {
+        report_error("%s", err);
+        status = EXIT_USAGE;
+    } else if (signals_caught()) {
         /* interrupted while connecting: the empty report of a run that did not begin */
         status = report_empty(&cfg, "");
     } else if (unreachable) {

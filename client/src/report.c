@@ -31,7 +31,11 @@ static const char *const detail_names[DETAIL_KINDS] = {
 void report_help(void)
 {
     fputs("Usage: barrage [options] URL [-- script arguments]\n"
-          "HTTP/1.1 and HTTP/2 (h2c, TLS with ALPN) load generator with exact request accounting.\n\n"
+          "HTTP/1.1 and HTTP/2 (h2c, TLS with ALPN) load generator with exact request accounting.\n"
+          "URL: http[s]://[user:password@]host[:port][/path][?query]: the scheme in any case, an IPv6\n"
+          "host in brackets, user:password sent as Authorization: Basic (unless -H gives one); the\n"
+          "fragment is dropped and bytes a path or query may not hold (space, non-ASCII, \"<>`{}|\\^[])\n"
+          "are percent-encoded, as a browser does; a control character or a bad %-escape is refused.\n\n"
           "  -c, --connections N          connections to keep open (default 10)\n"
           "  -t, --threads N              threads, one event loop each (default 1)\n"
           "  -d, --duration TIME          measured duration, e.g. 10s, 2m (default 10s)\n"
@@ -41,19 +45,20 @@ void report_help(void)
           "      --streams N              HTTP/1.1 pipelining depth, or HTTP/2 concurrent streams\n"
           "                               (never above the server's MAX_CONCURRENT_STREAMS)\n"
           "      --h2                     HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://\n"
-          "      --h1                     https:// only: offer only http/1.1 in ALPN\n"
+          "      --h1                     https:// only: offer only http/1.1 in ALPN (not with --h2)\n"
           "                               (https:// offers h2,http/1.1 by default; the server chooses)\n"
           "      --window-bits N          HTTP/2 stream window 2^N-1 (default 30)\n"
           "      --connection-window-bits N  HTTP/2 connection window 2^N-1 (default 30)\n"
-          "      --cacert FILE            trust this CA too (the system store is always used)\n"
+          "      --cacert FILE            trust this CA too (the system store is always used); checked at start\n"
           "      --insecure               do not verify the server's certificate\n"
           "      --sni NAME               TLS server name (default: the URL's host name)\n"
-          "  -X, --method METHOD          request method (default GET)\n"
-          "  -H, --header 'Name: value'   add a request header (repeatable)\n"
+          "  -X, --method METHOD          request method, a token (RFC 9110; default GET)\n"
+          "  -H, --header 'Name: value'   add a request header (repeatable): the name a token right\n"
+          "                               before the colon, no control character but tab in the value\n"
           "  -b, --body STRING            request body\n"
           "  -B, --body-file FILE         request body from a file\n"
-          "      --timeout TIME           per request (default 10s)\n"
-          "      --connect-timeout TIME   per connection attempt (default 5s)\n"
+          "      --timeout TIME           per request, more than 0 (default 10s)\n"
+          "      --connect-timeout TIME   per connection attempt, more than 0 (default 5s)\n"
           "      --grace TIME             wait for requests in flight at the end (default 2s)\n"
           "      --no-keepalive           one request per connection (Connection: close)\n"
           "      --requests-per-connection N  reconnect after N requests\n"
@@ -64,7 +69,10 @@ void report_help(void)
           "      --arrival even|poisson   spacing of the schedule (default even)\n"
           "      --seed N                 seed of the Poisson draws (default: random, recorded)\n"
           "      --control FILE           read 'rate N' and 'stop' from FILE (a FIFO or a file) while running\n"
-          "      --hdr-log FILE           HdrHistogram interval log, one line per second (microseconds)\n"
+          "      --hdr-log FILE           HdrHistogram interval log, one line per second (a FIFO must\n"
+          "                               have its reader already; one that stops reading fails the log)\n"
+          "      --hdr-log-unit ns|us     the log's unit (default ns, what HistogramLogProcessor and\n"
+          "                               HistogramLogAnalyzer assume; us: barrage's own, exact)\n"
           "      --live                   one line per second on stderr\n"
           "      --start-at EPOCH_MS      begin (warm-up, then the measured run) at this wall-clock\n"
           "                               time, ms since the epoch: several load hosts start together\n"
@@ -76,9 +84,11 @@ void report_help(void)
           "                               the URL go to its init(args)\n"
           "      --help, --version\n\n"
           "Exit status: 0 the run finished (whatever the responses), 2 usage error (a script\n"
-          "that does not load included), 3 the target could not be reached at start, 4 a\n"
-          "script callback failed or never returned (stopped by the watchdog at the run's end, or\n"
-          "after --timeout for the top level, setup, init and done; the report says what was\n"
+          "that does not load, a bad method, header or URL, an option out of its range included),\n"
+          "3 the target could not be reached: at start, or no connection (no TLS handshake) was\n"
+          "established in the whole run (the report and record still printed), 4 a script\n"
+          "callback failed or never returned (stopped by the watchdog at the run's end, or after\n"
+          "--timeout for the top level, setup, init and done; the report says what was\n"
           "measured), 130 / 143 SIGINT / SIGTERM stopped the run (the report covers the window\n"
           "until then; a second signal ends barrage at once).\n",
           stdout);
@@ -322,8 +332,10 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
                ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64 "},\n",
             cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
             s->tls_errors, s->refused_streams);
-    fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u,\n", cfg->threads, cfg->h2 ? 1 : cfg->pipeline,
-            cfg->h2 ? cfg->pipeline : 1);
+    fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
+            cfg->h2 ? 1 : cfg->pipeline, cfg->h2 ? cfg->pipeline : 1);
+    if (cfg->h2 && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
+    else fputs("null,\n", f);
     fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f, \"completed_in_grace\": %" PRIu64
                ",\n", r->duration_us, seconds > 0 ? (double)requests / seconds : 0.0,
             seconds > 0 ? (double)s->succeeded / seconds : 0.0, s->completed_in_grace);
@@ -443,6 +455,9 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     if (cfg->tls) printf(" over TLS %s%s", cfg->tls_version[0] ? cfg->tls_version : "(no handshake)",
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
     if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
+    if (cfg->h2 && s->server_max_streams)
+        printf("; streams: -m %u, the server allows %" PRIu64 "%s", cfg->pipeline, s->server_max_streams,
+               s->server_max_streams == UINT32_MAX ? " (no limit announced)" : "");
     printf("\n");
     if (cfg->rate > 0) {
         text_latency(cfg, "Latency (responses, from the schedule)", &s->latency);

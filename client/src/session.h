@@ -39,6 +39,9 @@ struct session_host_ops {
     void (*first_byte)(struct session_host *h, const struct req_ctx *ctx, uint64_t now_us);
     /* HTTP/2 header block bytes: as received (wire) and decoded. */
     void (*header_bytes)(struct session_host *h, uint64_t wire, uint64_t decoded);
+    /* HTTP/2: the server's SETTINGS arrived; max_streams is its
+     * SETTINGS_MAX_CONCURRENT_STREAMS (UINT32_MAX when it announced none). */
+    void (*peer_settings)(struct session_host *h, uint32_t max_streams);
     /* Bytes that could not be understood, for --verbose; valid during the call. */
     void (*sample)(struct session_host *h, const uint8_t *data, size_t len);
 };

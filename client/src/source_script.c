@@ -23,6 +23,7 @@
 #include "script.h"
 #include "source.h"
 #include "source_script.h"
+#include "url.h"
 
 #define CACHE_SLOTS 64 /* parses kept, by the address of the string they came from */
 #define CACHE_WAYS 8   /* slots a string may be in: the ones after its hash's */
@@ -80,9 +81,7 @@ static void *script_shared_new(const struct config *cfg, char *err, size_t errle
     sh->script = cfg->script;
     sh->h2 = cfg->h2;
     /* a request without Host gets the URL's authority, as the static request does */
-    bool default_port = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0, ipv6 = strchr(cfg->host, ':') != NULL;
-    snprintf(sh->authority, sizeof sh->authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "",
-             default_port ? "" : ":", default_port ? "" : cfg->port);
+    url_authority(cfg->host, cfg->port, cfg->tls, sh->authority, sizeof sh->authority);
     sh->h2_opts = (struct reqtext_h2_opts){.scheme = cfg->tls ? "https" : "http", .authority = sh->authority};
     return sh;
 }

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "source.h"
+#include "url.h"
 
 struct static_shared {
     struct request request;
@@ -31,9 +32,9 @@ static char *http1_text(const struct config *cfg, size_t *len_out)
     char *req = malloc(cap);
     if (!req) return NULL;
     size_t len = (size_t)snprintf(req, cap, "%s %s HTTP/1.1\r\n", cfg->method, cfg->path);
-    if (!config_header(cfg, "host"))
-        len += (size_t)snprintf(req + len, cap - len, "Host: %s%s%s\r\n", cfg->host,
-                                strcmp(cfg->port, "80") ? ":" : "", strcmp(cfg->port, "80") ? cfg->port : "");
+    char authority[300];
+    url_authority(cfg->host, cfg->port, cfg->tls, authority, sizeof authority);
+    if (!config_header(cfg, "host")) len += (size_t)snprintf(req + len, cap - len, "Host: %s\r\n", authority);
     for (unsigned i = 0; i < cfg->header_count; i++)
         len += (size_t)snprintf(req + len, cap - len, "%s\r\n", cfg->headers[i]);
     if (cfg->body_len > 0 && !config_header(cfg, "content-length"))
@@ -100,20 +101,11 @@ static void add_field(struct static_shared *sh, size_t *used, const char *name, 
     nv->flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE;
 }
 
-/* :authority from the URL: the port only when not the scheme's, IPv6 in brackets. */
-static void url_authority(const struct config *cfg, char *out, size_t len)
-{
-    bool default_port = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0;
-    bool ipv6 = strchr(cfg->host, ':') != NULL;
-    snprintf(out, len, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "", default_port ? "" : ":",
-             default_port ? "" : cfg->port);
-}
-
 /* sh->nva: pseudo-headers, the -H fields HTTP/2 allows, content-length; 0 or -1 (out of memory). */
 static int encode_http2(struct static_shared *sh, const struct config *cfg)
 {
     char from_url[300];
-    url_authority(cfg, from_url, sizeof from_url);
+    url_authority(cfg->host, cfg->port, cfg->tls, from_url, sizeof from_url);
     /* -H 'Host: ...' becomes :authority, as HTTP/1.1's Host header would be */
     const char *host = config_header(cfg, "host"), *authority = host ? host : from_url;
     size_t cap = strlen(cfg->method) + strlen(cfg->path) + strlen(authority) + 128;

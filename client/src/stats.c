@@ -49,7 +49,9 @@ void stats_reset(struct stats *s)
     }
     hist_reset(&uncorrected);
     hist_reset(&lag);
+    uint64_t server_max_streams = s->server_max_streams;
     memset(s, 0, sizeof *s);
+    s->server_max_streams = server_max_streams;
     s->latency = latency;
     s->error_latency = error_latency;
     s->connect = connect;
@@ -147,6 +149,8 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->succeeded += src->succeeded;
     dst->aborted += src->aborted;
     dst->completed_in_grace += src->completed_in_grace;
+    if (src->server_max_streams && (!dst->server_max_streams || src->server_max_streams < dst->server_max_streams))
+        dst->server_max_streams = src->server_max_streams;
     for (int i = 0; i < REQ_ERR_KINDS; i++) dst->errors[i] += src->errors[i];
     for (int i = 0; i < DETAIL_KINDS; i++) dst->details[i] += src->details[i];
     for (int i = 0; i < 600; i++) dst->codes[i] += src->codes[i];

@@ -53,6 +53,10 @@ struct stats {
     uint64_t connect_attempts, connect_errors, established, peak, connects_abandoned;
     uint64_t bytes_received, bytes_sent, body_bytes;
     uint64_t tls_errors, refused_streams;           /* connection level (TLS handshakes, HTTP/2) */
+    /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server connection
+     * announced (UINT32_MAX: none announced); 0 when no SETTINGS arrived.
+     * Kept by stats_reset (connections made in the warm-up count). */
+    uint64_t server_max_streams;
     uint64_t header_bytes, header_bytes_decoded;    /* HTTP/2 response header blocks */
     /* microseconds: latency of final responses, error_latency of errored
      * requests (start to the moment they became errors), connect, ttfb */

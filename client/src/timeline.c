@@ -8,10 +8,12 @@
 
 #define SECOND_US 1000000u
 
-int timeline_init(struct timeline *tl, unsigned threads, uint64_t measure_start_us, double rate, FILE *hdr_log)
+int timeline_init(struct timeline *tl, unsigned threads, uint64_t measure_start_us, double rate, FILE *hdr_log,
+                  enum hdrlog_unit unit)
 {
     *tl = (struct timeline){.threads = threads, .measure_start = measure_start_us, .open_loop = rate >= 0,
-                            .window_end = UINT64_MAX, .hdr_log = hdr_log};
+                            .window_end = UINT64_MAX, .hdr_log = hdr_log,
+                            .hdr_log_unit = unit};
     tl->head = calloc(threads, sizeof *tl->head);
     tl->tail = calloc(threads, sizeof *tl->tail);
     tl->finished = calloc(threads, sizeof *tl->finished);
@@ -139,11 +141,11 @@ static struct timeline_entry entry_of(const struct timeline *tl, const struct in
 static void write_log(struct timeline *tl, const struct timeline_entry *e, const struct interval *m)
 {
     if (!tl->hdr_log) return;
-    int rc = hdrlog_write_interval(tl->hdr_log, NULL, e->start_us, e->length_us, &m->latency);
+    int rc = hdrlog_write_interval(tl->hdr_log, tl->hdr_log_unit, NULL, e->start_us, e->length_us, &m->latency);
     if (rc == 0 && tl->open_loop)
-        rc = hdrlog_write_interval(tl->hdr_log, "uncorrected", e->start_us, e->length_us, &m->uncorrected);
+        rc = hdrlog_write_interval(tl->hdr_log, tl->hdr_log_unit, "uncorrected", e->start_us, e->length_us, &m->uncorrected);
     if (rc == 0 && m->error_latency.total)
-        rc = hdrlog_write_interval(tl->hdr_log, "errors", e->start_us, e->length_us, &m->error_latency);
+        rc = hdrlog_write_interval(tl->hdr_log, tl->hdr_log_unit, "errors", e->start_us, e->length_us, &m->error_latency);
     if (rc) tl->failed = true;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hdrlog.h"
 #include "interval.h"
 
 struct timeline_latency {
@@ -43,6 +44,7 @@ struct timeline {
     bool open_loop;
     uint64_t window_end; /* monotonic us; UINT64_MAX until known */
     FILE *hdr_log;       /* not owned; NULL: no log */
+    enum hdrlog_unit hdr_log_unit;
     struct timeline_change *changes; /* owned; [0] is the initial rate */
     size_t nchanges, changes_cap;
     struct interval **head, **tail;  /* owned: each thread's intervals not yet merged */
@@ -57,7 +59,8 @@ struct timeline {
 /* An empty timeline for `threads` threads; rate < 0 for a closed-loop run.
  * hdr_log (may be NULL) must stay open until timeline_free; its header is
  * the caller's (hdrlog_write_header). Returns 0, or -1 when out of memory. */
-int timeline_init(struct timeline *tl, unsigned threads, uint64_t measure_start_us, double rate, FILE *hdr_log);
+int timeline_init(struct timeline *tl, unsigned threads, uint64_t measure_start_us, double rate, FILE *hdr_log,
+                  enum hdrlog_unit unit);
 void timeline_free(struct timeline *tl);
 /* Thread `thread` hands over iv (the timeline owns it from here). */
 void timeline_add(struct timeline *tl, unsigned thread, struct interval *iv);

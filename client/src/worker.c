@@ -256,10 +256,18 @@ static void host_sample(struct session_host *h, const uint8_t *data, size_t len)
     stats_sample(&conn_of(h)->w->stats, data, len);
 }
 
+/* The lowest limit any server connection announced, kept across the warm-up (stats.h). */
+static void host_peer_settings(struct session_host *h, uint32_t max_streams)
+{
+    struct stats *st = &conn_of(h)->w->stats;
+    if (!st->server_max_streams || max_streams < st->server_max_streams) st->server_max_streams = max_streams;
+}
+
 static const struct session_host_ops conn_host_ops = {
     .done = host_done,
     .first_byte = host_first_byte,
     .header_bytes = host_header_bytes,
+    .peer_settings = host_peer_settings,
     .sample = host_sample,
 };
 

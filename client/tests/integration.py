@@ -431,6 +431,132 @@ def case_usage(t):
     expect(p.returncode == 0 and "Usage" in p.stdout, "--help")
 
 
+def run_plain(t, args, timeout=20):
+    """barrage ARGS (no --json added): (exit code, stderr)."""
+    p = subprocess.run([t.barrage, *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stderr
+
+
+def case_ipv6_host(t):
+    """http://[::1]:PORT/: the Host header keeps the brackets (RFC 9110 7.2), as HTTP/2's :authority does."""
+    server = TestServer("ok", host="::1").start()
+    try:
+        rc, r, err, _ = t.run(["-c", "1", "-n", "3", f"http://[::1]:{server.port}/"])
+    finally:
+        server.stop()
+    expect(rc == 0, f"exit {rc}: {err}")
+    expect_eq(r, "succeeded", 3)
+    head = server.requests[0][0]
+    expect(f"\r\nHost: [::1]:{server.port}\r\n".encode() in head, f"request was {head!r}")
+
+
+def case_request_injection(t):
+    """A method, header or URL that would smuggle lines or break the request line is refused
+    before anything is sent (exit 2, the reason), never sent."""
+    url = "http://127.0.0.1:1/"
+    for args, want in (
+            (["-X", "GET /x HTTP/1.1\r\nX-Smuggled: 1\r\n", url], "bad --method 'GET /x HTTP/1.1\\r\\nX-Smuggled"),
+            (["-X", "", url], "bad --method ''"),
+            (["-X", "G T", url], "byte 1 (0x20)"),
+            (["-H", "X-A: 1\r\nX-Smuggled: 1", url], "a control character (0x0d)"),
+            (["-H", "X-A: 1\nX-Smuggled: 1", url], "a control character (0x0a)"),
+            (["-H", ": empty", url], "an empty name"),
+            (["-H", "X A: 1", url], "not allowed in a header name"),
+            (["-H", "X-A : 1", url], "not allowed in a header name"),
+            (["-H", "X-\xe9: 1", url], "not allowed in a header name"),
+            (["-H", "no colon", url], "no colon"),
+            (["http://127.0.0.1:1/a\r\nX-Smuggled: 1"], "control character (0x0d) in the URL's path"),
+            (["http://127.0.0.1:1/a HTTP/1.1\nX: 1"], "control character (0x0a)"),
+            (["http://127.0.0.1:1/100%"], "'%' not followed by two hex digits")):
+        rc, err = run_plain(t, args)
+        expect(rc == 2 and want in err, f"{args!r}: exit {rc}, want 2 and {want!r}: {err!r}")
+
+
+def case_url_forms(t):
+    """What a browser sends for the URL: uppercase scheme, userinfo as Basic credentials, a query
+    without a path, the fragment dropped, spaces and non-ASCII percent-encoded."""
+    server = TestServer("ok").start()
+    p = server.port
+    urls = [f"HTTP://127.0.0.1:{p}/upper", f"http://user:p%40ss@127.0.0.1:{p}/auth",
+            f"http://127.0.0.1:{p}?x=1", f"http://127.0.0.1:{p}/a b/caf\u00e9?q=a b#frag\r\nX: 1"]
+    try:
+        for url in urls:
+            rc, r, err, _ = t.run(["-c", "1", "-n", "1", url])
+            expect(rc == 0 and r["succeeded"] == 1, f"{url!r}: exit {rc}: {err}")
+    finally:
+        server.stop()
+    lines = [head.split(b"\r\n")[0] for head, _ in server.requests]
+    expect(lines == [b"GET /upper HTTP/1.1", b"GET /auth HTTP/1.1", b"GET /?x=1 HTTP/1.1",
+                     b"GET /a%20b/caf%C3%A9?q=a%20b HTTP/1.1"], f"request lines {lines}")
+    expect(b"\r\nAuthorization: Basic dXNlcjpwQHNz\r\n" in server.requests[1][0], f"{server.requests[1][0]!r}")
+    expect(all(b"user" not in head for head, _ in server.requests[:1] + server.requests[2:]), "credentials leaked")
+
+
+def case_refused_options(t):
+    """Options that cannot work are usage errors (exit 2) that say why; ranges are named."""
+    url = "http://127.0.0.1:1/"
+    fifo = os.path.join(t.workdir, "hdr fifo")
+    os.mkfifo(fifo)
+    for args, want in ((["--timeout", "0", url], "bad --timeout '0': must be more than 0"),
+                       (["--connect-timeout", "0s", url], "must be more than 0"),
+                       (["--h1", "--h2", url], "--h1 and --h2 exclude each other"),
+                       (["--cacert", os.path.join(t.workdir, "no such ca.pem"), "https://127.0.0.1:1/"],
+                        "no such ca.pem: No such file"),
+                       (["--cacert", t.workdir, "https://127.0.0.1:1/"], "is a directory"),
+                       (["-R", "10", "--control", t.workdir, url], "is a directory"),
+                       (["-c", "0", url], "-c/--connections '0': must be a whole number 1..1000000"),
+                       (["-t", "2000", url], "1..1024"),
+                       (["-m", "999", url], "1..256"),
+                       (["--hdr-log-unit", "ms", url], "ns or us"),
+                       (["http://127.0.0.1:0/"], "must be 1..65535"),
+                       (["ftp://127.0.0.1/"], "http:// or https://")):
+        rc, err = run_plain(t, args)
+        expect(rc == 2 and want in err, f"{args!r}: exit {rc}, want 2 and {want!r}: {err!r}")
+    # a FIFO nobody reads: refused at once, not a run that hangs in open()
+    server = TestServer("ok").start()
+    try:
+        rc, err = run_plain(t, ["--hdr-log", fifo, "-d", "1s", f"http://127.0.0.1:{server.port}/"], timeout=15)
+    finally:
+        server.stop()
+    expect(rc == 2 and "a FIFO that nobody reads" in err, f"exit {rc}: {err!r}")
+
+
+def case_hdr_log_unit(t):
+    """--hdr-log is in nanoseconds unless --hdr-log-unit us, and its header says which."""
+    server = TestServer("ok").start()
+    heads = {}
+    try:
+        for unit in (None, "us", "ns"):
+            log = os.path.join(t.workdir, f"hdr log {unit}.hlog")
+            rc, r, err, _ = t.run(["-c", "1", "-d", "1200ms", "--hdr-log", log,
+                                   *(["--hdr-log-unit", unit] if unit else [])], server.port)
+            expect(rc == 0, f"exit {rc}: {err}")
+            with open(log, encoding="utf-8") as f:
+                heads[unit] = f.read()
+    finally:
+        server.stop()
+    expect("#barrage: values are nanoseconds (ns" in heads[None] and "#barrage: values are nanoseconds" in heads["ns"],
+           f"default log: {heads[None][:400]!r}")
+    expect("#barrage: values are microseconds (us" in heads["us"], f"us log: {heads['us'][:400]!r}")
+    lines = lambda text: [line for line in text.splitlines() if line[:1].isdigit()]
+    expect(lines(heads[None]) and lines(heads["us"]), "no interval lines")
+
+
+def case_script_injection(t):
+    """wrk.format refuses a method, path or header that would add lines to the request: the
+    script error (exit 4) names the callback; the server never sees a smuggled line."""
+    for name, want in (("inject_path.lua", "request(): "), ("inject_method.lua", "request(): "),
+                       ("inject_header.lua", "init(): ")):
+        server = TestServer("ok").start()
+        try:
+            rc, r, _, err, _ = t.run_script(os.path.join(SCRIPTS, name), ["-c", "1", "-n", "3"],
+                                            f"http://127.0.0.1:{server.port}/")
+        finally:
+            server.stop()
+        expect(rc == 4 and want in err and "wrk.format: " in err, f"{name}: exit {rc}: {err[-400:]!r}")
+        expect(all(b"Smuggled" not in head for head, _ in server.requests), f"{name}: sent {server.requests!r}")
+
+
 # ---- scripts (-s) ----
 
 def script(name):
@@ -800,6 +926,12 @@ def case_scenarios(t):
 CASES = [
     ("answers 200 (exact counts and bytes)", case_ok),
     ("usage errors exit 2", case_usage),
+    ("IPv6: Host [::1]:PORT, in brackets", case_ipv6_host),
+    ("request injection: -X, -H and the URL refused (exit 2), never sent", case_request_injection),
+    ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
+    ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
+    ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
+    ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
     ("1 target not accepting: exit 3 after the connect timeout", case_not_accepting),
     ("2 server dies mid-run: connect errors, back-off, run completes", case_dies_mid_run),

@@ -149,7 +149,7 @@ class TestServer:
                 asyncio.start_unix_server(self._handle, self.params["unix"], limit=1 << 20))
         else:
             self.server = self.loop.run_until_complete(
-                asyncio.start_server(self._handle, "127.0.0.1", 0, limit=1 << 20))
+                asyncio.start_server(self._handle, self.params.get("host", "127.0.0.1"), 0, limit=1 << 20))
             self.port = self.server.sockets[0].getsockname()[1]
         if self.mode == "die":
             self.loop.call_later(self.params["after"], lambda: asyncio.ensure_future(self._shutdown()))

@@ -15,7 +15,7 @@ static const char HEADER[] =
     "#[Histogram log format version 1.3]\n"
     "#[StartTime: 1700000000.123 (seconds since epoch), 2023-11-14T22:13:20.123Z]\n"
     "#[BaseTime: 1700000000.123 (seconds since epoch)]\n"
-    "#barrage: values are microseconds (us); Interval_Max is in milliseconds; "
+    "#barrage: values are microseconds (us; HdrHistogram's tools assume ns: -outputValueUnitRatio 1000); Interval_Max is in milliseconds; "
     "StartTimestamp and Interval_Length are seconds since BaseTime\n"
     "#corrected latency untagged\n"
     "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
@@ -31,9 +31,9 @@ int main(void)
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    int rc = hdrlog_write_header(out, 1700000000123ULL, "corrected latency untagged");
-    rc |= hdrlog_write_interval(out, NULL, 1500, 999600, &h);
-    rc |= hdrlog_write_interval(out, "uncorrected", 1001500, 1000000, &h);
+    int rc = hdrlog_write_header(out, 1700000000123ULL, HDRLOG_US, "corrected latency untagged");
+    rc |= hdrlog_write_interval(out, HDRLOG_US, NULL, 1500, 999600, &h);
+    rc |= hdrlog_write_interval(out, HDRLOG_US, "uncorrected", 1001500, 1000000, &h);
     fclose(out);
     char *b64 = hist_codec_encode_base64(&h), want[4096];
     snprintf(want, sizeof want, "%s0.002,1.000,12.345,%s\nTag=uncorrected,1.002,1.000,12.345,%s\n", HEADER, b64, b64);
@@ -51,23 +51,35 @@ int main(void)
     hist_reset(&h);
     hist_record(&h, 3 * HIST_HIGHEST_US);
     out = open_memstream(&text, &size);
-    rc = hdrlog_write_interval(out, "x", 0, 0, &h);
+    rc = hdrlog_write_interval(out, HDRLOG_US, "x", 0, 0, &h);
     fclose(out);
     TAP_CHECK(rc == 0 && strncmp(text, "Tag=x,0.000,0.000,10800000.000,HISTF", 36) == 0,
               "hdrlog: Interval_Max is the exact max, overflow included");
     free(text);
 
     out = open_memstream(&text, &size);
-    int refused = hdrlog_write_interval(out, "a,b", 0, 0, &h) == -1 && hdrlog_write_interval(out, "a b", 0, 0, &h) == -1
-               && hdrlog_write_interval(out, "", 0, 0, &h) == -1
-               && hdrlog_write_header(out, 0, "two\nlines") == -1;
+    int refused = hdrlog_write_interval(out, HDRLOG_US, "a,b", 0, 0, &h) == -1 && hdrlog_write_interval(out, HDRLOG_US, "a b", 0, 0, &h) == -1
+               && hdrlog_write_interval(out, HDRLOG_US, "", 0, 0, &h) == -1
+               && hdrlog_write_header(out, 0, HDRLOG_US, "two\nlines") == -1;
     fclose(out);
     TAP_CHECK(refused && size == 0, "hdrlog refuses tags the readers would split and comments of two lines");
     free(text);
 
+    /* nanoseconds: the header says so; the histogram is not the microsecond one */
+    out = open_memstream(&text, &size);
+    rc = hdrlog_write_header(out, 1700000000123ULL, HDRLOG_NS, NULL);
+    rc |= hdrlog_write_interval(out, HDRLOG_NS, NULL, 0, 1000000, &h);
+    fclose(out);
+    b64 = hist_codec_encode_base64(&h);
+    TAP_CHECK(rc == 0 && strstr(text, "#barrage: values are nanoseconds (ns; measured to the microsecond)")
+                  && strstr(text, "\n0.000,1.000,10800000.000,HISTF") && !strstr(text, b64),
+              "hdrlog --hdr-log-unit ns: the header names the unit, the histogram is re-encoded");
+    free(text);
+    free(b64);
+
     FILE *readonly = fopen("/dev/null", "r");
-    TAP_CHECK(readonly && hdrlog_write_header(readonly, 0, NULL) == -1
-                  && hdrlog_write_interval(readonly, NULL, 0, 0, &h) == -1,
+    TAP_CHECK(readonly && hdrlog_write_header(readonly, 0, HDRLOG_US, NULL) == -1
+                  && hdrlog_write_interval(readonly, HDRLOG_US, NULL, 0, 0, &h) == -1,
               "hdrlog reports a write error");
     if (readonly) fclose(readonly);
     hist_free(&h);

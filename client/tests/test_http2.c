@@ -10,6 +10,7 @@
 #include "../src/http2.c"
 #include "../src/reqtext.c"
 #include "../src/source_static.c"
+#include "../src/url.c"
 
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,7 @@ struct recording_host {
     char response[MAX_RECORDS][512]; /* a collected response as "name: value\n...|body" */
     unsigned first_bytes, samples;
     uint64_t wire, decoded;
+    uint32_t max_streams; /* the last peer_settings */
 };
 
 static void rec_done(struct session_host *h, const struct req_ctx *ctx, const struct outcome *o)
@@ -154,8 +156,16 @@ static void rec_sample(struct session_host *h, const uint8_t *data, size_t len)
     ((struct recording_host *)h)->samples++;
 }
 
-static const struct session_host_ops recording_ops = {
-    .done = rec_done, .first_byte = rec_first_byte, .header_bytes = rec_header_bytes, .sample = rec_sample};
+static void rec_peer_settings(struct session_host *h, uint32_t max_streams)
+{
+    ((struct recording_host *)h)->max_streams = max_streams;
+}
+
+static const struct session_host_ops recording_ops = {.done = rec_done,
+                                                      .first_byte = rec_first_byte,
+                                                      .header_bytes = rec_header_bytes,
+                                                      .peer_settings = rec_peer_settings,
+                                                      .sample = rec_sample};
 
 /* ---- an in-process server: what it does with each complete request ---- */
 
@@ -366,6 +376,8 @@ static void test_server_limit(void)
     pump(f.s, &f.sv, 1300);
     TAP_CHECK(room == 2 && f.last_room == 0 && f.s->ops->capacity(f.s) == 0,
               "http2 session: capacity within the server's MAX_CONCURRENT_STREAMS (2 of -m 4)");
+    TAP_CHECK(f.host.max_streams == 2, "http2 session: the server's MAX_CONCURRENT_STREAMS reported to the host (%u)",
+              f.host.max_streams);
     f.s->ops->on_close(f.s, CLOSE_ABORT, 1400);
     TAP_CHECK(f.host.done == 3 && f.host.outcome[1].kind == OUTCOME_ABORTED &&
                   f.host.outcome[2].kind == OUTCOME_ABORTED && f.host.ctx[1].source_data + f.host.ctx[2].source_data == 5,

@@ -25,6 +25,7 @@ static void *counted_calloc(size_t n, size_t size)
 #define malloc counted_malloc
 #define calloc counted_calloc
 #include "../src/reqtext.c"
+#include "../src/url.c"
 #include "../src/source_script.c"
 #undef malloc
 #undef calloc

@@ -56,7 +56,7 @@ static void test_close_order_and_totals(void)
     char *log = NULL;
     size_t loglen = 0;
     FILE *f = open_memstream(&log, &loglen);
-    if (timeline_init(&tl, 2, START, 1000, f)) abort();
+    if (timeline_init(&tl, 2, START, 1000, f, HDRLOG_US)) abort();
     timeline_window_end(&tl, START + 2500000);
     timeline_add(&tl, 0, make(0, 100, 0, START + 1000100, false));
     TAP_CHECK(timeline_close(&tl) == 0, "second 0 waits for thread 1");
@@ -105,7 +105,7 @@ static void test_close_order_and_totals(void)
 static void test_target_rate_changes(void)
 {
     struct timeline tl;
-    if (timeline_init(&tl, 1, START, 1000, NULL)) abort();
+    if (timeline_init(&tl, 1, START, 1000, NULL, HDRLOG_US)) abort();
     timeline_rate_change(&tl, START - 5, 2000); /* in the warm-up: replaces the initial rate */
     timeline_rate_change(&tl, START + 1250000, 4000);
     timeline_rate_change(&tl, START + 1750000, 0);
@@ -123,7 +123,7 @@ static void test_target_rate_changes(void)
 static void test_skipped_second(void)
 {
     struct timeline tl;
-    if (timeline_init(&tl, 2, START, -1, NULL)) abort();
+    if (timeline_init(&tl, 2, START, -1, NULL, HDRLOG_US)) abort();
     timeline_add(&tl, 0, make(0, 10, 0, START + 1000000, false));
     timeline_add(&tl, 0, make(1, 10, 0, START + 2000000, true));
     timeline_add(&tl, 1, make(0, 10, 0, START + 2000000, true)); /* no memory at 1 s: it spans both seconds */
@@ -131,7 +131,7 @@ static void test_skipped_second(void)
               "a thread that skipped a second does not hold the timeline up");
     TAP_CHECK(tl.entries[0].target_rate < 0, "closed loop: no target rate");
     timeline_free(&tl);
-    if (timeline_init(&tl, 1, START, -1, NULL)) abort();
+    if (timeline_init(&tl, 1, START, -1, NULL, HDRLOG_US)) abort();
     timeline_add(&tl, 0, make(0, 1, 0, START + 1000000, false));
     timeline_add(&tl, 0, make(0, 2, 0, START + 1000001, false)); /* an index repeated: must not stay behind */
     timeline_add(&tl, 0, make(1, 4, 0, START + 1500000, true));

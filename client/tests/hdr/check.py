@@ -139,19 +139,80 @@ def check(log, expected):
             f"whole run ({name}): the intervals add up to it exactly ({added.get_total_count()} values)")
 
 
+NS_HIGHEST = HIST_HIGHEST_US * 1000
+HDR_JAR = os.path.expanduser("~/.m2/repository/org/hdrhistogram/HdrHistogram/2.2.2/HdrHistogram-2.2.2.jar")
+
+
+def near(ns, us):
+    """A nanosecond value read back against barrage's microsecond one: within the microsecond
+    slot's width (1 us) or 0.2%."""
+    return abs(ns - us * 1000) <= max(1000, 0.002 * us * 1000)
+
+
+def check_ns(log, expected):
+    """--hdr-log-unit ns: the header says nanoseconds, every line's count is barrage's, every
+    percentile is barrage's times 1000 (HdrHistogram's tools assume nanoseconds)."""
+    with open(log, encoding="utf-8") as f:
+        header = f.read(2000)
+    tap("#barrage: values are nanoseconds (ns" in header, "ns log: the header names the unit")
+    reader = HistogramLogReader(log, HdrHistogram(1, NS_HIGHEST, 3))
+    lines = []
+    while (h := reader.get_next_interval_histogram()) is not None:
+        lines.append(h)
+    reader.close()
+    problems = []
+    for i, (h, w) in enumerate(zip(lines, expected["lines"])):
+        if h.get_total_count() != w["total"]:
+            problems.append(f"line {i + 1}: total {h.get_total_count()}, want {w['total']}")
+        for p, c in w["percentiles"]:
+            got = h.get_value_at_percentile(p)
+            if c <= HIST_HIGHEST_US and not near(got, c):
+                problems.append(f"line {i + 1}: p{p} = {got} ns, barrage {c} us")
+    tap(not problems and len(lines) == len(expected["lines"]),
+        "ns log: every line's count exact, its percentiles barrage's x 1000", problems)
+
+
+def check_java(log, expected, unit):
+    """HdrHistogram's own HistogramLogProcessor (Java) prints each interval's median in
+    milliseconds: right for the ns log, 1000x too small for the us log (why ns is the default)."""
+    java = subprocess.run(["java", "-version"], capture_output=True).returncode == 0 if os.path.exists(HDR_JAR) else False
+    if not java:
+        print(f"ok - HistogramLogProcessor reads the {unit} log # skip no java or no {HDR_JAR}")
+        return
+    out = log + ".intervals"
+    p = subprocess.run(["java", "-cp", HDR_JAR, "org.HdrHistogram.HistogramLogProcessor", "-i", log, "-csv",
+                        "-o", out], capture_output=True, text=True, timeout=120)
+    rows = []
+    if os.path.exists(out):
+        with open(out, encoding="utf-8") as f:
+            rows = [line.split(",") for line in f if line[0].isdigit()]
+    rows = [r for r in rows if int(r[1])]  # Int_Count: the intervals that hold values
+    want = [w for w in expected["lines"] if w["tag"] is None and w["total"]]
+    medians = [(float(r[2]), dict(w["percentiles"])[50]) for r, w in zip(rows, want)]
+    ok = p.returncode == 0 and len(rows) == len(want) and medians and all(
+        near(got * 1e6, us) if unit == "ns" else abs(got - us / 1e6) <= 0.0006 for got, us in medians)
+    tap(ok, f"HistogramLogProcessor (Java) reads the {unit} log: medians in ms "
+        + ("as barrage measured" if unit == "ns" else "1000x too small, as documented"),
+        [f"exit {p.returncode}: {p.stderr.strip()[-300:]}", f"(ms, barrage us) {medians[:4]}"])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--write-log", required=True, help="the built tests/hdr/write_log.c")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="barrage hdr ") as tmp:
         log, expected = os.path.join(tmp, "latency log.hlog"), os.path.join(tmp, "expected.json")
-        p = subprocess.run([args.write_log, log, expected], capture_output=True, text=True)
+        ns_log = os.path.join(tmp, "latency log ns.hlog")
+        p = subprocess.run([args.write_log, log, expected, ns_log], capture_output=True, text=True)
         tap(p.returncode == 0, "hdrlog writes the test log", [p.stderr.strip()] if p.returncode else [])
         if p.returncode == 0:
             with open(expected, encoding="utf-8") as f:
                 want = json.load(f)
             try:
                 check(log, want)
+                check_ns(ns_log, want)
+                check_java(ns_log, want, "ns")
+                check_java(log, want, "us")
             except Exception as e:  # noqa: BLE001 - a reader's exception is the finding
                 tap(False, f"HdrHistogram reads barrage's log and histograms ({type(e).__name__}: {e})")
     return 1 if FAILED else 0

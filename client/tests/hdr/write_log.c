@@ -1,6 +1,8 @@
 /* Writes an HdrHistogram interval log with hdrlog.c and what a reader must
  * find in it, for tests/hdr/check.py (HdrHistogram's Python reader):
- *   write_log LOG_FILE EXPECTED_JSON
+ *   write_log LOG_FILE EXPECTED_JSON [NS_LOG_FILE]
+ * (LOG_FILE in microseconds, exact; NS_LOG_FILE the same lines in nanoseconds,
+ * as --hdr-log-unit ns writes them)
  * Six one-second intervals, each an untagged ("corrected") and a Tag=uncorrected
  * line; one interval is empty, one holds values above the hour (overflow).
  * Counts are multiples of 1024 so that the dyadic percentiles below have
@@ -54,16 +56,17 @@ static void write_expected(FILE *out, const char *tag, uint64_t start_us, const 
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: write_log LOG_FILE EXPECTED_JSON\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: write_log LOG_FILE EXPECTED_JSON [NS_LOG_FILE]\n");
         return 2;
     }
-    FILE *log = fopen(argv[1], "w"), *expected = fopen(argv[2], "w");
+    FILE *log = fopen(argv[1], "w"), *expected = fopen(argv[2], "w"), *ns_log = fopen(argc == 4 ? argv[3] : "/dev/null", "w");
     struct hist corrected, uncorrected, whole_corrected, whole_uncorrected;
-    if (!log || !expected || hist_init(&corrected) || hist_init(&uncorrected) || hist_init(&whole_corrected)
+    if (!log || !expected || !ns_log || hist_init(&corrected) || hist_init(&uncorrected) || hist_init(&whole_corrected)
         || hist_init(&whole_uncorrected))
         return 1;
-    int rc = hdrlog_write_header(log, START_EPOCH_MS, "barrage test: corrected latency untagged, Tag=uncorrected");
+    int rc = hdrlog_write_header(log, START_EPOCH_MS, HDRLOG_US, "barrage test: corrected latency untagged, Tag=uncorrected");
+    rc |= hdrlog_write_header(ns_log, START_EPOCH_MS, HDRLOG_NS, "barrage test: corrected latency untagged, Tag=uncorrected");
     fprintf(expected, "{\"start_epoch_ms\": %llu, \"lines\": [", START_EPOCH_MS);
     uint64_t state = 0x9e3779b97f4a7c15ULL;
     for (int k = 0; k < INTERVALS; k++) {
@@ -77,8 +80,10 @@ int main(int argc, char **argv)
             hist_record(&corrected, k == 4 && i < 8 ? 2 * HIST_HIGHEST_US + (uint64_t)i : sent + lag);
         }
         uint64_t start_us = (uint64_t)k * 1000000 + 123;
-        rc |= hdrlog_write_interval(log, NULL, start_us, 1000000, &corrected);
-        rc |= hdrlog_write_interval(log, "uncorrected", start_us, 1000000, &uncorrected);
+        rc |= hdrlog_write_interval(log, HDRLOG_US, NULL, start_us, 1000000, &corrected);
+        rc |= hdrlog_write_interval(log, HDRLOG_US, "uncorrected", start_us, 1000000, &uncorrected);
+        rc |= hdrlog_write_interval(ns_log, HDRLOG_NS, NULL, start_us, 1000000, &corrected);
+        rc |= hdrlog_write_interval(ns_log, HDRLOG_NS, "uncorrected", start_us, 1000000, &uncorrected);
         fprintf(expected, "%s\n", k ? "," : "");
         write_expected(expected, NULL, start_us, &corrected, 0);
         fprintf(expected, ",\n");
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
     fprintf(expected, ",\n");
     write_expected(expected, "uncorrected", 0, &whole_uncorrected, 1);
     fprintf(expected, "]}\n");
-    rc |= fclose(log) | fclose(expected);
+    rc |= fclose(log) | fclose(expected) | fclose(ns_log);
     hist_free(&corrected);
     hist_free(&uncorrected);
     hist_free(&whole_corrected);

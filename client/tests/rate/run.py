@@ -325,7 +325,9 @@ def case_hdr_log(t):
     log = os.path.join(t.workdir, "latency log.hlog")
     server = TestServer("silent-every", every=40).start()
     try:
-        r = t.ok_run(["-R", "500", "-d", "3s", "-c", "20", "--timeout", "300ms", "--grace", "1s", "--hdr-log", log],
+        # microseconds: the log's slots are then the record's, compared exactly (ns: tests/hdr/check.py)
+        r = t.ok_run(["-R", "500", "-d", "3s", "-c", "20", "--timeout", "300ms", "--grace", "1s", "--hdr-log", log,
+                      "--hdr-log-unit", "us"],
                      url_of(server.port))
     finally:
         server.stop()
