@@ -16,6 +16,7 @@ enum {
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_LIVE, OPT_START_AT,
+    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL,
 };
 
 static const struct option options[] = {
@@ -58,6 +59,9 @@ static const struct option options[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
+    {"urls", required_argument, NULL, OPT_URLS},
+    {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
+    {"rand-url", required_argument, NULL, OPT_RAND_URL},
     {NULL, 0, NULL, 0},
 };
 
@@ -294,6 +298,9 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
             return fail(err, errlen, "bad --start-at '%s' (milliseconds since the epoch, as date +%%s%%3N prints)", arg);
         cfg->start_at_ms = (uint64_t)v;
         return CLI_RUN;
+    case OPT_URLS: cfg->urls_file = arg; return CLI_RUN;
+    case OPT_URLS_RANDOM: cfg->urls_random = true; return CLI_RUN;
+    case OPT_RAND_URL: cfg->rand_url = arg; return CLI_RUN;
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     default: return fail(err, errlen, "unknown option (see --help)");
@@ -324,8 +331,11 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;
     if (duration_set && cfg->duration_us == 0) return fail(err, errlen, "--duration must be more than 0");
     if (cfg->requests && cfg->requests < cfg->threads) cfg->threads = (unsigned)cfg->requests;
-    if (cfg->rate == 0 && (cfg->poisson || cfg->seed_set))
-        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R)");
+    if (cfg->rate == 0 && (cfg->poisson || (cfg->seed_set && !config_seeded(cfg))))
+        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
+    if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
+    if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
+    if (config_generated(cfg) && cfg->script_file) return fail(err, errlen, "--urls and --rand-url do not combine with --script");
     enum cli_result r = parse_url(cfg, err, errlen);
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
     cfg->h2 = cfg->force == PROTOCOL_H2;

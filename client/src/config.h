@@ -62,6 +62,10 @@ struct config {
     const char *hdr_log_path;  /* --hdr-log FILE */
     bool live;                 /* --live: a line per second on stderr */
     struct control *control;   /* opened by main from control_path, or NULL */
+    /* request sources without a script (source_gen.c) */
+    const char *urls_file;     /* --urls FILE */
+    bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
+    const char *rand_url;      /* --rand-url PATTERN */
     FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */
 };
 
@@ -76,6 +80,18 @@ static inline const char *config_header(const struct config *cfg, const char *na
         return v;
     }
     return NULL;
+}
+
+/* A source without a script was asked for (source_gen). */
+static inline bool config_generated(const struct config *cfg)
+{
+    return cfg->urls_file || cfg->rand_url;
+}
+
+/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern. */
+static inline bool config_seeded(const struct config *cfg)
+{
+    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url;
 }
 
 #endif

@@ -475,7 +475,10 @@ static void conn_connect(struct conn *c)
     if (!may_start(w)) return;
     c->connect_start = monotonic_now_us();
     if (w->measuring) w->stats.connect_attempts++;
-    int fd = open_socket(w->addr->sa_family);
+    const struct sockaddr *addr = w->addr;
+    socklen_t addr_len = w->addr_len;
+    if (w->source->ops->conn_addr) addr = w->source->ops->conn_addr(w->source, c->index, &addr_len);
+    int fd = open_socket(addr->sa_family);
     int tr_failed = 0;
     if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
     else transport_plain_init(&c->tr, fd);
@@ -487,7 +490,7 @@ static void conn_connect(struct conn *c)
     c->events = EV_WRITE;
     ev_io_set(&c->io, fd, EV_WRITE);
     ev_io_start(w->loop, &c->io);
-    if (connect(fd, w->addr, w->addr_len) < 0 && errno != EINPROGRESS) {
+    if (connect(fd, addr, addr_len) < 0 && errno != EINPROGRESS) {
         ev_io_stop(w->loop, &c->io);
         connect_failed(c);
     }
