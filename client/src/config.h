@@ -11,6 +11,8 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "stages.h"
+
 #define CONFIG_MAX_HEADERS 64
 #define CONFIG_MAX_PIPELINE 256
 
@@ -66,6 +68,10 @@ struct config {
     const char *urls_file;     /* --urls FILE */
     bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
     const char *rand_url;      /* --rand-url PATTERN */
+    /* --rate-stages: the target ramps through them from the measured phase's start */
+    struct rate_stage stages[STAGES_MAX];
+    unsigned stage_count;      /* 0: a constant rate (-R) */
+    double stages_start_rate;  /* the rate the first stage ramps from (-R, else the first stage's) */
     FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */
 };
 

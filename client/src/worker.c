@@ -810,6 +810,8 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
     if (schedule_init(&w->sched, cfg->poisson ? PACER_POISSON : PACER_EVEN, cfg->rate, cfg->threads, w->index,
                       rs->t0_us, cfg->seed, rs->measure_start_us))
         return -1;
+    if (stages_apply(&w->sched.pacer, cfg->stages_start_rate, cfg->stages, cfg->stage_count, rs->measure_start_us))
+        return -1;
     ev_io_init(&w->pace, pace_cb, w->timer_fd, EV_READ);
     w->pace.data = w;
     ev_io_start(w->loop, &w->pace);

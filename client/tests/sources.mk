@@ -2,9 +2,9 @@
 #   build/test_regexgen, build/test_urllist, build/test_reqbuild   unit tests
 #   sources-integration: tests/sources/run.py against nginx (its access log records every request)
 #   make fuzz-regexgen FUZZ_SECONDS=60    libFuzzer on fuzz/fuzz_regexgen.c
-UNIT_TESTS += test_regexgen test_urllist test_reqbuild
+UNIT_TESTS += test_regexgen test_urllist test_reqbuild test_stages
 
-unit: $(BUILD)/test_reqbuild $(BUILD)/test_regexgen $(BUILD)/test_urllist
+unit: $(BUILD)/test_reqbuild $(BUILD)/test_regexgen $(BUILD)/test_urllist $(BUILD)/test_stages
 
 $(BUILD)/test_reqbuild: tests/test_reqbuild.c src/reqbuild.c $(HEADERS) tests/tap.h
 	@mkdir -p $(@D)

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "h2"))
 import harness  # noqa: E402
 from harness import Failure, Runner, expect, expect_eq  # noqa: E402
 import run as h2run  # noqa: E402
+from server import TestServer  # noqa: E402
 
 LOG_FORMAT = "log_format rec '$server_port $request_method $request_uri $server_protocol $content_length $http_x_test';"
 
@@ -131,12 +132,13 @@ def case_list_origins(t):
     """Two origins: each line goes to its own origin's connections, each origin's lines in order."""
     with Recorder(t.workdir, "origin 2") as other, Recorder(t.workdir, "origin 1") as ng:
         lst = t.write("list origins.txt", f"/a\nhttp://127.0.0.1:{other.port}/x\n/b\nhttp://127.0.0.1:{other.port}/y\n")
-        r = t.ok_run(["-c", "2", "-n", "40", "--urls", lst], url_of(ng.port))
-        first, second = ng.requests(), other.requests()
-    expect_eq(r, "requests", 40)
-    expect(len(first) + len(second) == 40 and first and second, f"{len(first)} + {len(second)} requests")
-    expect(set(targets(first)) == {"/a", "/b"} and set(targets(second)) == {"/x", "/y"}, "a line went to another origin")
-    expect(targets(first)[:2] == ["/a", "/b"] and targets(second)[:2] == ["/x", "/y"], "each origin's lines in order")
+        r = t.ok_run(["-c", "2", "-d", "1s", "--urls", lst], url_of(ng.port))
+        first, second = targets(ng.requests()), targets(other.requests())
+    expect(len(first) + len(second) == r["requests"] and first and second, f"{len(first)} + {len(second)} requests")
+    expect(first == ["/a", "/b"] * (len(first) // 2) + ["/a"] * (len(first) % 2),
+           f"the URL's origin got {collections.Counter(first)}, not /a, /b in turn")
+    expect(second == ["/x", "/y"] * (len(second) // 2) + ["/x"] * (len(second) % 2),
+           f"the other origin got {collections.Counter(second)}, not /x, /y in turn")
 
 
 def case_list_errors(t):
@@ -188,6 +190,66 @@ def case_rand_url_errors(t):
         expect(ng.requests() == [], "a request was sent")
 
 
+# ---- --rate-stages ----
+
+def stage_integral(start, stages, a, b):
+    """Requests the line through the stages asks for over [a, b) seconds (midpoint rule on a 1 ms grid)."""
+    def rate(t):
+        frm, at = start, 0.0
+        for r, d in stages:
+            if t < at + d:
+                return frm + (r - frm) * (t - at) / d
+            frm, at = r, at + d
+        return frm
+    steps = int(round((b - a) * 1000))
+    return sum(rate(a + (i + 0.5) / 1000) for i in range(steps)) / 1000
+
+
+def case_stages_follow_ramp(t):
+    """--rate-stages: the requests sent each second follow the ramp, within 1% per stage; the target in the timeline."""
+    stages = [(600, 2), (2400, 3), (2400, 2)]
+    with Recorder(t.workdir, "stages") as ng:
+        r = t.ok_run(["-c", "20", "--warmup", "500ms", "--rate-stages", "600:2s,2400:3s,2400:2s"], url_of(ng.port))
+    tl = [e for e in r["timeline"] if not e["in_grace"]]
+    expect(len(tl) == 7, f"{len(tl)} seconds in the window (7: the stages' length)")
+    expect_eq(r, "rate.stages.start_rate", 600)
+    at = 0
+    for rate, dur in stages:
+        sent = sum(e["sent"] for e in tl[at:at + dur])
+        want = stage_integral(600, stages, at, at + dur)
+        print(f"# stage to {rate}/s over {dur} s: sent {sent}, the ramp asks {want:.1f}")
+        expect(abs(sent - want) <= 0.01 * want, f"stage {rate}:{dur}s sent {sent}, want {want:.1f} within 1%")
+        at += dur
+    for k, e in enumerate(tl):
+        want = stage_integral(600, stages, k, k + 1)
+        expect(abs(e["target_rate"] - want) <= 0.001 * want, f"second {k}: target {e['target_rate']}, want {want:.1f}")
+    expect("first_short" in r["rate"], "first_short missing")
+
+
+def case_stages_fall_short(t):
+    """A server that holds each answer 100 ms with 4 connections (40/s at most): the record names the
+    second where delivery first fell short, under a ramp from 10/s to 200/s."""
+    srv = TestServer("slow", delay=0.1).start()
+    try:
+        r = t.ok_run(["-c", "4", "--rate-stages", "10:1s,200:3s", "--grace", "200ms", "--timeout", "5s"],
+                     url_of(srv.port))
+    finally:
+        srv.stop()
+    short = r["rate"]["first_short"]
+    print(f"# first short: {short}")
+    expect(short is not None and 1 <= short["t_s"] <= 3 and short["rate"] < 0.95 * short["target_rate"],
+           f"first_short {short}")
+
+
+def case_stages_errors(t):
+    """Bad stages are usage errors."""
+    for arg, want in [("1000", "bad --rate-stages stage '1000'"), ("1000:0s", "bad --rate-stages time '0s'"),
+                      ("x:1s", "bad --rate-stages rate 'x'"), ("0:1s,10:1s", "needs a starting rate (-R)"),
+                      ("10:1s,", "a trailing comma")]:
+        rc, _, err = t.run(["--rate-stages", arg], "http://127.0.0.1:1/")
+        expect(rc == 2 and want in err, f"{arg}: exit {rc}: {err.strip()}")
+
+
 CASES = [
     ("--urls in order: methods, body files, round and round", case_list_in_order),
     ("--urls over HTTP/2 at a fixed rate with -H", case_list_h2_rate_headers),
@@ -197,6 +259,9 @@ CASES = [
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
     ("--rand-url: targets match the pattern on h1 and h2, seeded", case_rand_url),
     ("--rand-url: a bad pattern is an error", case_rand_url_errors),
+    ("--rate-stages: each stage's requests within 1% of the ramp, the target per second", case_stages_follow_ramp),
+    ("--rate-stages: the record names where delivery first fell short", case_stages_fall_short),
+    ("--rate-stages: bad stages are usage errors", case_stages_errors),
 ]
 
 
