@@ -17,7 +17,7 @@ enum {
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_LIVE, OPT_START_AT,
-    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_RATE_STAGES,
+    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
 };
 
 static const struct option options[] = {
@@ -64,6 +64,7 @@ static const struct option options[] = {
     {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
     {"rand-url", required_argument, NULL, OPT_RAND_URL},
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
+    {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
     {NULL, 0, NULL, 0},
 };
 
@@ -351,6 +352,10 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_URLS: cfg->urls_file = arg; return CLI_RUN;
     case OPT_URLS_RANDOM: cfg->urls_random = true; return CLI_RUN;
     case OPT_RAND_URL: cfg->rand_url = arg; return CLI_RUN;
+    case OPT_PACE_RESOLUTION:
+        if (set_duration(&cfg->pace_resolution_us, "--pace-resolution", arg, err, errlen) != CLI_RUN) return CLI_ERROR;
+        if (cfg->pace_resolution_us > 1000000) return fail(err, errlen, "--pace-resolution '%s': at most 1s", arg);
+        return CLI_RUN;
     case OPT_RATE_STAGES: {
         int n = parse_stages(arg, cfg->stages, err, errlen);
         if (n < 0) return CLI_ERROR;
@@ -397,6 +402,8 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     }
     if (cfg->rate == 0 && (cfg->poisson || (cfg->seed_set && !config_seeded(cfg))))
         return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
+    if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
+        return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
     if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
     if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
     if (config_generated(cfg) && cfg->script_file) return fail(err, errlen, "--urls and --rand-url do not combine with --script");

@@ -72,6 +72,8 @@ struct config {
     struct rate_stage stages[STAGES_MAX];
     unsigned stage_count;      /* 0: a constant rate (-R) */
     double stages_start_rate;  /* the rate the first stage ramps from (-R, else the first stage's) */
+    uint64_t pace_resolution_us; /* --pace-resolution: wake once per window of this length, sending
+                                  * every request due by then; 0: a wake-up per request's time */
     FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */
 };
 

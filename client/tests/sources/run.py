@@ -22,7 +22,7 @@ from harness import Failure, Runner, expect, expect_eq  # noqa: E402
 import run as h2run  # noqa: E402
 from server import TestServer  # noqa: E402
 
-LOG_FORMAT = "log_format rec '$server_port $request_method $request_uri $server_protocol $content_length $http_x_test';"
+LOG_FORMAT = "log_format rec '$server_port $request_method $request_uri $server_protocol $content_length $http_x_test $msec';"
 
 
 class Recorder(h2run.Nginx):
@@ -250,6 +250,36 @@ def case_stages_errors(t):
         expect(rc == 2 and want in err, f"{arg}: exit {rc}: {err.strip()}")
 
 
+# ---- --pace-resolution ----
+
+def batches(times, gap):
+    """The arrival times split where two are more than `gap` seconds apart: a list of lists."""
+    out = []
+    for x in sorted(times):
+        if out and x - out[-1][-1] <= gap:
+            out[-1].append(x)
+        else:
+            out.append([x])
+    return out
+
+
+def case_pace_resolution(t):
+    """--pace-resolution 50ms at 200/s for 2 s: the server sees about 40 batches, none wider than the
+    window or holding more than a window's requests, every scheduled request sent (exact: 400)."""
+    with Recorder(t.workdir, "paced") as ng:
+        r = t.ok_run(["-c", "20", "-R", "200", "-d", "2s", "--pace-resolution", "50ms"], url_of(ng.port))
+        times = [float(q[6]) for q in ng.requests()]
+    expect_eq(r, "rate.scheduled", 400)
+    expect_eq(r, "requests", 400)
+    b = batches(times, 0.02)
+    widths = [x[-1] - x[0] for x in b]
+    print(f"# {len(b)} batches, sizes {min(map(len, b))}..{max(map(len, b))}, widest {max(widths) * 1000:.0f} ms; "
+          f"schedule lag p99 {r['schedule_lag_us']['p99']} us")
+    expect(36 <= len(b) <= 42, f"{len(b)} batches (about 40)")
+    expect(max(widths) <= 0.05 and max(map(len, b)) <= 11, f"a batch {max(widths)} s wide or of {max(map(len, b))}")
+    expect(r["schedule_lag_us"]["p99"] >= 20000, "latency is not measured from each scheduled time (lag p99 below 20 ms)")
+
+
 CASES = [
     ("--urls in order: methods, body files, round and round", case_list_in_order),
     ("--urls over HTTP/2 at a fixed rate with -H", case_list_h2_rate_headers),
@@ -262,6 +292,7 @@ CASES = [
     ("--rate-stages: each stage's requests within 1% of the ramp, the target per second", case_stages_follow_ramp),
     ("--rate-stages: the record names where delivery first fell short", case_stages_fall_short),
     ("--rate-stages: bad stages are usage errors", case_stages_errors),
+    ("--pace-resolution: batches no wider than the window, counts exact", case_pace_resolution),
 ]
 
 
