@@ -12,12 +12,14 @@
 #include "http2.h"
 #include "pacer.h"
 #include "url.h"
+#include "stages.h"
 
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
+    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
 };
 
 static const struct option options[] = {
@@ -61,6 +63,11 @@ static const struct option options[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
+    {"urls", required_argument, NULL, OPT_URLS},
+    {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
+    {"rand-url", required_argument, NULL, OPT_RAND_URL},
+    {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
+    {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
     {NULL, 0, NULL, 0},
 };
 
@@ -261,6 +268,54 @@ static enum cli_result set_positive_duration(uint64_t *field, const char *name, 
     return *field ? CLI_RUN : fail(err, errlen, "bad %s '%s': must be more than 0", name, text);
 }
 
+/* --rate-stages into out (at most STAGES_MAX); the count, or -1 with why in err. */
+static int parse_stages(const char *text, struct rate_stage *out, char *err, size_t errlen)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+        char item[64];
+        size_t len = (size_t)(end - p);
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, errlen, "bad --rate-stages '%s': stage %d is empty or too long (RATE:TIME,...)", text, n + 1);
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *colon = strchr(item, ':'), *rest;
+        if (n == STAGES_MAX) {
+            snprintf(err, errlen, "bad --rate-stages: more than %d stages", STAGES_MAX);
+            return -1;
+        }
+        if (!colon) {
+            snprintf(err, errlen, "bad --rate-stages stage '%s' (RATE:TIME, e.g. 1000:10s)", item);
+            return -1;
+        }
+        *colon = '\0';
+        errno = 0;
+        double rate = strtod(item, &rest);
+        long long us = cli_duration_us(colon + 1);
+        if (errno || rest == item || *rest || !(rate >= 0 && rate <= PACER_MAX_RATE) || (rate > 0 && rate < 0.001)) {
+            snprintf(err, errlen, "bad --rate-stages rate '%s' (requests/s, 0 or 0.001 to %.0f)", item, PACER_MAX_RATE);
+            return -1;
+        }
+        if (us <= 0) {
+            snprintf(err, errlen, "bad --rate-stages time '%s' (more than 0: 10s, 2m, 500ms)", colon + 1);
+            return -1;
+        }
+        out[n++] = (struct rate_stage){.rate = rate, .duration_us = (uint64_t)us};
+        if (!comma) break;
+        p = comma + 1;
+        if (!*p) {
+            snprintf(err, errlen, "bad --rate-stages '%s': a trailing comma", text);
+            return -1;
+        }
+    }
+    if (n == 0) snprintf(err, errlen, "bad --rate-stages '%s': no stage", text);
+    return n ? n : -1;
+}
+
 /* -R, --arrival, --seed. */
 static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
 {
@@ -369,6 +424,19 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
             return fail(err, errlen, "bad --start-at '%s' (milliseconds since the epoch, as date +%%s%%3N prints)", arg);
         cfg->start_at_ms = (uint64_t)v;
         return CLI_RUN;
+    case OPT_URLS: cfg->urls_file = arg; return CLI_RUN;
+    case OPT_URLS_RANDOM: cfg->urls_random = true; return CLI_RUN;
+    case OPT_RAND_URL: cfg->rand_url = arg; return CLI_RUN;
+    case OPT_PACE_RESOLUTION:
+        if (set_duration(&cfg->pace_resolution_us, "--pace-resolution", arg, err, errlen) != CLI_RUN) return CLI_ERROR;
+        if (cfg->pace_resolution_us > 1000000) return fail(err, errlen, "--pace-resolution '%s': at most 1s", arg);
+        return CLI_RUN;
+    case OPT_RATE_STAGES: {
+        int n = parse_stages(arg, cfg->stages, err, errlen);
+        if (n < 0) return CLI_ERROR;
+        cfg->stage_count = (unsigned)n;
+        return CLI_RUN;
+    }
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     default: return fail(err, errlen, "unknown option (see --help)");
@@ -399,8 +467,21 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;
     if (duration_set && cfg->duration_us == 0) return fail(err, errlen, "--duration must be more than 0");
     if (cfg->requests && cfg->requests < cfg->threads) cfg->threads = (unsigned)cfg->requests;
-    if (cfg->rate == 0 && (cfg->poisson || cfg->seed_set))
-        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R)");
+    if (cfg->stage_count) {
+        /* the ramps start from -R, else from the first stage's rate; the run lasts the stages unless -d says */
+        if (cfg->control_path) return fail(err, errlen, "--control does not combine with --rate-stages");
+        if (cfg->rate == 0) cfg->rate = cfg->stages[0].rate;
+        if (cfg->rate == 0) return fail(err, errlen, "--rate-stages starting at 0 needs a starting rate (-R)");
+        cfg->stages_start_rate = cfg->rate;
+        if (!duration_set) cfg->duration_us = stages_duration(cfg->stages, cfg->stage_count);
+    }
+    if (cfg->rate == 0 && (cfg->poisson || (cfg->seed_set && !config_seeded(cfg))))
+        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
+    if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
+        return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
+    if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
+    if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
+    if (config_generated(cfg) && cfg->script_file) return fail(err, errlen, "--urls and --rand-url do not combine with --script");
     enum cli_result r = parse_url(cfg, err, errlen);
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
     cfg->h2 = cfg->force == PROTOCOL_H2;

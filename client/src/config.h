@@ -11,6 +11,8 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "stages.h"
+
 #define CONFIG_MAX_HEADERS 64
 #define CONFIG_MAX_PIPELINE 256
 
@@ -64,6 +66,16 @@ struct config {
     bool hdr_log_ns;           /* --hdr-log-unit ns (the default): values in nanoseconds, else microseconds */
     bool live;                 /* --live: a line per second on stderr */
     struct control *control;   /* opened by main from control_path, or NULL */
+    /* request sources without a script (source_gen.c) */
+    const char *urls_file;     /* --urls FILE */
+    bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
+    const char *rand_url;      /* --rand-url PATTERN */
+    /* --rate-stages: the target ramps through them from the measured phase's start */
+    struct rate_stage stages[STAGES_MAX];
+    unsigned stage_count;      /* 0: a constant rate (-R) */
+    double stages_start_rate;  /* the rate the first stage ramps from (-R, else the first stage's) */
+    uint64_t pace_resolution_us; /* --pace-resolution: wake once per window of this length, sending
+                                  * every request due by then; 0: a wake-up per request's time */
     FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */
 };
 
@@ -78,6 +90,18 @@ static inline const char *config_header(const struct config *cfg, const char *na
         return v;
     }
     return NULL;
+}
+
+/* A source without a script was asked for (source_gen). */
+static inline bool config_generated(const struct config *cfg)
+{
+    return cfg->urls_file || cfg->rand_url;
+}
+
+/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern. */
+static inline bool config_seeded(const struct config *cfg)
+{
+    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url;
 }
 
 #endif

@@ -230,6 +230,7 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
         return -1;
     }
     if (cfg->duration_us) timeline_window_end(&out->timeline, rs.measure_start_us + cfg->duration_us);
+    if (cfg->stage_count) timeline_stages(&out->timeline, cfg->stages_start_rate, cfg->stages, cfg->stage_count);
     if (cfg->hdr_log && hdr_log_start(cfg, rs.measure_start_us)) {
         snprintf(errbuf, errlen, "cannot write --hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
     } else if (rs.notify_fd < 0) {

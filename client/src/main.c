@@ -153,7 +153,7 @@ static FILE *open_hdr_log(const char *path, char *err, size_t errlen)
  * bad path fails at once; the Poisson seed when none was given (recorded). */
 static int open_run_files(struct config *cfg, struct control *control, char *err, size_t errlen)
 {
-    if (cfg->rate > 0 && !cfg->seed_set && getrandom(&cfg->seed, sizeof cfg->seed, 0) != sizeof cfg->seed)
+    if (config_seeded(cfg) && !cfg->seed_set && getrandom(&cfg->seed, sizeof cfg->seed, 0) != sizeof cfg->seed)
         cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     if (cfg->control_path) {
         if (control_open(control, cfg->control_path, err, errlen)) return -1;
@@ -250,7 +250,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     struct run_result result = {0};
     char err[512];
     int status = 0;
-    const struct source_type *source = cfg->script ? &source_script : &source_static;
+    const struct source_type *source = cfg->script ? &source_script : config_generated(cfg) ? &source_gen : &source_static;
     if (cfg->script && source_script_threads(cfg->script, cfg)) {
         /* nothing was measured: an empty record with the error */
         return report_empty(cfg, script_error(cfg->script));

@@ -17,9 +17,34 @@ static int rate_to_milli(double rate, uint64_t *milli)
     return rate > 0 && *milli == 0 ? -1 : 0;
 }
 
+/* Progress (requests) of ramp s over its first dt microseconds, rates in requests/us. */
+static double ramp_progress(const struct pacer_segment *s, double dt)
+{
+    double r0 = (double)s->rate_milli / 1e9, r1 = (double)s->end_milli / 1e9, span = (double)s->span_us;
+    if (dt <= span) return r0 * dt + (r1 - r0) * dt * dt / (2 * span);
+    return (r0 + r1) / 2 * span + r1 * (dt - span);
+}
+
+/* When ramp s has made dx requests of progress, in microseconds from its origin; PACER_PAUSED: never. */
+static uint64_t ramp_time(const struct pacer_segment *s, double dx)
+{
+    double r0 = (double)s->rate_milli / 1e9, r1 = (double)s->end_milli / 1e9, span = (double)s->span_us;
+    double in_ramp = (r0 + r1) / 2 * span;
+    if (dx > in_ramp) return r1 > 0 ? s->span_us + (uint64_t)llround((dx - in_ramp) / r1) : PACER_PAUSED;
+    double a = (r1 - r0) / span, disc = r0 * r0 + 2 * a * dx;
+    if (dx <= 0) return 0;
+    /* the stable root of a/2 t^2 + r0 t = dx */
+    double t = 2 * dx / (r0 + sqrt(disc > 0 ? disc : 0));
+    return (uint64_t)ceil(t - 1e-6);
+}
+
 /* The time at which progress x is reached in s (x >= s->start_x). */
 static uint64_t segment_time(const struct pacer_segment *s, uint64_t x)
 {
+    if (s->span_us) {
+        uint64_t dt = ramp_time(s, (double)(x - s->start_x) / (double)X_PER_REQUEST);
+        return dt == PACER_PAUSED ? dt : s->origin_us + dt;
+    }
     if (s->rate_milli == 0) return PACER_PAUSED;
     return s->origin_us + (uint64_t)((u128)(x - s->start_x) * 1000u / s->rate_milli);
 }
@@ -28,6 +53,8 @@ static uint64_t segment_time(const struct pacer_segment *s, uint64_t x)
  * every x up to it has segment_time(x) <= now_us. */
 static uint64_t segment_progress(const struct pacer_segment *s, uint64_t now_us)
 {
+    if (s->span_us)
+        return s->start_x + (uint64_t)floor(ramp_progress(s, (double)(now_us - s->origin_us)) * (double)X_PER_REQUEST);
     return s->start_x + (uint64_t)((u128)(now_us - s->origin_us) * s->rate_milli / 1000u);
 }
 
@@ -85,7 +112,7 @@ int pacer_init(struct pacer *p, enum pacer_arrival arrival, double rate, unsigne
     *p = (struct pacer){.arrival = arrival, .threads = threads, .cap = 4};
     p->segments = malloc(p->cap * sizeof *p->segments);
     if (!p->segments) return -1;
-    p->segments[0] = (struct pacer_segment){.start_x = 0, .origin_us = t0_us, .rate_milli = milli};
+    p->segments[0] = (struct pacer_segment){.start_x = 0, .origin_us = t0_us, .rate_milli = milli, .end_milli = milli};
     p->nsegments = 1;
     uint64_t state = seed ^ ((uint64_t)index * 0xd1b54a32d192ed03ULL);
     for (int i = 0; i < 4; i++) p->rng[i] = splitmix64(&state);
@@ -114,13 +141,12 @@ uint64_t pacer_take(struct pacer *p)
     return t;
 }
 
-int pacer_set_rate(struct pacer *p, double rate, uint64_t now_us)
+/* Appends next (its start_x and origin set from the last segment at now_us). */
+static int append(struct pacer *p, struct pacer_segment next)
 {
-    uint64_t milli;
-    if (rate_to_milli(rate, &milli)) return -1;
     struct pacer_segment *last = &p->segments[p->nsegments - 1];
-    if (now_us < last->origin_us) now_us = last->origin_us;
-    struct pacer_segment next = {.start_x = segment_progress(last, now_us), .origin_us = now_us, .rate_milli = milli};
+    if (next.origin_us < last->origin_us) next.origin_us = last->origin_us;
+    next.start_x = segment_progress(last, next.origin_us);
     if (next.start_x == last->start_x) { /* the last segment covers no progress: replace it */
         *last = next;
         return 0;
@@ -134,4 +160,19 @@ int pacer_set_rate(struct pacer *p, double rate, uint64_t now_us)
     p->segments[p->nsegments++] = next;
     drop_passed(p);
     return 0;
+}
+
+int pacer_set_rate(struct pacer *p, double rate, uint64_t now_us)
+{
+    uint64_t milli;
+    if (rate_to_milli(rate, &milli)) return -1;
+    return append(p, (struct pacer_segment){.origin_us = now_us, .rate_milli = milli, .end_milli = milli});
+}
+
+int pacer_ramp(struct pacer *p, double from, double to, uint64_t now_us, uint64_t span_us)
+{
+    uint64_t m0, m1;
+    if (span_us == 0 || rate_to_milli(from, &m0) || rate_to_milli(to, &m1)) return -1;
+    if (m0 == m1) return append(p, (struct pacer_segment){.origin_us = now_us, .rate_milli = m0, .end_milli = m0});
+    return append(p, (struct pacer_segment){.origin_us = now_us, .rate_milli = m0, .end_milli = m1, .span_us = span_us});
 }

@@ -31,11 +31,15 @@
 
 enum pacer_arrival { PACER_EVEN, PACER_POISSON };
 
-/* A stretch of constant rate: progress `start_x` was reached at `origin_us`. */
+/* A stretch of constant rate, or a linear ramp (span_us > 0: the rate goes
+ * from rate_milli to end_milli over span_us, then stays at end_milli):
+ * progress `start_x` was reached at `origin_us`. */
 struct pacer_segment {
     uint64_t start_x;    /* millionths of a request */
     uint64_t origin_us;
     uint64_t rate_milli; /* requests per 1000 s; 0: paused */
+    uint64_t end_milli;  /* a ramp's rate at its end (= rate_milli for a constant one) */
+    uint64_t span_us;    /* 0: constant */
 };
 
 struct pacer {
@@ -67,5 +71,12 @@ uint64_t pacer_take(struct pacer *p);
  * now_us earlier than a previous change counts as that change's time.
  * Returns 0, or -1 for a bad rate or no memory (the schedule is unchanged). */
 int pacer_set_rate(struct pacer *p, double rate, uint64_t now_us);
+
+/* From now_us on the total rate ramps linearly from `from` to `to` over
+ * span_us (> 0), then stays at `to` (--rate-stages; every thread is given the
+ * same ramps). Times within a ramp solve the quadratic of its progress in
+ * double precision (within a microsecond); progress stays integral. Returns
+ * 0, or -1 for a bad rate or no memory (the schedule is unchanged). */
+int pacer_ramp(struct pacer *p, double from, double to, uint64_t now_us, uint64_t span_us);
 
 #endif

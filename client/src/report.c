@@ -21,6 +21,8 @@ static FILE *record_out;
  * within REPORT_LAG_P99_LIMIT_US (docs/metrics.md). */
 #define REPORT_SENT_MIN_SHARE 0.99
 #define REPORT_LAG_P99_LIMIT_US 10000
+/* a whole second whose sent requests fall below this share of its target is where delivery first fell short */
+#define RATE_SHORT_FRACTION 0.95
 
 static const char *const error_names[REQ_ERR_KINDS] = {"timeout", "read", "write", "protocol", "reset"};
 static const char *const detail_names[DETAIL_KINDS] = {
@@ -67,7 +69,12 @@ void report_help(void)
           "  -R, --rate N                 fixed rate: N requests/s in total, on a schedule (open loop;\n"
           "                               latency from each request's scheduled time)\n"
           "      --arrival even|poisson   spacing of the schedule (default even)\n"
-          "      --seed N                 seed of the Poisson draws (default: random, recorded)\n"
+          "      --pace-resolution TIME   at a fixed rate, wake once per window of TIME (e.g. 1ms) and send\n"
+          "                               every request due in it; latency still from each scheduled\n"
+          "                               time (default 0: a wake-up per request)\n"
+          "      --rate-stages R:T[,R:T]  the target ramps linearly to each rate R over its time T, from\n"
+          "                               -R (else the first R); the run lasts the stages unless -d\n"
+          "      --seed N                 seed of the Poisson and random draws (default: random, recorded)\n"
           "      --control FILE           read 'rate N' and 'stop' from FILE (a FIFO or a file) while running\n"
           "      --hdr-log FILE           HdrHistogram interval log, one line per second (a FIFO must\n"
           "                               have its reader already; one that stops reading fails the log)\n"
@@ -82,6 +89,12 @@ void report_help(void)
           "  -q, --quiet                  no text report\n"
           "  -s, --script FILE            a wrk script (client/SCRIPTING.md); the arguments after\n"
           "                               the URL go to its init(args)\n"
+          "      --urls FILE              requests from a list, one a line: [METHOD] PATH-or-URL [@BODYFILE];\n"
+          "                               sent in order (each thread from the top); absolute URLs may\n"
+          "                               name other origins, each with its own connections\n"
+          "      --urls-random            draw each request from the list at random (--seed)\n"
+          "      --rand-url PATTERN       each request's path drawn from a regular expression, e.g.\n"
+          "                               '/item/[0-9]{1,6}' (--seed; unbounded repeats capped at 8)\n"
           "      --help, --version\n\n"
           "Exit status: 0 the run finished (whatever the responses), 2 usage error (a script\n"
           "that does not load, a bad method, header or URL, an option out of its range included),\n"
@@ -216,7 +229,26 @@ static void json_rate(FILE *f, const struct config *cfg, const struct run_result
     for (size_t i = 1; i < tl->nchanges; i++)
         fprintf(f, "%s{\"at_s\": %.6f, \"rate\": %.3f}", i > 1 ? ", " : "",
                 (double)(tl->changes[i].at_us - tl->measure_start) / 1e6, tl->changes[i].rate);
-    fputs("]},\n", f);
+    fputs("], \"stages\": ", f);
+    if (cfg->stage_count) {
+        fprintf(f, "{\"start_rate\": %.3f, \"points\": [", cfg->stages_start_rate);
+        for (unsigned i = 0; i < cfg->stage_count; i++)
+            fprintf(f, "%s{\"rate\": %.3f, \"duration_s\": %.6f}", i ? ", " : "", cfg->stages[i].rate,
+                    (double)cfg->stages[i].duration_us / 1e6);
+        fputs("]}", f);
+    } else {
+        fputs("null", f);
+    }
+    long short_at = timeline_first_short(tl, RATE_SHORT_FRACTION);
+    fputs(", \"first_short\": ", f);
+    if (short_at >= 0) {
+        const struct timeline_entry *e = &tl->entries[short_at];
+        fprintf(f, "{\"t_s\": %.3f, \"target_rate\": %.3f, \"rate\": %.3f}", (double)e->start_us / 1e6,
+                e->target_rate, (double)e->sent / ((double)e->length_us / 1e6));
+    } else {
+        fputs("null", f);
+    }
+    fputs("},\n", f);
 }
 
 static void json_histogram(FILE *f, const char *name, const struct hist *h, bool wanted, bool last)
@@ -440,6 +472,18 @@ static void text_rate(const struct config *cfg, const struct run_result *r)
     for (size_t i = 1; i < tl->nchanges; i++)
         printf("  Rate changed (--control) at %.3fs to %.2f/s\n",
                (double)(tl->changes[i].at_us - tl->measure_start) / 1e6, tl->changes[i].rate);
+    if (cfg->stage_count) {
+        printf("  Rate stages: from %.2f/s", cfg->stages_start_rate);
+        for (unsigned i = 0; i < cfg->stage_count; i++)
+            printf(", to %.2f/s over %.3fs", cfg->stages[i].rate, (double)cfg->stages[i].duration_us / 1e6);
+        printf("\n");
+    }
+    long short_at = timeline_first_short(tl, RATE_SHORT_FRACTION);
+    if (short_at >= 0)
+        printf("  Delivery first fell short in second %.0f: %.2f/s sent of a %.2f/s target\n",
+               (double)tl->entries[short_at].start_us / 1e6,
+               (double)tl->entries[short_at].sent / ((double)tl->entries[short_at].length_us / 1e6),
+               tl->entries[short_at].target_rate);
     const char *shortfall = rate_shortfall(s, why, sizeof why);
     if (shortfall) printf("  TARGET RATE NOT DELIVERED: %s\n", shortfall);
 }

@@ -36,6 +36,9 @@ struct source_ops {
      * every request in flight on it). NULL: not needed. */
     void (*conn_open)(struct source *s, unsigned conn);
     void (*conn_close)(struct source *s, unsigned conn);
+    /* Where connection conn connects (a request list with several origins);
+     * valid while the source lives. NULL: the source's addr, else the URL's. */
+    const struct sockaddr *(*conn_addr)(struct source *s, unsigned conn, socklen_t *len);
     void (*free)(struct source *s);
 };
 
@@ -84,5 +87,10 @@ extern const struct source_type source_static;
 /* A wrk script (-s; cfg->script holds its states, loaded by main): request()
  * per request text, split with reqtext (SCRIPTING.md). */
 extern const struct source_type source_script;
+
+/* Requests from the command line without a script (source_gen.c): a list
+ * (--urls, several origins allowed), a target drawn from a pattern
+ * (--rand-url). */
+extern const struct source_type source_gen;
 
 #endif

@@ -104,6 +104,7 @@ bool timeline_complete(const struct timeline *tl)
 /* The mean target rate over [a, b) (monotonic us, a < b). */
 static double mean_rate(const struct timeline *tl, uint64_t a, uint64_t b)
 {
+    if (tl->stages) return stages_mean(tl->stages_start_rate, tl->stages, tl->stage_count, tl->measure_start, a, b);
     double sum = 0;
     for (size_t i = 0; i < tl->nchanges; i++) {
         uint64_t from = tl->changes[i].at_us, to = i + 1 < tl->nchanges ? tl->changes[i + 1].at_us : UINT64_MAX;
@@ -189,4 +190,21 @@ size_t timeline_close(struct timeline *tl)
         tl->next_index++;
     }
     return tl->len - before;
+}
+
+void timeline_stages(struct timeline *tl, double start_rate, const struct rate_stage *st, size_t n)
+{
+    tl->stages = st;
+    tl->stage_count = n;
+    tl->stages_start_rate = start_rate;
+}
+
+long timeline_first_short(const struct timeline *tl, double fraction)
+{
+    for (size_t i = 0; i < tl->len; i++) {
+        const struct timeline_entry *e = &tl->entries[i];
+        if (e->in_grace || e->length_us < SECOND_US || e->target_rate < 0) continue;
+        if ((double)e->sent < fraction * e->target_rate * (double)e->length_us / 1e6) return (long)i;
+    }
+    return -1;
 }

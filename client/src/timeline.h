@@ -17,6 +17,7 @@
 
 #include "hdrlog.h"
 #include "interval.h"
+#include "stages.h"
 
 struct timeline_latency {
     bool present; /* false: nothing measured in the second */
@@ -54,6 +55,10 @@ struct timeline {
     struct timeline_entry *entries;  /* owned */
     size_t len, cap;
     bool failed; /* out of memory, or the log could not be written: entries may be missing */
+    /* --rate-stages: the target follows them (not owned; NULL: the changes) */
+    const struct rate_stage *stages;
+    size_t stage_count;
+    double stages_start_rate;
 };
 
 /* An empty timeline for `threads` threads; rate < 0 for a closed-loop run.
@@ -73,6 +78,12 @@ bool timeline_complete(const struct timeline *tl);
 /* The target rate changes to `rate` at at_us; a change at or before the
  * previous one's time (in the warm-up: the measured phase's start) replaces it. */
 void timeline_rate_change(struct timeline *tl, uint64_t at_us, double rate);
+/* The target follows these stages from the measured phase's start
+ * (stages.h), starting at start_rate; st must outlive the timeline. */
+void timeline_stages(struct timeline *tl, double start_rate, const struct rate_stage *st, size_t n);
+/* The first whole second (not in the grace) whose achieved rate (sent) fell
+ * below `fraction` of its target: its index in entries, or -1. */
+long timeline_first_short(const struct timeline *tl, double fraction);
 /* The measured window ends at at_us (the deadline, or a stop). */
 void timeline_window_end(struct timeline *tl, uint64_t at_us);
 

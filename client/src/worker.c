@@ -485,7 +485,10 @@ static void conn_connect(struct conn *c)
     if (!may_start(w)) return;
     c->connect_start = monotonic_now_us();
     if (w->measuring) w->stats.connect_attempts++;
-    int fd = open_socket(w->addr->sa_family);
+    const struct sockaddr *addr = w->addr;
+    socklen_t addr_len = w->addr_len;
+    if (w->source->ops->conn_addr) addr = w->source->ops->conn_addr(w->source, c->index, &addr_len);
+    int fd = open_socket(addr->sa_family);
     int tr_failed = 0;
     if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
     else transport_plain_init(&c->tr, fd);
@@ -497,7 +500,7 @@ static void conn_connect(struct conn *c)
     c->events = EV_WRITE;
     ev_io_set(&c->io, fd, EV_WRITE);
     ev_io_start(w->loop, &c->io);
-    if (connect(fd, w->addr, w->addr_len) < 0 && errno != EINPROGRESS) {
+    if (connect(fd, addr, addr_len) < 0 && errno != EINPROGRESS) {
         ev_io_stop(w->loop, &c->io);
         connect_failed(c);
     }
@@ -625,8 +628,15 @@ static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
     }
     /* open loop: the window is the schedule's, whenever the timer fires; what
      * was due before it goes out first (libev may run this before the pace
-     * timer's callback when both are ready) */
-    pace_dispatch(w, monotonic_now_us());
+     * timer's callback when both are ready). With --pace-resolution the last
+     * window goes out whole, at the deadline: a timer a little early waits. */
+    uint64_t now = monotonic_now_us();
+    if (w->cfg->pace_resolution_us && now < w->cap_us) {
+        ev_timer_set(t, (double)(w->cap_us - now) / 1e6, 0.);
+        ev_timer_start(loop, t);
+        return;
+    }
+    pace_dispatch(w, now);
     worker_stop(w, w->cap_us);
 }
 
@@ -668,7 +678,12 @@ static uint64_t pace_limit(const struct worker *w)
 /* now, as far as the schedule may go: requests due at or after cap_us are never sent. */
 static uint64_t pace_now(const struct worker *w, uint64_t now)
 {
-    return now < w->cap_us ? now : w->cap_us - 1;
+    uint64_t res = w->cfg->pace_resolution_us, t0 = w->run->t0_us;
+    if (now >= w->cap_us) return w->cap_us - 1;
+    /* --pace-resolution: only what was due by the last window's end, so a
+     * wake-up for a response does not send the next window's requests early */
+    if (res && now > t0) now = t0 + (now - t0) / res * res;
+    return now;
 }
 
 /* Sets the pace timer to the pacer's next time while a connection has room;
@@ -681,12 +696,23 @@ static uint64_t pace_now(const struct worker *w, uint64_t now)
  * left alone (it fires, finds nothing due and is set then): setting a timer
  * that becomes the CPU's earliest costs a VM ~13 us, so this is done at most
  * once per wake-up. */
+/* --pace-resolution: the end of the window (windows from the schedule's
+ * start) in which `at` falls: the wake-up that sends every request due in it. */
+static uint64_t pace_window_end(const struct worker *w, uint64_t at)
+{
+    uint64_t res = w->cfg->pace_resolution_us, t0 = w->run->t0_us;
+    if (at <= t0) return at;
+    uint64_t end = t0 + ((at - t0 + res - 1) / res) * res;
+    return end < w->cap_us ? end : w->cap_us;
+}
+
 static void pace_arm(struct worker *w)
 {
     uint64_t at = PACER_PAUSED;
     if (may_start(w) && w->ready_len > 0 && w->sched.len < pace_limit(w)) {
         at = pacer_next(&w->sched.pacer);
         if (at >= w->cap_us) at = PACER_PAUSED;
+        else if (w->cfg->pace_resolution_us) at = pace_window_end(w, at);
     }
     if (!w->timer_fired && w->armed_us <= at) return; /* PACER_PAUSED: disarmed */
     struct itimerspec its = {0};
@@ -816,6 +842,8 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
     if (!w->ready || w->timer_fd < 0) return -1;
     if (schedule_init(&w->sched, cfg->poisson ? PACER_POISSON : PACER_EVEN, cfg->rate, cfg->threads, w->index,
                       rs->t0_us, cfg->seed, rs->measure_start_us))
+        return -1;
+    if (stages_apply(&w->sched.pacer, cfg->stages_start_rate, cfg->stages, cfg->stage_count, rs->measure_start_us))
         return -1;
     ev_io_init(&w->pace, pace_cb, w->timer_fd, EV_READ);
     w->pace.data = w;

@@ -9,6 +9,8 @@
 #include "../src/hdrlog.c"
 #include "../src/interval.c"
 #include "../src/timeline.c"
+#include "../src/pacer.c"
+#include "../src/stages.c"
 
 #include <stdlib.h>
 #include <string.h>

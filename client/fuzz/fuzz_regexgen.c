@@ -1,0 +1,35 @@
+/* libFuzzer target for regexgen.c: any bytes as a pattern. A pattern that
+ * compiles draws strings no longer than its maximum, of visible ASCII only,
+ * the same for the same seed. Any difference or sanitizer report is a crash. */
+#include "../src/regexgen.c"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *pattern = malloc(size + 1);
+    memcpy(pattern, data, size);
+    pattern[size] = '\0';
+    char err[256];
+    struct regexgen *g = regexgen_new(pattern, err, sizeof err);
+    if (g) {
+        size_t max = regexgen_max_len(g);
+        char *a = malloc(max + 1), *b = malloc(max + 1);
+        struct rng r1, r2;
+        rng_seed(&r1, size), rng_seed(&r2, size);
+        for (int i = 0; i < 4; i++) {
+            size_t la = regexgen_generate(g, &r1, a), lb = regexgen_generate(g, &r2, b);
+            if (la > max || la != lb || memcmp(a, b, la)) abort();
+            for (size_t k = 0; k < la; k++)
+                if (a[k] < 0x21 || a[k] > 0x7e) abort();
+        }
+        free(a);
+        free(b);
+    } else if (!err[0]) {
+        abort();
+    }
+    regexgen_free(g);
+    free(pattern);
+    return 0;
+}

@@ -1,0 +1,316 @@
+/* source_gen: requests made from the command line without a script: a list
+ * of requests (--urls), a target drawn from a pattern (--rand-url). A
+ * request that is the same every time it is sent (a list's line) is encoded
+ * once and handed out as is, as the static source does; one whose bytes
+ * differ per request (a drawn target) is written into a block from the
+ * source's free list, which goes back to the list at its outcome: no
+ * allocation per request once as many blocks exist as requests are in flight.
+ *
+ * Connections are per origin: connection conn of thread t (of T) serves
+ * origin (conn * T + t) mod origins, so with at least as many connections as
+ * origins every origin has one, and each thread takes the lines of the
+ * origins its connections serve. In order, each thread walks each origin's
+ * lines from the first, round and round; at random (--urls-random), each
+ * request is a line of the origin drawn uniformly, seeded (--seed) per thread. */
+#include <netdb.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regexgen.h"
+#include "reqbuild.h"
+#include "rng.h"
+#include "source.h"
+#include "urllist.h"
+
+struct gen_target {
+    struct reqbuild build;
+    const char *path; /* the target (not owned) */
+    size_t origin;
+};
+
+struct gen_origin {
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    size_t *targets; /* owned: indexes of its targets, in the list's order */
+    size_t count;
+};
+
+struct gen_shared {
+    const struct config *cfg;
+    struct urllist list;
+    struct gen_target *targets; /* owned */
+    size_t target_count;
+    struct gen_origin *origins; /* owned */
+    size_t origin_count;
+    bool random;
+    struct regexgen *pattern; /* --rand-url, or NULL */
+};
+
+struct gen_block {
+    struct gen_block *next;
+    size_t cap;
+    max_align_t data[];
+};
+
+struct gen_source {
+    struct source base;
+    const struct gen_shared *sh;
+    unsigned threads, thread;
+    struct rng rng;
+    size_t *cursor;        /* owned: per origin, the next line in order */
+    struct gen_block *free_blocks;
+    char *path;            /* owned: a drawn target */
+    struct request req;
+};
+
+/* ---- the shared part ---- */
+
+static void gen_shared_free(void *shared)
+{
+    struct gen_shared *sh = shared;
+    if (!sh) return;
+    for (size_t i = 0; i < sh->target_count; i++) reqbuild_free(&sh->targets[i].build);
+    free(sh->targets);
+    for (size_t i = 0; i < sh->origin_count; i++) free(sh->origins[i].targets);
+    free(sh->origins);
+    urllist_free(&sh->list);
+    regexgen_free(sh->pattern);
+    free(sh);
+}
+
+/* host:port to an address (the first of getaddrinfo's); 0 or -1 with err. */
+static int resolve_origin(const struct urllist_origin *o, struct gen_origin *out, char *err, size_t errlen)
+{
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
+    int rc = getaddrinfo(o->host, o->port, &hints, &res);
+    if (rc) {
+        snprintf(err, errlen, "--urls: cannot resolve %s: %s", o->authority, gai_strerror(rc));
+        return -1;
+    }
+    memcpy(&out->addr, res->ai_addr, res->ai_addrlen);
+    out->addr_len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+static int make_origins(struct gen_shared *sh, const struct config *cfg, char *err, size_t errlen)
+{
+    sh->origin_count = sh->list.count ? sh->list.origin_count : 1;
+    if (sh->origin_count > cfg->connections) {
+        snprintf(err, errlen, "--urls: %zu origins need at least as many connections (-c %u)", sh->origin_count,
+                 cfg->connections);
+        return -1;
+    }
+    if (!(sh->origins = calloc(sh->origin_count, sizeof *sh->origins))) return -1;
+    for (size_t o = 0; o < sh->origin_count; o++) {
+        struct gen_origin *go = &sh->origins[o];
+        if (o == 0 || cfg->unix_socket) {
+            memcpy(&go->addr, &cfg->addr, cfg->addr_len);
+            go->addr_len = cfg->addr_len;
+        } else {
+            if (cfg->tls && strcmp(sh->list.origins[o].host, cfg->host)) {
+                snprintf(err, errlen, "--urls: https origins must share the command line's host %s (one certificate name): %s",
+                         cfg->host, sh->list.origins[o].authority);
+                return -1;
+            }
+            if (resolve_origin(&sh->list.origins[o], go, err, errlen)) return -1;
+        }
+        if (!(go->targets = malloc(sh->target_count * sizeof *go->targets))) return -1;
+    }
+    for (size_t i = 0; i < sh->target_count; i++) {
+        struct gen_origin *go = &sh->origins[sh->targets[i].origin];
+        go->targets[go->count++] = i;
+    }
+    return 0;
+}
+
+/* One target per list line, or the command line's request. */
+static int make_targets(struct gen_shared *sh, const struct config *cfg)
+{
+    size_t n = sh->list.count ? sh->list.count : 1;
+    if (!(sh->targets = calloc(n, sizeof *sh->targets))) return -1;
+    char authority[300];
+    bool ipv6 = strchr(cfg->host, ':') != NULL, dflt = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0;
+    snprintf(authority, sizeof authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "", dflt ? "" : ":",
+             dflt ? "" : cfg->port);
+    for (size_t i = 0; i < n; i++) {
+        struct reqbuild_spec spec = {.method = cfg->method, .path = cfg->path, .authority = authority, .tls = cfg->tls,
+                                     .body = cfg->body, .body_len = cfg->body_len};
+        struct gen_target *t = &sh->targets[i];
+        if (sh->list.count) {
+            const struct urllist_line *ln = &sh->list.lines[i];
+            spec.method = ln->method;
+            spec.path = ln->path;
+            if (ln->origin) spec.authority = sh->list.origins[ln->origin].authority;
+            if (ln->body) spec.body = ln->body, spec.body_len = ln->body_len;
+            t->origin = ln->origin;
+        }
+        t->path = spec.path;
+        sh->target_count++;
+        if (reqbuild_init(&t->build, cfg, &spec)) return -1;
+    }
+    return 0;
+}
+
+static void *gen_shared_new(const struct config *cfg, char *err, size_t errlen)
+{
+    struct gen_shared *sh = calloc(1, sizeof *sh);
+    if (!sh) goto oom;
+    sh->cfg = cfg;
+    sh->random = cfg->urls_random;
+    err[0] = '\0';
+    if (cfg->urls_file && urllist_load(&sh->list, cfg->urls_file, cfg->tls, cfg->host, cfg->port, err, errlen)) goto fail;
+    if (cfg->rand_url) {
+        char why[200];
+        if (cfg->rand_url[0] != '/') {
+            snprintf(err, errlen, "--rand-url '%s': the pattern must start with / (it draws the path)", cfg->rand_url);
+            goto fail;
+        }
+        if (!(sh->pattern = regexgen_new(cfg->rand_url, why, sizeof why))) {
+            snprintf(err, errlen, "--rand-url '%s': %s", cfg->rand_url, why);
+            goto fail;
+        }
+    }
+    if (make_targets(sh, cfg) || make_origins(sh, cfg, err, errlen)) goto fail;
+    return sh;
+fail:
+    if (err[0]) {
+        gen_shared_free(sh);
+        return NULL;
+    }
+oom:
+    snprintf(err, errlen, "out of memory");
+    gen_shared_free(sh);
+    return NULL;
+}
+
+/* ---- the thread's source ---- */
+
+static size_t conn_origin(const struct gen_source *s, unsigned conn)
+{
+    return ((size_t)conn * s->threads + s->thread) % s->sh->origin_count;
+}
+
+static const struct gen_target *pick(struct gen_source *s, unsigned conn)
+{
+    const struct gen_shared *sh = s->sh;
+    if (sh->target_count == 1) return &sh->targets[0];
+    size_t o = conn_origin(s, conn);
+    const struct gen_origin *go = &sh->origins[o];
+    size_t i;
+    if (sh->random) {
+        i = rng_below(&s->rng, go->count);
+    } else {
+        i = s->cursor[o];
+        s->cursor[o] = i + 1 == go->count ? 0 : i + 1;
+    }
+    return &sh->targets[go->targets[i]];
+}
+
+static const struct request *gen_next_fixed(struct source *base, unsigned conn)
+{
+    return &pick((struct gen_source *)base, conn)->build.fixed;
+}
+
+/* A block of at least size bytes, from the free list when one is big enough. */
+static struct gen_block *block_get(struct gen_source *s, size_t size)
+{
+    struct gen_block *b = s->free_blocks;
+    if (b) s->free_blocks = b->next;
+    if (b && b->cap >= size) return b;
+    struct gen_block *bigger = realloc(b, sizeof *b + size);
+    if (!bigger) {
+        free(b);
+        return NULL;
+    }
+    bigger->cap = size;
+    return bigger;
+}
+
+static const struct request *gen_next_drawn(struct source *base, unsigned conn)
+{
+    struct gen_source *s = (struct gen_source *)base;
+    const struct gen_target *t = pick(s, conn);
+    const char *path = t->path;
+    size_t path_len;
+    if (s->sh->pattern) {
+        path_len = regexgen_generate(s->sh->pattern, &s->rng, s->path);
+        path = s->path;
+    } else {
+        path_len = strlen(path);
+    }
+    const struct reqbuild_extra *extra = NULL;
+    struct gen_block *b = block_get(s, reqbuild_size(&t->build, path_len, extra));
+    if (!b) {
+        s->base.state = SOURCE_FAILED;
+        s->base.error = "out of memory";
+        return NULL;
+    }
+    reqbuild_fill(&t->build, b->data, path, path_len, extra, &s->req);
+    s->req.source_data = (uintptr_t)b;
+    return &s->req;
+}
+
+static void gen_on_done(struct source *base, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
+{
+    struct gen_source *s = (struct gen_source *)base;
+    struct gen_block *b = (struct gen_block *)ctx->source_data;
+    (void)conn;
+    (void)o;
+    b->next = s->free_blocks;
+    s->free_blocks = b;
+}
+
+static const struct sockaddr *gen_conn_addr(struct source *base, unsigned conn, socklen_t *len)
+{
+    struct gen_source *s = (struct gen_source *)base;
+    const struct gen_origin *go = &s->sh->origins[conn_origin(s, conn)];
+    *len = go->addr_len;
+    return (const struct sockaddr *)&go->addr;
+}
+
+static void gen_free(struct source *base)
+{
+    struct gen_source *s = (struct gen_source *)base;
+    while (s->free_blocks) {
+        struct gen_block *next = s->free_blocks->next;
+        free(s->free_blocks);
+        s->free_blocks = next;
+    }
+    free(s->cursor);
+    free(s->path);
+    free(s);
+}
+
+static const struct source_ops fixed_ops = {.next = gen_next_fixed, .conn_addr = gen_conn_addr, .free = gen_free};
+static const struct source_ops drawn_ops = {.next = gen_next_drawn, .on_done = gen_on_done,
+                                            .conn_addr = gen_conn_addr, .free = gen_free};
+
+static struct source *gen_source_new(const void *shared, unsigned thread, unsigned connections)
+{
+    const struct gen_shared *sh = shared;
+    (void)connections;
+    struct gen_source *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->sh = sh;
+    s->threads = sh->cfg->threads;
+    s->thread = thread;
+    s->base.ops = sh->pattern ? &drawn_ops : &fixed_ops;
+    rng_seed(&s->rng, sh->cfg->seed ^ ((uint64_t)thread * 0xd1b54a32d192ed03ULL));
+    s->cursor = calloc(sh->origin_count, sizeof *s->cursor);
+    if (sh->pattern) s->path = malloc(regexgen_max_len(sh->pattern) + 1);
+    if (!s->cursor || (sh->pattern && !s->path)) {
+        gen_free(&s->base);
+        return NULL;
+    }
+    return &s->base;
+}
+
+const struct source_type source_gen = {
+    .name = "gen",
+    .shared_new = gen_shared_new,
+    .shared_free = gen_shared_free,
+    .source_new = gen_source_new,
+};

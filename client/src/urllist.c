@@ -1,0 +1,269 @@
+/* urllist: a line at a time, split on blanks into at most three fields. */
+#include "urllist.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELD 8192
+
+static int fail(char *err, size_t errlen, const char *name, unsigned lineno, const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    snprintf(err, errlen, "%s:%u: %s", name, lineno, why);
+    return -1;
+}
+
+static bool tchar(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr("!#$%&'*+-.^_`|~", c);
+}
+
+/* A request target may hold any visible ASCII character. */
+static bool target_char(char c)
+{
+    return c > 0x20 && c < 0x7f;
+}
+
+static void set_authority(struct urllist_origin *o, bool tls)
+{
+    bool ipv6 = strchr(o->host, ':') != NULL, dflt = strcmp(o->port, tls ? "443" : "80") == 0;
+    snprintf(o->authority, sizeof o->authority, "%s%s%s%s%s", ipv6 ? "[" : "", o->host, ipv6 ? "]" : "",
+             dflt ? "" : ":", dflt ? "" : o->port);
+}
+
+/* The origin of host:port, added when new; its index, or -1 when out of memory. */
+static long origin_index(struct urllist *l, const struct urllist_origin *o, bool tls)
+{
+    for (size_t i = 0; i < l->origin_count; i++)
+        if (!strcmp(l->origins[i].host, o->host) && !strcmp(l->origins[i].port, o->port)) return (long)i;
+    struct urllist_origin *more = realloc(l->origins, (l->origin_count + 1) * sizeof *more);
+    if (!more) return -1;
+    l->origins = more;
+    more[l->origin_count] = *o;
+    set_authority(&more[l->origin_count], tls);
+    return (long)l->origin_count++;
+}
+
+/* http[s]://host[:port] at u; sets o and *path (the rest, "" when none). NULL: fine, else why not. */
+static const char *parse_origin(const char *u, bool tls, struct urllist_origin *o, const char **path)
+{
+    const char *scheme = tls ? "https://" : "http://";
+    if (strncmp(u, scheme, strlen(scheme)) != 0)
+        return tls ? "every URL must be https:// as the command line's" : "every URL must be http:// as the command line's";
+    u += strlen(scheme);
+    const char *slash = strchr(u, '/'), *end = slash ? slash : u + strlen(u), *host = u, *colon;
+    size_t host_len;
+    if (*u == '[') {
+        const char *close = memchr(u, ']', (size_t)(end - u));
+        if (!close) return "bad IPv6 address";
+        host = u + 1;
+        host_len = (size_t)(close - host);
+        colon = close + 1 < end && close[1] == ':' ? close + 1 : NULL;
+        if (!colon && close + 1 != end) return "bad host";
+    } else {
+        colon = memchr(u, ':', (size_t)(end - u));
+        host_len = (size_t)((colon ? colon : end) - u);
+    }
+    if (host_len == 0 || host_len >= sizeof o->host) return "bad host";
+    memcpy(o->host, host, host_len);
+    o->host[host_len] = '\0';
+    if (colon) {
+        size_t port_len = (size_t)(end - colon - 1);
+        if (port_len == 0 || port_len >= sizeof o->port || strspn(colon + 1, "0123456789") < port_len) return "bad port";
+        memcpy(o->port, colon + 1, port_len);
+        o->port[port_len] = '\0';
+        long p = strtol(o->port, NULL, 10);
+        if (p < 1 || p > 65535) return "bad port";
+    } else {
+        strcpy(o->port, tls ? "443" : "80");
+    }
+    *path = slash ? slash : "";
+    return NULL;
+}
+
+static char *dup_range(const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+    if (!d) return NULL;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}
+
+/* Splits line (NUL-terminated, no newline) into up to 4 blank-separated fields. */
+static size_t split(char *line, char *fields[4])
+{
+    size_t n = 0;
+    char *p = line;
+    while (*p) {
+        while (*p == ' ' || *p == '\t') *p++ = '\0';
+        if (!*p) break;
+        if (n == 4) return 5;
+        fields[n++] = p;
+        while (*p && *p != ' ' && *p != '\t') p++;
+    }
+    return n;
+}
+
+static int parse_line(struct urllist *l, char *line, unsigned lineno, const char *name, bool tls, char *err,
+                      size_t errlen)
+{
+    char *f[4];
+    size_t n = split(line, f);
+    if (n == 0 || f[0][0] == '#') return 0;
+    if (n > 3) return fail(err, errlen, name, lineno, "too many fields (expected [METHOD] TARGET [@BODYFILE])");
+    size_t i = 0;
+    const char *method = "GET";
+    if (f[0][0] != '/' && !strstr(f[0], "://")) {
+        method = f[i++];
+        for (const char *c = method; *c; c++)
+            if (!tchar(*c)) return fail(err, errlen, name, lineno, "bad method '%s'", method);
+    }
+    if (i == n) return fail(err, errlen, name, lineno, "no target after the method");
+    const char *target = f[i++], *path = target;
+    const char *body_file = NULL;
+    if (i < n) {
+        if (f[i][0] != '@' || !f[i][1]) return fail(err, errlen, name, lineno, "bad body '%s' (expected @FILE)", f[i]);
+        body_file = f[i] + 1;
+    }
+    if (strlen(target) > MAX_FIELD) return fail(err, errlen, name, lineno, "target longer than %d bytes", MAX_FIELD);
+    long origin = 0;
+    if (target[0] != '/' && !strstr(target, "://"))
+        return fail(err, errlen, name, lineno, "bad target '%s' (a path from / or an absolute URL)", target);
+    if (target[0] != '/') {
+        struct urllist_origin o = {0};
+        const char *why = parse_origin(target, tls, &o, &path);
+        if (why) return fail(err, errlen, name, lineno, "%s: '%s'", why, target);
+        if ((origin = origin_index(l, &o, tls)) < 0) return fail(err, errlen, name, lineno, "out of memory");
+        if (!*path) path = "/";
+        if (*path != '/') return fail(err, errlen, name, lineno, "bad target '%s'", target);
+    }
+    for (const char *c = path; *c; c++)
+        if (!target_char(*c)) return fail(err, errlen, name, lineno, "bad character in target '%s'", target);
+    struct urllist_line *more = realloc(l->lines, (l->count + 1) * sizeof *more);
+    if (!more) return fail(err, errlen, name, lineno, "out of memory");
+    l->lines = more;
+    struct urllist_line *ln = &more[l->count];
+    *ln = (struct urllist_line){.method = dup_range(method, strlen(method)), .path = dup_range(path, strlen(path)),
+                                .origin = (size_t)origin, .lineno = lineno};
+    l->count++;
+    if (!ln->method || !ln->path || (body_file && !(ln->body_file = dup_range(body_file, strlen(body_file)))))
+        return fail(err, errlen, name, lineno, "out of memory");
+    return 0;
+}
+
+int urllist_parse(struct urllist *l, const char *text, size_t len, const char *name, bool tls, const char *host,
+                  const char *port, char *err, size_t errlen)
+{
+    memset(l, 0, sizeof *l);
+    struct urllist_origin first = {0};
+    snprintf(first.host, sizeof first.host, "%s", host);
+    snprintf(first.port, sizeof first.port, "%s", port);
+    if (origin_index(l, &first, tls) < 0) return fail(err, errlen, name, 0, "out of memory");
+    char *line = NULL;
+    size_t at = 0;
+    unsigned lineno = 0;
+    int rc = 0;
+    while (at < len && rc == 0) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t raw = nl ? (size_t)(nl - (text + at)) : len - at, n = raw;
+        lineno++;
+        if (n && text[at + n - 1] == '\r') n--;
+        if (memchr(text + at, '\0', n)) {
+            rc = fail(err, errlen, name, lineno, "a NUL byte");
+            break;
+        }
+        free(line);
+        if (!(line = dup_range(text + at, n))) rc = fail(err, errlen, name, lineno, "out of memory");
+        else rc = parse_line(l, line, lineno, name, tls, err, errlen);
+        at += raw + (nl != NULL);
+    }
+    free(line);
+    if (rc == 0 && l->count == 0) rc = fail(err, errlen, name, lineno, "no request in the list");
+    if (rc) urllist_free(l);
+    return rc;
+}
+
+/* The whole file at path, malloc'd; NULL with errno. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0, r;
+    char *buf = malloc(cap);
+    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            char *bigger = realloc(buf, cap *= 2);
+            if (!bigger) free(buf);
+            buf = bigger;
+        }
+    }
+    int bad = ferror(f) || !buf;
+    fclose(f);
+    if (bad) {
+        free(buf);
+        errno = errno ? errno : ENOMEM;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+/* Reads each line's body file, relative to the list's folder. */
+static int read_bodies(struct urllist *l, const char *path, char *err, size_t errlen)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
+    for (size_t i = 0; i < l->count; i++) {
+        struct urllist_line *ln = &l->lines[i];
+        if (!ln->body_file) continue;
+        char full[4096];
+        if (ln->body_file[0] == '/') snprintf(full, sizeof full, "%s", ln->body_file);
+        else snprintf(full, sizeof full, "%.*s%s", (int)dir_len, path, ln->body_file);
+        errno = 0;
+        if (!(ln->body = slurp(full, &ln->body_len)))
+            return fail(err, errlen, path, ln->lineno, "cannot read body file %s: %s", full, strerror(errno));
+    }
+    return 0;
+}
+
+int urllist_load(struct urllist *l, const char *path, bool tls, const char *host, const char *port, char *err,
+                 size_t errlen)
+{
+    size_t len;
+    errno = 0;
+    char *text = slurp(path, &len);
+    if (!text) {
+        memset(l, 0, sizeof *l);
+        snprintf(err, errlen, "--urls %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = urllist_parse(l, text, len, path, tls, host, port, err, errlen);
+    free(text);
+    if (rc == 0 && read_bodies(l, path, err, errlen)) {
+        urllist_free(l);
+        return -1;
+    }
+    return rc;
+}
+
+void urllist_free(struct urllist *l)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        free(l->lines[i].method);
+        free(l->lines[i].path);
+        free(l->lines[i].body_file);
+        free(l->lines[i].body);
+    }
+    free(l->lines);
+    free(l->origins);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,49 @@
+/* urllist: the request list of --urls FILE, parsed whole before the run.
+ * One request per line:  [METHOD] TARGET [@BODYFILE]
+ *   TARGET   a path on the command line's URL ("/a?b=1") or an absolute URL
+ *            (http[s]://host[:port]/path) with the command line's scheme;
+ *            each distinct host:port is an origin with its own connections
+ *   METHOD   a token (GET when absent); BODYFILE relative to the list's folder
+ * Blank lines and lines starting with '#' are skipped. A bad line is an error
+ * "FILE:LINE: why"; a list without a request is an error too.
+ * Ownership: everything is in the urllist (urllist_free). */
+#ifndef BARRAGE_URLLIST_H
+#define BARRAGE_URLLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct urllist_origin {
+    char host[256]; /* without brackets */
+    char port[8];
+    char authority[300]; /* host[:port] as the Host header says it (port only when not the scheme's) */
+};
+
+struct urllist_line {
+    char *method;     /* owned */
+    char *path;       /* owned */
+    size_t origin;    /* index in origins; 0 is the command line's URL */
+    char *body_file;  /* owned, as written (NULL: none) */
+    char *body;       /* owned: read by urllist_load (NULL: -b's body) */
+    size_t body_len;
+    unsigned lineno;
+};
+
+struct urllist {
+    struct urllist_line *lines;
+    size_t count;
+    struct urllist_origin *origins;
+    size_t origin_count;
+};
+
+/* Parses text (len bytes) of the file called name; origin 0 is the command
+ * line's URL (scheme tls, host, port). Body files are named, not read.
+ * 0, or -1 with "name:line: why" in err (the list is then empty). */
+int urllist_parse(struct urllist *l, const char *text, size_t len, const char *name, bool tls, const char *host,
+                  const char *port, char *err, size_t errlen);
+/* Reads the file at path, parses it and reads the body files; 0 or -1 with err. */
+int urllist_load(struct urllist *l, const char *path, bool tls, const char *host, const char *port, char *err,
+                 size_t errlen);
+void urllist_free(struct urllist *l);
+
+#endif

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""barrage's request sources without a script (--urls, --rand-url) against
+nginx, whose access log records every request it answers (port, method,
+target, protocol, Content-Length and one test header). Prints TAP lines;
+exits 1 when a case failed.
+  python3 tests/sources/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
+import argparse
+import collections
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "h2"))
+import harness  # noqa: E402
+from harness import Failure, Runner, expect, expect_eq  # noqa: E402
+import run as h2run  # noqa: E402
+from server import TestServer  # noqa: E402
+
+LOG_FORMAT = "log_format rec '$server_port $request_method $request_uri $server_protocol $content_length $http_x_test $msec';"
+
+
+class Recorder(h2run.Nginx):
+    """nginx answering 200 "hello" to everything, on one or more free ports
+    (`listen` extra: "http2" for h2c), logging each request it answered."""
+
+    def __init__(self, workdir, name, listen="", ports=1):
+        self.extra_ports = [harness.free_port() for _ in range(ports - 1)]
+        more = "".join(f"\n    listen 127.0.0.1:{p} {listen};" for p in self.extra_ports)
+        log = os.path.join(workdir, f"nginx {name}", "access.log")
+        super().__init__(workdir, name, listen,
+                         f'{more}\n    access_log "{log}" rec;\n    location / {{ return 200 "hello"; }}', LOG_FORMAT)
+        self.log = log
+
+    def requests(self):
+        """Every logged request as (port, method, target, protocol, content_length, x_test)."""
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [tuple(line.split(" ")) for line in f.read().splitlines()]
+
+
+class SourceRunner(Runner):
+    def run(self, args, url, timeout=120):
+        p = subprocess.run([self.barrage, "--json", *args, url], capture_output=True, text=True, timeout=timeout)
+        record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
+        return p.returncode, record, p.stderr
+
+    def ok_run(self, args, url, timeout=120):
+        rc, record, err = self.run(args, url, timeout)
+        expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
+        return record
+
+    def write(self, name, text):
+        path = os.path.join(self.workdir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+
+def url_of(port):
+    return f"http://127.0.0.1:{port}/"
+
+
+def targets(reqs):
+    return [r[2] for r in reqs]
+
+
+# ---- --urls ----
+
+def case_list_in_order(t):
+    """One connection walks the list in order, round and round; methods and body files as written."""
+    t.write("body.json", '{"k": 1}')
+    lst = t.write("list one.txt", "/a\n# skipped\n\nPOST /b?x=1 @body.json\n  DELETE /c  \n/d\n")
+    with Recorder(t.workdir, "order") as ng:
+        r = t.ok_run(["-c", "1", "-n", "10", "--urls", lst], url_of(ng.port))
+        reqs = ng.requests()
+    expect_eq(r, "requests", 10)
+    expect(targets(reqs) == ["/a", "/b?x=1", "/c", "/d"] * 2 + ["/a", "/b?x=1"], f"order: {targets(reqs)}")
+    expect([q[1] for q in reqs[:4]] == ["GET", "POST", "DELETE", "GET"], f"methods: {reqs[:4]}")
+    expect(reqs[1][4] == "8" and reqs[0][4] == "-", f"Content-Length of the body file: {reqs[:2]}")
+
+
+def case_list_h2_rate_headers(t):
+    """HTTP/2 at a fixed rate with -H: every request carries the header, the list's order kept."""
+    lst = t.write("list h2.txt", "/one\n/two\n/three\n")
+    with Recorder(t.workdir, "h2 order", "http2") as ng:
+        r = t.ok_run(["--h2", "-c", "1", "-R", "300", "-n", "30", "-H", "X-Test: yes", "--urls", lst], url_of(ng.port))
+        reqs = ng.requests()
+    expect_eq(r, "requests", 30)
+    expect(all(q[3] == "HTTP/2.0" and q[5] == "yes" for q in reqs), f"h2 with the header: {reqs[:3]}")
+    expect(targets(reqs) == ["/one", "/two", "/three"] * 10, f"order: {targets(reqs)[:6]}")
+
+
+def case_list_random(t):
+    """--urls-random: each line about as often (within 5 sigma), the same --seed the same sequence."""
+    lst = t.write("list random.txt", "/a\n/b\n/c\n/d\n")
+    seqs = []
+    for seed in ("3", "3", "4"):
+        with Recorder(t.workdir, f"random {len(seqs)}") as ng:
+            t.ok_run(["-c", "2", "-n", "4000", "--urls", lst, "--urls-random", "--seed", seed], url_of(ng.port))
+            seqs.append(targets(ng.requests()))
+    counts = collections.Counter(seqs[0])
+    harness_comment = f"# frequencies of 4000 draws over 4 lines: {dict(sorted(counts.items()))}"
+    print(harness_comment)
+    sigma = math.sqrt(4000 * 0.25 * 0.75)
+    expect(sorted(counts) == ["/a", "/b", "/c", "/d"] and all(abs(n - 1000) < 5 * sigma for n in counts.values()),
+           f"frequencies {counts}")
+    # two connections on one thread: the sequence drawn is the thread's, whichever connection sends it
+    expect(sorted(seqs[0]) == sorted(seqs[1]) and collections.Counter(seqs[0]) == collections.Counter(seqs[1]),
+           "the same seed drew another multiset")
+    expect(seqs[0] != seqs[2], "another seed drew the same sequence")
+
+
+def case_list_random_sequence(t):
+    """--urls-random with one connection: the same seed sends the same sequence, request for request."""
+    lst = t.write("list seq.txt", "\n".join(f"/{i}" for i in range(10)) + "\n")
+    seqs = []
+    for i in range(2):
+        with Recorder(t.workdir, f"seq {i}") as ng:
+            t.ok_run(["-c", "1", "-n", "200", "--urls", lst, "--urls-random", "--seed", "11"], url_of(ng.port))
+            seqs.append(targets(ng.requests()))
+    expect(len(seqs[0]) == 200 and seqs[0] == seqs[1], "the same seed, another sequence")
+
+
+def case_list_origins(t):
+    """Two origins: each line goes to its own origin's connections, each origin's lines in order."""
+    with Recorder(t.workdir, "origin 2") as other, Recorder(t.workdir, "origin 1") as ng:
+        lst = t.write("list origins.txt", f"/a\nhttp://127.0.0.1:{other.port}/x\n/b\nhttp://127.0.0.1:{other.port}/y\n")
+        r = t.ok_run(["-c", "2", "-d", "1s", "--urls", lst], url_of(ng.port))
+        first, second = targets(ng.requests()), targets(other.requests())
+    expect(len(first) + len(second) == r["requests"] and first and second, f"{len(first)} + {len(second)} requests")
+    expect(first == ["/a", "/b"] * (len(first) // 2) + ["/a"] * (len(first) % 2),
+           f"the URL's origin got {collections.Counter(first)}, not /a, /b in turn")
+    expect(second == ["/x", "/y"] * (len(second) // 2) + ["/x"] * (len(second) % 2),
+           f"the other origin got {collections.Counter(second)}, not /x, /y in turn")
+
+
+def case_list_errors(t):
+    """A bad line is an error with file:line before the run starts: nothing is sent."""
+    cases = [("GET\n", "bad list.txt:1: no target after the method"),
+             ("/a\nftp://h/x\n", "bad list.txt:2: every URL must be http:// as the command line's: 'ftp://h/x'"),
+             ("/a\nPOST /b @no-such-file\n", "bad list.txt:2: cannot read body file"),
+             ("# only a comment\n", "bad list.txt:1: no request in the list")]
+    with Recorder(t.workdir, "errors") as ng:
+        for text, want in cases:
+            lst = t.write("bad list.txt", text)
+            rc, _, err = t.run(["-c", "1", "-n", "5", "--urls", lst], url_of(ng.port))
+            expect(rc != 0 and want in err, f"exit {rc}: {err.strip()} (want {want})")
+        rc, _, err = t.run(["-c", "1", "-n", "5", "--urls", os.path.join(t.workdir, "missing.txt")], url_of(ng.port))
+        expect(rc != 0 and "missing.txt" in err, f"a missing list: {err}")
+        expect(ng.requests() == [], "a request was sent")
+
+
+# ---- --rand-url ----
+
+RAND_PATTERN = r"/item/[0-9]{1,6}(\?color=(red|green|blue))?(/[a-z_]{2,4})*"
+
+
+def case_rand_url(t):
+    """Every target matches the pattern (h1 closed loop, h2 at a fixed rate); the same seed the same sequence."""
+    rx = re.compile(RAND_PATTERN)
+    seqs = []
+    for i, (listen, extra) in enumerate([("", []), ("", []), ("", ["--seed", "9"]), ("http2", ["--h2", "-R", "500"])]):
+        with Recorder(t.workdir, f"rand {i}", listen) as ng:
+            seed = [] if extra[:1] == ["--seed"] else ["--seed", "8"]
+            r = t.ok_run(["-c", "1", "-n", "300", "--rand-url", RAND_PATTERN, *seed, *extra], url_of(ng.port))
+            expect_eq(r, "requests", 300)
+            seqs.append(targets(ng.requests()))
+    bad = [s for seq in seqs for s in seq if not rx.fullmatch(s)]
+    expect(not bad, f"targets that do not match: {bad[:5]}")
+    expect(seqs[0] == seqs[1], "the same seed drew another sequence")
+    expect(seqs[0] != seqs[2], "another seed drew the same sequence")
+    expect(seqs[3] == seqs[0], "h2 at a fixed rate drew another sequence for the same seed")
+    expect(len(set(seqs[0])) > 250, f"only {len(set(seqs[0]))} distinct targets of 300")
+
+
+def case_rand_url_errors(t):
+    """A bad pattern is an error before the run, with where."""
+    with Recorder(t.workdir, "rand errors") as ng:
+        rc, _, err = t.run(["-n", "5", "--rand-url", "/a(b"], url_of(ng.port))
+        expect(rc != 0 and "--rand-url '/a(b': an unclosed ( (at offset 4)" in err, err)
+        rc, _, err = t.run(["-n", "5", "--rand-url", "a"], url_of(ng.port))
+        expect(rc != 0 and "must start with /" in err, err)
+        expect(ng.requests() == [], "a request was sent")
+
+
+# ---- --rate-stages ----
+
+def stage_integral(start, stages, a, b):
+    """Requests the line through the stages asks for over [a, b) seconds (midpoint rule on a 1 ms grid)."""
+    def rate(t):
+        frm, at = start, 0.0
+        for r, d in stages:
+            if t < at + d:
+                return frm + (r - frm) * (t - at) / d
+            frm, at = r, at + d
+        return frm
+    steps = int(round((b - a) * 1000))
+    return sum(rate(a + (i + 0.5) / 1000) for i in range(steps)) / 1000
+
+
+def case_stages_follow_ramp(t):
+    """--rate-stages: the requests sent each second follow the ramp, within 1% per stage; the target in the timeline."""
+    stages = [(600, 2), (2400, 3), (2400, 2)]
+    with Recorder(t.workdir, "stages") as ng:
+        r = t.ok_run(["-c", "20", "--warmup", "500ms", "--rate-stages", "600:2s,2400:3s,2400:2s"], url_of(ng.port))
+    tl = [e for e in r["timeline"] if not e["in_grace"]]
+    expect(len(tl) == 7, f"{len(tl)} seconds in the window (7: the stages' length)")
+    expect_eq(r, "rate.stages.start_rate", 600)
+    at = 0
+    for rate, dur in stages:
+        sent = sum(e["sent"] for e in tl[at:at + dur])
+        want = stage_integral(600, stages, at, at + dur)
+        print(f"# stage to {rate}/s over {dur} s: sent {sent}, the ramp asks {want:.1f}")
+        expect(abs(sent - want) <= 0.01 * want, f"stage {rate}:{dur}s sent {sent}, want {want:.1f} within 1%")
+        at += dur
+    for k, e in enumerate(tl):
+        want = stage_integral(600, stages, k, k + 1)
+        expect(abs(e["target_rate"] - want) <= 0.001 * want, f"second {k}: target {e['target_rate']}, want {want:.1f}")
+    expect("first_short" in r["rate"], "first_short missing")
+
+
+def case_stages_fall_short(t):
+    """A server that holds each answer 100 ms with 4 connections (40/s at most): the record names the
+    second where delivery first fell short, under a ramp from 10/s to 200/s."""
+    srv = TestServer("slow", delay=0.1).start()
+    try:
+        r = t.ok_run(["-c", "4", "--rate-stages", "10:1s,200:3s", "--grace", "200ms", "--timeout", "5s"],
+                     url_of(srv.port))
+    finally:
+        srv.stop()
+    short = r["rate"]["first_short"]
+    print(f"# first short: {short}")
+    expect(short is not None and 1 <= short["t_s"] <= 3 and short["rate"] < 0.95 * short["target_rate"],
+           f"first_short {short}")
+
+
+def case_stages_errors(t):
+    """Bad stages are usage errors."""
+    for arg, want in [("1000", "bad --rate-stages stage '1000'"), ("1000:0s", "bad --rate-stages time '0s'"),
+                      ("x:1s", "bad --rate-stages rate 'x'"), ("0:1s,10:1s", "needs a starting rate (-R)"),
+                      ("10:1s,", "a trailing comma")]:
+        rc, _, err = t.run(["--rate-stages", arg], "http://127.0.0.1:1/")
+        expect(rc == 2 and want in err, f"{arg}: exit {rc}: {err.strip()}")
+
+
+# ---- --pace-resolution ----
+
+def batches(times, gap):
+    """The arrival times split where two are more than `gap` seconds apart: a list of lists."""
+    out = []
+    for x in sorted(times):
+        if out and x - out[-1][-1] <= gap:
+            out[-1].append(x)
+        else:
+            out.append([x])
+    return out
+
+
+def case_pace_resolution(t):
+    """--pace-resolution 50ms at 200/s for 2 s: the server sees about 40 batches, none wider than the
+    window or holding more than a window's requests, every scheduled request sent (exact: 400)."""
+    with Recorder(t.workdir, "paced") as ng:
+        r = t.ok_run(["-c", "20", "-R", "200", "-d", "2s", "--pace-resolution", "50ms"], url_of(ng.port))
+        times = [float(q[6]) for q in ng.requests()]
+    expect_eq(r, "rate.scheduled", 400)
+    expect_eq(r, "requests", 400)
+    b = batches(times, 0.02)
+    widths = [x[-1] - x[0] for x in b]
+    print(f"# {len(b)} batches, sizes {min(map(len, b))}..{max(map(len, b))}, widest {max(widths) * 1000:.0f} ms; "
+          f"schedule lag p99 {r['schedule_lag_us']['p99']} us")
+    expect(36 <= len(b) <= 42, f"{len(b)} batches (about 40)")
+    expect(max(widths) <= 0.05 and max(map(len, b)) <= 11, f"a batch {max(widths)} s wide or of {max(map(len, b))}")
+    expect(r["schedule_lag_us"]["p99"] >= 20000, "latency is not measured from each scheduled time (lag p99 below 20 ms)")
+
+
+CASES = [
+    ("--urls in order: methods, body files, round and round", case_list_in_order),
+    ("--urls over HTTP/2 at a fixed rate with -H", case_list_h2_rate_headers),
+    ("--urls-random: frequencies, seeded", case_list_random),
+    ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
+    ("--urls with two origins: connections per origin", case_list_origins),
+    ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
+    ("--rand-url: targets match the pattern on h1 and h2, seeded", case_rand_url),
+    ("--rand-url: a bad pattern is an error", case_rand_url_errors),
+    ("--rate-stages: each stage's requests within 1% of the ramp, the target per second", case_stages_follow_ramp),
+    ("--rate-stages: the record names where delivery first fell short", case_stages_fall_short),
+    ("--rate-stages: bad stages are usage errors", case_stages_errors),
+    ("--pace-resolution: batches no wider than the window, counts exact", case_pace_resolution),
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--barrage", required=True)
+    ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    tag = " (sanitized)" if args.sanitized else ""
+    if not shutil.which("nginx"):
+        print(f"not ok - barrage sources tests{tag}: nginx missing")
+        return 1
+    workdir = tempfile.mkdtemp(prefix="barrage sources test.")
+    t = SourceRunner(os.path.abspath(args.barrage), args.sanitized, workdir)
+    try:
+        t.run_cases(CASES, args.only, tag)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

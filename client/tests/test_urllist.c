@@ -1,0 +1,95 @@
+/* Unit tests of urllist.c: the line forms, origins, comments and blanks,
+ * CRLF, and each kind of bad line as "file:line: why". */
+#include "../src/urllist.c"
+
+#include <unistd.h>
+
+#include "tap.h"
+
+static int parse(struct urllist *l, const char *text, char *err, size_t errlen)
+{
+    return urllist_parse(l, text, strlen(text), "list.txt", false, "127.0.0.1", "8080", err, errlen);
+}
+
+static void test_forms(void)
+{
+    struct urllist l;
+    char err[300] = "";
+    const char *text = "/a\r\n# a comment\n\n  POST /b?x=1 @b.json\nhttp://127.0.0.1:9000/c\nDELETE http://[::1]/d\n"
+                       "http://127.0.0.1:9000\n/e";
+    int rc = parse(&l, text, err, sizeof err);
+    TAP_CHECK(rc == 0 && l.count == 6, "six requests, comments and blank lines skipped (%d, %s)", rc, err);
+    if (rc) return;
+    TAP_CHECK(!strcmp(l.lines[0].method, "GET") && !strcmp(l.lines[0].path, "/a") && l.lines[0].origin == 0 &&
+                  l.lines[0].lineno == 1, "a path: GET on the command line's origin, CR dropped");
+    TAP_CHECK(!strcmp(l.lines[1].method, "POST") && !strcmp(l.lines[1].path, "/b?x=1") &&
+                  !strcmp(l.lines[1].body_file, "b.json") && l.lines[1].lineno == 4, "a method, a path, a body file");
+    TAP_CHECK(l.lines[2].origin == 1 && !strcmp(l.lines[2].path, "/c") && !strcmp(l.origins[1].authority, "127.0.0.1:9000"),
+              "an absolute URL on another port: a second origin");
+    TAP_CHECK(l.lines[3].origin == 2 && !strcmp(l.origins[2].host, "::1") && !strcmp(l.origins[2].authority, "[::1]") &&
+                  !strcmp(l.lines[3].method, "DELETE"), "IPv6 in brackets, the default port left out of the authority");
+    TAP_CHECK(l.lines[4].origin == 1 && !strcmp(l.lines[4].path, "/"), "the same origin again, no path: /");
+    TAP_CHECK(l.origin_count == 3 && !strcmp(l.origins[0].authority, "127.0.0.1:8080"), "three origins, 0 the command line's");
+    urllist_free(&l);
+}
+
+static void test_errors(void)
+{
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"/a\nGET\n", "list.txt:2: no target after the method"},
+        {"G(T /a\n", "list.txt:1: bad method 'G(T'"},
+        {"/a\n\nGET /a @b c\n", "list.txt:3: too many fields (expected [METHOD] TARGET [@BODYFILE])"},
+        {"GET /a b\n", "list.txt:1: bad body 'b' (expected @FILE)"},
+        {"https://h/a\n", "list.txt:1: every URL must be http:// as the command line's: 'https://h/a'"},
+        {"http://h:99999/a\n", "list.txt:1: bad port: 'http://h:99999/a'"},
+        {"http://:80/a\n", "list.txt:1: bad host: 'http://:80/a'"},
+        {"GET a\n", "list.txt:1: bad target 'a' (a path from / or an absolute URL)"},
+        {"/a\x01\n", "list.txt:1: bad character in target '/a\x01'"},
+        {"# nothing\n\n", "list.txt:2: no request in the list"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct urllist l;
+        char err[300] = "";
+        int rc = parse(&l, bad[i].text, err, sizeof err);
+        TAP_CHECK(rc == -1 && !strcmp(err, bad[i].why) && l.count == 0, "refused: %s (want %s)", err, bad[i].why);
+    }
+}
+
+static void test_load_bodies(void)
+{
+    char dir[] = "/tmp/urllist test.XXXXXX", path[200], body[200];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/list.txt", dir);
+    snprintf(body, sizeof body, "%s/b.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs("POST /a @b.json\nPOST /b @missing\n", f);
+    fclose(f);
+    f = fopen(body, "w");
+    fputs("{\"k\":1}", f);
+    fclose(f);
+    struct urllist l;
+    char err[300] = "";
+    int rc = urllist_load(&l, path, false, "h", "80", err, sizeof err);
+    TAP_CHECK(rc == -1 && strstr(err, "list.txt:2: cannot read body file") && strstr(err, "missing"),
+              "a missing body file: file:line (%s)", err);
+    f = fopen(path, "w");
+    fputs("POST /a @b.json\n", f);
+    fclose(f);
+    rc = urllist_load(&l, path, false, "h", "80", err, sizeof err);
+    TAP_CHECK(rc == 0 && l.lines[0].body_len == 7 && !memcmp(l.lines[0].body, "{\"k\":1}", 7),
+              "a body file read relative to the list's folder");
+    if (rc == 0) urllist_free(&l);
+    remove(body);
+    remove(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    test_forms();
+    test_errors();
+    test_load_bodies();
+    TAP_EXIT();
+}
