@@ -6,7 +6,7 @@
 # sent it when it stops, so the merged count is held against the server's own. Skipped, and
 # counted as skipped by run-tests.sh, where namespaces cannot be made (not root, no sshd).
 
-load helpers
+load test_helper
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
