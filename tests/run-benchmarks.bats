@@ -48,16 +48,13 @@ fake() {
     --server-warmup 0s --connections 4 "$@"
 }
 
-# sourced ARGS...: run-benchmarks.sh sourced into this test (its functions, lib/plan.sh's, no
-# main) on the fixture servers, its options parsed from ARGS; sourced afresh each time, so that
-# no option of a previous call remains.
+# sourced CODE ARGS...: CODE run by a bash that sourced run-benchmarks.sh (its functions and
+# lib/plan.sh's, without main; its strict mode) on the fixture servers and parsed ARGS as its
+# options. A shell of its own: in this one, bats' debug trap would slow every line down.
 sourced() {
-  export BARRAGE_SERVERS_DIR=$FAKES
-  # shellcheck source=/dev/null # (followed, it would take shellcheck through every module again)
-  source "$RUN"
-  # the script's strict mode is for the script; bats runs its own code in this shell too
-  set +u +o pipefail
-  parse_options --port "$PORT" "$@"
+  # shellcheck disable=SC2016 # expanded by that bash
+  BARRAGE_SERVERS_DIR=$FAKES bash -c 'source "$1"; parse_options --port "$2" "${@:4}"; eval "$3"' \
+    _ "$RUN" "$PORT" "$@"
 }
 
 # exact_accounting FILE: every barrage / h2load row keeps the identities that can fail:
@@ -103,7 +100,7 @@ exact_accounting() {
     "--connections 0" "--label a/b" "--bogus 1" "--servers" "--seed -1" "--seed x" "--server-warmup 2h" \
     "--aa --servers good,wrong"; do
     # shellcheck disable=SC2086 # each case is an option and its value
-    run sourced $bad
+    run sourced : $bad
     [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
   done
   # and so does the script itself
@@ -147,24 +144,24 @@ exact_accounting() {
 }
 
 @test "plan: repeated runs interleave the servers in a seeded order rotated each round" {
-  sourced --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
-  plan::build
+  # shellcheck disable=SC2016 # run by sourced's bash
+  local plan='plan::build; printf "%s\n" "${PLAN[@]}"; printf "order %s\n" "${ROUND_ORDER[@]}"'
+  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
+  [ "$status" -eq 0 ]
   # round by round, never all runs of one server in a row; each server once in each place
-  [ "$(printf '%s\n' "${PLAN[@]}" | awk -F'\t' '{printf "%s:%s ", $1, $2}')" = \
+  [ "$(awk -F'\t' 'NF > 1 {printf "%s:%s ", $1, $2}' <<<"$output")" = \
     "1:wrong 1:slow 1:good 2:slow 2:good 2:wrong 3:good 3:wrong 3:slow " ]
-  [ "${ROUND_ORDER[*]}" = "wrong slow good slow good wrong good wrong slow" ]
+  [ "$(grep '^order' <<<"$output" | paste -sd' ')" = "order wrong slow good order slow good wrong order good wrong slow" ]
   # the same seed, the same plan; another seed, another base order
-  local first
-  first=$(printf '%s\n' "${PLAN[@]}")
-  sourced --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
-  plan::build
-  [ "$(printf '%s\n' "${PLAN[@]}")" = "$first" ]
-  sourced --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 1
-  plan::build
-  [ "${ROUND_ORDER[0]}" = "slow wrong good" ]
+  local first=$output
+  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
+  [ "$output" = "$first" ]
+  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 1
+  [[ $output == *"order slow wrong good"* ]]
   # without --seed one is drawn
-  sourced --servers good,wrong --scenarios hello --tool wrk
-  [[ $SEED =~ ^[0-9]+$ ]]
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'echo "$SEED"' --servers good,wrong --scenarios hello --tool wrk
+  [[ $output =~ ^[0-9]+$ ]]
   # and printed with every round's order, so that the order can be repeated
   run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
   [ "$status" -eq 0 ]
@@ -177,11 +174,13 @@ exact_accounting() {
   run bash -c 'source "$1" --dry-run; echo sourced' _ "$RUN"
   [ "$status" -eq 0 ]
   [ "$output" = sourced ]
-  sourced --servers good --scenarios hello --tool barrage --rates 300 --connections 7 --cpus 0:1
-  plan::build
-  [ "${#PLAN[@]}" -eq 2 ]
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'plan::build; echo "${#PLAN[@]} entries"; declare -A spec; plan::spec spec "${PLAN[1]}"; declare -p spec' \
+    --servers good --scenarios hello --tool barrage --rates 300 --connections 7 --cpus 0:1
+  [ "$status" -eq 0 ]
+  [[ $output == "2 entries"* ]]
   local -A spec
-  plan::spec spec "${PLAN[1]}"
+  eval "${lines[1]/declare -A spec=/spec=}"
   [ "${spec[server]} ${spec[tool]} ${spec[protocol]} ${spec[scenario]} ${spec[load]} ${spec[rate]}" = \
     "good barrage h1 hello rate=300 300" ]
   [ "${spec[connections]} ${spec[threads]} ${spec[cpus]} ${spec[duration_s]}" = "7 1 1 30" ]
