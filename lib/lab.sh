@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lab: run-benchmarks.sh on lab hardware over ssh: the server on one host, barrage spread over
+# lab: run-benchmarks.sh on lab hardware over ssh (the place lib/place/lab.sh calls on): the server on one host, barrage spread over
 # one or more load hosts (wrk and h2load on the first), results merged exactly.
 #
 # Every remote step goes through OpenSSH (BatchMode, one ControlMaster connection per host)
@@ -41,23 +41,22 @@
 #     Stops the server's process group and fetches its log; 1 when it does not stop.
 #   lab::sample_start / lab::sample_stop LOCAL_FILE
 #     Samples the server's CPU and memory on the server host; stop fetches the samples.
-#   lab::run_tool TOOL OUT_JSON LOCAL_DIR PROTOCOL SCENARIO THREADS CONNECTIONS STREAMS
-#                 DURATION_S WARMUP_S CPULIST [RATE]
-#     One run of TOOL: barrage on every load host at once, each with its share of the
-#     connections and, at a fixed RATE (requests/s in total), of the rate in proportion;
-#     the hosts start together at one wall-clock time (barrage --start-at, each host's
-#     measured clock offset applied). THREADS, when not empty, caps each host's threads,
-#     else its cores (those of CPULIST, when given: the tool runs under `taskset -c CPULIST`
-#     on each host). wrk and h2load run on the first host. Each host's work dir comes back
-#     under LOCAL_DIR/hosts/HOST/; OUT_JSON gets the metrics record, merged exactly from the
-#     hosts' records (client/tools/merge-records), and LOCAL_DIR/lab-hosts.json the per-host
-#     records (with each host's connections, threads, rate and start_at_ms, on its clock).
-#     Returns 1 when a host's run failed (its messages on stderr).
+#   lab::run_tool SPEC_NAME
+#     One run of the run spec SPEC_NAME (lib/plan.sh: tool, out, dir, protocol, scenario,
+#     connections, streams, duration_s, warmup_s, cpus, rate): barrage on every load host at
+#     once, each with its share of the connections and, at a fixed rate (requests/s in
+#     total), of the rate in proportion; the hosts start together at one wall-clock time
+#     (barrage --start-at, each host's measured clock offset applied). THREADS_OVERRIDE
+#     (--threads), when not empty, caps each host's threads, else its cores (those of cpus,
+#     when given: the tool runs under `taskset -c CPUS` on each host). wrk and h2load run on
+#     the first host. Each host's work dir comes back under DIR/hosts/HOST/; OUT gets the
+#     metrics record, merged exactly from the hosts' records (client/tools/merge-records),
+#     and DIR/lab-hosts.json the per-host records (with each host's connections, threads,
+#     rate and start_at_ms, on its clock). Returns 1 when a host's run failed (its messages
+#     on stderr).
 #   lab::client_json LOCAL_DIR
 #     The tool's CPU on the load host that was busiest (of its cores), as system::group_stats
 #     prints it plus `host`; what decides whether a lab row is client-bound. null without hosts.
-#   lab::row_hosts METRICS_FILE
-#     The per-host records beside METRICS_FILE (lab-hosts.json) as JSON, or null.
 #   lab::cleanup
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
@@ -447,8 +446,10 @@ lab::_rate_shares() {
 lab::_start_at() { echo $((${EPOCHREALTIME/[.,]/} / 1000 + LAB_START_MARGIN_MS + LAB_START_PER_HOST_MS * $1)); }
 
 lab::run_tool() {
-  local tool=$1 out=$2 local_dir=$3 proto=$4 scenario=$5 threads=$6 connections=$7 streams=$8
-  local duration=$9 warmup=${10} cpus=${11} rate=${12:-} hosts=() shares=() rates=() entries=()
+  local -n lab_spec=$1
+  local tool=${lab_spec[tool]} out=${lab_spec[out]} local_dir=${lab_spec[dir]} connections=${lab_spec[connections]}
+  local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]}
+  local threads=$THREADS_OVERRIDE hosts=() shares=() rates=() entries=()
   local i host conns host_threads host_rate host_start work rc failed=0 start_at=''
   if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
   # Never a host with no connection, nor one with no request to send at a fixed rate.
@@ -469,9 +470,10 @@ lab::run_tool() {
     host_start=${start_at:+$((start_at + $(lab::_fact "$host" '(.clock_offset_us // 0) / 1000 | round')))}
     lab::_remote "$host" mkdir -p "$work" || return 1
     lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
-      labhost::tool "$tool" "$work/metrics.json" "$work" "$host_start" \
-      "$(lab::base_url "$LAB_PORT")" "$proto" "$scenario" "$host_threads" "$conns" "$streams" "$duration" \
-      "$warmup" "$cpus" "$host_rate" || return 1
+      labhost::tool tool="$tool" out="$work/metrics.json" dir="$work" start_at="$host_start" \
+      url="$(lab::base_url "$LAB_PORT")" protocol="${lab_spec[protocol]}" scenario="${lab_spec[scenario]}" \
+      threads="$host_threads" connections="$conns" streams="${lab_spec[streams]}" duration_s="$duration" \
+      warmup_s="$warmup" cpus="$cpus" rate="$host_rate" || return 1
     entries+=("$host"$'\t'"$LAB_PGID")
     # ("-": none; a tab is blank to read, so an empty field would vanish)
     printf '%s\t%s\t%s\t%s\t%s\n' "$host" "$conns" "$host_threads" "${host_rate:--}" "${host_start:--}" >>"$local_dir/lab-shares"
@@ -531,12 +533,6 @@ lab::client_json() {
   jq -c '[.[] | .client_stats + {host}
           | . + {share: ((.busy_pct // .cpu_pct) as $b | if $b == null or .cores == 0 then -1 else $b / .cores end)}]
          | max_by(.share) // null | if . == null then null else del(.share) end' "$file"
-}
-
-lab::row_hosts() {
-  local file
-  file=$(dirname "$1")/lab-hosts.json
-  if [[ -f $file ]]; then cat "$file"; else echo null; fi
 }
 
 lab::cleanup() {

@@ -31,12 +31,13 @@
 #     0 once GET URL answers 200 (within TIMEOUT_S), else 1.
 #   labhost::contract LABEL BASE_URL PROTOCOLS
 #     contract::verify from here: TAP on stdout, 0 when every check passed.
-#   labhost::tool TOOL OUT_JSON WORK_DIR START_AT URL PROTOCOL SCENARIO THREADS CONNECTIONS
-#                 STREAMS DURATION_S WARMUP_S CPULIST RATE
-#     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here, the tool's CPU sampled
-#     into WORK_DIR/tool-samples; its exit status. START_AT (ms since the epoch on this
-#     host's clock, or empty) is when barrage begins (--start-at); CPULIST and RATE (empty:
-#     none) as TOOL::run takes them. TERM or INT stops the tool's process group.
+#   labhost::tool KEY=VALUE...
+#     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here on the run spec the pairs
+#     make (lib/tools/README.md: tool, out, dir, url, protocol, scenario, threads,
+#     connections, streams, duration_s, warmup_s, cpus, rate, start_at: ms since the epoch on
+#     this host's clock, or empty), with the barrage copied here (barrage_bin: nothing is
+#     built) and the tool's CPU sampled into DIR/tool-samples; its exit status. TERM or INT
+#     stops the tool's process group.
 #   labhost::rtt ADDRESS PORT
 #     Prints the TCP connect time to ADDRESS:PORT in microseconds (one round trip), or
 #     nothing when it cannot connect within 2 s.
@@ -150,9 +151,9 @@ labhost::contract() {
 }
 
 labhost::tool() {
-  local tool=$1 out=$2 dir=$3
-  export BARRAGE_START_AT=$4
-  shift 4
+  local -A LABHOST_SPEC=()
+  local pair
+  for pair in "$@"; do LABHOST_SPEC[${pair%%=*}]=${pair#*=}; done
   # shellcheck source=lib/log.sh
   source lib/log.sh
   # shellcheck source=lib/deps.sh
@@ -162,16 +163,15 @@ labhost::tool() {
   # shellcheck source=lib/tools.sh
   source lib/tools.sh
   # shellcheck source=/dev/null
-  source "lib/tools/$tool.sh"
+  source "lib/tools/${LABHOST_SPEC[tool]}.sh"
   # barrage was built on the controller and copied: a load host needs no compiler.
-  # shellcheck disable=SC2317 # called by barrage::run
-  barrage::build() { [[ -x $BARRAGE_BIN ]] || { log::error "no barrage binary at $BARRAGE_BIN"; return 1; }; }
-  mkdir -p "$dir"
+  LABHOST_SPEC["barrage_bin"]=${BARRAGE_BIN:-}
+  LABHOST_SPEC["samples"]=${LABHOST_SPEC[dir]}/tool-samples
+  mkdir -p "${LABHOST_SPEC[dir]}"
   # tools::exec starts the tool in a process group of its own, outside the one lib/lab.sh
   # recorded: when that group is told to stop, stop the tool's too.
   trap 'procs::stop_all; exit 143' TERM INT
-  TOOLS_SAMPLES=$dir/tool-samples
-  "$tool::run" "$out" "$dir" "$@"
+  "${LABHOST_SPEC[tool]}::run" LABHOST_SPEC
 }
 
 labhost::rtt() {

@@ -147,7 +147,7 @@ openloop::capacity() {
   while ((n < OPENLOOP_CAPACITY_MAX_STEPS)); do
     n=$((n + 1))
     # In this shell, not in a command substitution's subshell: the step's processes must be
-    # known to the caller's signal trap, and STEP_FN's globals must reach ROW_FN.
+    # known to the caller's signal trap (a step's result is in its STEP_DIR, for ROW_FN).
     openloop::_run_step "$dir/step-$n-$rate" "$step_fn" "$rate" "$phase" || return 1
     step=$OPENLOOP_STEP
     steps+=("$step")

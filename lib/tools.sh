@@ -6,13 +6,14 @@
 #     Tool names, one per line: every lib/tools/*.sh, sorted.
 #   tools::load
 #     Sources every driver.
-#   tools::exec STDOUT_FILE TIMEOUT_S CPULIST CMD...
-#     Runs CMD (under `taskset -c CPULIST` when CPULIST is set) with stdout+stderr to
-#     STDOUT_FILE and a hard limit of TIMEOUT_S, in a process group of its own recorded by
-#     lib/procs.sh (so that procs::stop_all in a signal trap stops it at once), waits, and
-#     returns CMD's exit status (124 on timeout). When TOOLS_SAMPLES is set, the CPU of CMD's
-#     process tree is sampled into that file meanwhile (system::group_sample_start; the
-#     sampler is recorded as "tool cpu sampler").
+#   tools::exec SPEC_NAME STDOUT_FILE TIMEOUT_S CMD...
+#     Runs CMD for the run spec SPEC_NAME (lib/plan.sh: plan::spec) under `taskset -c CPUS`
+#     when its cpus key is set, with stdout+stderr to STDOUT_FILE and a hard limit of
+#     TIMEOUT_S, in a process group of its own recorded by lib/procs.sh (so that
+#     procs::stop_all in a signal trap stops it at once), waits, and returns CMD's exit status
+#     (124 on timeout). When the spec's samples key names a file, the CPU of CMD's process
+#     tree is sampled into it meanwhile (system::group_sample_start; the sampler is recorded
+#     as "tool cpu sampler").
 # Sources lib/procs.sh and lib/system.sh.
 
 TOOLS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools
@@ -20,8 +21,6 @@ TOOLS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tools
 source "$TOOLS_DIR/../procs.sh"
 # shellcheck source=lib/system.sh
 source "$TOOLS_DIR/../system.sh"
-
-TOOLS_SAMPLES=''
 
 tools::list() {
   local file
@@ -39,14 +38,14 @@ tools::load() {
 }
 
 tools::exec() {
-  local out=$1 limit=$2 cpulist=$3
+  local -n exec_spec=$1
+  local out=$2 limit=$3 rc=0
   shift 3
   local launcher=(timeout --kill-after=5 "$limit")
-  [[ -n $cpulist ]] && launcher+=(taskset -c "$cpulist")
-  local rc=0
+  [[ -n ${exec_spec[cpus]:-} ]] && launcher+=(taskset -c "${exec_spec[cpus]}")
   procs::spawn "tool ${1##*/}" "${launcher[@]}" "$@" >"$out" 2>&1
-  if [[ -n $TOOLS_SAMPLES ]]; then
-    system::group_sample_start "$PROCS_PID" "$TOOLS_SAMPLES"
+  if [[ -n ${exec_spec[samples]:-} ]]; then
+    system::group_sample_start "$PROCS_PID" "${exec_spec[samples]}"
     procs::record "$GROUP_SAMPLER_PID" "tool cpu sampler"
   fi
   procs::wait "$PROCS_PID" || rc=$?

@@ -3,6 +3,8 @@
 # recorded outputs (tests/fixtures/barrage/), and one short real run against the C client's
 # test server (client/tests/server.py) on a free 127.0.0.1 port.
 
+load test_helper
+
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   F=$ROOT/tests/fixtures/barrage
@@ -78,7 +80,9 @@ teardown() {
   SERVER_PID=$!
   for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
   port=$(jq -r .port "$TMP/server.out")
-  run barrage::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$port" h1 baseline 1 4 1 1 0 ''
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$port" scenario=baseline connections=4
+  run barrage::run spec
   [ "$status" -eq 0 ]
   schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/out.json"
   [ "$(jq -r '.succeeded > 0 and .failed == 0 and .accounting == "exact"' "$TMP/out.json")" = true ]
@@ -95,7 +99,9 @@ teardown() {
   python3 "$ROOT/tests/fixtures/fake-servers/contract_server.py" "$port" &
   SERVER_PID=$!
   for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/hello" >/dev/null && break; sleep 0.1; done
-  run barrage::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$port" h1 mixed 1 4 1 1 0 ''
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$port" scenario=mixed connections=4
+  run barrage::run spec
   [ "$status" -eq 0 ]
   schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/out.json"
   [ "$(jq -r '.succeeded > 0 and .failed == 0 and .accounting == "exact"' "$TMP/out.json")" = true ]
@@ -111,7 +117,9 @@ teardown() {
   SERVER_PID=$!
   for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
   port=$(jq -r .port "$TMP/server.out")
-  run barrage::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$port" h1 broken 1 1 1 1 0 ''
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$port" scenario=broken connections=1
+  run barrage::run spec
   [ "$status" -eq 1 ]
   [[ $output == *"script failed"* ]]
   grep -q 'broken on purpose' "$TMP/barrage.json"

@@ -2,6 +2,8 @@
 # compare-results.sh: joins, verdicts (threshold and Welch's t-test), relative view, exit codes.
 # Fixtures: tests/fixtures/results (written by generate.py there).
 
+load test_helper
+
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   F=$ROOT/tests/fixtures/results

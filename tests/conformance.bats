@@ -5,6 +5,8 @@
 # libraries themselves, against stand-in servers (tests/fixtures/servers-conformance/).
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: setting PORT or SERVER_PID in one is meant to stay there
 
+load test_helper
+
 FIXTURES="$BATS_TEST_DIRNAME/fixtures/servers-conformance"
 
 setup_file() {
@@ -37,10 +39,6 @@ setup() {
 
 teardown() {
   if [[ -n ${SERVER_PID:-} ]]; then servers::stop "$SERVER_PID" 5 || true; fi
-}
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # start NAME: start a server on a free port (PORT), wait until it answers (bounded).

@@ -3,7 +3,7 @@
 # runs (tests/fixtures/{wrk,h2load}, re-recorded by tests/fixtures/fake-servers/record-tool-outputs.sh),
 # what each tool supports, and every scenario script run by wrk against a local contract server.
 
-load helpers
+load test_helper
 
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)

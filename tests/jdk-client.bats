@@ -6,7 +6,7 @@
 # 127.0.0.1 and free ports.
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: setting PORT in one is meant to stay there
 
-load helpers
+load test_helper
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -216,7 +216,9 @@ exact() {
 
 @test "jdk-client: h2c against a server that does not upgrade stops with the reason, no record" {
   counting_server ok
-  run jdk-client::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$PORT" h2c baseline 1 2 2 1 0 ''
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$PORT" protocol=h2c scenario=baseline connections=2 streams=2
+  run jdk-client::run spec
   [ "$status" -eq 1 ]
   [[ $output == *"exited 5"*"did not upgrade to h2c"*"java.net.http speaks h2c only by Upgrade"* ]]
   [ ! -s "$TMP/out.json" ]
@@ -224,7 +226,10 @@ exact() {
 
 @test "jdk-client: nothing listening: exit 3, 'cannot connect', no record" {
   PORT=$(free_port)
-  run jdk-client::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$PORT" h1 baseline 1 2 1 1 0 ''
+  # shellcheck disable=SC2034 # filled by run_spec, read by jdk-client::run
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$PORT" scenario=baseline connections=2
+  run jdk-client::run spec
   [ "$status" -eq 1 ]
   [[ $output == *"exited 3: jdk-client: cannot connect to http://127.0.0.1:$PORT"* ]]
   run jdk-client::parse "$TMP/jdk-client.json"

@@ -6,7 +6,7 @@
 # sent it when it stops, so the merged count is held against the server's own. Skipped, and
 # counted as skipped by run-tests.sh, where namespaces cannot be made (not root, no sshd).
 
-load helpers
+load test_helper
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -242,8 +242,9 @@ no_process_left() {
   # Every namespace shares this PID space: a busy loop is an "other busy process" on each host.
   # The loop is the process killed below (under `timeout` only timeout died and the loop ran on,
   # holding bats' output open), ends by itself after 120 s, and does not keep bats' fd 3.
-  bash -c 'end=$((SECONDS + 120)); while ((SECONDS < end)); do :; done' >/dev/null 2>&1 3>&- &
-  BUSY_PID=$!
+  # shellcheck disable=SC2016 # expanded by the child bash
+  background bash -c 'end=$((SECONDS + 120)); while ((SECONDS < end)); do :; done' >/dev/null 2>&1
+  BUSY_PID=$BG_PID
   sleep 1
   run lab_run --quick --connections 2 --strict
   { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true

@@ -5,7 +5,7 @@
 # Ctrl-C during a capacity search; an end-to-end --quick run on jetty. Load goes to 127.0.0.1
 # only, on a random free port, and every run ends by itself.
 
-load helpers
+load test_helper
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -38,27 +38,6 @@ teardown() {
 fake() {
   BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 2s --warmup 1s \
     --server-warmup 0s --tool barrage "$@"
-}
-
-# no_process_left: no process of the run's pid list (same PID and start time) or its process
-# group still runs (zombies, already dead, do not count; a second for the last exits to land).
-no_process_left() {
-  local pid start label stat fields left i
-  for ((i = 0; i < 10; i++)); do
-    left=''
-    while IFS=$'\t' read -r pid start label; do
-      if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
-        read -r -a fields <<<"${stat##*) }"
-        [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && left+="$label ($pid) "
-      fi
-      # a live member of its process group (pgrep -g takes process groups; Z: dead, not reaped)
-      if ps -o stat= -p "$(pgrep -d, -g "$pid" || echo 0)" 2>/dev/null | grep -qv '^Z'; then left+="group of $label ($pid) "; fi
-    done <"$(pid_list)"
-    [[ -z $left ]] && return 0
-    sleep 0.1
-  done
-  echo "left running: $left"
-  return 1
 }
 
 @test "openloop: --help documents --rates, --capacity, --capacity-precision, --capacity-start, --slo and exit 3" {

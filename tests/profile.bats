@@ -6,7 +6,7 @@
 # alone, and profiled rows kept apart in the README and in comparisons.
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: PORT set in setup stays there
 
-load helpers
+load test_helper
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -50,17 +50,6 @@ for line in body.strip().splitlines():
     names.append(item if not names else names[-1][: ord(item[0]) - 32] + item[1:])
 print("\n".join(names))
 PY
-}
-
-# no_process_left: nothing the run recorded still runs (a zombie, state Z, has ended: where
-# PID 1 does not reap orphans, one stays in the table after its parent exited).
-no_process_left() {
-  local list pid _ left=''
-  list=$(find "$TMP/out" -path '*.logs/pids' | head -n 1)
-  while IFS=$'\t' read -r pid _; do
-    left+=$(ps -o pid=,stat=,args= -g "$pid" 2>/dev/null | awk '$2 !~ /^Z/' || true)
-  done <"$list"
-  [[ -z $left ]] || { echo "left running: $left"; return 1; }
 }
 
 @test "gc log: collector, version, flags, CPUs and heap from the start-up lines; pauses of the window only" {

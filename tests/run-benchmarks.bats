@@ -7,7 +7,7 @@
 # checked with a real JSON Schema validator (lib/schema.sh), and every process the run
 # recorded (results/<stamp>.logs/pids) must be gone afterwards.
 
-load helpers
+load test_helper
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -48,30 +48,13 @@ fake() {
     --server-warmup 0s --connections 4 "$@"
 }
 
-# leftovers: processes still running whose command line mentions this test's port (tools,
-# curl). Blind to servers: they get the port from the environment (run_leftovers sees them).
-leftovers() { pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || true; }
-
-# run_leftovers: every process of the pid list that still runs (same PID, same start time)
-# or still has a live process in its process group, one a line.
-run_leftovers() {
-  local list pid start label stat fields
-  list=$(pid_list)
-  [[ -s $list ]] || { echo "no pid list under $TMP/out"; return 0; }
-  while IFS=$'\t' read -r pid start label; do
-    if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
-      read -r -a fields <<<"${stat##*) }"
-      [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && echo "$label: pid $pid still runs"
-    fi
-    ps -o pid=,stat=,args= -g "$pid" 2>/dev/null | awk -v what="$label" '$2 !~ /^Z/ {print what ": in its process group: " $0}'
-  done <"$list"
-}
-
-# no_process_left: neither check finds a process of this test's run.
-no_process_left() {
-  local left
-  left=$(run_leftovers; leftovers)
-  [[ -z $left ]] || { echo "left running: $left"; return 1; }
+# sourced CODE ARGS...: CODE run by a bash that sourced run-benchmarks.sh (its functions and
+# lib/plan.sh's, without main; its strict mode) on the fixture servers and parsed ARGS as its
+# options. A shell of its own: in this one, bats' debug trap would slow every line down.
+sourced() {
+  # shellcheck disable=SC2016 # expanded by that bash
+  BARRAGE_SERVERS_DIR=$FAKES bash -c 'source "$1"; parse_options --port "$2" "${@:4}"; eval "$3"' \
+    _ "$RUN" "$PORT" "$@"
 }
 
 # exact_accounting FILE: every barrage / h2load row keeps the identities that can fail:
@@ -117,9 +100,13 @@ exact_accounting() {
     "--connections 0" "--label a/b" "--bogus 1" "--servers" "--seed -1" "--seed x" "--server-warmup 2h" \
     "--aa --servers good,wrong"; do
     # shellcheck disable=SC2086 # each case is an option and its value
-    run fake $bad --dry-run
+    run sourced : $bad
     [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
   done
+  # and so does the script itself
+  run fake --duration 10x --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--duration wants a duration like 30s or 2m, got '10x'"* ]]
 }
 
 @test "options: --list shows servers with protocols and the scenario table" {
@@ -157,21 +144,51 @@ exact_accounting() {
 }
 
 @test "plan: repeated runs interleave the servers in a seeded order rotated each round" {
-  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
+  # shellcheck disable=SC2016 # run by sourced's bash
+  local plan='plan::build; printf "%s\n" "${PLAN[@]}"; printf "order %s\n" "${ROUND_ORDER[@]}"'
+  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
   [ "$status" -eq 0 ]
   # round by round, never all runs of one server in a row; each server once in each place
-  [ "$(awk '$3 == "wrk" {printf "%s:%s ", $1, $2}' <<<"$output")" = \
+  [ "$(awk -F'\t' 'NF > 1 {printf "%s:%s ", $1, $2}' <<<"$output")" = \
     "1:wrong 1:slow 1:good 2:slow 2:good 2:wrong 3:good 3:wrong 3:slow " ]
-  [[ $output == *"round 1 order (seed 42): wrong slow good"* ]]
-  # the same seed, the same order; another seed, another base order
+  [ "$(grep '^order' <<<"$output" | paste -sd' ')" = "order wrong slow good order slow good wrong order good wrong slow" ]
+  # the same seed, the same plan; another seed, another base order
   local first=$output
-  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
+  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
   [ "$output" = "$first" ]
-  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 1 --dry-run
-  [[ $output == *"round 1 order (seed 1): slow wrong good"* ]]
-  # without --seed one is drawn and printed, so that the order can be repeated
+  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 1
+  [[ $output == *"order slow wrong good"* ]]
+  # without --seed one is drawn
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'echo "$SEED"' --servers good,wrong --scenarios hello --tool wrk
+  [[ $output =~ ^[0-9]+$ ]]
+  # and printed with every round's order, so that the order can be repeated
+  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
+  [ "$status" -eq 0 ]
+  [[ $output == *"round 1 order (seed 42): wrong slow good"*"round 3 order (seed 42): good wrong slow"* ]]
   run fake --servers good,wrong --scenarios hello --tool wrk --dry-run
   [[ $output =~ round\ 1\ order\ \(seed\ [0-9]+\) ]]
+}
+
+@test "plan: sourcing run-benchmarks.sh runs nothing; one entry's run spec has every key a driver reads" {
+  run bash -c 'source "$1" --dry-run; echo sourced' _ "$RUN"
+  [ "$status" -eq 0 ]
+  [ "$output" = sourced ]
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'plan::build; echo "${#PLAN[@]} entries"; declare -A spec; plan::spec spec "${PLAN[1]}"; declare -p spec' \
+    --servers good --scenarios hello --tool barrage --rates 300 --connections 7 --cpus 0:1
+  [ "$status" -eq 0 ]
+  [[ $output == "2 entries"* ]]
+  local -A spec
+  eval "${lines[1]/declare -A spec=/spec=}"
+  [ "${spec[server]} ${spec[tool]} ${spec[protocol]} ${spec[scenario]} ${spec[load]} ${spec[rate]}" = \
+    "good barrage h1 hello rate=300 300" ]
+  [ "${spec[connections]} ${spec[threads]} ${spec[cpus]} ${spec[duration_s]}" = "7 1 1 30" ]
+  local key
+  for key in run slot server aa_group tool protocol scenario load rate connections streams threads \
+    duration_s warmup_s cpus dir out url samples start_at barrage_bin; do
+    [[ -v spec[$key] ]] || { echo "no key $key"; return 1; }
+  done
 }
 
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
@@ -528,9 +545,10 @@ signal_run() {
   [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 2 ]
 }
 
-# signal_measuring WAY SIGNAL CODE: during the second of four measured runs.
+# signal_measuring WAY SIGNAL CODE: during the second of four measured runs (10 s each: the
+# signal comes a second after the second starts, the rest would take 30 s more).
 signal_measuring() {
-  signal_run "$1" "$2" "$3" "tool wrk" "run 2 of 4" --duration 30s --servers good --tool wrk \
+  signal_run "$1" "$2" "$3" "tool wrk" "run 2 of 4" --duration 10s --servers good --tool wrk \
     --scenarios hello,baseline,post-load,large-file
   local f
   f=$(results_file)

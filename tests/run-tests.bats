@@ -4,6 +4,8 @@
 # run-tests.sh is sourced in a child bash (it defines its functions without running main).
 # shellcheck disable=SC2016 # the snippets in single quotes run in a child bash: their $ expand there
 
+load test_helper
+
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")

@@ -3,6 +3,8 @@
 # bad inputs that must leave the README and the charts untouched.
 # Fixtures: tests/fixtures/results (written by generate.py there).
 
+load test_helper
+
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   F=$ROOT/tests/fixtures/results

@@ -15,8 +15,10 @@
 #     holding only `{` and has "tool": "barrage" (lines a script printed are skipped);
 #     returns 1 (message on stderr quoting barrage) when the output holds none, e.g. the
 #     target was unreachable.
-# BARRAGE_START_AT (ms since the epoch), when set, makes barrage::run begin then (--start-at:
-# a lab's load hosts start together). Depends on lib/log.sh, lib/deps.sh, lib/scenarios.sh, lib/tools.sh.
+# barrage::run reads two keys of the run spec besides those every driver reads: start_at (ms
+# since the epoch; barrage begins then, --start-at: a lab's load hosts start together) and
+# barrage_bin (a barrage built elsewhere and copied, as on a lab's load host: run as it is,
+# nothing built). Depends on lib/log.sh, lib/deps.sh, lib/scenarios.sh, lib/tools.sh.
 
 BARRAGE_CLIENT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/client
 BARRAGE_BIN=$BARRAGE_CLIENT_DIR/build/barrage
@@ -61,27 +63,34 @@ barrage::parse() {
 }
 
 barrage::run() {
-  local out_json=$1 work_dir=$2 base_url=$3 protocol=$4 scenario=$5 threads=$6 connections=$7
-  local streams=$8 duration=$9 warmup=${10} cpulist=${11} rate=${12:-} rc=0
-  barrage::build || return 1
+  local -n barrage_spec=$1
+  local work_dir=${barrage_spec[dir]} scenario=${barrage_spec[scenario]} threads=${barrage_spec[threads]}
+  local connections=${barrage_spec[connections]} duration=${barrage_spec[duration_s]} warmup=${barrage_spec[warmup_s]}
+  local rate=${barrage_spec[rate]:-} start_at=${barrage_spec[start_at]:-} bin=${barrage_spec[barrage_bin]:-} rc=0
+  if [[ -n $bin ]]; then
+    [[ -x $bin ]] || { log::error "no barrage binary at $bin"; return 1; }
+  else
+    barrage::build || return 1
+    bin=$BARRAGE_BIN
+  fi
   ((threads <= connections)) || threads=$connections
   # the scenario's script sets method, path, headers and body, as under wrk
   local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json
     -s "$(scenarios::script "$scenario")")
-  [[ $protocol == h2c ]] && args+=(--h2 -m "${streams:-1}")
+  [[ ${barrage_spec[protocol]} == h2c ]] && args+=(--h2 -m "${barrage_spec[streams]:-1}")
   ((warmup > 0)) && args+=(--warmup "${warmup}s")
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time
   [[ -n $rate ]] && args+=(-R "$rate")
-  # a lab's load hosts begin together (lib/lab.sh): BARRAGE_START_AT, ms since the epoch
+  # a lab's load hosts begin together (lib/lab.sh): start_at, ms since the epoch
   local wait_s=0
-  if [[ -n ${BARRAGE_START_AT:-} ]]; then
-    args+=(--start-at "$BARRAGE_START_AT")
-    wait_s=$(((BARRAGE_START_AT - ${EPOCHREALTIME/[.,]/} / 1000) / 1000 + 1))
+  if [[ -n $start_at ]]; then
+    args+=(--start-at "$start_at")
+    wait_s=$(((start_at - ${EPOCHREALTIME/[.,]/} / 1000) / 1000 + 1))
     ((wait_s > 0)) || wait_s=0
   fi
   # barrage ends by itself after warm-up + duration + its 2 s grace; the limit is a backstop
-  tools::exec "$work_dir/barrage.json" $((wait_s + warmup + duration + 30)) "$cpulist" \
-    "$BARRAGE_BIN" "${args[@]}" "${base_url%/}/" || rc=$?
+  tools::exec "$1" "$work_dir/barrage.json" $((wait_s + warmup + duration + 30)) \
+    "$bin" "${args[@]}" "${barrage_spec[url]%/}/" || rc=$?
   if ((rc == 4)); then
     log::error "barrage: the scenario's script failed (see $work_dir/barrage.json)"
     return 1
@@ -99,5 +108,5 @@ barrage::run() {
     log::error "barrage: the run was interrupted: its record covers part of the run only"
     return 1
   fi
-  printf '%s\n' "$record" >"$out_json"
+  printf '%s\n' "$record" >"${barrage_spec[out]}"
 }

@@ -175,26 +175,28 @@ h2load::parse() {
 }
 
 h2load::run() {
-  local out_json=$1 work_dir=$2 base_url=$3 protocol=$4 scenario=$5 threads=$6 connections=$7
-  local streams=$8 duration=$9 warmup=${10} cpulist=${11} body rc=0
+  local -n h2load_spec=$1
+  local work_dir=${h2load_spec[dir]} scenario=${h2load_spec[scenario]} threads=${h2load_spec[threads]}
+  local connections=${h2load_spec[connections]} duration=${h2load_spec[duration_s]} warmup=${h2load_spec[warmup_s]}
+  local body rc=0
   local args=(-c "$connections" -D "$duration")
   ((threads <= connections)) || threads=$connections
   args+=(-t "$threads")
   ((warmup > 0)) && args+=(--warm-up-time "$warmup")
-  if [[ $protocol == h1 ]]; then
+  if [[ ${h2load_spec[protocol]} == h1 ]]; then
     args+=(--h1 -m 1)
   else
-    args+=(-m "$streams")
+    args+=(-m "${h2load_spec[streams]}")
   fi
   body=$(scenarios::body_file "$scenario")
   [[ -n $body ]] && args+=(-d "$body" -H 'content-type: application/json')
   rm -f "$work_dir/h2load.log"
-  tools::exec "$work_dir/h2load.txt" $((duration + warmup + 30)) "$cpulist" \
+  tools::exec "$1" "$work_dir/h2load.txt" $((duration + warmup + 30)) \
     h2load "${args[@]}" --log-file "$work_dir/h2load.log" \
-    "${base_url%/}$(scenarios::field "$scenario" endpoint)" || rc=$?
+    "${h2load_spec[url]%/}$(scenarios::field "$scenario" endpoint)" || rc=$?
   ((rc == 0)) || log::warn "h2load exited $rc"
   rc=0
-  h2load::parse "$work_dir/h2load.txt" "$work_dir/h2load.log" "$duration" >"$out_json" || rc=$?
+  h2load::parse "$work_dir/h2load.txt" "$work_dir/h2load.log" "$duration" >"${h2load_spec[out]}" || rc=$?
   # the request log has a line per request (millions in a long run): kept compressed
   [[ -f $work_dir/h2load.log ]] && gzip -f "$work_dir/h2load.log"
   return "$rc"

@@ -126,25 +126,27 @@ jdk-client::parse() {
 }
 
 jdk-client::run() {
-  local out_json=$1 work_dir=$2 base_url=$3 protocol=$4 scenario=$5 threads=$6 connections=$7
-  local streams=$8 duration=$9 warmup=${10} cpulist=${11} java_home body line rc=0
+  local -n jdk_spec=$1
+  local work_dir=${jdk_spec[dir]} protocol=${jdk_spec[protocol]} scenario=${jdk_spec[scenario]} threads=${jdk_spec[threads]}
+  local connections=${jdk_spec[connections]} duration=${jdk_spec[duration_s]} warmup=${jdk_spec[warmup_s]}
+  local java_home body line rc=0
   jdk-client::build || return 1
   java_home=$(java::home) || return 1
   ((threads <= connections)) || threads=$connections
   # threads: the carrier threads that run the virtual threads
   local args=("$java_home/bin/java" "-Djdk.virtualThreadScheduler.parallelism=$threads" -jar "$JDK_CLIENT_JAR"
-    --url "${base_url%/}" --protocol "$protocol" --connections "$connections" --duration "$duration"
+    --url "${jdk_spec[url]%/}" --protocol "$protocol" --connections "$connections" --duration "$duration"
     --warmup "$warmup" --timeout "$(jdk-client::request_timeout_s)")
-  [[ $protocol == h2c ]] && args+=(--streams "${streams:-1}")
+  [[ $protocol == h2c ]] && args+=(--streams "${jdk_spec[streams]:-1}")
   while read -r line; do args+=(--request "$line"); done < <(jdk-client::requests "$scenario")
   body=$(scenarios::body_file "$scenario")
   [[ -n $body ]] && args+=(--body "$body")
   # ends by itself after the priming requests, warm-up, duration and its 2 s grace; the
   # limit is a backstop (h2c primes one connection after another)
-  tools::exec "$work_dir/jdk-client.json" $((warmup + duration + 60)) "$cpulist" "${args[@]}" || rc=$?
+  tools::exec "$1" "$work_dir/jdk-client.json" $((warmup + duration + 60)) "${args[@]}" || rc=$?
   if ((rc != 0)); then
     log::error "jdk-client exited $rc: $(grep -m1 '^jdk-client: ' "$work_dir/jdk-client.json" || tail -n 1 "$work_dir/jdk-client.json")"
     return 1
   fi
-  jdk-client::parse "$work_dir/jdk-client.json" >"$out_json"
+  jdk-client::parse "$work_dir/jdk-client.json" >"${jdk_spec[out]}"
 }

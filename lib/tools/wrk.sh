@@ -35,25 +35,25 @@ wrk::parse() {
   fi
 }
 
-# wrk::_invoke OUTPUT_FILE URL SCENARIO THREADS CONNECTIONS SECONDS CPULIST: one wrk run.
+# wrk::_invoke SPEC_NAME OUTPUT_FILE SECONDS: one wrk run of the spec for SECONDS.
 wrk::_invoke() {
-  local output=$1 url=$2 scenario=$3 threads=$4 connections=$5 seconds=$6 cpulist=$7
-  tools::exec "$output" $((seconds + 30)) "$cpulist" \
-    wrk -t "$threads" -c "$connections" -d "${seconds}s" --timeout "$(wrk::request_timeout_s)s" \
-    -s "$(scenarios::script "$scenario")" "$url"
+  local -n invoke_spec=$1
+  local threads=${invoke_spec[threads]} connections=${invoke_spec[connections]}
+  ((threads <= connections)) || threads=$connections
+  # The Lua script sets the path; wrk still wants a URL.
+  tools::exec "$1" "$2" $(($3 + 30)) \
+    wrk -t "$threads" -c "$connections" -d "${3}s" --timeout "$(wrk::request_timeout_s)s" \
+    -s "$(scenarios::script "${invoke_spec[scenario]}")" "${invoke_spec[url]%/}/"
 }
 
 wrk::run() {
-  local out_json=$1 work_dir=$2 base_url=$3 _protocol=$4 scenario=$5 threads=$6 connections=$7
-  local _streams=$8 duration=$9 warmup=${10} cpulist=${11} rc=0
-  # The Lua script sets the path; wrk still wants a URL.
-  local url=${base_url%/}/
-  ((threads <= connections)) || threads=$connections
+  local -n wrk_spec=$1
+  local work_dir=${wrk_spec[dir]} warmup=${wrk_spec[warmup_s]} rc=0
   if ((warmup > 0)); then
-    wrk::_invoke "$work_dir/wrk-warmup.txt" "$url" "$scenario" "$threads" "$connections" "$warmup" "$cpulist" \
+    wrk::_invoke "$1" "$work_dir/wrk-warmup.txt" "$warmup" \
       || log::warn "wrk warm-up exited $? (see $work_dir/wrk-warmup.txt)"
   fi
-  wrk::_invoke "$work_dir/wrk.txt" "$url" "$scenario" "$threads" "$connections" "$duration" "$cpulist" || rc=$?
+  wrk::_invoke "$1" "$work_dir/wrk.txt" "${wrk_spec[duration_s]}" || rc=$?
   ((rc == 0)) || log::warn "wrk exited $rc"
-  wrk::parse "$work_dir/wrk.txt" >"$out_json"
+  wrk::parse "$work_dir/wrk.txt" >"${wrk_spec[out]}"
 }

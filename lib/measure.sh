@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# measure: one server's life in a run of run-benchmarks.sh (start, ready, contract, warm-up,
+# every plan entry of its slot measured, stop), one measured run and a capacity search. Where
+# the server and the tools run is the place loaded (lib/place/local.sh or lib/place/lab.sh).
+#
+#   measure::serve SLOT RUN
+#     One server start for SLOT in round RUN: started, once it answers and keeps the contract
+#     warmed up, then every entry of the slot in RUN measured (a row each); when it cannot
+#     start, answer or keep the contract, every entry of the slot gets a failed row with the
+#     reason. Stopped at the end.
+#   measure::fail_entries SLOT RUN REASON
+#     A failed row for every entry of SLOT in RUN.
+#   measure::step SPEC_NAME
+#     One measured run of the run spec SPEC_NAME (lib/plan.sh; its dir set): the tool's
+#     warm-up and measured run, the server's and the tool's CPU sampled meanwhile. Its result
+#     is one JSON object, written to DIR/step.json: started, ended (UTC), metrics_file
+#     (DIR/metrics.json, the tool's record; "" when the tool wrote none), server_stats,
+#     client_stats, machine_stats and extra (the row's jvm facts and profile). Returns the
+#     tool's exit status.
+# shellcheck disable=SC2034 # EXIT_CODE_AT_END and DONE_COUNT belong to run-benchmarks.sh's main
+# Reads the run's settings and state: PLAN, LOG_DIR, OUTPUT_DIR, SERVER_WARMUP_S, PROFILE,
+# READY_TIMEOUT_S; counts DONE_COUNT, sets EXIT_CODE_AT_END=1 on a failure.
+# Depends on lib/plan.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
+# lib/system.sh and a place.
+
+# measure::_progress WHAT: the run's progress and time left, on stderr.
+measure::_progress() {
+  local left=$(( (${#PLAN[@]} - DONE_COUNT) * (DURATION_S + WARMUP_S + PLAN_RUN_OVERHEAD_S) ))
+  log::info "run $((DONE_COUNT + 1)) of ${#PLAN[@]}, about $(plan::minutes "$left") min left: $*"
+}
+
+# measure::_run_tool SPEC_NAME: one run of the spec's tool (its record in DIR/metrics.json,
+# its messages in DIR/stderr); the tool's status.
+measure::_run_tool() {
+  local -n tool_spec=$1
+  mkdir -p "${tool_spec[dir]}"
+  tool_spec["out"]=${tool_spec[dir]}/metrics.json
+  place::run_tool "$1" 2>"${tool_spec[dir]}/stderr"
+}
+
+# measure::_error_of DIR: the first error line the tool printed, without its prefix.
+measure::_error_of() { grep -m1 -E 'error' "$1/stderr" | sed 's/^[^:]*: //'; }
+
+measure::step() {
+  local -n step_spec=$1
+  local dir=${step_spec[dir]} warmup=${step_spec[warmup_s]} started ended window_from window_to rc=0
+  local extra stats collected machine
+  mkdir -p "$dir"
+  started=$(rows::now_utc)
+  window_from=$(jvm::now_ms)
+  window_from=$((window_from + warmup * 1000))
+  [[ -n $PROFILE ]] && profile::begin "$SERVER_PID" "$PROFILE" "$warmup" "$dir"
+  place::sample_start "$dir"
+  step_spec["samples"]=$dir/tool-samples
+  measure::_run_tool "$1" || rc=$?
+  step_spec["samples"]=''
+  place::sample_stop "$dir"
+  ended=$(rows::now_utc)
+  window_to=$(jvm::now_ms)
+  extra=$(jq -cn --argjson jvm "$(jvm::facts "$SERVER_GC_LOG" "$window_from" "$window_to")" '{jvm: $jvm}')
+  if [[ -n $PROFILE ]]; then
+    extra=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "$PROFILE" "$dir" "${dir#"$OUTPUT_DIR/"}/flame.html" \
+      "${step_spec[slot]} ${step_spec[tool]} ${step_spec[protocol]} ${step_spec[scenario]}${step_spec[rate]:+ @${step_spec[rate]}/s}")" \
+      '. + {profile: $profile}' <<<"$extra")
+  fi
+  cat "$dir/stderr" >&2
+  stats=$(system::stats "$dir/samples" "${step_spec[duration_s]}")
+  collected=$(place::collect "$1")
+  machine=$(system::machine_stats "$dir/samples" "${step_spec[duration_s]}" "$stats" "$(jq -c .here <<<"$collected")")
+  jq -cn --arg started "$started" --arg ended "$ended" --arg metrics "$([[ -s $dir/metrics.json ]] && echo "$dir/metrics.json")" \
+    --argjson stats "$stats" --argjson collected "$collected" --argjson machine "$machine" --argjson extra "$extra" \
+    '{started: $started, ended: $ended, metrics_file: $metrics, server_stats: $stats,
+      client_stats: $collected.client, machine_stats: $machine, extra: $extra}' >"$dir/step.json"
+  return "$rc"
+}
+
+# measure::_entry ENTRY: warm-up and one measured run of one plan entry (a capacity search:
+# its steps, lib/openloop.sh); adds its row.
+measure::_entry() {
+  local -A ENTRY_SPEC
+  local reason rc=0
+  plan::spec ENTRY_SPEC "$1"
+  if ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
+    || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}"); }; then
+    rows::add ENTRY_SPEC skipped "$reason"
+    return 0
+  fi
+  measure::_progress "${ENTRY_SPEC[slot]} ${ENTRY_SPEC[tool]} ${ENTRY_SPEC[protocol]} ${ENTRY_SPEC[scenario]}${ENTRY_SPEC[load]:+ ${ENTRY_SPEC[load]}}"
+  # The tool's raw output stays beside the results, so every number can be checked later.
+  ENTRY_SPEC["dir"]=$LOG_DIR/${ENTRY_SPEC[run]}-${ENTRY_SPEC[slot]}-${ENTRY_SPEC[tool]}-${ENTRY_SPEC[protocol]}-${ENTRY_SPEC[scenario]}${ENTRY_SPEC[load]:+-${ENTRY_SPEC[load]}}
+  if [[ ${ENTRY_SPEC[load]} == capacity ]]; then
+    local capacity_started capacity_replace=''
+    capacity_started=$(rows::now_utc)
+    openloop::capacity "${ENTRY_SPEC[dir]}" measure::_capacity_step measure::_capacity_row
+    return 0
+  fi
+  measure::step ENTRY_SPEC || rc=$?
+  if ((rc != 0)); then
+    reason=$(measure::_error_of "${ENTRY_SPEC[dir]}")
+    rows::add ENTRY_SPEC failed "${ENTRY_SPEC[tool]} failed: ${reason:-exit $rc}" \
+      "$(jq -c '.metrics_file = ""' "${ENTRY_SPEC[dir]}/step.json")"
+    EXIT_CODE_AT_END=1
+  else
+    rows::add ENTRY_SPEC ok '' "$(<"${ENTRY_SPEC[dir]}/step.json")"
+  fi
+}
+
+# measure::_capacity_step RATE STEP_DIR: one step of the capacity search of measure::_entry's
+# ENTRY_SPEC (openloop::capacity's STEP_FN).
+measure::_capacity_step() {
+  ENTRY_SPEC["rate"]=$1 ENTRY_SPEC["dir"]=$2
+  measure::step ENTRY_SPEC
+}
+
+# measure::_capacity_row STATUS REASON METRICS_FILE CAPACITY_JSON: the row of the capacity
+# search of measure::_entry's ENTRY_SPEC (openloop::capacity's ROW_FN), written after each step
+# over the one before: from its first step's start to its last step's end, with the server's
+# and the tool's stats of the last step and the record METRICS_FILE.
+measure::_capacity_row() {
+  local step write=rows::add
+  step=$(jq -c --arg started "$capacity_started" --arg metrics "$3" '.started = $started | .metrics_file = $metrics' \
+    "${ENTRY_SPEC[dir]}/step.json")
+  [[ -z $capacity_replace ]] || write=rows::replace_last
+  "$write" ENTRY_SPEC "$1" "$2" "$step" "$4"
+  capacity_replace=1
+  [[ $1 != ok ]] || capacity_replace=''
+}
+
+# measure::_warm_up SLOT RUN: the same load for every freshly started server, before its first
+# measured run whichever tool comes first: barrage, closed loop, SERVER_WARMUP_S for each
+# protocol and scenario the slot is measured with in RUN (the scenario's connections, streams,
+# method and body; a scenario barrage cannot send is left out: the others warm its paths).
+# Kept in the results' server_warmups; a warm-up that fails is a warning, the measurement goes on.
+measure::_warm_up() {
+  local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc
+  local -A WARMUP_SPEC
+  ((SERVER_WARMUP_S > 0)) || return 0
+  started=$(rows::now_utc)
+  for entry in "${PLAN[@]}"; do
+    IFS=$'\t' read -r r s _ proto scenario _ <<<"$entry"
+    [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
+    seen+="$proto/$scenario "
+    plan::spec WARMUP_SPEC "$run"$'\t'"$slot"$'\tbarrage\t'"$proto"$'\t'"$scenario"$'\t'
+    WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario WARMUP_SPEC["duration_s"]=$SERVER_WARMUP_S WARMUP_SPEC["warmup_s"]=0
+    mkdir -p "${WARMUP_SPEC[dir]}"
+    if ! reason=$(barrage::supports "$scenario" "$proto"); then
+      shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
+        '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null}')")
+      continue
+    fi
+    log::info "warming up $slot: barrage $proto $scenario for ${SERVER_WARMUP_S}s"
+    rc=0
+    measure::_run_tool WARMUP_SPEC || rc=$?
+    if ((rc == 0)); then
+      shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" \
+        '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps}' "${WARMUP_SPEC[out]}")")
+    else
+      reason=$(measure::_error_of "${WARMUP_SPEC[dir]}")
+      log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
+      shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "barrage failed: ${reason:-exit $rc}" \
+        '{protocol: $p, scenario: $s, status: "failed", reason: $r, requests: null, successful_rps: null}')")
+    fi
+  done
+  ((${#shapes[@]})) || return 0
+  results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
+    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "$SERVER_WARMUP_S" \
+    --arg started "$started" --arg ended "$(rows::now_utc)" '
+    {server: $server, run: $run, tool: "barrage", duration_s: $duration, started: $started,
+     ended: $ended, shapes: .}
+    + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"
+}
+
+measure::fail_entries() {
+  local entry
+  # shellcheck disable=SC2034 # filled and read by name (plan::spec, rows::add)
+  local -A FAILED_SPEC
+  for entry in "${PLAN[@]}"; do
+    [[ $entry == "$2"$'\t'"$1"$'\t'* ]] || continue
+    plan::spec FAILED_SPEC "$entry"
+    rows::add FAILED_SPEC failed "$3"
+    DONE_COUNT=$((DONE_COUNT + 1))
+  done
+  EXIT_CODE_AT_END=1
+}
+
+measure::serve() {
+  local slot=$1 run=$2 server log reason=''
+  server=$(plan::slot_server "$slot")
+  log=$LOG_DIR/$slot-run$run.log
+  if ! place::start_server "$slot" "$log" reason; then
+    measure::fail_entries "$slot" "$run" "$reason"
+    return 0
+  fi
+  measure::_verify_and_measure "$slot" "$run" "$log"
+  place::stop_server "$server"
+}
+
+# measure::_verify_and_measure SLOT RUN LOG: the started server once it answers and keeps the
+# contract: warmed up, then every entry of SLOT in RUN measured; else all of them failed with
+# the reason.
+measure::_verify_and_measure() {
+  local slot=$1 run=$2 log=$3 server entry protocols tap
+  server=$(plan::slot_server "$slot")
+  if ! place::wait_ready; then
+    local tail_line why="no answer to GET /hello within ${READY_TIMEOUT_S}s"
+    tail_line=$(grep -v '^\s*$' "$log" 2>/dev/null | tail -n 1)
+    place::server_alive || why="exited before it was ready"
+    measure::fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
+    return 0
+  fi
+  protocols=$(plan::declared_protocols "$server")
+  tap=$LOG_DIR/$slot-run$run.contract.tap
+  log::info "verifying $server ($protocols)"
+  if ! place::verify_contract "$server" "$protocols" >"$tap"; then
+    measure::fail_entries "$slot" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
+    return 0
+  fi
+  measure::_warm_up "$slot" "$run"
+  for entry in "${PLAN[@]}"; do
+    [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] || continue
+    measure::_entry "$entry"
+    DONE_COUNT=$((DONE_COUNT + 1))
+  done
+}

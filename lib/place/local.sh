@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# place/local: where a run happens when no lab is configured: the server and every load tool
+# on this machine, over loopback (127.0.0.1:PORT). One of two places (lib/place/lab.sh is the
+# other); run-benchmarks.sh loads one, and both define the same functions:
+#
+#   place::default_pinning
+#     Prints "SERVER_CPUS CLIENT_CPUS" when --cpus is not given (here: disjoint halves of the
+#     cores, system::default_pinning), nothing for no pinning.
+#   place::check_options
+#     Returns 1 with the reason on stdout when an option cannot be honoured here.
+#   place::connect / place::prepare SERVER...
+#     Before the runs: reach the hosts / copy what they need (here: nothing). exit 1 on failure.
+#   place::start_server SLOT LOG REASON_VAR
+#     Starts SLOT's server (its log to LOG); returns 1 with the reason the slot's rows get in
+#     REASON_VAR when it cannot.
+#   place::wait_ready / place::server_alive / place::verify_contract NAME PROTOCOLS
+#     The started server answers GET /hello (within READY_TIMEOUT_S) / still runs / keeps the
+#     contract (TAP on stdout).
+#   place::stop_server NAME
+#     Stops the started server; log::die when it does not stop.
+#   place::sample_start DIR / place::sample_stop DIR
+#     Samples the server's CPU and memory into DIR/samples (system::sample_start's lines).
+#   place::run_tool SPEC_NAME
+#     One run of the spec's tool (lib/plan.sh; the spec's url set here), its record in the
+#     spec's out; the tool's status.
+#   place::collect SPEC_NAME
+#     After a run: {"client": the row's client_stats, "here": the load tool's CPU on this
+#     machine, for machine_stats' other_cpu_pct}.
+#   place::cleanup
+#     From the EXIT trap: stops what this place started and still runs.
+# Here: SERVER_PID is the running server's process group, SERVER_GC_LOG its GC log (empty:
+# none). Reads PORT, GC_LOG, PROFILE, PROFILE_LIB, LOG_DIR, SERVER_CPUS, STOP_TIMEOUT_S,
+# READY_TIMEOUT_S, SCRATCH_DIR.
+
+SERVER_PID='' SERVER_GC_LOG=''
+
+place::default_pinning() { system::default_pinning; }
+
+place::check_options() { return 0; }
+
+place::connect() { return 0; }
+
+place::prepare() { return 0; }
+
+place::start_server() {
+  local slot=$1 log=$2 server holder launcher_options
+  local -n start_reason=$3
+  server=$(plan::slot_server "$slot")
+  holder=$(servers::port_holder "$PORT")
+  if [[ -n $holder ]]; then
+    log::error "port $PORT is taken by $holder before starting $server; free it or pick another with --port"
+    # shellcheck disable=SC2034 # read by run-benchmarks.sh's EXIT trap
+    EXIT_CODE=1
+    exit 1
+  fi
+  log::info "starting $slot on port $PORT (log: $log)"
+  SERVER_GC_LOG=''
+  ((GC_LOG)) && SERVER_GC_LOG=${log%.log}.gc.log
+  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${PROFILE:+"-agentpath:$PROFILE_LIB"}) || exit 1
+  if ! JDK_JAVA_OPTIONS=$launcher_options servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
+    # shellcheck disable=SC2034 # a nameref: the caller's variable
+    start_reason="start failed: see $log"
+    return 1
+  fi
+  procs::record "$SERVER_PID" "server $server"
+}
+
+place::wait_ready() { servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; }
+
+place::server_alive() { servers::alive "$SERVER_PID"; }
+
+place::verify_contract() {
+  # In the background, in a process group of its own: a signal stops it and its curl at once.
+  TMPDIR=$SCRATCH_DIR procs::run "contract verification $1" contract::verify "$1" "http://127.0.0.1:$PORT" "$2"
+}
+
+place::stop_server() {
+  servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::die "could not stop $1 (process group $SERVER_PID)"
+  SERVER_PID=''
+  servers::wait_port_free "$PORT" "$STOP_TIMEOUT_S" \
+    || log::die "port $PORT still taken by $(servers::port_holder "$PORT") after stopping $1"
+}
+
+place::sample_start() {
+  system::sample_start "$SERVER_PID" "$1/samples"
+  procs::record "$SAMPLER_PID" "cpu sampler"
+}
+
+place::sample_stop() { system::sample_stop; }
+
+place::run_tool() {
+  local -n local_spec=$1
+  local_spec["url"]=http://127.0.0.1:$PORT
+  "${local_spec[tool]}::run" "$1"
+}
+
+# place::_client_cores SPEC_NAME: the cores the load tool can use: its threads (one event loop
+# each), at most the CPUs it is pinned to (all of them when it is not pinned).
+place::_client_cores() {
+  local -n cores_spec=$1
+  local cpus threads=${cores_spec[threads]} connections=${cores_spec[connections]}
+  ((connections < threads)) && threads=$connections
+  if [[ -n ${cores_spec[cpus]} ]]; then cpus=$(system::count_cpus "${cores_spec[cpus]}"); else cpus=$(system::cores); fi
+  echo $((threads < cpus ? threads : cpus))
+}
+
+place::collect() {
+  local -n collect_spec=$1
+  local client
+  client=$(system::group_stats "${collect_spec[dir]}/tool-samples" "${collect_spec[duration_s]}" "$(place::_client_cores "$1")")
+  printf '{"client":%s,"here":%s}\n' "$client" "$client"
+}
+
+place::cleanup() {
+  if [[ -n $SERVER_PID ]]; then
+    log::info "stopping server process group $SERVER_PID"
+    servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::error "process group $SERVER_PID did not stop"
+    SERVER_PID=''
+  fi
+}

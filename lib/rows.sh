@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# rows: the results document of run-benchmarks.sh (schemas/results.schema.json, docs/metrics.md):
+# its header, one row per plan entry, and the summary table printed at the end. The file itself
+# is written by lib/results.sh.
+#
+#   rows::header_json
+#     The document's header (every top-level field but results, server_warmups and
+#     complete): when, which commit and command line, the system, the tools' versions and
+#     the settings. Reads the run's settings (run-benchmarks.sh's globals).
+#   rows::add SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]
+#     Adds the row of the run spec SPEC_NAME (lib/plan.sh: plan::spec) to the results file:
+#     STATUS ok, failed or skipped, REASON (empty: none), STEP_JSON the result of the
+#     measured run (lib/measure.sh: measure::step; absent: a row that was not measured) and
+#     CAPACITY_JSON a capacity search's object (lib/openloop.sh).
+#   rows::replace_last SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]
+#     The same row, replacing the last one (a capacity search, step after step).
+#   rows::client_bound CLIENT_STATS_JSON
+#     Where a row's client_bound is decided: true when the load tool was busy (on a CPU or
+#     waiting for one; its CPU without schedstat) for ROWS_CLIENT_BOUND_SHARE or more of
+#     the cores it could use, false below, null when unknown. What such a row measured is
+#     the tool's own ceiling.
+#   rows::print_summary FILE
+#     One line per row of a results file (lib/summary.jq).
+#   rows::now_utc
+#     The time, as the document writes it.
+# Depends on lib/plan.sh, lib/servers.sh, lib/scenarios.sh, lib/openloop.sh, lib/results.sh,
+# lib/system.sh, jq.
+
+ROWS_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROWS_CLIENT_BOUND_SHARE=0.9
+
+rows::now_utc() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+
+# rows::_suite_commit: the suite's git commit, -dirty when the tree has changes; empty outside git.
+rows::_suite_commit() {
+  local commit root=$ROWS_LIB_DIR/..
+  commit=$(git -C "$root" rev-parse HEAD 2>/dev/null) || return 0
+  [[ -n $(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null) ]] && commit+=-dirty
+  printf '%s\n' "$commit"
+}
+
+rows::header_json() {
+  local tools_json driver version jvm_flags='' java_version=''
+  tools_json=$(for driver in "${TOOLS[@]}"; do
+      version=$("$driver::version" 2>/dev/null) || version=''
+      printf '%s\t%s\n' "$driver" "$version"
+    done | jq -Rnc '[inputs | split("\t") | {(.[0]): (if .[1] == "" then null else .[1] end)}] | add')
+  if [[ -n $JAVA_HOME_FOUND ]]; then
+    java_version=$(java::version "$JAVA_HOME_FOUND") || java_version=''
+    [[ -f $SERVERS_DIR/jvm.options ]] && jvm_flags=$(java::server_options "$SERVERS_DIR/jvm.options" | paste -sd' ')
+  fi
+  jq -n --arg timestamp "$(rows::now_utc)" --arg commit "$(rows::_suite_commit)" --arg command "$COMMAND_LINE" \
+    --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
+    --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
+    --argjson server_warmup "$SERVER_WARMUP_S" --argjson seed "$SEED" --argjson aa "$AA" \
+    --arg profile "$PROFILE" --argjson gc_log "$GC_LOG" \
+    --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
+    {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
+     command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
+     tools: $tools,
+     settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
+                seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1),
+                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}}'
+}
+
+# rows::_config_json SPEC_NAME: the row's config object.
+rows::_config_json() {
+  local -n config_spec=$1
+  local streams=null
+  [[ ${config_spec[protocol]} == h2* ]] && streams=${config_spec[streams]}
+  jq -cn --argjson threads "${config_spec[threads]}" --argjson connections "${config_spec[connections]}" \
+    --argjson streams "$streams" --argjson duration "${config_spec[duration_s]}" --argjson warmup "${config_spec[warmup_s]}" \
+    --arg endpoint "$(scenarios::field "${config_spec[scenario]}" endpoint)" \
+    --arg method "$(scenarios::field "${config_spec[scenario]}" method)" \
+    --arg timeout "$("${config_spec[tool]}::request_timeout_s")" \
+    '{threads: ([$threads, $connections] | min), connections: $connections, streams: $streams,
+      duration_s: $duration, warmup_s: $warmup, endpoint: $endpoint, method: $method,
+      request_timeout_s: (if $timeout == "" then null else ($timeout | tonumber) end)}'
+}
+
+rows::client_bound() {
+  jq -c --argjson share "$ROWS_CLIENT_BOUND_SHARE" \
+    '(.busy_pct // .cpu_pct) as $busy | if $busy == null then null else $busy >= $share * 100 * .cores end' <<<"$1"
+}
+
+# rows::_lab_hosts METRICS_FILE: the per-host records of a lab run beside METRICS_FILE
+# (lab-hosts.json, lib/place/lab.sh), or null.
+rows::_lab_hosts() {
+  local file
+  [[ -n $1 ]] || { echo null; return 0; }
+  file=$(dirname "$1")/lab-hosts.json
+  if [[ -f $file ]]; then cat "$file"; else echo null; fi
+}
+
+# rows::_json SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]: the row (in an A/A run with
+# its label, aa_group; an open-loop entry with its load, a capacity search with its capacity,
+# a gated scenario with its slo check).
+rows::_json() {
+  local -n row_spec=$1
+  local status=$2 reason=$3 step=${4:-null} capacity=${5:-null}
+  local metrics_file metrics=null version slo=null client bound=null
+  metrics_file=$(jq -r '.metrics_file // ""' <<<"$step")
+  client=$(jq -c '.client_stats // null' <<<"$step")
+  [[ $client == null ]] || bound=$(rows::client_bound "$client")
+  # A capacity search's record is the run at the edge of its own conditions by construction:
+  # the gates judge closed-loop and fixed-rate rows.
+  [[ $status == ok && ${row_spec[load]} != capacity ]] && slo=$(openloop::slo_json "${row_spec[scenario]}" "$metrics_file")
+  [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
+  version=$(servers::prop "${row_spec[server]}" version 2>/dev/null) || version=''
+  jq -cn --arg server "${row_spec[server]}" --arg version "$version" --arg tool "${row_spec[tool]}" \
+    --argjson load "$(openloop::load_json "${row_spec[load]}")" --argjson capacity "$capacity" --argjson slo "$slo" \
+    --arg aa_group "${row_spec[aa_group]}" --argjson client "$client" --argjson bound "$bound" \
+    --arg proto "${row_spec[protocol]}" --arg scenario "${row_spec[scenario]}" --argjson run "${row_spec[run]}" \
+    --argjson step "$step" --argjson config "$(rows::_config_json "$1")" \
+    --argjson metrics "$metrics" --arg status "$status" --arg reason "$reason" \
+    --argjson lab_hosts "$(rows::_lab_hosts "$metrics_file")" '
+    def nullable: if . == "" or . == null then null else . end;
+    {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
+     scenario: $scenario, run: $run, started: ($step.started | nullable), ended: ($step.ended | nullable),
+     config: $config, metrics: $metrics, server_stats: $step.server_stats, status: $status,
+     reason: ($reason | nullable)}
+    + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
+    + (if $step.machine_stats == null then {} else {machine_stats: $step.machine_stats} end)
+    + (if $lab_hosts == null then {} else {lab_hosts: $lab_hosts} end)
+    + (if $load == null then {} else {load: $load} end)
+    + (if $capacity == null then {} else {capacity: $capacity} end)
+    + (if $slo == null then {} else {slo: $slo} end)
+    + ($step.extra // {})
+    + (if $client == null then {} else {client_stats: $client, client_bound: $bound} end)'
+}
+
+rows::add() { results::add "$(rows::_json "$@")"; }
+rows::replace_last() { results::replace_last "$(rows::_json "$@")"; }
+
+rows::print_summary() {
+  printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
+  jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$1" |
+    while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
+      printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
+        "$run" "$status" "$rps" "$p99" "$errors" "$note"
+    done
+}

@@ -1,0 +1,89 @@
+# shellcheck shell=bash
+# What every bats file shares (`load test_helper`). Loading it sets ROOT (the suite) and
+# defines:
+#   make_tmp [LABEL]    a new temp dir with a space in its name (under BATS_TMPDIR), printed
+#   free_port           a free TCP port on 127.0.0.1, printed
+#   fixture NAME...     the path of tests/fixtures/NAME..., printed
+#   results_file        the one results file written under $TMP/out, printed (nothing if none)
+#   pid_list            the PID list (results/<stamp>.logs/pids) of the run under $TMP/out, printed
+#   valid FILE          0 when FILE is valid against schemas/results.schema.json (lib/schema.sh
+#                       sourced; findings on stderr otherwise)
+#   leftovers           processes whose command line names this test's $PORT (tools, curl), one a line
+#   run_leftovers       every process of the pid list that still runs (same PID, same start
+#                       time) or still has a live process in its process group, one a line
+#   no_process_left     neither finds a process (retried for a second: a group that was told
+#                       to stop may take a moment); prints what is left and returns 1 otherwise
+#   stop_recorded       stops, by process group, every process the run under $TMP/out recorded
+#                       (a failed test may leave them running); always 0
+#   background CMD...   starts CMD in the background with bats' fd 3 closed (else bats waits
+#                       for it before it ends), stdout and stderr as the caller set them; sets BG_PID
+#   run_spec NAME KEY=VALUE...  fills the associative array NAME (declare it first) with a run
+#                       spec for a driver (lib/plan.sh: plan::spec): out=$TMP/out.json dir=$TMP
+#                       threads=1 connections=1 streams=1 duration_s=1 warmup_s=0 and empty
+#                       url protocol scenario rate cpus samples start_at barrage_bin, then the pairs
+
+ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+
+make_tmp() { mktemp -d "${BATS_TMPDIR:-/tmp}/${1:-barrage test}.XXXX"; }
+
+free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+
+fixture() { local IFS=/; printf '%s\n' "$ROOT/tests/fixtures/$*"; }
+
+results_file() { find "$TMP/out" -maxdepth 1 -name '*.json' 2>/dev/null | head -n 1; }
+
+pid_list() { find "$TMP/out" -path '*.logs/pids' 2>/dev/null | head -n 1; }
+
+valid() { schema::validate "$ROOT/schemas/results.schema.json" "$1"; }
+
+leftovers() {
+  [[ -n ${PORT:-} ]] || return 0
+  pgrep -af -- ":$PORT/|contract_server.py $PORT|--port $PORT" || true
+}
+
+run_leftovers() {
+  local list pid start label stat fields
+  list=$(pid_list)
+  [[ -s $list ]] || { echo "no pid list under $TMP/out"; return 0; }
+  while IFS=$'\t' read -r pid start label; do
+    if read -r stat 2>/dev/null <"/proc/$pid/stat"; then
+      read -r -a fields <<<"${stat##*) }"
+      [[ ${fields[0]} != Z && ${fields[19]} == "$start" ]] && echo "$label: pid $pid still runs"
+    fi
+    ps -o pid=,stat=,args= -g "$pid" 2>/dev/null | awk -v what="$label" '$2 !~ /^Z/ {print what ": in its process group: " $0}'
+  done <"$list"
+}
+
+no_process_left() {
+  local left i
+  for ((i = 0; i < 10; i++)); do
+    left=$(run_leftovers; leftovers)
+    [[ -z $left ]] && return 0
+    sleep 0.1
+  done
+  echo "left running: $left"
+  return 1
+}
+
+stop_recorded() {
+  local list pid _
+  list=$(pid_list)
+  [[ -n $list ]] || return 0
+  while IFS=$'\t' read -r pid _; do kill -KILL -- "-$pid" 2>/dev/null || true; done <"$list"
+}
+
+background() {
+  "$@" 3>&- &
+  # shellcheck disable=SC2034 # read by the caller
+  BG_PID=$!
+}
+
+run_spec() {
+  local -n spec_to_fill=$1
+  local pair
+  shift
+  spec_to_fill=([out]="$TMP/out.json" [dir]="$TMP" [threads]=1 [connections]=1 [streams]=1 [duration_s]=1
+    [warmup_s]=0 [url]='' [protocol]=h1 [scenario]='' [rate]='' [cpus]='' [samples]='' [start_at]='' [barrage_bin]='')
+  # shellcheck disable=SC2034 # a nameref: the caller's array
+  for pair in "$@"; do spec_to_fill[${pair%%=*}]=${pair#*=}; done
+}
