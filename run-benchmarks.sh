@@ -58,6 +58,8 @@ source "$ROOT/lib/plan.sh"
 source "$ROOT/lib/rows.sh"
 # shellcheck source=lib/measure.sh
 source "$ROOT/lib/measure.sh"
+# shellcheck source=lib/steady.sh
+source "$ROOT/lib/steady.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -100,10 +102,13 @@ Measurement
                        (default 1; 3+ gives confidence intervals and significance tests)
   --seed N             seed of the server order (default: drawn at random); the seed and
                        every round's order are recorded in the results (settings)
-  --server-warmup D    barrage load on each freshly started server before its first measured
-                       run: closed loop, D for each protocol and scenario it is measured with
-                       (the scenario's shape), whichever tool comes first; 0 for none
-                       (default 5s; --quick: 1s). Recorded in the results (server_warmups)
+  --server-warmup W    barrage load on each freshly started server before its first measured
+                       run, closed loop, for each protocol and scenario it is measured with
+                       (the scenario's shape), whichever tool comes first. auto (the default):
+                       until the load is in steady state (docs/steady-state.md), at most 60s
+                       (--quick: 15s) per protocol and scenario; auto:CAP another cap; a
+                       duration (5s) a fixed one; 0 for none. Recorded in the results
+                       (server_warmups, and each row's server_warmup: seconds, steady or not)
   --aa                 A/A run: the one server of --servers measured as two labels, A and
                        B, interleaved round by round; the spread between them is the
                        machine's noise floor, stored in the results (noise_floor) for
@@ -198,7 +203,7 @@ pick_names() {
 
 # Options (globals read by the functions below and by lib/plan.sh, lib/rows.sh, lib/measure.sh).
 OPT_SERVERS=all OPT_SCENARIOS=all OPT_TOOL=all OPT_PROTOCOL=all
-DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
+DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' SERVER_WARMUP_MODE=auto RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
 CONNECTIONS_OVERRIDE='' THREADS_OVERRIDE='' CPUS='' PORT=${BARRAGE_PORT:-8080}
 QUICK=0 LIST=0 DRY_RUN=0 AA=0 PROFILE='' GC_LOG=1
 LAB_SERVER_OPT='' LAB_LOADS_OPT='' LAB_FILE_OPT='' LAB_DIR_OPT='' STRICT=0
@@ -234,7 +239,8 @@ parse_options() {
       --protocol) OPT_PROTOCOL=$value ;;
       --duration) DURATION_S=$(seconds_of "$value" --duration) ;;
       --warmup) WARMUP_S=$(seconds_of "$value" --warmup) ;;
-      --server-warmup) SERVER_WARMUP_S=$(seconds_of "$value" --server-warmup) ;;
+      --server-warmup) steady::parse_server_warmup "$value" ||
+          usage_error "--server-warmup wants auto, auto:CAP (e.g. auto:30s) or a duration like 5s, got '$value'" ;;
       --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SEED=$((10#$value)) ;;
       --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; RUNS=$value ;;
       --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; LABEL=$value ;;
@@ -262,8 +268,9 @@ parse_options() {
     esac
   done
   # --quick sets the short times; an explicit --duration / --warmup still wins.
-  if ((QUICK)); then DURATION_S=${DURATION_S:-3} WARMUP_S=${WARMUP_S:-1} SERVER_WARMUP_S=${SERVER_WARMUP_S:-1}; fi
-  DURATION_S=${DURATION_S:-30} WARMUP_S=${WARMUP_S:-10} SERVER_WARMUP_S=${SERVER_WARMUP_S:-5}
+  if ((QUICK)); then DURATION_S=${DURATION_S:-3} WARMUP_S=${WARMUP_S:-1}; fi
+  DURATION_S=${DURATION_S:-30} WARMUP_S=${WARMUP_S:-10}
+  steady::defaults "$QUICK"
   # Drawn, not fixed: a fixed default would always favour the same server; recorded to repeat.
   SEED=${SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
   ((DURATION_S > 0)) || usage_error "--duration must be more than 0"

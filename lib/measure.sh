@@ -127,13 +127,15 @@ measure::_capacity_row() {
 }
 
 # measure::_warm_up SLOT RUN: the same load for every freshly started server, before its first
-# measured run whichever tool comes first: barrage, closed loop, SERVER_WARMUP_S for each
+# measured run whichever tool comes first: barrage, closed loop, until steady state (at most
+# SERVER_WARMUP_S) or for SERVER_WARMUP_S (lib/steady.sh), for each
 # protocol and scenario the slot is measured with in RUN (the scenario's connections, streams,
 # method and body; a scenario barrage cannot send is left out: the others warm its paths).
 # Kept in the results' server_warmups; a warm-up that fails is a warning, the measurement goes on.
 measure::_warm_up() {
   local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc
   local -A WARMUP_SPEC
+  steady::forget
   ((SERVER_WARMUP_S > 0)) || return 0
   started=$(rows::now_utc)
   for entry in "${PLAN[@]}"; do
@@ -141,31 +143,39 @@ measure::_warm_up() {
     [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
     seen+="$proto/$scenario "
     plan::spec WARMUP_SPEC "$run"$'\t'"$slot"$'\tbarrage\t'"$proto"$'\t'"$scenario"$'\t'
-    WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario WARMUP_SPEC["duration_s"]=$SERVER_WARMUP_S WARMUP_SPEC["warmup_s"]=0
+    WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
+    steady::warmup_spec WARMUP_SPEC
     mkdir -p "${WARMUP_SPEC[dir]}"
     if ! reason=$(barrage::supports "$scenario" "$proto"); then
       shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
-        '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null}')")
+        '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null,
+          warmup_s: null, steady: null}')")
       continue
     fi
-    log::info "warming up $slot: barrage $proto $scenario for ${SERVER_WARMUP_S}s"
+    if [[ $SERVER_WARMUP_MODE == auto ]]; then
+      log::info "warming up $slot: barrage $proto $scenario until steady state (at most ${SERVER_WARMUP_S}s)"
+    else log::info "warming up $slot: barrage $proto $scenario for ${SERVER_WARMUP_S}s"; fi
     rc=0
     measure::_run_tool WARMUP_SPEC || rc=$?
     if ((rc == 0)); then
-      shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" \
-        '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps}' "${WARMUP_SPEC[out]}")")
+      shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" --argjson got "$(steady::shape_fields "${WARMUP_SPEC[out]}")" \
+        '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps} + $got' "${WARMUP_SPEC[out]}")")
+      [[ $(jq -r .steady <<<"${shapes[-1]}") != false ]] ||
+        log::warn "$slot ($proto $scenario) did not reach steady state in ${SERVER_WARMUP_S}s: its rows are marked"
     else
       reason=$(measure::_error_of "${WARMUP_SPEC[dir]}")
       log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
       shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "barrage failed: ${reason:-exit $rc}" \
-        '{protocol: $p, scenario: $s, status: "failed", reason: $r, requests: null, successful_rps: null}')")
+        '{protocol: $p, scenario: $s, status: "failed", reason: $r, requests: null, successful_rps: null,
+          warmup_s: null, steady: null}')")
     fi
+    steady::remember "$proto" "$scenario" "${shapes[-1]}"
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
     --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "$SERVER_WARMUP_S" \
-    --arg started "$started" --arg ended "$(rows::now_utc)" '
-    {server: $server, run: $run, tool: "barrage", duration_s: $duration, started: $started,
+    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "$SERVER_WARMUP_MODE" '
+    {server: $server, run: $run, tool: "barrage", mode: $mode, duration_s: $duration, started: $started,
      ended: $ended, shapes: .}
     + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"
 }

@@ -183,9 +183,10 @@ plan::print_plan() {
 }
 
 plan::server_warmup_text() {
-  if ((SERVER_WARMUP_S > 0)); then
-    printf '%s s of barrage per protocol and scenario on each freshly started server' "$SERVER_WARMUP_S"
-  else printf 'none'; fi
+  if ((SERVER_WARMUP_S == 0)); then printf 'none'
+  elif [[ $SERVER_WARMUP_MODE == auto ]]; then
+    printf 'barrage per protocol and scenario on each freshly started server until steady state, at most %s s' "$SERVER_WARMUP_S"
+  else printf '%s s of barrage per protocol and scenario on each freshly started server' "$SERVER_WARMUP_S"; fi
 }
 
 plan::pinning_text() {

@@ -32,6 +32,7 @@
 import "stats" as stats;
 import "format" as fmt;
 import "second_opinion" as second;
+import "agree" as agree;
 import "noise" as noise;
 # Rows at a fixed rate or of a capacity search (run-benchmarks.sh --rates, --capacity) have a
 # part of their own; the tables here are the closed-loop rows.
@@ -78,6 +79,8 @@ def _server_entry:
                               else .metrics.failed / (.metrics.duration_us / 1000000) end) | _summary),
      approximate: any($ok[]; .metrics.accounting == "approximate"),
      slo_failed: any($ok[]; .slo.met == false),
+     not_steady_runs: ($ok | map(select(.server_warmup.steady? == false)) | length),
+     drifting_runs: ($ok | map(select(.drift.status? == "drifting")) | length),
      timeouts: ($ok | map(_timeout_label) | unique),
      cpu_pct: ($ok | map(.server_stats.cpu_pct?) | _summary),
      rss_peak_kb: ($ok | map(.server_stats.rss_peak_kb?) | _summary),
@@ -197,7 +200,8 @@ def _md_escape: gsub("\\|"; "\\|") | gsub("<"; "&lt;");
 def _has_errors: (.error_rate // 0) > 0;
 def _markers:
   (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end)
-  + (if .client_bound_runs > 0 then " †" else "" end) + (if .slo_failed then " ✗" else "" end);
+  + (if .client_bound_runs > 0 then " †" else "" end) + (if .slo_failed then " ✗" else "" end)
+  + (if (.not_steady_runs // 0) > 0 then " ⧗" else "" end) + (if (.drifting_runs // 0) > 0 then " ↘" else "" end);
 
 def _rank_cell: if .tied then "=\(.rank)" else "\(.rank)" end;
 
@@ -250,6 +254,16 @@ def _legend:
      else empty end),
   (if any(.measured[]; .slo_failed) then
      "", "✗ SLO not met: a run broke a condition of `--slo` (the results file says which, in `slo`)."
+   else empty end),
+  (if any(.measured[]; (.not_steady_runs // 0) > 0) then
+     "", "⧗ Not in steady state: the server's warm-up for this scenario and protocol hit its cap before its load "
+       + "was steady (docs/steady-state.md), so the figure may still include warming up: "
+       + ([.measured[] | select(.not_steady_runs > 0) | "\(.server | _md_escape) (\(.not_steady_runs) of \(.ok) runs)"] | join(", ")) + "."
+   else empty end),
+  (if any(.measured[]; (.drifting_runs // 0) > 0) then
+     "", "↘ Drifting: the per-second successful requests/s still trended inside the measured window (Mann-Kendall, "
+       + "beyond the run's own noise), so the figure is not a steady-state one: "
+       + ([.measured[] | select(.drifting_runs > 0) | "\(.server | _md_escape) (\(.drifting_runs) of \(.ok) runs)"] | join(", ")) + "."
    else empty end),
   (if .ranked and any(.measured[]; .tied) then
      "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "
@@ -305,6 +319,10 @@ def _footer:
     (if $m.system.description then "| Notes | \($m.system.description | _md_escape) |" else empty end),
     "| Tools | \([$m.tools | to_entries[] | select(.value != null) | "\(.key) \(.value)"] | join(", ") | _md_escape) |",
     "| Runs | \($m.settings.runs) × \($m.settings.duration_s) s after \($m.settings.warmup_s) s of warm-up |",
+    (if $m.settings.server_warmup_s? == null then empty
+     elif $m.settings.server_warmup_s == 0 then "| Server warm-up | none |"
+     elif $m.settings.server_warmup_mode? == "auto" then "| Server warm-up | barrage on each freshly started server, per protocol and scenario, until steady state (at most \($m.settings.server_warmup_s) s) |"
+     else "| Server warm-up | \($m.settings.server_warmup_s) s of barrage on each freshly started server, per protocol and scenario |" end),
     "| Suite commit | \($m.commit // "unknown" | if . == "unknown" then . else "`\(.)`" end) |",
     "| Reproduce | `\($m.command)` |";
 
@@ -345,6 +363,7 @@ def section($charts; $source):
         then "![Latency by percentile, \(.scenario), \(.protocol), \(.tool)](\($charts)/latency-\(.slug).png)", ""
         else empty end)),
     (.tables | second::section("jdk-client"; "barrage")),
+    (.tables | agree::section),
     (.openloop | openloop::section($charts)),
     .where_time_goes[],
     _footer;

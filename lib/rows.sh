@@ -52,13 +52,14 @@ rows::header_json() {
   jq -n --arg timestamp "$(rows::now_utc)" --arg commit "$(rows::_suite_commit)" --arg command "$COMMAND_LINE" \
     --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
     --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
-    --argjson server_warmup "$SERVER_WARMUP_S" --argjson seed "$SEED" --argjson aa "$AA" \
+    --argjson server_warmup "$SERVER_WARMUP_S" --arg server_warmup_mode "$SERVER_WARMUP_MODE" --argjson seed "$SEED" --argjson aa "$AA" \
     --arg profile "$PROFILE" --argjson gc_log "$GC_LOG" \
     --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
      tools: $tools,
      settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
+                server_warmup_mode: $server_warmup_mode,
                 seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1),
                 profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}}'
 }
@@ -113,7 +114,9 @@ rows::_json() {
     --arg proto "${row_spec[protocol]}" --arg scenario "${row_spec[scenario]}" --argjson run "${row_spec[run]}" \
     --argjson step "$step" --argjson config "$(rows::_config_json "$1")" \
     --argjson metrics "$metrics" --arg status "$status" --arg reason "$reason" \
-    --argjson lab_hosts "$(rows::_lab_hosts "$metrics_file")" '
+    --argjson lab_hosts "$(rows::_lab_hosts "$metrics_file")" \
+    --argjson server_warmup "$(steady::row_warmup "${row_spec[protocol]}" "${row_spec[scenario]}")" \
+    -L "$ROWS_LIB_DIR" 'import "drift" as drift;
     def nullable: if . == "" or . == null then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
      scenario: $scenario, run: $run, started: ($step.started | nullable), ended: ($step.ended | nullable),
@@ -126,7 +129,9 @@ rows::_json() {
     + (if $capacity == null then {} else {capacity: $capacity} end)
     + (if $slo == null then {} else {slo: $slo} end)
     + ($step.extra // {})
-    + (if $client == null then {} else {client_stats: $client, client_bound: $bound} end)'
+    + (if $client == null then {} else {client_stats: $client, client_bound: $bound} end)
+    + {server_warmup: $server_warmup}
+    | .drift = drift::row'
 }
 
 rows::add() { results::add "$(rows::_json "$@")"; }

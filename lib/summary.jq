@@ -4,7 +4,8 @@
 #   fields   row -> [server, tool, protocol, scenario, run, status, req/s, p99 µs, errors, note];
 #            "-" for a number the row lacks
 #   note     row -> why a row is skipped or failed, a rate not delivered, the capacity found, a
-#            broken SLO, a client-bound tool, and steal time large enough to lower the figures
+#            broken SLO, a client-bound tool, steal time large enough to lower the figures, a
+#            server warm-up that never reached steady state, and a drifting series (lib/drift.jq)
 #            ("" when none)
 #   steal_note_pct  the steal share (of all CPUs' time, machine_stats.steal_pct) from which a
 #            row is noted: on the development VM requests/s fell with steal (r = -0.81 over
@@ -22,7 +23,9 @@ def note:
       else "capacity \(.capacity_rps)/s\(if .confirmed == false then " (not confirmed)" else "" end)" end),
    (.slo? | select(. != null and .met == false) | "SLO not met: " + ([.conditions[] | select(.met == false) | .condition] | join(", "))),
    (select(.client_bound == true) | "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)"),
-   (.machine_stats.steal_pct? | select(. != null and . >= steal_note_pct) | "steal \(.)%: the hypervisor took CPU time from this machine")]
+   (.machine_stats.steal_pct? | select(. != null and . >= steal_note_pct) | "steal \(.)%: the hypervisor took CPU time from this machine"),
+   (.server_warmup? | select(. != null and .steady == false) | "server not in steady state (warm-up cap \(.seconds | floor)s hit)"),
+   (.drift? | select(. != null and .status == "drifting") | "drifting: \(.change * 100 | round)% across the window (Mann-Kendall z \(.z))")]
   | join("; ");
 
 def fields:

@@ -178,8 +178,8 @@ for row in json.load(open(sys.argv[2]))["results"]:
   [ "$(facts '[.flags[] | select(. == "not delivered")] | length')" -eq 1 ]
   browse "$(page "$ROOT/tests/fixtures/openloop/new.json")"
   [ "$(facts '[.flags[] | select(. == "SLO broken")] | length')" -ge 1 ]
-  # later suites' fields: a row that was not steady after its warm-up, one that drifted
-  jq '.results[0].server_warmup = {steady: false} | .results[1].drifting = true' "$F/single-base.json" >"$TMP/steady.json"
+  # a row whose server warm-up hit its cap before steady state (lib/steady.sh), one that drifted (lib/drift.jq)
+  jq '.results[0].server_warmup = {mode: "auto", seconds: 60, steady: false} | .results[1].drift = {status: "drifting"}' "$F/single-base.json" >"$TMP/steady.json"
   "$REPORT" "$TMP/steady.json" >/dev/null 2>&1
   browse "$TMP/steady.html"
   loads_clean

@@ -237,7 +237,7 @@ exact_accounting() {
   [ "$(jq -r .system.description "$f")" = "test box, it's mine" ]
   [ "$(jq -c .system.cpuPinning "$f")" = '{"server":"0","client":"1"}' ]
   [ "$(jq -r .tools.wrk "$f")" != null ]
-  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true}' ]
+  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"server_warmup_mode":"fixed","seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true}' ]
   [[ $(jq -r .command "$f") == *run-benchmarks.sh*"--scenarios hello"* ]]
   # quoted as a person would type it, and the shell reads it back as the same words
   [[ $(jq -r .command "$f") == *"--description 'test box, it'\''s mine' --cpus 0:1"* ]]
@@ -371,6 +371,61 @@ exact_accounting() {
   valid "$f"
   [ "$(jq -c '[.server_warmups[].shapes[] | [.scenario, .status, .requests > 0]]' "$f")" = '[["mixed","ok",true]]' ]
   [[ $output == *"warming up good: barrage h1 mixed for 1s"* ]]
+  no_process_left
+}
+
+# steady ARGS...: the fixture server "good" answering every request but /hello after
+# FAKE_DELAY_S (10 ms: with 4 connections, about 400/s, set by the sleep, not the CPU), times
+# 1 + FAKE_DELAY_GROWTH x its age; baseline with barrage for 8 s after a steady-state server warm-up.
+steady() {
+  FAKE_DELAY_S=0.01 BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 8s --warmup 0s \
+    --connections 4 --servers good --scenarios baseline --tool barrage "$@"
+}
+
+@test "steady: a steady server reaches steady state in its warm-up, and its row is not drifting" {
+  FAKE_DELAY_GROWTH=0 run steady --server-warmup auto:12s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -c '.settings | [.server_warmup_mode, .server_warmup_s]' "$f")" = '["auto",12]' ]
+  [ "$(jq -c '[.server_warmups[].shapes[] | [.status, .steady, .warmup_s < 12]]' "$f")" = '[["ok",true,true]]' ]
+  [ "$(jq -c '[.results[] | [.server_warmup.mode, .server_warmup.steady, .drift.status, .drift.test, .drift.n >= 6]]' "$f")" = \
+    '[["auto",true,"steady","mann-kendall",true]]' ]
+  [[ $output == *"warming up good: barrage h1 baseline until steady state (at most 12s)"* ]]
+  [[ $output != *drifting* && $output != *"not in steady state"* ]]
+  no_process_left
+}
+
+@test "steady: a server that keeps slowing down never reaches steady state and its row is drifting" {
+  # 40% more delay every second: the rate falls all through the 4 s cap and the 8 s window
+  FAKE_DELAY_GROWTH=0.4 run steady --server-warmup auto:4s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -c '[.server_warmups[].shapes[] | [.status, .steady, .warmup_s >= 4]]' "$f")" = '[["ok",false,true]]' ]
+  [ "$(jq -c '[.results[] | [.server_warmup.steady, .drift.status, .drift.change < -0.1]]' "$f")" = '[[false,"drifting",true]]' ]
+  # the summary marks the row both ways
+  [[ $output == *"did not reach steady state in 4s"* ]]
+  [[ $output == *"server not in steady state (warm-up cap 4s hit)"*"drifting: "*"% across the window"* ]]
+  no_process_left
+}
+
+@test "steady: --server-warmup 1s is still a fixed warm-up; rows of wrk and h2load say drift is unknown" {
+  run fake --servers good --scenarios hello --tool barrage,wrk,h2load --server-warmup 1s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -c '[.settings.server_warmup_mode, (.server_warmups[].shapes[] | .warmup_s, .steady)]' "$f")" = '["fixed",1,null]' ]
+  [ "$(jq -c '[.results[] | [.tool, .server_warmup.mode, .server_warmup.steady, .drift.status]]' "$f")" = \
+    '[["barrage","fixed",null,"unknown"],["wrk","fixed",null,"unknown"],["h2load","fixed",null,"unknown"]]' ]
+  [ "$(jq -r '[.results[] | select(.tool != "barrage") | .drift.reason] | join(";")' "$f")" = \
+    "wrk gives no per-second series;h2load gives no per-second series" ]
   no_process_left
 }
 

@@ -376,3 +376,20 @@ is_png() {
   [ ! -e "$data" ]
   if section | grep -qF 'Over time'; then return 1; fi
 }
+
+@test "update-readme: rows not in steady state and drifting rows are marked; the tools-agree lines flag a pair beyond the noise" {
+  update --file "$F/readme-steady.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| netty ↘ | 61,000 | 0 | 520 µs | 1.82 ms | 3.64 ms | 211% | 235 MiB | 117% |'
+  section | grep -qxF '| jetty ⧗ | 45,000 | 0 | 700 µs | 2.45 ms | 4.90 ms | 195% | 220 MiB | 87% |'
+  # the marks belong to barrage h1 only, each explained once under its table
+  [ "$(section | grep -c '⧗')" -eq 2 ]
+  [ "$(section | grep -c '↘')" -eq 2 ]
+  section | grep -q '^⧗ Not in steady state: .*: jetty (1 of 1 runs)\.$'
+  section | grep -q '^↘ Drifting: .*: netty (1 of 1 runs)\.$'
+  # tools agree: h2load's +40% on java-http is flagged; wrk's +30% on netty is not (client-bound)
+  section | grep -qxF '| hello | HTTP/1.1 | wrk | netty +30% †, java-http 0%, jetty 0%, tomcat -3%, jdk-httpserver 0% |'
+  section | grep -qxF '| hello | h2c | h2load | java-http +40% ⚑, netty 0%, jetty 0%, tomcat 0% |'
+  section | grep -qF '1 of 9 pairs are flagged.'
+  section | grep -qxF '| Server warm-up | barrage on each freshly started server, per protocol and scenario, until steady state (at most 60 s) |'
+}

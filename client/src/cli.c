@@ -316,6 +316,20 @@ static int parse_stages(const char *text, struct rate_stage *out, char *err, siz
     return n ? n : -1;
 }
 
+#define WARMUP_AUTO_MAX_US 60000000ULL
+
+/* --warmup TIME, or auto[:MAX] (until steady state, at most MAX, default 60s). */
+static enum cli_result set_warmup(struct config *cfg, const char *arg, char *err, size_t errlen)
+{
+    cfg->warmup_auto = strncmp(arg, "auto", 4) == 0 && (arg[4] == '\0' || arg[4] == ':');
+    if (!cfg->warmup_auto) return set_duration(&cfg->warmup_us, "--warmup", arg, err, errlen);
+    cfg->warmup_us = WARMUP_AUTO_MAX_US;
+    if (arg[4] == ':' && (set_duration(&cfg->warmup_us, "--warmup auto:MAX", arg + 5, err, errlen) != CLI_RUN ||
+                          cfg->warmup_us == 0))
+        return fail(err, errlen, "bad --warmup '%s' (auto, or auto:MAX with MAX above 0, e.g. auto:30s)", arg);
+    return CLI_RUN;
+}
+
 /* -R, --arrival, --seed. */
 static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
 {
@@ -370,7 +384,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case 'd':
         *duration_set = true;
         return set_duration(&cfg->duration_us, "--duration", arg, err, errlen);
-    case OPT_WARMUP: return set_duration(&cfg->warmup_us, "--warmup", arg, err, errlen);
+    case OPT_WARMUP: return set_warmup(cfg, arg, err, errlen);
     case OPT_TIMEOUT: return set_positive_duration(&cfg->timeout_us, "--timeout", arg, err, errlen);
     case OPT_CONNECT_TIMEOUT: return set_positive_duration(&cfg->connect_timeout_us, "--connect-timeout", arg, err, errlen);
     case OPT_GRACE: return set_duration(&cfg->grace_us, "--grace", arg, err, errlen);
@@ -470,6 +484,8 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (cfg->stage_count) {
         /* the ramps start from -R, else from the first stage's rate; the run lasts the stages unless -d says */
         if (cfg->control_path) return fail(err, errlen, "--control does not combine with --rate-stages");
+        /* the ramp is timed from the measured phase's start, which a --warmup auto does not know ahead */
+        if (cfg->warmup_auto) return fail(err, errlen, "--warmup auto does not combine with --rate-stages (give a fixed --warmup)");
         if (cfg->rate == 0) cfg->rate = cfg->stages[0].rate;
         if (cfg->rate == 0) return fail(err, errlen, "--rate-stages starting at 0 needs a starting rate (-R)");
         cfg->stages_start_rate = cfg->rate;

@@ -30,7 +30,8 @@ struct config {
     unsigned connections, threads, pipeline;
     uint64_t duration_us;  /* 0: no time limit (-n alone) */
     uint64_t requests;     /* 0: no request limit */
-    uint64_t warmup_us;
+    uint64_t warmup_us;    /* fixed: its length; --warmup auto: its cap (MAX) */
+    bool warmup_auto;      /* --warmup auto[:MAX]: until steady state (steady.h), at most warmup_us */
     uint64_t start_at_ms;  /* --start-at: wall-clock start, ms since the epoch; 0: at once */
     const char *method;
     const char *headers[CONFIG_MAX_HEADERS];

@@ -21,12 +21,15 @@
 #include "monotonic.h"
 #include "report.h"
 #include "signals.h"
+#include "steady.h"
 #include "timeline.h"
 #include "worker.h"
 
 #define CONTROL_FILE_POLL_MS 100 /* how often a regular --control file is read */
 #define WATCHDOG_SLACK_US 500000  /* past the run's end (or a signal) before the sources are halted */
 #define NUDGE_EVERY_MS 100        /* then how often threads still running are nudged (EINTR) */
+#define WARMUP_END_AHEAD_US 20000 /* open loop: the measured phase starts this far after the
+                                   * main thread decides, so that every thread knows it first */
 
 static void run_shared_free(struct run_shared *rs)
 {
@@ -55,17 +58,95 @@ static int merge_results(struct worker *const *workers, unsigned threads, struct
 
 /* ---- the main thread while the workers run: intervals, --control, --live ---- */
 
-/* Moves what each worker handed over into the timeline. */
-static void collect_intervals(struct worker **workers, unsigned threads, struct timeline *tl)
+/* Moves what each worker handed over into the timeline (the warm-up's seconds into out->warmup's). */
+static void collect_intervals(struct worker **workers, unsigned threads, struct run_result *out)
 {
     for (unsigned i = 0; i < threads; i++) {
         struct interval *iv = worker_take_intervals(workers[i]);
         while (iv) {
             struct interval *next = iv->next;
-            timeline_add(tl, i, iv);
+            timeline_add(iv->warmup ? &out->warmup.timeline : &out->timeline, i, iv);
             iv = next;
         }
     }
+}
+
+/* The interval log's header: BaseTime is the start of the measured phase. */
+static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
+{
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    int64_t epoch_us = (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000;
+    epoch_us += (int64_t)measure_start_us - (int64_t)monotonic_now_us();
+    char comment[512];
+    snprintf(comment, sizeof comment,
+             "barrage %s: untagged: latency of final responses from their %s; Tag=uncorrected: from the send "
+             "(fixed-rate runs only); Tag=errors: errored requests; untagged + errors = requests",
+             cfg->url, cfg->rate > 0 ? "scheduled time (corrected for coordinated omission)" : "send");
+    if (strpbrk(comment, "\r\n")) snprintf(comment, sizeof comment, "barrage: see the record for the run");
+    return hdrlog_write_header(cfg->hdr_log, (uint64_t)(epoch_us / 1000), cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US,
+                               comment);
+}
+
+/* The measured phase starts at `at`: the timeline counts from it, the log's
+ * header is written. 0, or -1 when the log could not be written. */
+static int measured_begin(const struct config *cfg, struct timeline *tl, uint64_t at)
+{
+    timeline_begin(tl, at);
+    if (cfg->duration_us) timeline_window_end(tl, at + cfg->duration_us);
+    return cfg->hdr_log && hdr_log_start(cfg, at) ? -1 : 0;
+}
+
+/* The watchdog's state: when the run must have ended (UINT64_MAX: not known). */
+struct watch {
+    uint64_t halt_at; /* then the sources are halted and the threads nudged */
+    bool interrupted, halted;
+};
+
+/* When a run whose measured phase starts at `start` must have ended (no -d: never). */
+static uint64_t halt_time(const struct config *cfg, uint64_t start)
+{
+    return cfg->duration_us ? start + cfg->duration_us + cfg->grace_us + WATCHDOG_SLACK_US : UINT64_MAX;
+}
+
+/* --warmup auto, on the main thread: feeds each closed second of the warm-up
+ * to the steady-state test and ends the warm-up when it passes or the cap
+ * has passed. */
+struct warmup_watch {
+    bool deciding; /* a --warmup auto not yet ended */
+    struct steady steady;
+    size_t fed;    /* warm-up entries given to the test */
+    uint64_t cap_at;
+};
+
+/* The value the test watches in a whole second (steady_second). */
+static double watched_value(const struct steady_rule *rule, const struct timeline_entry *e)
+{
+    double rps = e->length_us ? (double)e->succeeded * 1e6 / (double)e->length_us : 0;
+    return steady_second(rule, rps, e->target_rate, e->latency.present ? (double)e->latency.p99 : -1);
+}
+
+static void warmup_decide(const struct config *cfg, struct worker **workers, struct run_shared *rs,
+                          struct run_result *out, struct warmup_watch *ww, struct watch *w)
+{
+    const struct timeline *wt = &out->warmup.timeline;
+    bool steady = false;
+    while (!steady && ww->fed < wt->len)
+        steady = steady_add(&ww->steady, watched_value(&ww->steady.rule, &wt->entries[ww->fed++]));
+    uint64_t now = monotonic_now_us();
+    if (!steady && now < ww->cap_at) return;
+    uint64_t at = cfg->rate > 0 ? now + WARMUP_END_AHEAD_US : now;
+    ww->deciding = false;
+    out->warmup.steady = steady;
+    out->warmup.duration_us = at - rs->t0_us;
+    rs->measure_start_us = at; /* atomic: the workers read it */
+    if (halt_time(cfg, at) < w->halt_at) w->halt_at = halt_time(cfg, at);
+    if (measured_begin(cfg, &out->timeline, at)) {
+        report_error("cannot write --hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
+        out->timeline.failed = true;
+    }
+    for (unsigned i = 0; i < cfg->threads; i++)
+        if (worker_end_warmup(workers[i])) report_error("out of memory: the end of the warm-up lost for thread %u", i);
 }
 
 /* Queues a command for every worker, with the same time for all. */
@@ -95,12 +176,6 @@ static void apply_control(const struct config *cfg, struct worker **workers, str
     }
 }
 
-/* The watchdog's state: when the run must have ended (UINT64_MAX: not known). */
-struct watch {
-    uint64_t halt_at; /* then the sources are halted and the threads nudged */
-    bool interrupted, halted;
-};
-
 /* SIGINT/SIGTERM: every worker stops at once, the window ends now. */
 static void interrupt_all(const struct config *cfg, struct worker **workers, struct timeline *tl, struct watch *w)
 {
@@ -116,60 +191,69 @@ static void interrupt_all(const struct config *cfg, struct worker **workers, str
  * source (a script in an endless loop, or blocked): the source is halted,
  * and the threads nudged out of a blocking call, again every NUDGE_EVERY_MS. */
 static void watchdog(const struct config *cfg, struct worker **workers, const struct run_shared *rs,
-                     const struct timeline *tl, struct watch *w)
+                     const struct run_result *out, struct watch *w)
 {
     uint64_t now = monotonic_now_us();
     if (now < w->halt_at) return;
     if (!w->halted && rs->source->halt) rs->source->halt(rs->source_shared, w->interrupted);
     w->halted = true;
     for (unsigned i = 0; i < cfg->threads; i++)
-        if (!tl->finished[i]) worker_nudge(workers[i]);
+        if (!out->timeline.finished[i] || !out->warmup.timeline.finished[i]) worker_nudge(workers[i]);
     w->halt_at = now + NUDGE_EVERY_MS * 1000;
 }
 
-/* poll's timeout: until the watchdog's time, or the control file's next read. */
-static int poll_timeout(int control_timeout, const struct watch *w)
+/* poll's timeout in ms: until the watchdog's time, a --warmup auto's cap, or
+ * the control file's next read (-1: none of them). */
+static int poll_timeout(int control_timeout, const struct watch *w, const struct warmup_watch *ww)
 {
-    if (w->halt_at == UINT64_MAX) return control_timeout;
+    uint64_t until = w->halt_at;
+    if (ww->deciding && ww->cap_at < until) until = ww->cap_at;
+    if (until == UINT64_MAX) return control_timeout;
     uint64_t now = monotonic_now_us();
-    int ms = w->halt_at > now ? (int)((w->halt_at - now + 999) / 1000) : 0;
+    int ms = until > now ? (int)((until - now + 999) / 1000) : 0;
     return control_timeout >= 0 && control_timeout < ms ? control_timeout : ms;
 }
 
 /* Until every worker has handed over its last interval: merges the seconds
- * as they complete (--live prints each), reads --control, stops the workers
- * on SIGINT/SIGTERM, and keeps the watchdog. */
-static void supervise(const struct config *cfg, struct worker **workers, const struct run_shared *rs,
-                      struct timeline *tl)
+ * as they complete (--live prints each), ends a --warmup auto, reads
+ * --control, stops the workers on SIGINT/SIGTERM, and keeps the watchdog. */
+static void supervise(const struct config *cfg, struct worker **workers, struct run_shared *rs,
+                      struct run_result *out)
 {
+    struct timeline *tl = &out->timeline;
     struct pollfd fds[2] = {{.fd = rs->notify_fd, .events = POLLIN}, {.fd = -1, .events = POLLIN}};
     int timeout = -1;
     bool stopped = false;
-    struct watch watch = {.halt_at = UINT64_MAX};
-    if (cfg->duration_us)
-        watch.halt_at = rs->measure_start_us + cfg->duration_us + cfg->grace_us + WATCHDOG_SLACK_US;
+    struct warmup_watch ww = {.deciding = cfg->warmup_auto, .cap_at = rs->t0_us + cfg->warmup_us};
+    steady_init(&ww.steady, cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate);
+    /* --warmup auto: the latest the measured phase can start is the cap */
+    struct watch watch = {.halt_at = halt_time(cfg, cfg->warmup_auto ? ww.cap_at + WARMUP_END_AHEAD_US
+                                                                     : rs->measure_start_us)};
     if (cfg->control) {
         fds[1].fd = control_poll_fd(cfg->control);
         if (fds[1].fd < 0) timeout = CONTROL_FILE_POLL_MS;
     }
-    while (!timeline_complete(tl)) {
+    while (!timeline_complete(tl) || !timeline_complete(&out->warmup.timeline)) {
         if (!watch.interrupted && signals_caught()) interrupt_all(cfg, workers, tl, &watch);
-        watchdog(cfg, workers, rs, tl, &watch);
-        if (poll(fds, 2, poll_timeout(timeout, &watch)) > 0 && (fds[0].revents & POLLIN)) {
+        watchdog(cfg, workers, rs, out, &watch);
+        if (poll(fds, 2, poll_timeout(timeout, &watch, &ww)) > 0 && (fds[0].revents & POLLIN)) {
             uint64_t posts;
             if (read(rs->notify_fd, &posts, sizeof posts) < 0) { /* nothing to clear */ }
         }
         if (!watch.interrupted && signals_caught()) interrupt_all(cfg, workers, tl, &watch);
         if (cfg->control) apply_control(cfg, workers, tl, &stopped);
-        collect_intervals(workers, cfg->threads, tl);
+        collect_intervals(workers, cfg->threads, out);
+        timeline_close(&out->warmup.timeline);
+        if (ww.deciding && !stopped && !watch.interrupted) warmup_decide(cfg, workers, rs, out, &ww, &watch);
         size_t added = timeline_close(tl);
         for (size_t i = tl->len - added; cfg->live && i < tl->len; i++) report_live(cfg, &tl->entries[i]);
     }
+    if (ww.deciding) out->warmup.duration_us = monotonic_now_us() - rs->t0_us; /* stopped in the warm-up */
 }
 
 /* Sets up every thread, runs them and waits for them; 0, or -1 with the reason in errbuf. */
 static int run_workers(struct worker **workers, const struct config *cfg, struct run_shared *rs,
-                       struct timeline *tl, char *errbuf, size_t errlen)
+                       struct run_result *out, char *errbuf, size_t errlen)
 {
     unsigned started = 0;
     int rc = -1;
@@ -189,26 +273,27 @@ static int run_workers(struct worker **workers, const struct config *cfg, struct
         }
     }
     if (started == cfg->threads) rc = 0;
-    for (unsigned i = started; i < cfg->threads; i++) tl->finished[i] = true; /* nothing will come */
-    supervise(cfg, workers, rs, tl);
+    for (unsigned i = started; i < cfg->threads; i++) /* nothing will come */
+        out->timeline.finished[i] = out->warmup.timeline.finished[i] = true;
+    supervise(cfg, workers, rs, out);
     for (unsigned i = 0; i < started; i++) worker_join(workers[i]);
     return rc;
 }
 
-/* The interval log's header: BaseTime is the start of the measured phase. */
-static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
+/* The measured and the warm-up timelines, empty; 0, or -1 when out of memory. */
+static int timelines_init(const struct config *cfg, struct run_result *out, uint64_t t0, uint64_t measure_start)
 {
-    struct timespec wall;
-    clock_gettime(CLOCK_REALTIME, &wall);
-    int64_t epoch_us = (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000;
-    epoch_us += (int64_t)measure_start_us - (int64_t)monotonic_now_us();
-    char comment[512];
-    snprintf(comment, sizeof comment,
-             "barrage %s: untagged: latency of final responses from their %s; Tag=uncorrected: from the send "
-             "(fixed-rate runs only); Tag=errors: errored requests; untagged + errors = requests",
-             cfg->url, cfg->rate > 0 ? "scheduled time (corrected for coordinated omission)" : "send");
-    if (strpbrk(comment, "\r\n")) snprintf(comment, sizeof comment, "barrage: see the record for the run");
-    return hdrlog_write_header(cfg->hdr_log, (uint64_t)(epoch_us / 1000), cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US, comment);
+    double rate = cfg->rate > 0 ? cfg->rate : -1;
+    enum hdrlog_unit unit = cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US;
+    if (timeline_init(&out->timeline, cfg->threads, measure_start, rate, cfg->hdr_log, unit)) return -1;
+    if (timeline_init(&out->warmup.timeline, cfg->threads, t0, rate, NULL, unit)) {
+        timeline_free(&out->timeline);
+        return -1;
+    }
+    if (cfg->stage_count) timeline_stages(&out->timeline, cfg->stages_start_rate, cfg->stages, cfg->stage_count);
+    if (!cfg->warmup_us) /* no warm-up: no seconds of it will come */
+        for (unsigned i = 0; i < cfg->threads; i++) out->warmup.timeline.finished[i] = true;
+    return 0;
 }
 
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
@@ -217,27 +302,27 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
     struct worker **workers = calloc(cfg->threads, sizeof *workers);
     struct run_shared rs = {.protocol = protocol, .source = source, .workers = workers,
                             .worker_count = cfg->threads, .t0_us = monotonic_now_us()};
-    rs.measure_start_us = rs.t0_us + cfg->warmup_us;
+    uint64_t measure_start = cfg->warmup_auto ? UINT64_MAX : rs.t0_us + cfg->warmup_us;
+    atomic_init(&rs.measure_start_us, measure_start);
     rs.notify_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     signals_set_wake(rs.notify_fd); /* a signal wakes supervise() */
     int rc = -1;
     atomic_init(&rs.aborted, false);
     snprintf(errbuf, errlen, "out of memory");
-    if (timeline_init(&out->timeline, cfg->threads, rs.measure_start_us, cfg->rate > 0 ? cfg->rate : -1,
-                      cfg->hdr_log, cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US)) {
+    if (timelines_init(cfg, out, rs.t0_us, measure_start)) {
         free(workers);
         run_shared_free(&rs);
         return -1;
     }
-    if (cfg->duration_us) timeline_window_end(&out->timeline, rs.measure_start_us + cfg->duration_us);
-    if (cfg->stage_count) timeline_stages(&out->timeline, cfg->stages_start_rate, cfg->stages, cfg->stage_count);
-    if (cfg->hdr_log && hdr_log_start(cfg, rs.measure_start_us)) {
+    out->warmup.duration_us = cfg->warmup_auto ? 0 : cfg->warmup_us;
+    out->warmup.steady = false;
+    if (!cfg->warmup_auto && measured_begin(cfg, &out->timeline, measure_start)) {
         snprintf(errbuf, errlen, "cannot write --hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
     } else if (rs.notify_fd < 0) {
         snprintf(errbuf, errlen, "eventfd: %s", strerror(errno));
     } else if (workers && (rs.source_shared = source->shared_new(cfg, errbuf, errlen)) &&
                (rs.protocol_shared = protocol->shared_new(cfg))) {
-        rc = run_workers(workers, cfg, &rs, &out->timeline, errbuf, errlen);
+        rc = run_workers(workers, cfg, &rs, out, errbuf, errlen);
         if (rc == 0 && merge_results(workers, cfg->threads, out)) {
             snprintf(errbuf, errlen, "out of memory");
             rc = -1;
@@ -249,6 +334,9 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
     for (unsigned i = 0; workers && i < cfg->threads; i++) worker_free(workers[i]);
     free(workers);
     run_shared_free(&rs);
-    if (rc) timeline_free(&out->timeline);
+    if (rc) {
+        timeline_free(&out->timeline);
+        timeline_free(&out->warmup.timeline);
+    }
     return rc;
 }

@@ -29,7 +29,7 @@ void interval_reset(struct interval *iv)
     hist_reset(&keep.latency);
     hist_reset(&keep.uncorrected);
     hist_reset(&keep.error_latency);
-    *iv = (struct interval){.next = keep.next, .index = keep.index, .latency = keep.latency,
+    *iv = (struct interval){.next = keep.next, .index = keep.index, .warmup = keep.warmup, .latency = keep.latency,
                             .uncorrected = keep.uncorrected, .error_latency = keep.error_latency};
 }
 

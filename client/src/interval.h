@@ -1,5 +1,5 @@
 /* interval: what one worker thread saw in one second of the measured phase
- * (the per-second timeline of issue 11): the requests that ended in it, by
+ * (the per-second timeline of issue 11), or of the warm-up (issue 21): the requests that ended in it, by
  * bucket, their latency from the schedule (corrected) and from the send
  * (uncorrected), the errors' latency, the requests sent and the connections
  * open at its end. A worker records into its current interval on its own
@@ -21,7 +21,9 @@ struct interval {
     struct interval *next; /* the list it is in (posted to main, or free) */
     uint64_t index;        /* second of the measured phase it starts in, from 0 */
     uint64_t end_us;       /* when the thread closed it (monotonic) */
-    bool last;             /* the thread's final interval: it ran to the end of the run */
+    bool last;             /* the thread's final interval of its phase: the end of the run, or
+                            * (warmup) the end of the warm-up */
+    bool warmup;           /* a second of the warm-up (index from the run's start), not of the measured phase */
     uint64_t sent;         /* requests written (a refused HTTP/2 stream sent again counts again) */
     uint64_t requests, succeeded, status_4xx, status_5xx;
     uint64_t errors[REQ_ERR_KINDS];
@@ -33,7 +35,7 @@ struct interval {
  * Free with interval_free. */
 struct interval *interval_new(void);
 void interval_free(struct interval *iv);
-/* Forgets everything recorded (keeps the memory); next and index are kept. */
+/* Forgets everything recorded (keeps the memory); next, index and warmup are kept. */
 void interval_reset(struct interval *iv);
 /* A final response: status, latency from the schedule and from the send. */
 void interval_response(struct interval *iv, int status, uint64_t latency_us, uint64_t uncorrected_us);

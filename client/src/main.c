@@ -284,6 +284,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     stats_free(&result.stats);
     hist_free(&result.thread_rps);
     timeline_free(&result.timeline);
+    timeline_free(&result.warmup.timeline);
     return status;
 }
 

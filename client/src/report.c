@@ -15,6 +15,7 @@ static FILE *record_out;
 #include <stdlib.h>
 
 #include "hist_codec.h"
+#include "steady.h"
 
 /* A fixed-rate run delivered its target when it sent at least this share of
  * the requests scheduled in its window and the schedule lag's p99 stayed
@@ -43,6 +44,8 @@ void report_help(void)
           "  -d, --duration TIME          measured duration, e.g. 10s, 2m (default 10s)\n"
           "  -n, --requests N             stop after N requests instead (with -d: whichever first)\n"
           "      --warmup TIME            run this long first and discard it\n"
+          "      --warmup auto[:MAX]      warm up until the load is in steady state (docs/steady-state.md),\n"
+          "                               at most MAX (default 60s), and discard it\n"
           "  -m, --pipeline N             requests in flight per connection (default 1):\n"
           "      --streams N              HTTP/1.1 pipelining depth, or HTTP/2 concurrent streams\n"
           "                               (never above the server's MAX_CONCURRENT_STREAMS)\n"
@@ -281,9 +284,9 @@ static void json_point_latency(FILE *f, const char *name, const struct timeline_
             name, l->p50, l->p90, l->p99, l->max);
 }
 
-static void json_timeline(FILE *f, const struct config *cfg, const struct timeline *tl)
+static void json_timeline(FILE *f, const struct config *cfg, const char *name, const struct timeline *tl)
 {
-    fputs("  \"timeline\": [", f);
+    fprintf(f, "  \"%s\": [", name);
     for (size_t i = 0; i < tl->len; i++) {
         const struct timeline_entry *e = &tl->entries[i];
         double length = (double)e->length_us / 1e6;
@@ -303,6 +306,25 @@ static void json_timeline(FILE *f, const struct config *cfg, const struct timeli
         fputs("}", f);
     }
     fputs(tl->len ? "\n  ],\n" : "],\n", f);
+}
+
+/* The warm-up: how, how long, whether steady state was reached (auto), the
+ * rule it was judged by, and its per-second series (warmup_timeline, t_s
+ * from the run's start). */
+static void json_warmup(FILE *f, const struct config *cfg, const struct run_result *r)
+{
+    const struct steady_rule *rule = cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate;
+    fprintf(f, "  \"warmup\": {\"mode\": \"%s\", \"seconds\": %.3f, ",
+            cfg->warmup_auto ? "auto" : cfg->warmup_us ? "fixed" : "none", (double)r->warmup.duration_us / 1e6);
+    if (!cfg->warmup_auto) {
+        fputs("\"max_seconds\": null, \"steady\": null, \"rule\": null},\n", f);
+    } else {
+        fprintf(f, "\"max_seconds\": %.3f, \"steady\": %s, \"rule\": {\"watched\": \"%s\", \"window_s\": %u, "
+                   "\"trend\": %.3f, \"spread\": %.3f}},\n",
+                (double)cfg->warmup_us / 1e6, r->warmup.steady ? "true" : "false",
+                cfg->rate > 0 ? "p99_us" : "successful_rps", rule->window, rule->trend, rule->spread);
+    }
+    json_timeline(f, cfg, "warmup_timeline", &r->warmup.timeline);
 }
 
 static void json_codes(FILE *f, const struct stats *s)
@@ -395,7 +417,8 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
         fputs("  \"rate\": null, \"schedule_lag_us\": null,\n", f);
     }
     json_histograms(f, cfg, s);
-    json_timeline(f, cfg, &r->timeline);
+    json_timeline(f, cfg, "timeline", &r->timeline);
+    json_warmup(f, cfg, r);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
 }
@@ -488,6 +511,25 @@ static void text_rate(const struct config *cfg, const struct run_result *r)
     if (shortfall) printf("  TARGET RATE NOT DELIVERED: %s\n", shortfall);
 }
 
+/* One line on the warm-up, when there was one. */
+static void text_warmup(const struct config *cfg, const struct run_result *r)
+{
+    double seconds = (double)r->warmup.duration_us / 1e6;
+    if (!cfg->warmup_us) return;
+    if (!cfg->warmup_auto) {
+        printf("  Warm-up: %.2fs (fixed), not measured\n", seconds);
+        return;
+    }
+    const struct steady_rule *rule = cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate;
+    if (r->warmup.steady)
+        printf("  Warm-up: %.2fs, until steady state (%s: no trend beyond %.0f%%, spread within %.0f%% over %us)\n",
+               seconds, cfg->rate > 0 ? "p99" : "successful requests/s", rule->trend * 100, rule->spread * 100,
+               rule->window);
+    else
+        printf("  Warm-up: %.2fs, STEADY STATE NOT REACHED (%s)\n", seconds,
+               seconds + 0.5 >= (double)cfg->warmup_us / 1e6 ? "its cap ended it" : "the run stopped first");
+}
+
 static void report_text(const struct config *cfg, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -514,6 +556,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            fmt_us(a, sizeof a, hist_mean(&s->connect)), fmt_us(b, sizeof b, (double)s->connect.max),
            fmt_us(c1, sizeof c1, hist_mean(&s->ttfb)), fmt_us(c2, sizeof c2, (double)hist_percentile(&s->ttfb, 99)));
     if (cfg->rate > 0) text_rate(cfg, r);
+    text_warmup(cfg, r);
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
     printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,

@@ -1,7 +1,7 @@
 /* run_result: what a whole run measured, as the engine hands it to main, the
  * report and a script's done(). Filled by engine_run (engine.h); the caller
  * owns what it holds and frees it with stats_free, hist_free and
- * timeline_free. No functions of its own. */
+ * timeline_free (two timelines: the measured one and the warm-up's). No functions of its own. */
 #ifndef BARRAGE_RUN_RESULT_H
 #define BARRAGE_RUN_RESULT_H
 
@@ -12,6 +12,15 @@
 #include "timeline.h"
 
 #define RUN_ERROR_MAX 4096
+
+/* The warm-up the run had: its length, whether a --warmup auto reached steady
+ * state, and its per-second series (closed as the measured timeline's, t_s
+ * from the run's start; empty without a warm-up). */
+struct run_warmup {
+    uint64_t duration_us; /* the run's start to the measured phase's (for a run stopped in it: to the stop) */
+    bool steady;          /* --warmup auto: steady state reached (false: its cap, or a stop, ended it) */
+    struct timeline timeline; /* owned by the caller: timeline_free */
+};
 
 /* The result of a run: merged stats, the measured window and the per-second timeline. */
 struct run_result {
@@ -24,6 +33,7 @@ struct run_result {
     int interrupted;           /* the signal (SIGINT, SIGTERM) that ended the run early, or 0 */
     struct timeline timeline; /* owned by the caller: timeline_free; its entries add up
                                * to the totals; changes[1..] are --control's rate changes */
+    struct run_warmup warmup;
 };
 
 #endif

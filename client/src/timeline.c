@@ -74,6 +74,12 @@ void timeline_rate_change(struct timeline *tl, uint64_t at_us, double rate)
     tl->changes[tl->nchanges++] = (struct timeline_change){.at_us = at_us, .rate = rate};
 }
 
+void timeline_begin(struct timeline *tl, uint64_t at_us)
+{
+    tl->measure_start = at_us;
+    tl->changes[0].at_us = at_us;
+}
+
 void timeline_window_end(struct timeline *tl, uint64_t at_us)
 {
     if (at_us < tl->window_end) tl->window_end = at_us;

@@ -84,6 +84,10 @@ void timeline_stages(struct timeline *tl, double start_rate, const struct rate_s
 /* The first whole second (not in the grace) whose achieved rate (sent) fell
  * below `fraction` of its target: its index in entries, or -1. */
 long timeline_first_short(const struct timeline *tl, double fraction);
+/* The measured phase starts at at_us (for a --warmup auto, known only when
+ * the warm-up ends; until then the timeline was made with UINT64_MAX): the
+ * entries and the initial rate count from it. Before any entry closes. */
+void timeline_begin(struct timeline *tl, uint64_t at_us);
 /* The measured window ends at at_us (the deadline, or a stop). */
 void timeline_window_end(struct timeline *tl, uint64_t at_us);
 

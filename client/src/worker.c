@@ -59,11 +59,11 @@ struct conn {
     bool ready;        /* open loop: in the worker's ready line */
 };
 
-/* A --control command for a worker, applied on its thread. */
+/* A command from the main thread, applied on the worker's thread: --control's
+ * rate and stop, and the end of a --warmup auto. */
 struct command {
     struct command *next;
-    enum control_kind kind; /* CONTROL_RATE or CONTROL_STOP */
-    bool interrupt;         /* CONTROL_STOP at once: no grace (a signal) */
+    enum { COMMAND_RATE, COMMAND_STOP, COMMAND_INTERRUPT, COMMAND_MEASURE } kind;
     double rate;
     uint64_t at_us; /* the main thread's now: the same for every worker */
 };
@@ -82,9 +82,10 @@ struct worker {
     uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
     uint64_t inflight;    /* started and not yet ended, warm-up ones included */
     uint64_t open_now;
-    uint64_t measure_start;
+    uint64_t measure_start; /* in the warm-up: the run's start (the warm-up seconds count from it) */
     uint64_t window_end; /* the deadline, or the last answer of a run without one; 0 until known */
     bool measuring, stopping;
+    bool warming; /* in a warm-up whose seconds go to the main thread (cur is one of them) */
     ev_timer tick, warmup, deadline, grace;
     ev_async abort; /* another worker's source failed: stop now */
     unsigned index; /* among the threads */
@@ -147,6 +148,8 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
         w->cur->sent++;
         if (w->paced) hist_record(&w->stats.schedule_lag, now - scheduled);
         if (req->kind >= 0) stats_kind(&w->stats, (unsigned)req->kind, req->kind_name);
+    } else if (w->warming) {
+        w->cur->sent++;
     }
     w->inflight++;
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
@@ -212,10 +215,19 @@ static void account(struct worker *w, const struct req_ctx *ctx, const struct ou
     }
 }
 
+/* The outcome of a warm-up request, in the warm-up's second only. */
+static void account_warmup(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
+{
+    uint64_t latency = o->now_us - ctx->scheduled_us;
+    if (o->kind == OUTCOME_RESPONSE) interval_response(w->cur, o->status, latency, o->now_us - ctx->sent_us);
+    else if (o->kind == OUTCOME_ERROR) interval_error(w->cur, o->error, latency);
+}
+
 /* The one sink of every request's outcome. */
 static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
 {
     if (ctx->measured) account(w, ctx, o);
+    else if (w->warming) account_warmup(w, ctx, o);
     if (w->source->ops->on_done) {
         w->source->ops->on_done(w->source, conn, ctx, o);
         if (w->source->state != SOURCE_RUNNING) worker_source_halted(w);
@@ -559,6 +571,7 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 }
 
 static void interval_start(struct worker *w, uint64_t now);
+static void warmup_end(struct worker *w, uint64_t now);
 static void pace_dispatch(struct worker *w, uint64_t now);
 static void pace_stop(struct worker *w);
 
@@ -572,6 +585,13 @@ static void worker_begin_measure(struct worker *w, uint64_t at)
     /* the timers count from the loop's clock: bring it to now first */
     ev_now_update(w->loop);
     uint64_t now = monotonic_now_us();
+    if (w->warming) warmup_end(w, now);
+    if (w->paced && w->sched.measure_start != at) {
+        /* --warmup auto: the start was not known when the schedule began; what
+         * waits in its line from `at` on was not counted as scheduled yet */
+        w->sched.measure_start = at;
+        w->sched.scheduled += schedule_unsent(&w->sched);
+    }
     w->measure_start = at;
     w->measuring = true;
     if (w->cfg->duration_us) {
@@ -858,6 +878,24 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
 
 static void wake_cb(struct ev_loop *loop, ev_async *a, int revents);
 
+static double seconds_until(uint64_t at)
+{
+    uint64_t now = monotonic_now_us();
+    return at > now ? (double)(at - now) / 1e6 : 0.;
+}
+
+/* Queues a closed interval for the main thread and wakes it. */
+static void interval_hand_over(struct worker *w, struct interval *iv)
+{
+    pthread_mutex_lock(&w->mu);
+    if (w->posted_tail) w->posted_tail->next = iv;
+    else w->posted = iv;
+    w->posted_tail = iv;
+    pthread_mutex_unlock(&w->mu);
+    uint64_t one = 1;
+    if (write(w->run->notify_fd, &one, sizeof one) < 0) { /* the counter is full: main is awake anyway */ }
+}
+
 /* Hands the current interval to the main thread (which frees it: nothing of
  * it is read after the handover). A next one that cannot be allocated leaves
  * the current one recording (it then spans two seconds). */
@@ -869,14 +907,9 @@ static void interval_post(struct worker *w, bool last, uint64_t now)
     uint64_t index = iv->index;
     iv->end_us = now;
     iv->last = last;
+    iv->warmup = w->warming;
     iv->open_connections = w->open_now;
-    pthread_mutex_lock(&w->mu);
-    if (w->posted_tail) w->posted_tail->next = iv;
-    else w->posted = iv;
-    w->posted_tail = iv;
-    pthread_mutex_unlock(&w->mu);
-    uint64_t one = 1;
-    if (write(w->run->notify_fd, &one, sizeof one) < 0) { /* the counter is full: main is awake anyway */ }
+    interval_hand_over(w, iv);
     w->cur = next;
     if (!next) return;
     /* the second it starts in, rounded (the timer fires a little after the
@@ -893,11 +926,13 @@ static void second_cb(struct ev_loop *loop, ev_timer *t, int revents)
     interval_post(t->data, false, monotonic_now_us());
 }
 
-/* The first interval starts with the measured phase; the next at every whole second of it. */
+/* The first interval starts with the measured phase (or the recorded warm-up);
+ * the next at every whole second of it. */
 static void interval_start(struct worker *w, uint64_t now)
 {
     w->cur->index = 0;
     uint64_t first = w->measure_start + SECOND_US;
+    ev_timer_stop(w->loop, &w->second); /* the warm-up's seconds ran on it */
     ev_timer_set(&w->second, first > now ? (double)(first - now) / 1e6 : 0., 1.);
     ev_timer_start(w->loop, &w->second);
 }
@@ -917,8 +952,44 @@ static void worker_interrupted(struct worker *w, uint64_t at)
     ev_break(w->loop, EVBREAK_ONE);
 }
 
+/* The warm-up's last second goes to the main thread, marked last (of the
+ * warm-up); the measured phase's first begins. */
+static void warmup_end(struct worker *w, uint64_t now)
+{
+    struct interval *next = interval_new();
+    if (!next) { /* the warm-up's last second is lost: the measured phase's first must not be */
+        interval_reset(w->cur);
+        w->cur->warmup = false;
+        w->warming = false;
+        return;
+    }
+    struct interval *iv = w->cur;
+    iv->end_us = now;
+    iv->last = true;
+    iv->warmup = true;
+    iv->open_connections = w->open_now;
+    interval_hand_over(w, iv);
+    w->cur = next;
+    w->warming = false;
+}
+
+/* --warmup auto ends (main thread's command): closed loop, now; open loop, at
+ * the run's measure_start_us (the same for every thread), unless a request
+ * scheduled from then on has begun it already. */
+static void warmup_command(struct worker *w)
+{
+    if (w->measuring || w->stopping) return;
+    if (!w->paced) {
+        worker_begin_measure(w, monotonic_now_us());
+        return;
+    }
+    ev_timer_stop(w->loop, &w->warmup);
+    ev_timer_set(&w->warmup, seconds_until(w->run->measure_start_us), 0.);
+    ev_timer_start(w->loop, &w->warmup);
+}
+
 /* Commands from the main thread: a new rate (the same `at` in every thread,
- * so the threads' schedules stay one), or stop. */
+ * so the threads' schedules stay one), stop, or the end of the warm-up. */
 static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 {
     struct worker *w = a->data;
@@ -930,8 +1001,9 @@ static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
     pthread_mutex_unlock(&w->mu);
     while (cmd) {
         struct command *next = cmd->next;
-        if (cmd->interrupt) worker_interrupted(w, cmd->at_us);
-        else if (cmd->kind == CONTROL_STOP) worker_stop(w, cmd->at_us);
+        if (cmd->kind == COMMAND_INTERRUPT) worker_interrupted(w, cmd->at_us);
+        else if (cmd->kind == COMMAND_STOP) worker_stop(w, cmd->at_us);
+        else if (cmd->kind == COMMAND_MEASURE) warmup_command(w);
         else if (w->paced && !w->stopping) schedule_set_rate(&w->sched, cmd->rate, cmd->at_us); /* armed before the loop sleeps */
         free(cmd);
         cmd = next;
@@ -939,12 +1011,6 @@ static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
 }
 
 /* ---- worker lifecycle ---- */
-
-static double seconds_until(uint64_t at)
-{
-    uint64_t now = monotonic_now_us();
-    return at > now ? (double)(at - now) / 1e6 : 0.;
-}
 
 static void *worker_main(void *arg)
 {
@@ -960,13 +1026,21 @@ static void *worker_main(void *arg)
     w->deadline.data = w;
     ev_timer_init(&w->grace, grace_cb, 0., 0.);
     w->grace.data = w;
-    if (w->cfg->warmup_us) ev_timer_start(w->loop, &w->warmup);
-    else warmup_cb(w->loop, &w->warmup, 0);
+    w->measure_start = w->run->t0_us;
+    if (w->cfg->warmup_us) {
+        /* the warm-up's seconds are recorded too; --warmup auto ends when the main thread says */
+        w->warming = true;
+        interval_start(w, monotonic_now_us());
+        if (!w->cfg->warmup_auto) ev_timer_start(w->loop, &w->warmup);
+    } else {
+        warmup_cb(w->loop, &w->warmup, 0);
+    }
     for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
     /* a zero budget has nothing to run (ev_run would wait forever) */
     if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);
     /* without a deadline (-n), the window ends with the last answer */
     if (!w->window_end) w->window_end = monotonic_now_us();
+    if (w->warming) warmup_end(w, monotonic_now_us()); /* aborted in the warm-up */
     for (unsigned i = 0; i < w->conn_count; i++) {
         ev_timer_stop(w->loop, &w->conns[i].backoff);
         conn_close(&w->conns[i], CLOSE_ABORT);
@@ -1116,12 +1190,18 @@ static int queue_command(struct worker *w, const struct command *c)
 
 int worker_command(struct worker *w, enum control_kind kind, double rate, uint64_t at_us)
 {
-    return queue_command(w, &(struct command){.kind = kind, .rate = rate, .at_us = at_us});
+    return queue_command(w, &(struct command){.kind = kind == CONTROL_STOP ? COMMAND_STOP : COMMAND_RATE,
+                                              .rate = rate, .at_us = at_us});
 }
 
 int worker_interrupt(struct worker *w, uint64_t at_us)
 {
-    return queue_command(w, &(struct command){.kind = CONTROL_STOP, .interrupt = true, .at_us = at_us});
+    return queue_command(w, &(struct command){.kind = COMMAND_INTERRUPT, .at_us = at_us});
+}
+
+int worker_end_warmup(struct worker *w)
+{
+    return queue_command(w, &(struct command){.kind = COMMAND_MEASURE});
 }
 
 const struct stats *worker_stats(const struct worker *w)

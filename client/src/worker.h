@@ -12,8 +12,10 @@
  * - It creates each worker (worker_new), starts its thread (worker_spawn),
  *   and while the threads run takes what they hand over: once a second an
  *   interval (and a last, partial one when the thread ends, marked `last`),
- *   announced by a write to run_shared.notify_fd; and it forwards --control
- *   commands (worker_command).
+ *   announced by a write to run_shared.notify_fd (with a warm-up, its
+ *   seconds first, marked `warmup`, the last of them marked `last` too);
+ *   and it forwards --control commands (worker_command) and the end of a
+ *   --warmup auto (worker_end_warmup).
  * - After worker_join it reads the final stats and measured window
  *   (worker_stats, worker_measured_us), then frees the worker. */
 #ifndef BARRAGE_WORKER_H
@@ -44,7 +46,9 @@ struct run_shared {
     atomic_bool aborted;
     char error[RUN_ERROR_MAX]; /* the first failing source's message, written by the one that set aborted */
     uint64_t t0_us;            /* the run's start: an open-loop schedule starts here */
-    uint64_t measure_start_us; /* t0 + the warm-up: open-loop requests scheduled from here on count */
+    _Atomic uint64_t measure_start_us; /* t0 + the warm-up: open-loop requests scheduled from here on
+                                        * count; --warmup auto: UINT64_MAX until the main thread
+                                        * sets it (before worker_end_warmup, a little ahead of now) */
     int notify_fd;             /* eventfd: a worker handed an interval to the main thread */
 };
 
@@ -83,6 +87,12 @@ int worker_interrupt(struct worker *w, uint64_t at_us);
 /* Main thread: interrupts a system call the worker's thread is blocked in
  * (EINTR), as a script's io.read; harmless otherwise. After worker_spawn. */
 void worker_nudge(struct worker *w);
+
+/* Main thread: a --warmup auto has reached steady state (or its cap): the
+ * worker's measured phase begins (closed loop: when the worker gets this;
+ * open loop: at run_shared.measure_start_us, which the caller set first).
+ * 0, or -1 when out of memory. */
+int worker_end_warmup(struct worker *w);
 
 /* After worker_join: the thread's stats (owned by the worker) and how long its
  * measured window was (0: it stopped before its measured phase began). */

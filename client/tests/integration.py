@@ -131,6 +131,64 @@ def case_warmup_discarded(t):
     expect_eq(r, "connections.established", 0)
 
 
+# --warmup auto against servers of known shape (server.py mode shaped): the delay of an answer
+# falls from `start` to `settled` over `ramp` s; with 4 connections the successful rate rises
+# from 4/start to 4/settled per second. The rule (5 s window, steady.c) can pass at the earliest
+# 5 s into the warm-up, and once the ramp is over within the window plus a little.
+def warmup_run(t, params, cap, extra=()):
+    r, _, server = t.serve_and_run("shaped", ["-c", "4", "-d", "1s", "--warmup", f"auto:{cap}s", *extra], params,
+                                   sent_check=False)
+    w = r["warmup"]
+    expect(w["mode"] == "auto" and w["max_seconds"] == cap and w["rule"]["window_s"] == 5, f"warmup {w}")
+    seconds = [e["t_s"] for e in r["warmup_timeline"]]
+    expect(seconds == sorted(seconds) and len(seconds) >= int(w["seconds"]),
+           f"warmup_timeline {seconds} for a {w['seconds']} s warm-up")
+    expect(sum(e["t_s"] < 1 for e in r["timeline"]) == 1, "the measured timeline starts at its own second 0")
+    return w, r
+
+
+def case_warmup_auto_settles(t):
+    # rises for 4 s, then flat: ends after the ramp (a window holding at most one rising second,
+    # 5.5 s at the earliest) and not long after (by 4 + 5 s window + 3 s slack)
+    w, r = warmup_run(t, {"start": 0.08, "settled": 0.01, "ramp": 4.0}, 30)
+    expect(w["steady"] is True, f"steady state not reached: {w}, {[e['succeeded'] for e in r['warmup_timeline']]}")
+    expect(5.5 <= w["seconds"] <= 12, f"warm-up of {w['seconds']} s for a 4 s ramp: "
+           f"{[e['succeeded'] for e in r['warmup_timeline']]}")
+
+
+def case_warmup_auto_fast(t):
+    # flat from the start: ends within the window (5 s) and a little
+    w, r = warmup_run(t, {"settled": 0.01}, 20)
+    expect(w["steady"] is True and w["seconds"] <= 8, f"flat server: {w}, "
+           f"{[e['succeeded'] for e in r['warmup_timeline']]}")
+
+
+def case_warmup_auto_never(t):
+    # keeps slowing down (30% more delay each second): never steady, the cap (6 s) ends the
+    # warm-up, and the text report says so in one line
+    w, r = warmup_run(t, {"settled": 0.01, "growth": 0.3}, 6)
+    expect(w["steady"] is False and 6 <= w["seconds"] <= 7.5, f"never-steady server: {w}")
+    server = TestServer("shaped", settled=0.01, growth=0.3).start()
+    try:
+        p = subprocess.run([t.barrage, "-c", "4", "-d", "1s", "--warmup", "auto:3s",
+                            f"http://127.0.0.1:{server.port}/"], capture_output=True, text=True, timeout=60)
+    finally:
+        server.stop()
+    lines = [x for x in p.stdout.splitlines() if "Warm-up" in x]
+    expect(p.returncode == 0 and len(lines) == 1 and "STEADY STATE NOT REACHED" in lines[0], f"text: {p.stdout!r}")
+
+
+def case_warmup_fixed_series(t):
+    # a fixed warm-up still lasts what it says, and its seconds are kept apart from the timeline
+    r, _, _ = t.serve_and_run("shaped", ["-c", "2", "--warmup", "2s", "-d", "1s"], {"settled": 0.01},
+                              sent_check=False)
+    w = r["warmup"]
+    expect(w == {"mode": "fixed", "seconds": 2, "max_seconds": None, "steady": None, "rule": None}, f"warmup {w}")
+    done = sum(e["succeeded"] for e in r["warmup_timeline"])
+    expect(len(r["warmup_timeline"]) >= 2 and done > 100, f"warm-up seconds {r['warmup_timeline']}")
+    expect_eq(r, "succeeded", sum(e["succeeded"] for e in r["timeline"]))
+
+
 def case_dies_mid_run(t):
     # sent_check: requests still in the socket when the server died were never read by it
     r, wall, _ = t.serve_and_run("die", ["-c", "4", "-d", "2s", "--grace", "500ms"], {"after": 0.7},
@@ -961,6 +1019,10 @@ CASES = [
     ("duration run with warm-up and 2 threads", case_duration_run),
     ("--start-at: the run begins at the wall-clock time given", case_start_at),
     ("--warmup: requests started in the warm-up are not counted", case_warmup_discarded),
+    ("--warmup 2s: fixed, its seconds in warmup_timeline apart from the timeline", case_warmup_fixed_series),
+    ("--warmup auto: a server that speeds up for 4 s, then settles: ends after, not long after", case_warmup_auto_settles),
+    ("--warmup auto: a server fast from the start: ends within the window", case_warmup_auto_fast),
+    ("--warmup auto: a server that never settles: the cap ends it, not steady, one text line", case_warmup_auto_never),
     ("--requests-per-connection and --no-keepalive", case_keepalive_options),
     ("-X, -H, -b and -B make the request", case_method_headers_body),
     ("--unix-socket", case_unix_socket),

@@ -8,6 +8,7 @@ Responses are built by response_for(), so tests can compute exact byte counts.
 Timing modes: slow (delay=S before every answer), silent (never answers),
 silent-every (every=N: requests 0, N, 2N... never answered), hold-one (after=S,
 hold=S: the first request arriving `after` s after the first one waits `hold` s).
+shaped (start=S, settled=S, ramp=S, growth=G: see _shaped_delay).
 close-extra answers with Connection: close followed by a second whole response (bytes no
 request asked for) and closes once the client is quiet.
 
@@ -177,6 +178,19 @@ class TestServer:
             self.held = True
             await asyncio.sleep(self.params["hold"])
 
+    def _shaped_delay(self):
+        """Mode shaped: the delay of an answer `t` s after the first request: from `start` down to
+        `settled` over the first `ramp` s (linearly), then `settled`, times 1 + growth * t (a
+        server that keeps slowing down). A known shape for the steady-state warm-up."""
+        now = self.loop.time()
+        if self.first_request_at is None:
+            self.first_request_at = now
+        t = now - self.first_request_at
+        p = self.params
+        settled = p["settled"]
+        delay = settled + (p.get("start", settled) - settled) * max(0.0, 1 - t / p.get("ramp", 1.0))
+        return delay * (1 + p.get("growth", 0.0) * t)
+
     def _response(self, index):
         key = index % 56 if self.mode in ("statuses", "varied") else 0
         if key not in self.blob_cache:
@@ -233,6 +247,8 @@ class TestServer:
             await asyncio.sleep(self.params["delay"])
         if mode == "hold-one":
             await self._hold_one()
+        if mode == "shaped":
+            await asyncio.sleep(self._shaped_delay())
         data = self._response(index)
         self.sent[kind] += 1
         if method == b"HEAD":

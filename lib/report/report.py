@@ -80,14 +80,15 @@ def median_run(rows):
 
 
 def not_steady(row):
-    """The row's server was not steady after its warm-up, or drifted (fields of a later suite)."""
-    warm = row.get("server_warmup") or {}
-    return warm.get("steady") is False or row.get("steady") is False
+    """The row's server warm-up hit its cap before the load was steady (lib/steady.sh)."""
+    warm = row.get("server_warmup") if isinstance(row.get("server_warmup"), dict) else {}
+    return warm.get("steady") is False
 
 
 def drifting(row):
+    """The row's per-second series still trended in its measured window (lib/drift.jq)."""
     drift = row.get("drift") if isinstance(row.get("drift"), dict) else {}
-    return row.get("drifting") is True or drift.get("drifting") is True
+    return drift.get("status") == "drifting"
 
 
 # ---- chart series -----------------------------------------------------------------------------

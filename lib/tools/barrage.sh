@@ -78,7 +78,8 @@ barrage::run() {
   local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json
     -s "$(scenarios::script "$scenario")")
   [[ ${barrage_spec[protocol]} == h2c ]] && args+=(--h2 -m "${barrage_spec[streams]:-1}")
-  ((warmup > 0)) && args+=(--warmup "${warmup}s")
+  if [[ -n ${barrage_spec[warmup_auto]:-} ]]; then args+=(--warmup "auto:${warmup}s") # lib/steady.sh
+  elif ((warmup > 0)); then args+=(--warmup "${warmup}s"); fi
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time
   [[ -n $rate ]] && args+=(-R "$rate")
   # a lab's load hosts begin together (lib/lab.sh): start_at, ms since the epoch
