@@ -320,9 +320,9 @@ static void json_warmup(FILE *f, const struct config *cfg, const struct run_resu
         fputs("\"max_seconds\": null, \"steady\": null, \"rule\": null},\n", f);
     } else {
         fprintf(f, "\"max_seconds\": %.3f, \"steady\": %s, \"rule\": {\"watched\": \"%s\", \"window_s\": %u, "
-                   "\"trend\": %.3f, \"spread\": %.3f}},\n",
+                   "\"trend\": %.3f, \"spread\": %.3f, \"floor\": %g}},\n",
                 (double)cfg->warmup_us / 1e6, r->warmup.steady ? "true" : "false",
-                cfg->rate > 0 ? "p99_us" : "successful_rps", rule->window, rule->trend, rule->spread);
+                cfg->rate > 0 ? "p99_us" : "successful_rps", rule->window, rule->trend, rule->spread, rule->floor);
     }
     json_timeline(f, cfg, "warmup_timeline", &r->warmup.timeline);
 }
@@ -522,9 +522,9 @@ static void text_warmup(const struct config *cfg, const struct run_result *r)
     }
     const struct steady_rule *rule = cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate;
     if (r->warmup.steady)
-        printf("  Warm-up: %.2fs, until steady state (%s: no trend beyond %.0f%%, spread within %.0f%% over %us)\n",
+        printf("  Warm-up: %.2fs, until steady state (%s: no trend beyond %.0f%%, spread within %.0f%%%s over %us)\n",
                seconds, cfg->rate > 0 ? "p99" : "successful requests/s", rule->trend * 100, rule->spread * 100,
-               rule->window);
+               rule->floor > 0 ? " or 1 ms" : "", rule->window);
     else
         printf("  Warm-up: %.2fs, STEADY STATE NOT REACHED (%s)\n", seconds,
                seconds + 0.5 >= (double)cfg->warmup_us / 1e6 ? "its cap ended it" : "the run stopped first");

@@ -6,7 +6,7 @@
 
 /* Chosen from the series in docs/steady-state.md. */
 const struct steady_rule steady_rule_rate = {.window = 5, .trend = 0.10, .spread = 0.10};
-const struct steady_rule steady_rule_p99 = {.window = 5, .trend = 0.30, .spread = 0.30, .delivered = 0.10};
+const struct steady_rule steady_rule_p99 = {.window = 5, .trend = 0.30, .spread = 0.30, .floor = 1000, .delivered = 0.10};
 
 double steady_second(const struct steady_rule *rule, double successful_rps, double target, double p99)
 {
@@ -38,7 +38,7 @@ static double median(double *v, size_t n)
 bool steady_window(const double *values, size_t n, const struct steady_rule *rule, double *change, double *spread)
 {
     double work[STEADY_WINDOW_MAX], slopes[STEADY_WINDOW_MAX * (STEADY_WINDOW_MAX - 1) / 2];
-    double rel_change = NAN, rel_spread = NAN;
+    double abs_change = NAN, abs_spread = NAN;
     bool nan = false;
     size_t pairs = 0;
     for (size_t i = 0; i < n; i++) {
@@ -48,13 +48,14 @@ bool steady_window(const double *values, size_t n, const struct steady_rule *rul
     }
     double m = nan ? NAN : median(work, n);
     if (!nan && m > 0) {
-        rel_change = fabs(median(slopes, pairs)) * (double)(n - 1) / m;
+        abs_change = fabs(median(slopes, pairs)) * (double)(n - 1);
         for (size_t i = 0; i < n; i++) work[i] = fabs(values[i] - m);
-        rel_spread = median(work, n) / m;
+        abs_spread = median(work, n);
     }
-    if (change) *change = rel_change;
-    if (spread) *spread = rel_spread;
-    return !isnan(rel_change) && rel_change <= rule->trend && rel_spread <= rule->spread;
+    if (change) *change = abs_change / m;
+    if (spread) *spread = abs_spread / m;
+    return !isnan(abs_change) && abs_change <= fmax(rule->trend * m, rule->floor) &&
+           abs_spread <= fmax(rule->spread * m, rule->floor);
 }
 
 bool steady_add(struct steady *s, double value)

@@ -9,7 +9,10 @@
  *   - trend: the Theil-Sen slope (the median of the slopes between every two
  *     seconds) times (window - 1), the change across the window, is at most
  *     `trend` * M;
- *   - spread: the median absolute deviation from M is at most `spread` * M.
+ *   - spread: the median absolute deviation from M is at most `spread` * M;
+ * each tolerance at least `floor` (in the watched value's unit): at a fixed
+ * rate, a p99 below a millisecond that moves by a few hundred microseconds is
+ * the machine's scheduling, not a server warming up.
  * A second with nothing measured (NAN), or a window whose median is not above
  * 0, is never steady. Pure arithmetic: no clock, no I/O, no allocation. */
 #ifndef BARRAGE_STEADY_H
@@ -24,6 +27,7 @@ struct steady_rule {
     unsigned window; /* seconds, 2..STEADY_WINDOW_MAX */
     double trend;    /* largest change across the window (Theil-Sen), as a fraction of the median */
     double spread;   /* largest median absolute deviation, as a fraction of the median */
+    double floor;    /* neither tolerance is below this (the watched value's unit); 0: none */
     double delivered; /* fixed rate: a second whose successful rate is further than this fraction
                        * from its target is not steady, whatever its p99 (a server falling behind
                        * can have a steady, huge p99); 0 for closed loop */

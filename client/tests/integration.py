@@ -178,6 +178,20 @@ def case_warmup_auto_never(t):
     expect(p.returncode == 0 and len(lines) == 1 and "STEADY STATE NOT REACHED" in lines[0], f"text: {p.stdout!r}")
 
 
+def case_warmup_auto_rate(t):
+    # at a fixed rate: a flat server's p99 settles, and the measured window's schedule counts
+    # from the moment the warm-up ended, the same for both threads
+    r, _, _ = t.serve_and_run("shaped", ["-c", "4", "-t", "2", "-R", "200", "-d", "2s", "--warmup", "auto:20s"],
+                              {"settled": 0.005}, sent_check=False)
+    w = r["warmup"]
+    expect(w["steady"] is True and w["rule"]["watched"] == "p99_us" and w["rule"]["floor"] == 1000 and
+           5 <= w["seconds"] <= 12, f"warmup {w}")
+    expect(abs(r["rate"]["scheduled"] - 400) <= 2 and r["rate"]["unsent"] == 0, f"rate {r['rate']}")
+    expect_eq(r, "succeeded", sum(e["succeeded"] for e in r["timeline"]))
+    expect([round(e["target_rate"]) for e in r["timeline"] if not e["in_grace"] and e["length_s"] >= 0.99] == [200, 200],
+           f"timeline targets {[(e['t_s'], e['target_rate']) for e in r['timeline']]}")
+
+
 def case_warmup_fixed_series(t):
     # a fixed warm-up still lasts what it says, and its seconds are kept apart from the timeline
     r, _, _ = t.serve_and_run("shaped", ["-c", "2", "--warmup", "2s", "-d", "1s"], {"settled": 0.01},
@@ -827,6 +841,7 @@ def case_signal_before_run(t):
         url = f"http://127.0.0.1:{server.port}/"
         start_at = int(time.time() * 1000) + 60000
         for what, args in (("warm-up", ["-c", "1", "--warmup", "30s", "-d", "30s"]),
+                           ("--warmup auto", ["-c", "1", "--warmup", "auto:30s", "-d", "30s"]),
                            ("--start-at", ["-c", "1", "-d", "30s", "--start-at", str(start_at)])):
             rc, out, err, after = run_signalled(t, args, signal.SIGINT, url=url)
             expect(rc == 130, f"{what}: exit {rc}: {err[-300:]!r}")
@@ -834,6 +849,8 @@ def case_signal_before_run(t):
             expect(r["interrupted"] == "SIGINT" and r["requests"] == 0 and r["duration_us"] == 0,
                    f"{what}: interrupted {r.get('interrupted')!r}, {r['requests']} requests in {r['duration_us']} us")
             expect(after < 15, f"{what}: {after:.1f}s from the signal to the end")
+            if what == "--warmup auto":  # 1 s in: stopped before its 5 s window could pass
+                expect(r["warmup"]["steady"] is False and r["warmup"]["seconds"] < 5, f"{what}: {r['warmup']}")
     finally:
         server.stop()
     # connecting: a listener that never accepts (its backlog full), a long connect timeout
@@ -1023,6 +1040,7 @@ CASES = [
     ("--warmup auto: a server that speeds up for 4 s, then settles: ends after, not long after", case_warmup_auto_settles),
     ("--warmup auto: a server fast from the start: ends within the window", case_warmup_auto_fast),
     ("--warmup auto: a server that never settles: the cap ends it, not steady, one text line", case_warmup_auto_never),
+    ("--warmup auto -R: p99 settles, the schedule counts from the warm-up's end", case_warmup_auto_rate),
     ("--requests-per-connection and --no-keepalive", case_keepalive_options),
     ("-X, -H, -b and -B make the request", case_method_headers_body),
     ("--unix-socket", case_unix_socket),

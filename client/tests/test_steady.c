@@ -59,6 +59,11 @@ int main(void)
     for (int i = 0; i < 8; i++) slow[i] = 1000 * (1 + 0.03 * i);
     TAP_CHECK(first_steady(slow, 8) == 0, "a climb of 3%% a second (of the first second) is never steady over 8 s");
     const struct steady_rule *p99 = &steady_rule_p99;
+    double jitter[] = {416, 2231, 258, 3257, 608};
+    double ramp[] = {740000, 660000, 67000, 5000, 4700};
+    TAP_CHECK(steady_window(jitter, 5, p99, NULL, NULL) && !steady_window(jitter, 5, &(struct steady_rule){.window = 5, .trend = 0.3, .spread = 0.3}, NULL, NULL),
+              "fixed rate: a p99 around 1 ms jittering by hundreds of us is steady thanks to the 1 ms floor only");
+    TAP_CHECK(!steady_window(ramp, 5, p99, NULL, NULL), "fixed rate: a p99 falling from 740 ms is not steady, floor or not");
     TAP_CHECK(steady_second(&steady_rule_rate, 950, -1, 7) == 950 && steady_second(p99, 19000, 20000, 7) == 7 &&
                   isnan(steady_second(p99, 17900, 20000, 7)) && isnan(steady_second(p99, 20000, 20000, -1)),
               "a second's value: closed loop its rate; fixed rate its p99, unless it missed the target by over 10%%");
