@@ -61,11 +61,12 @@ count_tap() {
 # run_stage NAME CMD...: run a stage, stream its output, count its TAP lines;
 # a stage that fails without reporting a failed test counts as one failure.
 run_stage() {
-  local name=$1 log rc=0 before=$FAILED
+  local name=$1 log rc=0 before=$FAILED started=$SECONDS
   shift
   log=$(mktemp)
   log::info "stage $name: $*"
   "$@" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
+  log::info "stage $name took $((SECONDS - started)) s" # where the run's time goes
   count_tap "$log"
   rm -f "$log"
   if ((rc != 0 && FAILED == before)); then
@@ -110,7 +111,7 @@ stage_c_sanitize() { make -s -C client test-sanitize; }
 stage_c_fuzz()     { make -s -C client fuzz-run fuzz-reqtext FUZZ_SECONDS="$FUZZ_SECONDS"; }
 
 stage_bats() {
-  local args=(--tap)
+  local args=(--tap --timing) # each test's time on its line: where the run's time goes
   [[ -n ${BATS_FILTER:-} ]] && args+=(--filter "$BATS_FILTER")
   bats "${args[@]}" tests/*.bats
 }
