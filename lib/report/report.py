@@ -234,7 +234,9 @@ class RunPage:
             items.append(("Notes", s["description"]))
         items.append(("Tools", ", ".join(v if v.startswith(k) else "%s %s" % (k, v) for k, v in d["tools"].items() if v is not None)))
         runs = "%s × %s s after %s s of warm-up" % (st["runs"], st["duration_s"], st["warmup_s"])
-        if st.get("server_warmup_s"):
+        if st.get("server_warmup_s") and st.get("server_warmup_mode") == "auto":
+            runs += "; server warm-up per shape until steady state, at most %s s" % st["server_warmup_s"]
+        elif st.get("server_warmup_s"):
             runs += "; %s s of server warm-up per shape" % st["server_warmup_s"]
         items.append(("Runs", runs))
         extra = []
@@ -579,9 +581,10 @@ class RunPage:
                     tag("td", esc(w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
                     tag("td", esc("%s %s" % (s["protocol"], s["scenario"]))), tag("td", esc(s["status"] + (": " + s["reason"] if s.get("reason") else ""))),
                     num(fmt.thousands(s.get("successful_rps")), s.get("successful_rps"), "successful_rps"),
+                    num(fmt.fixed(s.get("warmup_s"), 1), s.get("warmup_s"), "warmup_s"),
                     tag("td", esc("steady" if s.get("steady") else "not steady" if s.get("steady") is False else ""))])))
         return tag("section", tag("h2", "Server warm-ups", id="warmups") + tag("details", tag("summary", "%d shapes" % len(body))
-                   + table(["Server", "Run", "Shape", "Status", "Successful req/s", ""], body, cls="warmups")))
+                   + table(["Server", "Run", "Shape", "Status", "Successful req/s", "Seconds", ""], body, cls="warmups")))
 
     def render(self):
         d = self.doc
