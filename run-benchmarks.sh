@@ -136,6 +136,11 @@ fixed-rate mode), each run after the same --warmup at its rate, beside the close
   --rates R1,R2        also measure every scenario at these offered rates (requests/s); without
                        it, at the rates of the scenario table's rates column. A rate the server
                        could not take is recorded as not delivered (achieved rate, backlog)
+  --rate-stages S      also measure every scenario at a ramped rate, as barrage --rate-stages
+                       takes it: 100:5s,2000:20s starts at 100/s and ramps linearly to
+                       2000/s over 20 s (the run lasts the stages); without it, at the
+                       scenario table's stages column. The README draws p99 against the
+                       offered rate from each server's ramped run
   --capacity COND      also search the highest rate at which every condition holds, e.g.
                        'p99<10ms' or 'p99.9<50ms,errors<0.1%' (p50 p75 p90 p99 p99.9 p99.99
                        max mean: us/ms/s; errors: %): doubled from --capacity-start until one
@@ -255,6 +260,9 @@ parse_options() {
       --lab-dir) LAB_DIR_OPT=$value ;;
       --rates) openloop::parse_rates "$value" >/dev/null 2>&1 || usage_error "--rates wants whole requests/s like 500,1000, got '$value'"
         OPENLOOP_RATES=$value ;;
+      --rate-stages) openloop::stages_seconds "$value" >/dev/null 2>&1 ||
+          usage_error "--rate-stages wants RATE:DURATION,... like 100:5s,2000:20s (the first rate above 0), got '$value'"
+        OPENLOOP_STAGES=$value ;;
       --capacity) OPENLOOP_CAPACITY=$(openloop::conditions "$value" 2>&1) || usage_error "--capacity: ${OPENLOOP_CAPACITY#jq: error*: }" ;;
       --capacity-precision) [[ $value =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || usage_error "--capacity-precision wants a fraction like 0.02, got '$value'"
         OPENLOOP_CAPACITY_PRECISION=$value ;;

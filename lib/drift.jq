@@ -12,8 +12,9 @@
 #             significant and |change| is more than twice the noise and at least 2%; "steady"
 #             otherwise; "unknown" (reason) with fewer than min_seconds (6) whole seconds.
 #   row       a results row -> its drift object: the test on barrage's series; for a tool
-#             without a per-second series (wrk, h2load, jdk-client) status "unknown" with the
-#             reason; null for a row that was not measured
+#             without a per-second series (wrk, h2load, jdk-client), and for a ramped run
+#             (load.mode stages), status "unknown" with the reason; null for a row that was
+#             not measured
 #   min_seconds  6: below that the test cannot reach alpha = 0.01 whatever the series
 
 def min_seconds: 6; # with fewer, even a perfect trend cannot reach alpha = 0.01 (n = 5: |z| <= 2.20)
@@ -52,6 +53,9 @@ def test:
 
 def row:
   if .status != "ok" or .metrics == null then null
+  elif .load.mode? == "stages" then
+    {status: "unknown", test: null, n: null, z: null, alpha: null, change: null, noise: null,
+     reason: "a ramped rate trends by design"}
   elif .tool == "barrage" and (.metrics.timeline | type) == "array" then .metrics | series | test
   else {status: "unknown", test: null, n: null, z: null, alpha: null, change: null, noise: null,
         reason: "\(.tool) gives no per-second series"} end;

@@ -9,15 +9,24 @@
 #   openloop::conditions TEXT / openloop::gates TEXT
 #     Prints the conditions (lib/slo.jq conditions) or gates (lib/slo.jq gates; TEXT may be
 #     the path of a file holding them) as compact JSON; returns 1 with jq's message when bad.
+#   openloop::stages_seconds TEXT
+#     Prints how many whole seconds barrage --rate-stages TEXT lasts ("100:5s,2000:20s": each
+#     stage RATE:DURATION, RATE whole requests/s (the first above 0: the ramp starts from it),
+#     DURATION like 500ms, 10s, 2m); returns 1 with a message for anything else.
+#   openloop::stages_of SCENARIO
+#     The stages to measure SCENARIO at: OPENLOOP_STAGES (--rate-stages), else the scenario
+#     table's stages column; nothing for none.
 #   openloop::loads SCENARIO
 #     The open-loop entries to plan for SCENARIO, one a line: "rate=N" for each rate of
-#     OPENLOOP_RATES (--rates) or else of the scenario table's rates column, then "capacity"
-#     when OPENLOOP_CAPACITY (the conditions' JSON) is set. Nothing for a closed-loop-only run.
+#     OPENLOOP_RATES (--rates) or else of the scenario table's rates column, "stages" when it
+#     has stages (openloop::stages_of), then "capacity" when OPENLOOP_CAPACITY (the
+#     conditions' JSON) is set. Nothing for a closed-loop-only run.
 #   openloop::supports TOOL
 #     0 when TOOL can run at a fixed rate (barrage); else 1 and prints why.
-#   openloop::load_json LOAD
-#     The row's "load" object for a plan entry's load field: {mode: "rate", target_rps} or
-#     {mode: "capacity", conditions, precision}; "null" for a closed-loop entry.
+#   openloop::load_json LOAD SCENARIO
+#     The row's "load" object for a plan entry's load field: {mode: "rate", target_rps},
+#     {mode: "stages", stages} or {mode: "capacity", conditions, precision}; "null" for a
+#     closed-loop entry.
 #   openloop::slo_json SCENARIO METRICS_FILE
 #     The row's "slo" object (lib/slo.jq check) when OPENLOOP_SLO (the gates' JSON) has
 #     conditions for SCENARIO; "null" otherwise.
@@ -37,7 +46,7 @@
 # Depends on lib/log.sh, lib/scenarios.sh (openloop::loads), jq, lib/slo.jq next to this file.
 
 OPENLOOP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OPENLOOP_RATES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO='' OPENLOOP_STEP=''
+OPENLOOP_RATES='' OPENLOOP_STAGES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO='' OPENLOOP_STEP=''
 OPENLOOP_CAPACITY_PRECISION=0.02 OPENLOOP_CAPACITY_START=100
 # Bounds of the search: a rate no load generator here reaches, and steps enough for it.
 OPENLOOP_CAPACITY_MAX_RPS=10000000 OPENLOOP_CAPACITY_MAX_STEPS=40
@@ -52,6 +61,28 @@ openloop::parse_rates() {
     [[ $rate =~ ^[1-9][0-9]{0,7}$ ]] || { log::error "a rate is a whole number of requests/s (1 to 10^8), got '$rate'"; return 1; }
     printf '%s\n' "$rate"
   done
+}
+
+openloop::stages_seconds() {
+  local stage stages=() ms=0 rate n first=1
+  IFS=, read -r -a stages <<<"$1"
+  ((${#stages[@]})) || { log::error "no stage given"; return 1; }
+  for stage in "${stages[@]}"; do
+    [[ $stage =~ ^([0-9]{1,8}):([0-9]{1,6})(ms|s|m)$ ]] ||
+      { log::error "a stage is RATE:DURATION (whole requests/s, then 500ms, 10s or 2m), got '$stage'"; return 1; }
+    rate=$((10#${BASH_REMATCH[1]})) n=$((10#${BASH_REMATCH[2]}))
+    ((rate > 0 || !first)) || { log::error "the first stage's rate must be above 0: the ramp starts from it"; return 1; }
+    case ${BASH_REMATCH[3]} in ms) ms=$((ms + n)) ;; s) ms=$((ms + n * 1000)) ;; m) ms=$((ms + n * 60000)) ;; esac
+    first=0
+  done
+  ((ms > 0)) || { log::error "the stages last no time"; return 1; }
+  echo $(((ms + 999) / 1000))
+}
+
+openloop::stages_of() {
+  local text=$OPENLOOP_STAGES
+  [[ -n $text ]] || text=$(scenarios::field "$1" stages 2>/dev/null) || text=''
+  [[ $text == - ]] || printf '%s\n' "$text"
 }
 
 openloop::conditions() { jq -nc -L "$OPENLOOP_LIB" --arg t "$1" 'import "slo" as slo; $t | slo::conditions'; }
@@ -70,6 +101,7 @@ openloop::loads() {
   if [[ -n $rates ]]; then
     for rate in $(openloop::parse_rates "$rates"); do printf 'rate=%s\n' "$rate"; done
   fi
+  [[ -z $(openloop::stages_of "$1") ]] || echo stages
   [[ -z $OPENLOOP_CAPACITY ]] || echo capacity
 }
 
@@ -85,6 +117,7 @@ openloop::load_json() {
   case $1 in
     '') echo null ;;
     rate=*) jq -cn --argjson r "${1#rate=}" '{mode: "rate", target_rps: $r}' ;;
+    stages) jq -cn --arg s "$(openloop::stages_of "$2")" '{mode: "stages", stages: $s}' ;;
     capacity) jq -cn --argjson c "$OPENLOOP_CAPACITY" --argjson p "$OPENLOOP_CAPACITY_PRECISION" \
       '{mode: "capacity", conditions: [$c[].text], precision: $p}' ;;
   esac

@@ -10,7 +10,8 @@
 # OPENLOOP_* (lib/openloop.sh).
 #
 # A plan entry is one line "RUN<TAB>SLOT<TAB>TOOL<TAB>PROTOCOL<TAB>SCENARIO<TAB>LOAD": LOAD is
-# empty for a closed-loop run, else rate=N or capacity. A slot is what one server start
+# empty for a closed-loop run, else rate=N, stages (the scenario's, openloop::stages_of) or
+# capacity. A slot is what one server start
 # measures: the server's name, or in an A/A run NAME@A and NAME@B.
 #
 #   plan::build
@@ -19,8 +20,9 @@
 #   plan::spec SPEC_NAME ENTRY
 #     Fills the associative array SPEC_NAME (declared by the caller: `local -A NAME`) with the
 #     run spec of ENTRY, every key a driver or a row reads: run slot server aa_group tool
-#     protocol scenario load rate (requests/s, empty: closed loop) connections streams
-#     threads (THREADS: a driver caps it at connections) duration_s warmup_s cpus (the load
+#     protocol scenario load rate (requests/s, empty: closed loop) stages (barrage
+#     --rate-stages' text, empty: none; duration_s is then the stages' length) connections
+#     streams threads (THREADS: a driver caps it at connections) duration_s warmup_s cpus (the load
 #     tool's CPU list, empty: no pinning). Measuring adds dir (the work dir), out (the
 #     metrics record's file), url, samples (the tool's CPU samples file, empty: none),
 #     start_at (ms since the epoch, empty: now) and barrage_bin (a prebuilt barrage, empty:
@@ -119,25 +121,33 @@ plan::build() {
 
 plan::spec() {
   local -n plan_spec=$1
-  local run slot tool proto scenario load rate=''
+  local run slot tool proto scenario load rate='' stages='' duration=$DURATION_S
   IFS=$'\t' read -r run slot tool proto scenario load <<<"$2"
   [[ $load == rate=* ]] && rate=${load#rate=}
+  if [[ $load == stages ]]; then
+    stages=$(openloop::stages_of "$scenario")
+    duration=$(openloop::stages_seconds "$stages")
+  fi
   # shellcheck disable=SC2034 # a nameref: the caller's array
   plan_spec=([run]=$run [slot]=$slot [server]=$(plan::slot_server "$slot") [aa_group]=$(plan::slot_label "$slot")
     [tool]=$tool [protocol]=$proto [scenario]=$scenario [load]=$load
-    [rate]=$rate
+    [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
-    [threads]=$THREADS [duration_s]=$DURATION_S [warmup_s]=$WARMUP_S [cpus]=$CLIENT_CPUS
+    [threads]=$THREADS [duration_s]=$duration [warmup_s]=$WARMUP_S [cpus]=$CLIENT_CPUS
     [dir]='' [out]='' [url]='' [samples]='' [start_at]='' [barrage_bin]='')
 }
 
 plan::estimate_s() {
-  local starts shapes searches
+  local starts shapes searches ramps=0 entry scenario
   starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
   shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
   searches=$(printf '%s\n' "${PLAN[@]}" | grep -c $'^[^\t]*\t[^\t]*\tbarrage\t.*\tcapacity$' || true)
+  # a ramped run (barrage's: the other tools skip it) lasts its stages, not --duration
+  while IFS=$'\t' read -r _ _ _ _ scenario _; do
+    ramps=$((ramps + $(openloop::stages_seconds "$(openloop::stages_of "$scenario")") - DURATION_S))
+  done < <(printf '%s\n' "${PLAN[@]}" | grep $'^[^\t]*\t[^\t]*\tbarrage\t.*\tstages$')
   echo $(((${#PLAN[@]} + searches * (PLAN_CAPACITY_STEPS_GUESS - 1)) * (DURATION_S + WARMUP_S + PLAN_RUN_OVERHEAD_S)
-    + starts * PLAN_SERVER_OVERHEAD_S + shapes * SERVER_WARMUP_S))
+    + ramps + starts * PLAN_SERVER_OVERHEAD_S + shapes * SERVER_WARMUP_S))
 }
 
 plan::minutes() { echo $((($1 + 59) / 60)); }
@@ -172,6 +182,7 @@ plan::print_plan() {
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
     [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool") && reason='' || reason="skipped: $reason"; }
+    [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
     printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \

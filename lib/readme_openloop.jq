@@ -1,15 +1,18 @@
 # readme_openloop: the README's part for servers compared at the same load (run-benchmarks.sh
 # --rates, --capacity), as a jq module imported by lib/readme.jq.
 #
-#   model        results file -> {rate_tables, capacity_tables}: per scenario x protocol x tool,
-#                each server at each offered rate (medians over the runs of p50/p99/p99.9 and
-#                the error share; delivered only when every run delivered the rate, else the
-#                achieved rate and backlog instead of a latency), and each server's capacity
-#                beside its peak successful requests/s (the closed-loop rows of the same tool)
+#   model        results file -> {rate_tables, ramp_tables, capacity_tables}: per scenario x
+#                protocol x tool, each server at each offered rate (medians over the runs of
+#                p50/p99/p99.9 and the error share; delivered only when every run delivered the
+#                rate, else the achieved rate and backlog instead of a latency), each server's
+#                ramped runs (--rate-stages: every whole second's offered rate and p99, and
+#                where delivery first fell short), and each server's capacity beside its peak
+#                successful requests/s (the closed-loop rows of the same tool)
 #   section($charts)   model part -> Markdown lines (empty when the file has no open-loop row)
 #   chart_scripts($dir; $colour)   model part -> [{file, script}]: latency by percentile on a
 #                "nines" axis (one curve per server and delivered rate), p99 against the offered
-#                rate, capacity bars beside peak requests/s. $colour: server -> "#rrggbb".
+#                rate (from the fixed rates, and from each ramped run's seconds), capacity bars
+#                beside peak requests/s. $colour: server -> "#rrggbb".
 
 import "stats" as stats;
 import "format" as fmt;
@@ -39,8 +42,25 @@ def _capacity_entry($peaks):
      slo_failed: any(.[]; .slo.met == false),
      reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique};
 
+# A ramped run's whole seconds in the window: offered (the target) against p99; a second whose
+# sent requests fell below 95% of its target is marked short (the offered rate did not go out).
+def _ramp_points:
+  [.metrics.timeline[]? | select((.in_grace | not) and .length_s >= 0.9 and .target_rate != null
+                                 and (.latency_us.p99? // 0) > 0)
+   | {offered: .target_rate, p99_us: .latency_us.p99, short: (.sent / .length_s < 0.95 * .target_rate)}];
+
+def _ramp_entry:
+  map(select(.status == "ok")) as $ok
+  | {server: .[0].server, runs: length, ok: ($ok | length),
+     points: [$ok[] | _ramp_points[]] | sort_by(.offered),
+     first_short: ($ok | map(.metrics.rate.first_short.target_rate? | select(. != null)) | min),
+     top_offered: ($ok | map(.metrics.timeline[]? | select(.in_grace | not) | .target_rate // empty) | max),
+     error_rate: ($ok | map(.metrics | stats::failures | select(. != null)) | stats::error_rate),
+     slo_failed: any(.[]; .slo.met == false),
+     reasons: [.[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique};
+
 def model:
-  [.results[] | select(.load.mode == "rate" or .load.mode == "capacity")] as $open
+  [.results[] | select(.load.mode == "rate" or .load.mode == "stages" or .load.mode == "capacity")] as $open
   | [.results[] | select(.load == null and .status == "ok")] as $closed
   | {rate_tables: ([$open[] | select(.load.mode == "rate")] | group_by([.scenario, .protocol, .tool])
        | map({scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool,
@@ -48,6 +68,11 @@ def model:
               rates: ([.[].load.target_rps] | unique),
               entries: (group_by([.server, .load.target_rps]) | map(_rate_entry) | sort_by(.server, .rate))})
        # a tool without a fixed-rate mode has only skipped rows here: no table
+       | map(select(any(.entries[]; .ok > 0)))),
+     ramp_tables: ([$open[] | select(.load.mode == "stages")] | group_by([.scenario, .protocol, .tool])
+       | map({scenario: .[0].scenario, protocol: .[0].protocol, tool: .[0].tool, stages: .[0].load.stages,
+              slug: ("\(.[0].scenario)-\(.[0].protocol)-\(.[0].tool)" | _slug),
+              entries: (group_by(.server) | map(_ramp_entry) | sort_by(.server))})
        | map(select(any(.entries[]; .ok > 0)))),
      capacity_tables: ([$open[] | select(.load.mode == "capacity")] | group_by([.scenario, .protocol, .tool])
        | map(.[0] as $first
@@ -70,6 +95,14 @@ def _rate_row:
     "| \(.server)\(_slo_mark) | \(.rate | fmt::thousands) | \(.achieved | fmt::thousands) | \(.latency.p50 | fmt::latency) | \(.latency.p99 | fmt::latency) | \(.latency.p999 | fmt::latency) | \(.error_rate | fmt::share) |"
   end;
 
+def _ramp_row:
+  if .ok == 0 then "| \(.server) | – | \(.reasons | join("; ") | _md_escape) | | |"
+  else
+    "| \(.server)\(_slo_mark) | \(.top_offered | fmt::thousands) | "
+    + (if .first_short == null then "never" else "at \(.first_short | fmt::thousands)/s" end)
+    + " | \([.points[] | select(.short | not) | .p99_us] | max | fmt::latency) | \(.error_rate | fmt::share) |"
+  end;
+
 def _capacity_row:
   "| \(.server)\(_slo_mark) | "
   + (if .capacity_rps == null then "none" else (.capacity_rps | fmt::thousands) + (if .confirmed then "" else " (not confirmed)" end) end)
@@ -78,7 +111,7 @@ def _capacity_row:
      else "\(.failed_step.rate | fmt::thousands)/s: \(.failed_step.why | _md_escape)" end) + " |";
 
 def section($charts):
-  if (.rate_tables | length) == 0 and (.capacity_tables | length) == 0 then empty
+  if (.rate_tables | length) == 0 and (.ramp_tables | length) == 0 and (.capacity_tables | length) == 0 then empty
   else
     "### At the same load: fixed rates and capacity",
     "",
@@ -96,6 +129,20 @@ def section($charts):
        "",
        "![Latency by percentile at each offered rate, \(.scenario), \(.protocol)](\($charts)/rates-latency-\(.slug).png)",
        "![p99 latency against the offered rate, \(.scenario), \(.protocol)](\($charts)/rates-p99-\(.slug).png)",
+       ""),
+    (.ramp_tables[]
+     | "#### \(.scenario) · \(.protocol) · \(.tool), ramped: \(.stages)",
+       "",
+       "One run per server whose offered rate ramps linearly through the stages (barrage --rate-stages): "
+       + "each whole second gives its offered rate and its p99, so one run draws p99 against the offered "
+       + "rate. Delivery fell short where a second sent fewer than 95% of its target; the highest p99 is "
+       + "over the seconds that were delivered.",
+       "",
+       "| Server | Top offered req/s | Delivery fell short | Highest p99 (delivered seconds) | Errors |",
+       "|---|---:|---:|---:|---:|",
+       (.entries[] | _ramp_row),
+       "",
+       "![p99 against the offered rate, one ramped run, \(.scenario), \(.protocol)](\($charts)/ramp-p99-\(.slug).png)",
        ""),
     (.capacity_tables[]
      | "#### Capacity: \(.scenario) · \(.protocol) · \(.tool), the highest rate with \(.conditions | join(", ") | _md_escape)",
@@ -153,6 +200,21 @@ def _p99_script($dir; colour):
                      | "$s\($i) using 1:2 with linespoints lc rgb \"\($servers[$i][0].server | colour)\" lw 2 pt 7 title \($servers[$i][0].server | _gp_string)"]
                     | join(", \\\n     ")) end;
 
+# p99 against the offered rate from ramped runs: one line per server through its seconds in
+# the order of the offered rate; seconds that fell short are left out.
+def _ramp_script($dir; colour):
+  [.entries[] | select(any(.points[]; .short | not))] as $servers
+  | _gp_head("\($dir)/ramp-p99-\(.slug).png"; "p99 against the offered rate, ramped \(.stages): \(.scenario), \(.protocol), \(.tool) (lower is better)"),
+    "set xlabel \"offered requests/s\"",
+    "set ylabel \"p99 latency (ms, log scale)\"",
+    "set logscale y 10", "set xrange [0:*]",
+    (range(0; $servers | length) as $i
+     | "$r\($i) << EOD", ($servers[$i].points[] | select(.short | not) | "\(.offered) \(.p99_us / 1000)"), "EOD"),
+    if ($servers | length) == 0 then "set label \"no second was delivered\" at graph 0.5, 0.5 center", "plot [1:2] [1:2] NaN notitle"
+    else "plot " + ([range(0; $servers | length) as $i
+                     | "$r\($i) using 1:2 with linespoints lc rgb \"\($servers[$i].server | colour)\" lw 2 pt 7 ps 0.6 title \($servers[$i].server | _gp_string)"]
+                    | join(", \\\n     ")) end;
+
 # Capacity beside peak successful requests/s, two bars per server.
 def _capacity_script($dir):
   _gp_head("\($dir)/capacity-\(.slug).png"; "Capacity (\(.conditions | join(", "))) beside peak requests/s: \(.scenario), \(.protocol), \(.tool) (higher is better)"),
@@ -170,4 +232,5 @@ def _capacity_script($dir):
 def chart_scripts($dir; colour):
   (.rate_tables[] | {file: "rates-latency-\(.slug).png", script: ([_percentile_script($dir; colour)] | join("\n") + "\n")},
                     {file: "rates-p99-\(.slug).png", script: ([_p99_script($dir; colour)] | join("\n") + "\n")}),
+  (.ramp_tables[] | {file: "ramp-p99-\(.slug).png", script: ([_ramp_script($dir; colour)] | join("\n") + "\n")}),
   (.capacity_tables[] | {file: "capacity-\(.slug).png", script: ([_capacity_script($dir)] | join("\n") + "\n")});

@@ -109,7 +109,7 @@ rows::_json() {
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
   version=$(servers::prop "${row_spec[server]}" version 2>/dev/null) || version=''
   jq -cn --arg server "${row_spec[server]}" --arg version "$version" --arg tool "${row_spec[tool]}" \
-    --argjson load "$(openloop::load_json "${row_spec[load]}")" --argjson capacity "$capacity" --argjson slo "$slo" \
+    --argjson load "$(openloop::load_json "${row_spec[load]}" "${row_spec[scenario]}")" --argjson capacity "$capacity" --argjson slo "$slo" \
     --arg aa_group "${row_spec[aa_group]}" --argjson client "$client" --argjson bound "$bound" \
     --arg proto "${row_spec[protocol]}" --arg scenario "${row_spec[scenario]}" --argjson run "${row_spec[run]}" \
     --argjson step "$step" --argjson config "$(rows::_config_json "$1")" \

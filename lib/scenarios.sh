@@ -5,9 +5,10 @@
 #     Scenario names in table order, one per line.
 #   scenarios::field NAME FIELD
 #     One value of a scenario: method, endpoint, connections, streams, body (a file name
-#     under scenarios/, or "-") or rates (fixed rates to measure it at, "500,1000"; "-" or
-#     empty, as in a table without that column, for none). Returns 1 with a message for an
-#     unknown scenario or field.
+#     under scenarios/, or "-"), rates (fixed rates to measure it at, "500,1000"; "-" or
+#     empty, as in a table without that column, for none) or stages (a ramped rate to measure
+#     it at, barrage --rate-stages' text "100:5s,2000:20s"; "-" or empty for none). Returns 1
+#     with a message for an unknown scenario or field.
 #   scenarios::script NAME
 #     The path of the scenario's wrk Lua script (scenarios/NAME.lua).
 #   scenarios::body_file NAME
@@ -29,7 +30,7 @@ scenarios::field() {
   local name=$1 field=$2 column row
   case $field in
     method) column=2 ;; endpoint) column=3 ;; connections) column=4 ;; streams) column=5 ;;
-    body) column=6 ;; rates) column=7 ;;
+    body) column=6 ;; rates) column=7 ;; stages) column=8 ;;
     *) log::error "scenarios::field: unknown field '$field'"; return 1 ;;
   esac
   row=$(scenarios::_rows | awk -F'\t' -v name="$name" '$1 == name')

@@ -70,7 +70,7 @@ def check($conditions):
 def regressions($base; $new; $gates):
   def key: [.server, .scenario, .protocol, .tool, (.load.mode // "closed"), (.load.target_rps // null)];
   def row_label: "\(.server) \(.scenario) \(.protocol) \(.tool)"
-    + (if .load.mode == "rate" then " @\(.load.target_rps)/s" else "" end);
+    + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "stages" then " ramped" else "" end);
   # a capacity search's record is the run at the edge of its own conditions: not gated
   def checked: [.results[] | select(.status == "ok" and .metrics != null and .load.mode != "capacity")
                 | for_scenario($gates; .scenario) as $c | select(($c | length) > 0)

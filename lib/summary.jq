@@ -3,7 +3,8 @@
 #
 #   fields   row -> [server, tool, protocol, scenario, run, status, req/s, p99 µs, errors, note];
 #            "-" for a number the row lacks
-#   note     row -> why a row is skipped or failed, a rate not delivered, the capacity found, a
+#   note     row -> why a row is skipped or failed, a rate not delivered (a ramp: where delivery
+#            first fell short), the capacity found, a
 #            broken SLO, a client-bound tool, steal time large enough to lower the figures, a
 #            server warm-up that never reached steady state, and a drifting series (lib/drift.jq)
 #            ("" when none)
@@ -19,6 +20,7 @@ def shown: if type == "number" then floor | tostring else "-" end;
 def note:
   [(.reason // empty),
    (.metrics.rate? | select(. != null and .delivered == false) | "not delivered: achieved \(.achieved | floor)/s, backlog \(.backlog_max)"),
+   (.metrics.rate.first_short? | select(. != null) | "delivery fell short at \(.target_rate | floor)/s offered (second \(.t_s | floor))"),
    (.capacity? | select(. != null) | if .capacity_rps == null then "no rate met \(.conditions | join(","))"
       else "capacity \(.capacity_rps)/s\(if .confirmed == false then " (not confirmed)" else "" end)" end),
    (.slo? | select(. != null and .met == false) | "SLO not met: " + ([.conditions[] | select(.met == false) | .condition] | join(", "))),
@@ -30,7 +32,8 @@ def note:
 
 def fields:
   [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol,
-   .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity" else "" end),
+   .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity"
+                elif .load.mode == "stages" then " ramped" else "" end),
    (.run | tostring), .status,
    (.metrics.rps? | shown),
    # a rate not delivered has no latency to show (the note says what was achieved)

@@ -132,12 +132,13 @@ teardown() {
   port=$(jq -r .port "$TMP/server.out")
   barrage::build
   # barrage, sent SIGTERM a second into its 5 s run (as the time limit's `timeout` does)
+  # shellcheck disable=SC2016 # the wrapper's own $@, $! and $pid, expanded when it runs
   printf '#!/usr/bin/env bash\n"%s" "$@" & pid=$!\nsleep 1\nkill -TERM "$pid"\nwait "$pid"\n' \
     "$BARRAGE_BIN" > "$TMP/barrage sigterm"
   chmod +x "$TMP/barrage sigterm"
-  barrage::build() { :; }
-  BARRAGE_BIN="$TMP/barrage sigterm"
-  run barrage::run "$TMP/out.json" "$TMP" "http://127.0.0.1:$port" h1 baseline 1 2 1 5 0 ''
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$port" scenario=baseline connections=2 duration_s=5 barrage_bin="$TMP/barrage sigterm"
+  run barrage::run spec
   [ "$status" -eq 1 ]
   [[ $output == *"interrupted"* ]]
   [ ! -s "$TMP/out.json" ]

@@ -53,7 +53,8 @@ fake() {
   local bad
   for bad in "--rates 0" "--rates 10,x" "--rates ,," "--capacity p99<10" "--capacity foo<1ms" \
     "--capacity errors<1" "--capacity p99>1ms" "--slo hello:p99<" "--capacity-precision 2" \
-    "--capacity-precision 0" "--capacity-start 0"; do
+    "--capacity-precision 0" "--capacity-start 0" "--rate-stages 0:2s" "--rate-stages 10:2x" \
+    "--rate-stages 10:2s,,20:1s" "--rate-stages 10"; do
     # shellcheck disable=SC2086 # each case is an option and its value
     run fake $bad --dry-run
     [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
@@ -86,6 +87,55 @@ fake() {
   # --rates wins over the column
   run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1 --rates 9 --dry-run
   [[ $output == *"2 planned runs"* && $output == *"rate=9"* && $output != *"rate=50"* ]]
+}
+
+@test "openloop: ramped rates from --rate-stages or the table's stages column; the plan says so and counts their time" {
+  mkdir -p "$TMP/scenarios"
+  cp "$ROOT"/scenarios/* "$TMP/scenarios/"
+  awk -F'\t' -v OFS='\t' '$1 == "hello" {$7 = "-"; $8 = "10:1m,100:2m"} {print}' "$ROOT/scenarios/scenarios.tsv" >"$TMP/scenarios/scenarios.tsv"
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello,baseline --tool barrage,wrk --protocol h1 \
+    --duration 10s --warmup 0s --server-warmup 0 --dry-run
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"6 planned runs"* ]]
+  [ "$(grep -c 'barrage.*hello.*stages.*ramped: 10:1m,100:2m' <<<"$output")" -eq 1 ]
+  [ "$(grep -c 'wrk.*hello.*stages.*skipped: wrk has no fixed-rate' <<<"$output")" -eq 1 ]
+  [ "$(grep -c 'baseline.*stages' <<<"$output")" -eq 0 ]
+  # 5 runs of 10 s (wrk's ramp is skipped) and barrage's ramp of 180 s, 2 s of overhead each, a
+  # server start of 15 s: 257 s, about 5 min (2 without the ramp's length)
+  [[ $output == *"about 5 min"* ]]
+  # --rate-stages wins over the column
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1 \
+    --rate-stages 5:1s,9:1s --dry-run
+  [[ $output == *"ramped: 5:1s,9:1s"* && $output != *"10:1m"* ]]
+}
+
+@test "openloop: a ramp past the server's capacity: the row keeps the stages, where delivery fell short, and the README draws p99 against offered rate" {
+  # one request at a time in 10 ms: 100/s at most; the ramp goes from 20/s to 300/s in 4 s
+  FAKE_CAPACITY=100 run fake --servers loaded --scenarios hello --connections 8 --rate-stages 20:1s,300:4s --warmup 0s
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  # (jq prints nothing for an empty file: only "true" passes)
+  [ "$(jq '[.results[] | select(.load.mode == "stages")] | length == 1 and (.[0] | .status == "ok"
+    and .load.stages == "20:1s,300:4s" and .metrics.rate.stages.points == [{rate: 20, duration_s: 1}, {rate: 300, duration_s: 4}]
+    and .metrics.rate.first_short.target_rate > 60 and .metrics.rate.first_short.target_rate < 300
+    and .drift.status == "unknown" and .drift.reason == "a ramped rate trends by design")' "$f")" = true ]
+  [[ $output =~ hello\ ramped\ +1\ +ok.*delivery\ fell\ short\ at\ [0-9]+/s\ offered ]]
+  no_process_left
+  local readme=$TMP/README.md
+  printf '# P\n' >"$readme"
+  run "$ROOT/update-readme.sh" --file "$f" --readme "$readme" --charts "$TMP/charts"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  grep -qxF '#### hello · h1 · barrage, ramped: 20:1s,300:4s' "$readme"
+  grep -qE '^\| loaded \| 2[0-9]{2} \| at [0-9]+/s \| [0-9.]+ ms \| ' "$readme"
+  grep -qF '(charts/ramp-p99-hello-h1-barrage.png)' "$readme"
+  [ "$(head -c 4 "$TMP/charts/ramp-p99-hello-h1-barrage.png" | tail -c 3)" = PNG ]
+  # the ramped row is not in the closed-loop table
+  [ "$(sed -n '/^### hello · HTTP\/1.1 · barrage/,/^###/p' "$readme" | grep -c '^| loaded')" -eq 1 ]
 }
 
 @test "openloop: a rate the server cannot take is recorded as not delivered, with the achieved rate and backlog" {

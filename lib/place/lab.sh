@@ -4,7 +4,8 @@
 # same functions as lib/place/local.sh (its header says what each does); what differs here:
 #   place::default_pinning   nothing: dedicated hosts, no pinning unless --cpus asks (then
 #                            SERVER on the server host, CLIENT on each load host)
-#   place::check_options     --profile attaches to a server on this machine: not here
+#   place::check_options     --profile attaches to a server on this machine, and a ramped
+#                            rate is not split over the hosts: neither here
 #   place::connect           one ssh connection per host (lab::connect)
 #   place::prepare SERVER... barrage built here, it and the servers that built copied to the
 #                            hosts, their facts and pre-flight in the results (lab)
@@ -19,9 +20,17 @@ SERVER_PID='' SERVER_GC_LOG=''
 place::default_pinning() { return 0; }
 
 place::check_options() {
-  [[ -z $PROFILE ]] && return 0
-  echo "--profile attaches to a server on this machine; not in a lab run"
-  return 1
+  local scenario
+  if [[ -n $PROFILE ]]; then
+    echo "--profile attaches to a server on this machine; not in a lab run"
+    return 1
+  fi
+  # lab::run_tool splits a fixed rate over the load hosts, not a ramp
+  for scenario in "${SCENARIOS[@]}"; do
+    [[ -z $(openloop::stages_of "$scenario") ]] && continue
+    echo "a ramped rate (--rate-stages, or the scenario table's stages for $scenario) is not split over lab hosts; not in a lab run"
+    return 1
+  done
 }
 
 place::connect() { lab::connect || exit 1; }

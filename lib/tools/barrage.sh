@@ -82,6 +82,8 @@ barrage::run() {
   elif ((warmup > 0)); then args+=(--warmup "${warmup}s"); fi
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time
   [[ -n $rate ]] && args+=(-R "$rate")
+  # a ramped rate (lib/openloop.sh): the run lasts the stages (the spec's duration_s)
+  [[ -n ${barrage_spec[stages]:-} ]] && args+=(--rate-stages "${barrage_spec[stages]}")
   # a lab's load hosts begin together (lib/lab.sh): start_at, ms since the epoch
   local wait_s=0
   if [[ -n $start_at ]]; then
