@@ -187,6 +187,19 @@ for row in json.load(open(sys.argv[2]))["results"]:
   [ "$(facts '[.flags[] | select(. == "drifting")] | length')" -eq 1 ]
 }
 
+@test "report: a ramped run (--rate-stages): its table's numbers are the file's, p99 against offered rate drawn" {
+  need_chromium
+  local f=$ROOT/tests/fixtures/openloop/ramp.json
+  browse "$(page "$f")"
+  loads_clean
+  [ "$(drawn_charts)" = "$(expected_charts "$f")" ]
+  [ "$(facts '[.cells[] | select(.field == "first_short" or .field == "top_offered") | .value | tonumber] | sort | join(",")')" = \
+    "$(jq -r '.results[] | select(.load.mode == "stages") | .metrics
+       | [.rate.first_short.target_rate, ([.timeline[] | select(.in_grace | not) | .target_rate] | max)] | sort | join(",")' "$f")" ]
+  # the ramp's delivered seconds are a line of the offered chart (20/s and 55/s: 125/s fell short)
+  grep -qF 'loaded ramped' "$TMP/ramp.html"
+}
+
 @test "report: a comparison page shows compare-results.sh's verdicts, the intervals, each regression side by side" {
   need_chromium
   local base=$F/multi-base.json new=$F/multi-shift10.json p=$TMP/compare.html rc=0

@@ -475,6 +475,8 @@ class RunPage:
         groups = {}
         for t in ol.get("rate_tables", []):
             groups.setdefault((t["scenario"], t["protocol"], t["tool"]), {})["rate"] = t
+        for t in ol.get("ramp_tables", []):
+            groups.setdefault((t["scenario"], t["protocol"], t["tool"]), {})["ramp"] = t
         for t in ol.get("capacity_tables", []):
             groups.setdefault((t["scenario"], t["protocol"], t["tool"]), {})["capacity"] = t
         out = []
@@ -504,6 +506,8 @@ class RunPage:
                 part.append(tag("p", esc("Every server was offered the same requests/s on a schedule (open loop); latency from "
                                          "each request's scheduled time. A rate not delivered shows its achieved rate and "
                                          "backlog, never a latency."), class_="note"))
+            if "ramp" in g:
+                part.append(self.ramp_table(g["ramp"]))
             if "capacity" in g:
                 body = []
                 for e in g["capacity"]["entries"]:
@@ -522,6 +526,21 @@ class RunPage:
             part.append(self.runs_table(rows))
             out.append(tag("section", "".join(part), class_="table-section"))
         return "".join(out)
+
+    def ramp_table(self, t):
+        """A ramped run per server (--rate-stages): how far the offered rate went, where delivery fell short."""
+        body = []
+        for e in t["entries"]:
+            delivered = [p["p99_us"] for p in e["points"] if not p["short"]]
+            top = max(delivered) if delivered else None
+            body.append(tag("tr", "".join([
+                tag("td", esc(e["server"])), num(fmt.thousands(e.get("top_offered")), e.get("top_offered"), "top_offered"),
+                num("never" if e.get("first_short") is None else fmt.thousands(e["first_short"]), e.get("first_short"), "first_short"),
+                num(fmt.latency(top), top, "p99_max"),
+                num(fmt.share(e.get("error_rate")), e.get("error_rate"), "error_rate"),
+                tag("td", self.flags(e, []), class_="flags")]), data_server=e["server"]))
+        return table(["Server", "Top offered req/s", "Delivery fell short at req/s", "Highest p99 (delivered seconds)", "Errors", "Flags"],
+                     body, cls="ramp", caption="Ramped: %s (barrage --rate-stages; each second's offered rate against its p99)" % t["stages"])
 
     def openloop_charts(self, g, rows):
         charts = []
@@ -542,6 +561,9 @@ class RunPage:
                 if missed:
                     series.append({"name": s + " not delivered", "type": "scatter", "symbol": "triangle", "symbolSize": 10,
                                    "data": missed})
+        for e in (g.get("ramp") or {}).get("entries", []):
+            series.append({"name": e["server"] + " ramped", "type": "line", "showSymbol": False,
+                           "data": [[p["offered"], p["p99_us"]] for p in e["points"] if not p["short"]]})
         if "capacity" in g:
             for e in g["capacity"]["entries"]:
                 steps = []
@@ -605,7 +627,7 @@ class RunPage:
         body = (tag("h1", esc(title)) + "".join(banners) + self.facts() + self.noise_floor()
                 + (tag("nav", tag("ul", "".join(nav))) if nav else "")
                 + "".join(sections) + self.openloop() + self.where_time_goes() + self.warmups())
-        if not tables and not self.model.get("openloop", {}).get("rate_tables") and not self.model.get("openloop", {}).get("capacity_tables"):
+        if not tables and not any(self.model.get("openloop", {}).get(k) for k in ("rate_tables", "ramp_tables", "capacity_tables")):
             body += tag("p", "No rows measured yet.", class_="note")
         return page(title, body, {"charts": self.charts})
 
