@@ -184,7 +184,7 @@ static int key_alg(EVP_PKEY *key, const char *path, enum jwt_alg *alg, char *err
         return fail(err, errlen, "--jwt-key %s: an EC key on curve %s: ES256 needs P-256 (prime256v1)", path,
                     group[0] ? group : "unknown");
     }
-    return fail(err, errlen, "--jwt-key %s: a %s key is not supported (EC P-256: ES256, RSA: RS256, --jwt-alg HS256: a secret)",
+    return fail(err, errlen, "--jwt-key %s: the %s key type is not supported (EC P-256: ES256, RSA: RS256, --jwt-alg HS256: a secret)",
                 path, EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "unknown");
 }
 
