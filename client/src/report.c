@@ -555,6 +555,19 @@ static void text_warmup(const struct config *cfg, const struct run_result *r)
                seconds + 0.5 >= (double)cfg->warmup_us / 1e6 ? "its cap ended it" : "the run stopped first");
 }
 
+/* --jwt-key: one line, the tokens and whether sending waited for one. */
+static void text_jwt(const struct run_jwt *j)
+{
+    if (!j->on) return;
+    printf("  JWT %s: %" PRIu64 " signed, %" PRIu64 " sent", j->alg, j->signed_count, j->taken);
+    if (j->waited)
+        printf(", %" PRIu64 " WAITED for a signature (the longest %" PRIu64 "us)", j->waited, j->wait_us_max);
+    else
+        printf(", none waited for a signature");
+    if (j->stale) printf(", %" PRIu64 " dropped as stale", j->stale);
+    printf("\n");
+}
+
 static void report_text(const struct config *cfg, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -582,6 +595,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            fmt_us(c1, sizeof c1, hist_mean(&s->ttfb)), fmt_us(c2, sizeof c2, (double)hist_percentile(&s->ttfb, 99)));
     if (cfg->rate > 0) text_rate(cfg, r);
     text_warmup(cfg, r);
+    text_jwt(&r->jwt);
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
     printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,
