@@ -15,6 +15,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/sha.h>
+#include <pthread.h>
 
 #define JWT_SECRET_MAX (1 << 16)
 #define JWT_JSON_MAX 2048 /* the header or the claims, escaped */
@@ -26,6 +29,10 @@ static const char *const alg_names[] = {"ES256", "RS256", "HS256"};
 struct jwt {
     enum jwt_alg alg;
     EVP_PKEY *key;        /* owned: ES256, RS256 */
+    pthread_key_t thread_ctx; /* ES256, RS256: each thread's EVP_PKEY_CTX, initialised once for
+                               * signing (an init per signature costs more than the signature),
+                               * freed when its thread exits (the calling thread's by jwt_free) */
+    bool thread_ctx_made;
     uint8_t *secret;      /* owned: HS256 */
     size_t secret_len;
     char *header_b64;     /* owned: the first part and its '.' */
@@ -198,6 +205,27 @@ static int parse_alg(const char *name, enum jwt_alg *alg, char *err, size_t errl
     return fail(err, errlen, "bad --jwt-alg '%s': ES256, RS256 or HS256", name);
 }
 
+static void free_thread_ctx(void *ctx)
+{
+    EVP_PKEY_CTX_free(ctx);
+}
+
+/* This thread's signing context for j's key (made at its first call); NULL
+ * when OpenSSL cannot make one. */
+static EVP_PKEY_CTX *thread_ctx(const struct jwt *j)
+{
+    EVP_PKEY_CTX *c = pthread_getspecific(j->thread_ctx);
+    if (c) return c;
+    c = EVP_PKEY_CTX_new(j->key, NULL);
+    bool ok = c && EVP_PKEY_sign_init(c) == 1 && EVP_PKEY_CTX_set_signature_md(c, EVP_sha256()) == 1 &&
+              (j->alg != JWT_RS256 || EVP_PKEY_CTX_set_rsa_padding(c, RSA_PKCS1_PADDING) == 1) &&
+              pthread_setspecific(j->thread_ctx, c) == 0;
+    if (ok) return c;
+    EVP_PKEY_CTX_free(c);
+    ERR_clear_error();
+    return NULL;
+}
+
 /* j->key or j->secret and j->alg from the file and alg; -1 with err. */
 static int load_key(struct jwt *j, const char *path, const char *alg, char *err, size_t errlen)
 {
@@ -221,6 +249,9 @@ static int load_key(struct jwt *j, const char *path, const char *alg, char *err,
     }
     j->key = key;
     if (key_alg(key, path, &j->alg, err, errlen)) return -1;
+    if (pthread_key_create(&j->thread_ctx, free_thread_ctx)) return fail(err, errlen, "out of thread keys");
+    j->thread_ctx_made = true;
+    if (!thread_ctx(j)) return fail(err, errlen, "--jwt-key %s: OpenSSL cannot sign with this key", path);
     if (alg && want != j->alg) {
         snprintf(err, errlen, "--jwt-key %s: %s key does not sign --jwt-alg %s (it signs %s)", path,
                  j->alg == JWT_RS256 ? "an RSA" : "an EC P-256", alg, alg_names[j->alg]);
@@ -275,6 +306,10 @@ struct jwt *jwt_new(const char *key_file, const char *alg, const struct jwt_clai
 void jwt_free(struct jwt *j)
 {
     if (!j) return;
+    if (j->thread_ctx_made) {
+        free_thread_ctx(pthread_getspecific(j->thread_ctx));
+        pthread_key_delete(j->thread_ctx);
+    }
     EVP_PKEY_free(j->key);
     free(j->secret);
     free(j->header_b64);
@@ -304,13 +339,11 @@ static int sign_bytes(const struct jwt *j, const char *in, size_t len, uint8_t *
         unsigned int n = 0;
         return HMAC(EVP_sha256(), j->secret, (int)j->secret_len, (const unsigned char *)in, len, sig, &n) && n == 32 ? 0 : -1;
     }
-    uint8_t der[EVP_MAX_MD_SIZE + 1024];
+    uint8_t der[EVP_MAX_MD_SIZE + 1024], digest[32];
     size_t dlen = j->alg == JWT_ES256 ? sizeof der : j->sig_len;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok = ctx && EVP_DigestSignInit(ctx, NULL, EVP_sha256(), NULL, j->key) == 1 &&
-             EVP_DigestSign(ctx, j->alg == JWT_ES256 ? der : sig, &dlen, (const unsigned char *)in, len) == 1;
-    EVP_MD_CTX_free(ctx);
-    if (!ok) {
+    EVP_PKEY_CTX *ctx = thread_ctx(j);
+    if (!ctx || !SHA256((const unsigned char *)in, len, digest) ||
+        EVP_PKEY_sign(ctx, j->alg == JWT_ES256 ? der : sig, &dlen, digest, sizeof digest) != 1) {
         ERR_clear_error();
         return -1;
     }

@@ -407,12 +407,16 @@ int main(int argc, char **argv)
         status = report_empty(&cfg, "");
     } else if (unreachable) {
         report_error("%s", err);
-    } else if (open_run_files(&cfg, &control, err, sizeof err) || wait_for_start(&cfg, err, sizeof err)) {
+    } else if (open_run_files(&cfg, &control, err, sizeof err)) {
         report_error("%s", err);
         status = EXIT_USAGE;
     } else if (jwt && !(cfg.jwt_pool = jwt_pool_start(&cfg, jwt))) {
+        /* before --start-at's wait: the pool's prefill must not delay the start */
         report_error("--jwt-key: cannot sign ahead (out of memory, no thread, or a signature failed)");
         status = EXIT_FAILURE;
+    } else if (wait_for_start(&cfg, err, sizeof err)) {
+        report_error("%s", err);
+        status = EXIT_USAGE;
     } else {
         status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol, jwt);
     }
