@@ -17,9 +17,9 @@ static void check_b64(const char *json, size_t len)
         if (!strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", out[i])) abort();
 }
 
-/* No control byte; strings closed; every '"' inside one escaped. Counts the
- * unescaped quotes: a member adds 4 ("name":"value"). */
-static void check_json(const char *json, size_t len, unsigned strings)
+/* No control byte; strings closed; every '"' inside one escaped: the
+ * unescaped quotes are exactly want (4 per "name":"value", 2 per "name":N). */
+static void check_json(const char *json, size_t len, unsigned want)
 {
     unsigned quotes = 0;
     if (len == 0) return;
@@ -30,7 +30,7 @@ static void check_json(const char *json, size_t len, unsigned strings)
         if (c == '\\') i++;
         else if (c == '"') quotes++;
     }
-    if (quotes != strings * 2) abort();
+    if (quotes != want) abort();
     check_b64(json, len);
 }
 
@@ -59,10 +59,11 @@ static void fuzz_claims(const char *text, size_t size)
     }
     char json[JWT_JSON_MAX];
     size_t n = jwt_header_json("ES256", part[0], json, sizeof json);
-    check_json(json, n, 2 + (part[0] != NULL));
+    check_json(json, n, 4 * (2 + (part[0] != NULL)));
     struct jwt_claims c = {.iss = part[1], .sub = part[2], .aud = part[3], .exp_s = 60};
     n = jwt_claims_json(&c, 1700000000, 0xabcdef, 12345, json, sizeof json);
-    check_json(json, n, 1 + (part[1] != NULL) + (part[2] != NULL) + (part[3] != NULL));
+    /* iat and exp 2 quotes each, jti 4 */
+    check_json(json, n, 8 + 4 * ((part[1] != NULL) + (part[2] != NULL) + (part[3] != NULL)));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -81,6 +81,7 @@ static bool json_member(char *out, size_t cap, size_t *at, const char *name, con
         memcpy(out + *at, esc, e);
         *at += e;
     }
+    if (*at + 2 > cap) return false; /* the closing quote and the '\0' */
     out[(*at)++] = '"';
     out[*at] = '\0';
     return true;

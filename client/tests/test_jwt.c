@@ -41,6 +41,19 @@ static void test_json(void)
     jwt_claims_json(&none, 5, 1, 0, out, sizeof out);
     TAP_CHECK(strcmp(out, "{\"iat\":5,\"jti\":\"0000000000000001-0\"}") == 0, "claims JSON without the optional ones: %s", out);
     TAP_CHECK(jwt_claims_json(&c, 1000, 0xab, 42, out, 20) == 0, "claims JSON: 0 when it does not fit");
+    /* every buffer size: nothing written past cap (a guard byte after it), 0 or the whole JSON */
+    bool within = true;
+    struct jwt_claims empty_iss = {.iss = ""};
+    for (size_t cap = 0; cap < 60; cap++) {
+        char buf[64];
+        memset(buf, '#', sizeof buf);
+        size_t h = jwt_header_json("ES256", "", buf, cap);
+        within &= buf[cap] == '#' && (h == 0 || (h < cap && strlen(buf) == h));
+        memset(buf, '#', sizeof buf);
+        size_t k = jwt_claims_json(&empty_iss, 1, 1, 1, buf, cap);
+        within &= buf[cap] == '#' && (k == 0 || (k < cap && strlen(buf) == k));
+    }
+    TAP_CHECK(within, "header and claims JSON never write past the buffer, whatever its size (fuzz_jwt found one)");
 }
 
 static void test_der(void)
