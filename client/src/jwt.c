@@ -164,7 +164,7 @@ static uint8_t *read_secret(const char *path, size_t *len, char *err, size_t err
     return buf;
 }
 
-/* Whether the file holds a PEM private key (what HS256 must not be given). */
+/* The file's PEM private key (unencrypted: the passphrase tried is empty), or NULL. */
 static EVP_PKEY *read_pem_key(const char *path)
 {
     BIO *bio = BIO_new_file(path, "r");
@@ -192,7 +192,8 @@ static int key_alg(EVP_PKEY *key, const char *path, enum jwt_alg *alg, char *err
         return fail(err, errlen, "--jwt-key %s: an EC key on curve %s: ES256 needs P-256 (prime256v1)", path,
                     group[0] ? group : "unknown");
     }
-    return fail(err, errlen, "--jwt-key %s: the %s key type is not supported (EC P-256: ES256, RSA: RS256, --jwt-alg HS256: a secret)",
+    return fail(err, errlen, "--jwt-key %s: the %s key type is not supported "
+                "(EC P-256: ES256, RSA: RS256, --jwt-alg HS256: a secret)",
                 path, EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "unknown");
 }
 
@@ -236,7 +237,8 @@ static int load_key(struct jwt *j, const char *path, const char *alg, char *err,
     if (alg && want == JWT_HS256) {
         if (key) {
             EVP_PKEY_free(key);
-            return fail(err, errlen, "--jwt-key %s: a PEM private key, but --jwt-alg HS256 takes a file of secret bytes", path);
+            return fail(err, errlen, "--jwt-key %s: a PEM private key, but --jwt-alg HS256 takes a file of secret bytes",
+                        path);
         }
         j->alg = JWT_HS256;
         j->secret = read_secret(path, &j->secret_len, err, errlen);
@@ -246,7 +248,8 @@ static int load_key(struct jwt *j, const char *path, const char *alg, char *err,
         FILE *f = fopen(path, "rb");
         if (!f) return fail(err, errlen, "--jwt-key %s: %s", path, strerror(errno));
         fclose(f);
-        return fail(err, errlen, "--jwt-key %s: not a PEM private key (EC P-256 or RSA; an HMAC secret needs --jwt-alg HS256)", path);
+        return fail(err, errlen, "--jwt-key %s: not a PEM private key (EC P-256 or RSA, unencrypted; "
+                    "an HMAC secret needs --jwt-alg HS256)", path);
     }
     j->key = key;
     if (key_alg(key, path, &j->alg, err, errlen)) return -1;
