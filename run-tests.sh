@@ -86,7 +86,7 @@ stage_deps() {
     ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client \
     chromium:chromium || absent=1
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
-    libclang-rt-14-dev python3-venv || absent=1
+    libclang-rt-14-dev python3-venv python3-jwt python3-cryptography || absent=1
   if ((absent)); then
     echo "not ok - dependencies present (see the messages above)"
     return 1

@@ -20,6 +20,7 @@ enum {
     OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
     OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
+    OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
 };
 
 static const struct option options[] = {
@@ -68,6 +69,14 @@ static const struct option options[] = {
     {"rand-url", required_argument, NULL, OPT_RAND_URL},
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
     {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
+    {"jwt-key", required_argument, NULL, OPT_JWT_KEY},
+    {"jwt-alg", required_argument, NULL, OPT_JWT_ALG},
+    {"jwt-header", required_argument, NULL, OPT_JWT_HEADER},
+    {"jwt-kid", required_argument, NULL, OPT_JWT_KID},
+    {"jwt-iss", required_argument, NULL, OPT_JWT_ISS},
+    {"jwt-sub", required_argument, NULL, OPT_JWT_SUB},
+    {"jwt-aud", required_argument, NULL, OPT_JWT_AUD},
+    {"jwt-exp", required_argument, NULL, OPT_JWT_EXP},
     {NULL, 0, NULL, 0},
 };
 
@@ -138,6 +147,8 @@ static void defaults(struct config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->connections = 10;
+    snprintf(cfg->jwt_name, sizeof cfg->jwt_name, "Authorization");
+    snprintf(cfg->jwt_prefix, sizeof cfg->jwt_prefix, "Bearer ");
     cfg->threads = 1;
     cfg->pipeline = 1;
     cfg->method = "GET";
@@ -355,6 +366,63 @@ static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, 
 }
 
 /* One option; CLI_RUN when it was fine. */
+/* --jwt-header NAME or 'NAME: PREFIX': the field's name (a token) and what
+ * goes before the token in its value (PREFIX and a space; none for a bare NAME). */
+static enum cli_result set_jwt_header(struct config *cfg, const char *arg, char *err, size_t errlen)
+{
+    const char *colon = strchr(arg, ':'), *prefix = colon ? colon + 1 : "";
+    size_t name_len = colon ? (size_t)(colon - arg) : strlen(arg);
+    while (*prefix == ' ' || *prefix == '\t') prefix++;
+    size_t prefix_len = strlen(prefix);
+    while (prefix_len && (prefix[prefix_len - 1] == ' ' || prefix[prefix_len - 1] == '\t')) prefix_len--;
+    if (name_len == 0 || url_token_span(arg, name_len) < name_len || name_len >= sizeof cfg->jwt_name)
+        return fail(err, errlen, "bad --jwt-header '%s': NAME or 'NAME: PREFIX', NAME a header name (a token)", arg);
+    if (prefix_len + 2 > sizeof cfg->jwt_prefix || url_field_value_span(prefix, prefix_len) < prefix_len)
+        return fail(err, errlen, "bad --jwt-header '%s': the prefix is too long or holds a control character", arg);
+    snprintf(cfg->jwt_name, sizeof cfg->jwt_name, "%.*s", (int)name_len, arg);
+    snprintf(cfg->jwt_prefix, sizeof cfg->jwt_prefix, "%.*s%s", (int)prefix_len, prefix, prefix_len ? " " : "");
+    return CLI_RUN;
+}
+
+/* A --jwt-* claim: any text but control characters (it goes into JSON escaped). */
+static enum cli_result set_claim(const char **field, const char *name, const char *arg, char *err, size_t errlen)
+{
+    for (const char *c = arg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) return fail(err, errlen, "bad %s: a control character", name);
+    *field = arg;
+    return CLI_RUN;
+}
+
+/* The --jwt-* options. */
+static enum cli_result apply_jwt(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
+{
+    switch (opt) {
+    case OPT_JWT_KEY: return readable_file("--jwt-key", arg, err, errlen) == CLI_RUN ? (cfg->jwt_key = arg, CLI_RUN) : CLI_ERROR;
+    case OPT_JWT_ALG: cfg->jwt_alg = arg; return CLI_RUN;
+    case OPT_JWT_HEADER: return set_jwt_header(cfg, arg, err, errlen);
+    case OPT_JWT_KID: return set_claim(&cfg->jwt_kid, "--jwt-kid", arg, err, errlen);
+    case OPT_JWT_ISS: return set_claim(&cfg->jwt_iss, "--jwt-iss", arg, err, errlen);
+    case OPT_JWT_SUB: return set_claim(&cfg->jwt_sub, "--jwt-sub", arg, err, errlen);
+    case OPT_JWT_AUD: return set_claim(&cfg->jwt_aud, "--jwt-aud", arg, err, errlen);
+    default:
+        if (set_positive_duration(&cfg->jwt_exp_us, "--jwt-exp", arg, err, errlen) != CLI_RUN) return CLI_ERROR;
+        if (cfg->jwt_exp_us < 1000000) return fail(err, errlen, "--jwt-exp '%s': at least 1s (exp is in seconds)", arg);
+        return CLI_RUN;
+    }
+}
+
+/* --jwt-*: with --jwt-key, without a script, its header not also a -H one. */
+static enum cli_result check_jwt(const struct config *cfg, char *err, size_t errlen)
+{
+    bool any = cfg->jwt_alg || cfg->jwt_kid || cfg->jwt_iss || cfg->jwt_sub || cfg->jwt_aud || cfg->jwt_exp_us ||
+               strcmp(cfg->jwt_name, "Authorization") || strcmp(cfg->jwt_prefix, "Bearer ");
+    if (!cfg->jwt_key) return any ? fail(err, errlen, "--jwt-alg, --jwt-header and the claims need --jwt-key") : CLI_RUN;
+    if (cfg->script_file) return fail(err, errlen, "--jwt-key does not combine with --script (a script makes its own requests)");
+    if (config_header(cfg, cfg->jwt_name))
+        return fail(err, errlen, "--jwt-header %s: -H (or the URL's user:password) sets that header too", cfg->jwt_name);
+    return CLI_RUN;
+}
+
 static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, char *err, size_t errlen)
 {
     long long v;
@@ -453,6 +521,9 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     }
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
+    case OPT_JWT_KEY: case OPT_JWT_ALG: case OPT_JWT_HEADER: case OPT_JWT_KID: case OPT_JWT_ISS: case OPT_JWT_SUB:
+    case OPT_JWT_AUD: case OPT_JWT_EXP:
+        return apply_jwt(opt, arg, cfg, err, errlen);
     default: return fail(err, errlen, "unknown option (see --help)");
     }
 }
@@ -497,8 +568,10 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
     if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
     if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
-    if (config_generated(cfg) && cfg->script_file) return fail(err, errlen, "--urls and --rand-url do not combine with --script");
+    if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
+        return fail(err, errlen, "--urls and --rand-url do not combine with --script");
     enum cli_result r = parse_url(cfg, err, errlen);
+    if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
     cfg->h2 = cfg->force == PROTOCOL_H2;
     return r;

@@ -17,6 +17,7 @@
 #define CONFIG_MAX_PIPELINE 256
 
 struct script;
+struct jwtpool;
 
 struct config {
     const char *url;
@@ -71,6 +72,14 @@ struct config {
     const char *urls_file;     /* --urls FILE */
     bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
     const char *rand_url;      /* --rand-url PATTERN */
+    /* --jwt-key: a signed token per request (jwt.h), from a pool signed ahead (jwtpool.h) */
+    const char *jwt_key;       /* --jwt-key FILE, or NULL */
+    const char *jwt_alg;       /* --jwt-alg, or NULL: from the key */
+    const char *jwt_kid, *jwt_iss, *jwt_sub, *jwt_aud; /* NULL: left out */
+    uint64_t jwt_exp_us;       /* --jwt-exp; 0: no exp claim */
+    char jwt_name[128];        /* the header's name (--jwt-header, default Authorization) */
+    char jwt_prefix[128];      /* what goes before the token in its value ("Bearer " by default) */
+    struct jwtpool *jwt_pool;  /* set by main with --jwt-key: ring t is worker thread t's */
     /* --rate-stages: the target ramps through them from the measured phase's start */
     struct rate_stage stages[STAGES_MAX];
     unsigned stage_count;      /* 0: a constant rate (-R) */
@@ -96,7 +105,7 @@ static inline const char *config_header(const struct config *cfg, const char *na
 /* A source without a script was asked for (source_gen). */
 static inline bool config_generated(const struct config *cfg)
 {
-    return cfg->urls_file || cfg->rand_url;
+    return cfg->urls_file || cfg->rand_url || cfg->jwt_key;
 }
 
 /* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern. */

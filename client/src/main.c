@@ -23,6 +23,8 @@
 #include "engine.h"
 #include "http1.h"
 #include "http2.h"
+#include "jwt.h"
+#include "jwtpool.h"
 #include "report.h"
 #include "signals.h"
 #include "source.h"
@@ -33,6 +35,12 @@
 #define EXIT_UNREACHABLE 3
 #define EXIT_SCRIPT SCRIPT_EXIT_STATUS
 #define SPARE_FILES 32 /* stdio, epoll, eventfd, and a margin */
+/* --jwt-key: tokens signed ahead per worker thread (fewer at a low fixed rate
+ * with --jwt-exp, so none waits past half its lifetime), and how long main
+ * may sign before the run to fill them */
+#define JWT_POOL_TOKENS 1024
+#define JWT_POOL_MIN_TOKENS 16
+#define JWT_PREFILL_US 2000000
 
 /* Raises the soft open-file limit when the connections need it; -1 when the
  * hard limit is too low (the message says what to change). */
@@ -220,6 +228,45 @@ static long peak_rss_kb(void)
     return kb;
 }
 
+/* --jwt-key: the key and the claims; NULL without --jwt-key or with err set. */
+static struct jwt *jwt_setup(const struct config *cfg, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (!cfg->jwt_key) return NULL;
+    uint64_t run_id;
+    if (getrandom(&run_id, sizeof run_id, 0) != sizeof run_id) run_id = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    struct jwt_claims claims = {.kid = cfg->jwt_kid, .iss = cfg->jwt_iss, .sub = cfg->jwt_sub, .aud = cfg->jwt_aud,
+                                .exp_s = cfg->jwt_exp_us / 1000000};
+    return jwt_new(cfg->jwt_key, cfg->jwt_alg, &claims, run_id, err, errlen);
+}
+
+/* The pool of tokens signed ahead (jwtpool.h), filled before the run (for at
+ * most JWT_PREFILL_US) and kept full by its signer thread; NULL when out of
+ * memory or a signature failed. */
+static struct jwtpool *jwt_pool_start(const struct config *cfg, struct jwt *jwt)
+{
+    size_t tokens = JWT_POOL_TOKENS;
+    uint64_t max_age_us = cfg->jwt_exp_us ? cfg->jwt_exp_us / 2 : UINT64_MAX;
+    if (cfg->rate > 0 && cfg->jwt_exp_us && !cfg->stage_count) {
+        double per_ring = cfg->rate / cfg->threads * ((double)max_age_us / 2e6);
+        if (per_ring < (double)tokens) tokens = per_ring < JWT_POOL_MIN_TOKENS ? JWT_POOL_MIN_TOKENS : (size_t)per_ring;
+    }
+    struct jwtpool *p = jwtpool_new(cfg->threads, tokens, jwt_max_len(jwt) + 1, max_age_us, jwt_sign_seq, jwt);
+    if (p && jwtpool_start(p, JWT_PREFILL_US, true) == 0) return p;
+    jwtpool_free(p);
+    return NULL;
+}
+
+/* The record's jwt object from the pool's counts. */
+static void jwt_result(const struct config *cfg, const struct jwt *jwt, struct run_result *result)
+{
+    if (!cfg->jwt_pool) return;
+    struct jwtpool_stats st = jwtpool_stats(cfg->jwt_pool);
+    result->jwt = (struct run_jwt){.on = true, .alg = jwt_alg_name(jwt), .signed_count = st.signed_count,
+                                   .taken = st.taken, .waited = st.waited, .wait_us_max = st.wait_us_max,
+                                   .stale = st.stale};
+}
+
 /* A run that measured nothing (a script error in setup or init, a signal
  * before the run): its empty report with the error (or ""); the exit status. */
 static int report_empty(const struct config *cfg, const char *error)
@@ -245,7 +292,7 @@ static bool never_connected(const struct stats *st)
 /* The run, reported: with a script its setup and init first, its done after
  * the text report (as wrk) or before the --json record (so the record can
  * name an error of done). Returns the exit status. */
-static int run_and_report(struct config *cfg, const struct protocol *protocol)
+static int run_and_report(struct config *cfg, const struct protocol *protocol, const struct jwt *jwt)
 {
     struct run_result result = {0};
     char err[512];
@@ -262,6 +309,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol)
     } else if (result.interrupted && cfg->script) {
         script_halt_signal(false); /* handled: done() runs, as wrk's after Ctrl-C */
     }
+    jwt_result(cfg, jwt, &result);
     if (cfg->script && !result.error[0] && cfg->json && source_script_done(cfg->script, &result)) {
         snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
     }
@@ -311,6 +359,7 @@ static void on_first_signal(int sig)
 int main(int argc, char **argv)
 {
     struct config cfg;
+    struct jwt *jwt = NULL;
     char err[SCRIPT_ERROR_MAX];
     if (signals_init(on_first_signal)) {
         report_error("cannot set up the signal handlers");
@@ -322,13 +371,21 @@ int main(int argc, char **argv)
     case CLI_ERROR: report_error("%s", err); cli_free(&cfg); return EXIT_USAGE;
     case CLI_RUN: break;
     }
+    jwt = jwt_setup(&cfg, err, sizeof err);
+    if (cfg.jwt_key && !jwt) {
+        report_error("%s", err);
+        cli_free(&cfg);
+        return EXIT_USAGE;
+    }
     if (ensure_file_limit(cfg.connections, err, sizeof err)) {
         report_error("%s", err);
+        jwt_free(jwt);
         cli_free(&cfg);
         return EXIT_USAGE;
     }
     if (resolve(&cfg, err, sizeof err)) {
         report_error("%s", err);
+        jwt_free(jwt);
         cli_free(&cfg);
         return EXIT_UNREACHABLE;
     }
@@ -350,12 +407,21 @@ int main(int argc, char **argv)
         status = report_empty(&cfg, "");
     } else if (unreachable) {
         report_error("%s", err);
-    } else if (open_run_files(&cfg, &control, err, sizeof err) || wait_for_start(&cfg, err, sizeof err)) {
+    } else if (open_run_files(&cfg, &control, err, sizeof err)) {
+        report_error("%s", err);
+        status = EXIT_USAGE;
+    } else if (jwt && !(cfg.jwt_pool = jwt_pool_start(&cfg, jwt))) {
+        /* before --start-at's wait: the pool's prefill must not delay the start */
+        report_error("--jwt-key: cannot sign ahead (out of memory, no thread, or a signature failed)");
+        status = EXIT_FAILURE;
+    } else if (wait_for_start(&cfg, err, sizeof err)) {
         report_error("%s", err);
         status = EXIT_USAGE;
     } else {
-        status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol);
+        status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol, jwt);
     }
+    jwtpool_free(cfg.jwt_pool);
+    jwt_free(jwt);
     if (close_run_files(&cfg) && status == 0) status = EXIT_FAILURE;
     tls_client_free(cfg.tls_client);
     script_free(cfg.script);

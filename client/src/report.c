@@ -98,6 +98,18 @@ void report_help(void)
           "      --urls-random            draw each request from the list at random (--seed)\n"
           "      --rand-url PATTERN       each request's path drawn from a regular expression, e.g.\n"
           "                               '/item/[0-9]{1,6}' (--seed; unbounded repeats capped at 8)\n"
+          "      --jwt-key FILE           a signed JWT in every request, each with its own jti, signed\n"
+          "                               ahead in a bounded pool on a thread of its own: FILE a PEM\n"
+          "                               EC P-256 private key (ES256) or RSA private key (RS256), or with\n"
+          "                               --jwt-alg HS256 a file whose bytes, as they are (no newline\n"
+          "                               stripped: write it with printf), are the HMAC secret\n"
+          "      --jwt-alg ES256|RS256|HS256  the algorithm (default: the PEM key's; HS256 must be given)\n"
+          "      --jwt-header NAME        the header carrying it (default 'Authorization: Bearer': the line\n"
+          "                               'Authorization: Bearer <token>'); NAME alone sends 'NAME: <token>',\n"
+          "                               'NAME: PREFIX' sends 'NAME: PREFIX <token>'\n"
+          "      --jwt-kid, --jwt-iss, --jwt-sub, --jwt-aud TEXT  the header's kid and the claims\n"
+          "      --jwt-exp TIME           exp = iat + TIME (at least 1s; default: no exp); a token is sent\n"
+          "                               within TIME/2 of its iat (older ones are dropped)\n"
           "      --help, --version\n\n"
           "Exit status: 0 the run finished (whatever the responses), 2 usage error (a script\n"
           "that does not load, a bad method, header or URL, an option out of its range included),\n"
@@ -123,6 +135,18 @@ void report_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+/* "jwt": the tokens of --jwt-key (docs/metrics.md), or null. */
+static void json_jwt(FILE *f, const struct run_jwt *j)
+{
+    if (!j->on) {
+        fputs("  \"jwt\": null,\n", f);
+        return;
+    }
+    fprintf(f, "  \"jwt\": {\"alg\": \"%s\", \"signed\": %" PRIu64 ", \"used\": %" PRIu64 ", \"waited\": %" PRIu64
+               ", \"wait_us_max\": %" PRIu64 ", \"stale\": %" PRIu64 "},\n",
+            j->alg, j->signed_count, j->taken, j->waited, j->wait_us_max, j->stale);
 }
 
 /* A latency object, or null for an empty histogram. */
@@ -419,6 +443,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_histograms(f, cfg, s);
     json_timeline(f, cfg, "timeline", &r->timeline);
     json_warmup(f, cfg, r);
+    json_jwt(f, &r->jwt);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
 }
@@ -530,6 +555,19 @@ static void text_warmup(const struct config *cfg, const struct run_result *r)
                seconds + 0.5 >= (double)cfg->warmup_us / 1e6 ? "its cap ended it" : "the run stopped first");
 }
 
+/* --jwt-key: one line, the tokens and whether sending waited for one. */
+static void text_jwt(const struct run_jwt *j)
+{
+    if (!j->on) return;
+    printf("  JWT %s: %" PRIu64 " signed, %" PRIu64 " sent", j->alg, j->signed_count, j->taken);
+    if (j->waited)
+        printf(", %" PRIu64 " WAITED for a signature (the longest %" PRIu64 "us)", j->waited, j->wait_us_max);
+    else
+        printf(", none waited for a signature");
+    if (j->stale) printf(", %" PRIu64 " dropped as stale", j->stale);
+    printf("\n");
+}
+
 static void report_text(const struct config *cfg, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -557,6 +595,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            fmt_us(c1, sizeof c1, hist_mean(&s->ttfb)), fmt_us(c2, sizeof c2, (double)hist_percentile(&s->ttfb, 99)));
     if (cfg->rate > 0) text_rate(cfg, r);
     text_warmup(cfg, r);
+    text_jwt(&r->jwt);
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
     printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,

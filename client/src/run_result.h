@@ -5,6 +5,7 @@
 #ifndef BARRAGE_RUN_RESULT_H
 #define BARRAGE_RUN_RESULT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hist.h"
@@ -22,6 +23,13 @@ struct run_warmup {
     struct timeline timeline; /* owned by the caller: timeline_free */
 };
 
+/* --jwt-key: the tokens of the run (jwtpool.h's counts); on false without it. */
+struct run_jwt {
+    bool on;
+    const char *alg;      /* "ES256", "RS256", "HS256"; static */
+    uint64_t signed_count, taken, waited, wait_us_max, stale;
+};
+
 /* The result of a run: merged stats, the measured window and the per-second timeline. */
 struct run_result {
     struct stats stats;   /* owned by the caller: stats_free */
@@ -34,6 +42,7 @@ struct run_result {
     struct timeline timeline; /* owned by the caller: timeline_free; its entries add up
                                * to the totals; changes[1..] are --control's rate changes */
     struct run_warmup warmup;
+    struct run_jwt jwt;       /* set by main */
 };
 
 #endif

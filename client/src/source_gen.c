@@ -11,13 +11,18 @@
  * origins every origin has one, and each thread takes the lines of the
  * origins its connections serve. In order, each thread walks each origin's
  * lines from the first, round and round; at random (--urls-random), each
- * request is a line of the origin drawn uniformly, seeded (--seed) per thread. */
+ * request is a line of the origin drawn uniformly, seeded (--seed) per thread.
+ *
+ * With --jwt-key every request is written into a block (as a drawn target)
+ * with one more header field, the token taken from the thread's ring of
+ * cfg->jwt_pool (jwtpool.h), which reqbuild_fill copies into the block. */
 #include <netdb.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jwtpool.h"
 #include "regexgen.h"
 #include "reqbuild.h"
 #include "rng.h"
@@ -229,6 +234,23 @@ static struct gen_block *block_get(struct gen_source *s, size_t size)
     return bigger;
 }
 
+/* The extra field of --jwt-key with the thread's next token; NULL (the source
+ * failed) when signing failed. */
+static struct reqbuild_extra *take_token(struct gen_source *s, struct reqbuild_extra *x)
+{
+    const struct config *cfg = s->sh->cfg;
+    size_t len;
+    const char *token = jwtpool_take(cfg->jwt_pool, s->thread, &len);
+    if (!token) {
+        s->base.state = SOURCE_FAILED;
+        s->base.error = "--jwt-key: signing a token failed";
+        return NULL;
+    }
+    *x = (struct reqbuild_extra){.name = cfg->jwt_name, .name_len = strlen(cfg->jwt_name), .prefix = cfg->jwt_prefix,
+                                 .prefix_len = strlen(cfg->jwt_prefix), .token = token, .token_len = len};
+    return x;
+}
+
 static const struct request *gen_next_drawn(struct source *base, unsigned conn)
 {
     struct gen_source *s = (struct gen_source *)base;
@@ -241,7 +263,10 @@ static const struct request *gen_next_drawn(struct source *base, unsigned conn)
     } else {
         path_len = strlen(path);
     }
-    const struct reqbuild_extra *extra = NULL;
+    struct reqbuild_extra jwt, *extra = NULL;
+    if (s->sh->cfg->jwt_pool) {
+        if (!(extra = take_token(s, &jwt))) return NULL;
+    }
     struct gen_block *b = block_get(s, reqbuild_size(&t->build, path_len, extra));
     if (!b) {
         s->base.state = SOURCE_FAILED;
@@ -297,7 +322,7 @@ static struct source *gen_source_new(const void *shared, unsigned thread, unsign
     s->sh = sh;
     s->threads = sh->cfg->threads;
     s->thread = thread;
-    s->base.ops = sh->pattern ? &drawn_ops : &fixed_ops;
+    s->base.ops = sh->pattern || sh->cfg->jwt_pool ? &drawn_ops : &fixed_ops;
     rng_seed(&s->rng, sh->cfg->seed ^ ((uint64_t)thread * 0xd1b54a32d192ed03ULL));
     s->cursor = calloc(sh->origin_count, sizeof *s->cursor);
     if (sh->pattern) s->path = malloc(regexgen_max_len(sh->pattern) + 1);

@@ -27,14 +27,15 @@ LOG_FORMAT = "log_format rec '$server_port $request_method $request_uri $server_
 
 class Recorder(h2run.Nginx):
     """nginx answering 200 "hello" to everything, on one or more free ports
-    (`listen` extra: "http2" for h2c), logging each request it answered."""
+    (`listen` extra: "http2" for h2c), logging each request it answered
+    (log_format: another `log_format rec '...'` line, fields split on spaces)."""
 
-    def __init__(self, workdir, name, listen="", ports=1):
+    def __init__(self, workdir, name, listen="", ports=1, log_format=LOG_FORMAT):
         self.extra_ports = [harness.free_port() for _ in range(ports - 1)]
         more = "".join(f"\n    listen 127.0.0.1:{p} {listen};" for p in self.extra_ports)
         log = os.path.join(workdir, f"nginx {name}", "access.log")
         super().__init__(workdir, name, listen,
-                         f'{more}\n    access_log "{log}" rec;\n    location / {{ return 200 "hello"; }}', LOG_FORMAT)
+                         f'{more}\n    access_log "{log}" rec;\n    location / {{ return 200 "hello"; }}', log_format)
         self.log = log
 
     def requests(self):

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""barrage --jwt-key against nginx, whose access log records every request it
+answers with its token (tests/sources/run.py's Recorder with another log
+format): every token verifies against the public key with PyJWT (an
+independent verifier), every jti is distinct, the claims are as given; for
+ES256, RS256 and HS256, on HTTP/1.1 and HTTP/2, closed loop and at a fixed
+rate; with --jwt-header, -H, -b and --rand-url; bad keys are usage errors
+before anything is sent. The keys are made here with openssl. Prints TAP lines;
+exits 1 when a case failed.
+  python3 tests/jwt/run.py --barrage build/barrage [--sanitized] [--only NAME]
+PyJWT and cryptography are Debian's python3-jwt and python3-cryptography:
+when this python cannot import them, the script runs itself again with
+/usr/bin/python3."""
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import jwt as pyjwt
+except ImportError:
+    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3", *sys.argv])
+    print("not ok - barrage jwt tests: PyJWT missing (apt-get install python3-jwt python3-cryptography)")
+    sys.exit(1)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.join(TESTS, "h2"))
+_spec = importlib.util.spec_from_file_location("sources_run", os.path.join(TESTS, "sources", "run.py"))
+sources = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sources)
+from harness import expect, expect_eq  # noqa: E402
+
+# the Authorization field last: its value holds a space
+LOG_FORMAT = "log_format rec '$server_protocol $request_uri $http_x_test $http_x_jwt $http_authorization';"
+CLAIMS = ["--jwt-kid", "key-1", "--jwt-iss", "barrage-test", "--jwt-sub", "user \"42\"", "--jwt-aud", "api",
+          "--jwt-exp", "1h"]
+
+
+class Recorder(sources.Recorder):
+    def __init__(self, workdir, name, listen=""):
+        super().__init__(workdir, name, listen, log_format=LOG_FORMAT)
+
+    def requests(self):
+        """Every logged request as (protocol, target, x_test, x_jwt, authorization); '-' when absent."""
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [tuple(line.split(" ", 4)) for line in f.read().splitlines()]
+
+
+def make_keys(workdir):
+    """alg -> (private key file, what verifies it): EC P-256 and RSA 2048 PEM from openssl, an HS256 secret."""
+    def openssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+    d = lambda name: os.path.join(workdir, name)  # noqa: E731
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", d("ec.pem"))
+    openssl("pkey", "-in", d("ec.pem"), "-pubout", "-out", d("ec.pub"))
+    openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", d("rsa.pem"))
+    openssl("pkey", "-in", d("rsa.pem"), "-pubout", "-out", d("rsa.pub"))
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", d("p384.pem"))
+    secret = os.urandom(32) + b"\n"  # the file's bytes as they are, a newline included
+    with open(d("hs.key"), "wb") as f:
+        f.write(secret)
+    read = lambda name: open(d(name), "rb").read()  # noqa: E731
+    return {"ES256": (d("ec.pem"), read("ec.pub")), "RS256": (d("rsa.pem"), read("rsa.pub")),
+            "HS256": (d("hs.key"), secret)}
+
+
+def verify_all(tokens, alg, verify_key):
+    """Every token verifies (signature, exp, aud, iss) with PyJWT; the claims as given; jti distinct."""
+    jtis = set()
+    for tok in tokens:
+        try:
+            claims = pyjwt.decode(tok, verify_key, algorithms=[alg], audience="api", issuer="barrage-test",
+                                  options={"require": ["exp", "iat", "jti"]})
+        except pyjwt.PyJWTError as e:
+            raise AssertionError(f"{alg} token does not verify ({type(e).__name__}: {e}): {tok}")
+        header = pyjwt.get_unverified_header(tok)
+        expect(header == {"alg": alg, "typ": "JWT", "kid": "key-1"}, f"header {header}")
+        expect(claims["sub"] == 'user "42"' and claims["exp"] - claims["iat"] == 3600, f"claims {claims}")
+        jtis.add(claims["jti"])
+    expect(len(jtis) == len(tokens), f"{len(tokens) - len(jtis)} repeated jti among {len(tokens)} tokens")
+
+
+def bearer_tokens(reqs):
+    bad = [r for r in reqs if not r[4].startswith("Bearer ")]
+    expect(not bad, f"requests without 'Authorization: Bearer': {bad[:2]}")
+    return [r[4][len("Bearer "):] for r in reqs]
+
+
+def check_record(r, alg, reqs, fixed_rate):
+    expect(r["requests"] == len(reqs) and r["succeeded"] == len(reqs), f"{r['requests']} requests, nginx answered {len(reqs)}")
+    j = r["jwt"]
+    expect(j["alg"] == alg and j["used"] >= len(reqs) and j["signed"] >= j["used"], f"record jwt {j}")
+    # prefilled before the run with more tokens than these runs send: nothing waits
+    expect(j["waited"] == 0 and j["wait_us_max"] == 0, f"sending waited for a signature: {j}")
+    if fixed_rate:
+        expect(r["rate"] is not None, "not at a fixed rate")
+
+
+def case_matrix(alg, proto, loop):
+    def case(t):
+        key, verify_key = t.keys[alg]
+        listen, extra = ("http2", ["--h2"]) if proto == "h2" else ("", [])
+        load = ["-R", "300", "-d", "1s"] if loop == "fixed rate" else ["-n", "400"]
+        load += ["--jwt-alg", "HS256"] if alg == "HS256" else []  # ES256 and RS256: from the key
+        with Recorder(t.workdir, f"{alg} {proto} {loop}", listen) as ng:
+            r = t.ok_run(["-c", "4", "-t", "2", *extra, *load, "--jwt-key", key, *CLAIMS], sources.url_of(ng.port))
+            reqs = ng.requests()
+        expect(reqs and all(q[0] == ("HTTP/2.0" if proto == "h2" else "HTTP/1.1") for q in reqs), f"protocol: {reqs[:1]}")
+        check_record(r, alg, reqs, loop == "fixed rate")
+        verify_all(bearer_tokens(reqs), alg, verify_key)
+    return case
+
+
+def case_header_sources(t):
+    """--jwt-header X-JWT: 'X-JWT: <token>' and no Authorization, with -H, -b and --rand-url (h1 and h2)."""
+    key, verify_key = t.keys["ES256"]
+    for listen, extra in (("", []), ("http2", ["--h2", "-R", "200"])):
+        with Recorder(t.workdir, f"header {listen}", listen) as ng:
+            t.ok_run(["-c", "2", "-n", "200", *extra, "--jwt-key", key, "--jwt-header", "X-JWT", *CLAIMS,
+                      "-H", "X-Test: yes", "-X", "POST", "-b", "body", "--rand-url", "/item/[0-9]{4}", "--seed", "3"],
+                     sources.url_of(ng.port))
+            reqs = ng.requests()
+        expect(len(reqs) == 200, f"{len(reqs)} requests")
+        expect(all(q[2] == "yes" and q[4] == "-" and q[1].startswith("/item/") for q in reqs), f"fields: {reqs[:2]}")
+        expect(len({q[1] for q in reqs}) > 100, "the targets were not drawn")
+        verify_all([q[3] for q in reqs], "ES256", verify_key)
+
+
+def case_urls_prefix(t):
+    """--urls with --jwt-header 'Authorization: Token': that prefix; HS256; the list's targets in order."""
+    key, verify_key = t.keys["HS256"]
+    lst = t.write("list.txt", "/a\n/b\n")
+    with Recorder(t.workdir, "urls prefix") as ng:
+        t.ok_run(["-c", "1", "-n", "50", "--urls", lst, "--jwt-key", key, "--jwt-alg", "HS256",
+                  "--jwt-header", "Authorization: Token", *CLAIMS], sources.url_of(ng.port))
+        reqs = ng.requests()
+    expect([q[1] for q in reqs] == ["/a", "/b"] * 25, f"targets {[q[1] for q in reqs][:4]}")
+    expect(all(q[4].startswith("Token ") for q in reqs), f"prefix: {reqs[:1]}")
+    verify_all([q[4][len("Token "):] for q in reqs], "HS256", verify_key)
+
+
+def case_no_jwt(t):
+    """Without --jwt-key the record's jwt is null and no Authorization is sent."""
+    with Recorder(t.workdir, "none") as ng:
+        r = t.ok_run(["-c", "1", "-n", "5"], sources.url_of(ng.port))
+        reqs = ng.requests()
+    expect_eq(r, "jwt", None)
+    expect(all(q[4] == "-" for q in reqs), "an Authorization header was sent")
+
+
+def case_bad_keys(t):
+    """A bad key file, an unsupported key, a key/alg mismatch: exit 2 with the reason, nothing sent."""
+    ec, rsa, hs = t.keys["ES256"][0], t.keys["RS256"][0], t.keys["HS256"][0]
+    garbage = t.write("garbage.pem", "-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
+    cases = [([garbage], "not a PEM private key"),
+             ([os.path.join(t.workdir, "absent.pem")], "absent.pem"),
+             ([os.path.join(t.workdir, "p384.pem")], "ES256 needs P-256"),
+             ([ec.replace("ec.pem", "ec.pub")], "not a PEM private key"),
+             ([rsa, "--jwt-alg", "ES256"], "does not sign --jwt-alg ES256"),
+             ([ec, "--jwt-alg", "HS256"], "takes a file of secret bytes"),
+             ([hs], "needs --jwt-alg HS256"),
+             ([ec, "--jwt-alg", "PS256"], "bad --jwt-alg")]
+    with Recorder(t.workdir, "bad keys") as ng:
+        for args, want in cases:
+            rc, _, err = t.run(["-c", "1", "-n", "5", "--jwt-key", *args], sources.url_of(ng.port))
+            expect(rc == 2 and want in err, f"--jwt-key {' '.join(args)}: exit {rc}: {err.strip()} (want {want})")
+        expect(ng.requests() == [], "a request was sent")
+
+
+CASES = [(f"--jwt-key {alg} {proto} {loop}: every token verifies, jti distinct, claims as given",
+          case_matrix(alg, proto, loop))
+         for alg in ("ES256", "RS256", "HS256") for proto in ("h1", "h2") for loop in ("closed loop", "fixed rate")]
+CASES += [("--jwt-header NAME with -H, -b, --rand-url on h1 and h2", case_header_sources),
+          ("--jwt-header 'NAME: PREFIX' with --urls, HS256", case_urls_prefix),
+          ("without --jwt-key: jwt null", case_no_jwt),
+          ("bad keys are usage errors before the run", case_bad_keys)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--barrage", required=True)
+    ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only")
+    args = ap.parse_args()
+    tag = " (sanitized)" if args.sanitized else ""
+    for tool in ("nginx", "openssl"):
+        if not shutil.which(tool):
+            print(f"not ok - barrage jwt tests{tag}: {tool} missing")
+            return 1
+    workdir = tempfile.mkdtemp(prefix="barrage jwt test.")
+    t = sources.SourceRunner(os.path.abspath(args.barrage), args.sanitized, workdir)
+    t.keys = make_keys(workdir)
+    try:
+        t.run_cases(CASES, args.only, tag)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return 1 if t.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
