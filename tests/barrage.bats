@@ -90,6 +90,7 @@ teardown() {
   assert_jq '.started == .requests + .aborted' "$TMP/out.json"
   # what the server sent (GET /_sent): every 200 in the record, short by at most the aborted
   curl -sf "http://127.0.0.1:$port/_sent" > "$TMP/sent.json"
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0]["status 200"] as $n | ($sent[0] | keys) == ["status 200"]
     and .status.codes == {"200": .succeeded} and .succeeded <= $n and $n - .succeeded <= .aborted' "$TMP/out.json"
 }
@@ -132,6 +133,7 @@ teardown() {
   port=$(jq -r .port "$TMP/server.out")
   barrage::build
   # barrage, sent SIGTERM a second into its 5 s run (as the time limit's `timeout` does)
+  # shellcheck disable=SC2016 # expanded by that bash
   printf '#!/usr/bin/env bash\n"%s" "$@" & pid=$!\nsleep 1\nkill -TERM "$pid"\nwait "$pid"\n' \
     "$BARRAGE_BIN" > "$TMP/barrage sigterm"
   chmod +x "$TMP/barrage sigterm"

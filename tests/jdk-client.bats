@@ -114,6 +114,7 @@ exact() {
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
   # the priming request (GET /, the server's request 0: a 200) is outside the count
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
     | .requests == 400 and .aborted == 0 and .prime_requests == 1
     and ($s | to_entries | map(select(.key | startswith("status ")) | {key: (.key | ltrimstr("status ")), value})
@@ -130,6 +131,7 @@ exact() {
   client --request 'GET /' --connections 3 --duration 1 --warmup 0.5
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq --slurpfile sent "$TMP/sent.json" '.duration_us == 1000000 and .requests > 0
     and .succeeded == .requests and .requests <= 3 * 11 and .completed_in_grace <= 3
     and $sent[0]["status 200"] >= .requests + .prime_requests' "$TMP/record.json"
@@ -165,6 +167,7 @@ exact() {
   client --request 'GET /' --connections 2 --requests 20 --timeout 1
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
     | ($s | keys) == ["status 200", "unanswered"] and $s.unanswered == 5
     and $s["status 200"] + $s.unanswered == .requests + .prime_requests
@@ -193,6 +196,7 @@ exact() {
   client --request 'GET /' --connections 2 --requests 40
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
     | $s["status 200"] == .succeeded + 1 and .requests == 40
     and $s.closed > .errors.read and .succeeded + .errors.read == 40' "$TMP/record.json"

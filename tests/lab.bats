@@ -96,6 +96,7 @@ no_process_left() {
   # both load hosts ran their share: 3 + 2 connections
   [ "$(jq -c '[.lab_hosts[] | [.host, .connections]]' <<<"$row")" = '[["ld1",3],["ld2",2]]' ]
   # the merged record is the sum of the hosts' records, to the request
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq '.metrics as $m | [.lab_hosts[].metrics] as $h
     | $m.merged_from == 2 and $m.requests > 0 and $m.aborted == 0
     and $m.requests == ($h | map(.requests) | add) and $m.succeeded == ($h | map(.succeeded) | add)
@@ -141,6 +142,7 @@ no_process_left() {
   [ "$(jq -c '[.lab_hosts[] | [.host, .connections, .rate]]' <<<"$row")" = '[["ld1",3,181],["ld2",2,120]]' ]
   # each host ran its share on a schedule of its own; the merged schedule is their sum
   assert_jq '.lab_hosts[] | .metrics.rate.target == .rate' - <<<"$row"
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq '.metrics as $m | [.lab_hosts[].metrics] as $h
     | $m.merged_from == 2 and $m.rate.target == 301
     and $m.rate.scheduled == ($h | map(.rate.scheduled) | add)

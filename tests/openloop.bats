@@ -132,6 +132,7 @@ fake() {
   f=$(results_file)
   valid "$f"
   jq -c '.results[] | select(.capacity) | .capacity | del(.steps), (.steps[] | [.rate, .phase, .pass, .why])' "$f"
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq '(.results[] | select(.load == null) | .server_stats) as $closed_loop_stats
     | .results[] | select(.load.mode == "capacity") | .capacity as $c
     | .status == "ok" and .load.conditions == ["p99<100ms"]

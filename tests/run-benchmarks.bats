@@ -354,6 +354,7 @@ exact_accounting() {
     "hello:ok mixed:ok hello:ok mixed:ok" ]
   assert_jq '.server_warmups[].shapes[] | select(.status == "ok") | .requests > 0' "$f"
   # before the round's first measured run (whichever tool), and its raw output kept
+  # shellcheck disable=SC2016 # jq's variables
   assert_jq '.server_warmups[] as $w | .results[] | select(.run == $w.run and .status == "ok") | .started >= $w.ended' "$f"
   [ -s "$logs/1-good-warmup-h1-hello/barrage.json" ]
   [ -s "$logs/2-good-warmup-h1-hello/barrage.json" ]
