@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # resultfile: find and check the results files that update-readme.sh and compare-results.sh read.
 #
-#   resultfile::check FILE [--need-ok]
+#   resultfile::check FILE [--need-ok|--need-rows]
 #     Returns 0 when FILE exists, is readable, is JSON, is valid against
 #     schemas/results.schema.json and is complete (the run ended); with --need-ok it
-#     must also hold at least one successful row. Otherwise logs why and returns 1.
+#     must also hold at least one successful row, with --need-rows at least one row.
+#     Otherwise logs why and returns 1.
 #   resultfile::newest DIR
 #     Prints the path of the newest complete results file in DIR, judged by its
 #     "timestamp" field, not by the file's modification time (a copied or restored
@@ -29,8 +30,11 @@ resultfile::check() {
   if ! jq -e '.complete' "$file" >/dev/null; then
     log::error "$file: incomplete (\"complete\": false): the run was interrupted or is still going"; return 1
   fi
-  if [[ $need_ok == --need-ok ]] && ! jq -e 'any(.results[]; .status == "ok")' "$file" >/dev/null; then
+  if [[ $need_ok == --need-ok ]] && [[ $(jq 'any(.results[]; .status == "ok")' "$file") != true ]]; then
     log::error "$file: no successful rows: every server failed or was skipped, nothing to report"; return 1
+  fi
+  if [[ $need_ok == --need-rows ]] && [[ $(jq '.results | length' "$file") == 0 ]]; then
+    log::error "$file: no rows: nothing was measured, nothing to compare"; return 1
   fi
 }
 

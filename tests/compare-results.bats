@@ -401,3 +401,36 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [[ $output == *"base is an A/A run (--aa): its labels jetty@A and jetty@B are rows of their own, not one server"* ]]
   [[ $output != *"new is an A/A run"* ]]
 }
+
+@test "compare: a name in neither file is a usage error naming the known ones, not a pass" {
+  # --reference: a typo would leave the relative gate with nothing to compare
+  run "$COMPARE" --gate relative --reference jetyy "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--reference: 'jetyy' is in neither file (known: java-http, jdk-httpserver, jetty, netty, tomcat)"* ]]
+  # --slo: a gate on a misspelt scenario gates nothing
+  run "$COMPARE" --slo 'helo:p99<1us' "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--slo: 'helo' is in neither file (known: hello, post-load)"* ]]
+  # the filters: each name of a comma list
+  run "$COMPARE" --server netty,tomcta "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server: 'tomcta' is in neither file"* ]]
+  run "$COMPARE" --scenario hello --scenario post-lod "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--scenario: 'post-lod' is in neither file"* ]]
+  # known names still pass, and the default reference need not be in the files
+  run "$COMPARE" --reference netty --slo 'hello:p99<10s' --server netty,tomcat "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  # an A/A run's labels are known names too
+  run "$COMPARE" --format json --reference jetty@A "$F/aa-jetty.json" "$F/aa-jetty.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare: a file with no rows is an input error (exit 2), not a pass" {
+  jq '.results = []' "$F/single-base.json" >"$TMP/no rows.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/no rows.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"no rows.json: no rows: nothing was measured"* ]]
+  run "$COMPARE" "$TMP/no rows.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+}

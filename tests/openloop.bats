@@ -62,6 +62,17 @@ fake() {
   [[ $output == *"a latency wants a unit"* ]]
 }
 
+@test "openloop: --slo on a scenario that is not in the table is refused before anything starts" {
+  run fake --servers good --scenarios hello --slo 'hello:p99<5s;helo:p99<5ms' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--slo: unknown scenario 'helo' (valid: "*"hello"*")"* ]]
+  [[ $output != *"planned runs"* ]]
+  [ ! -e "$TMP/out" ]
+  # a known scenario that is not selected, and a gate for every scenario, are fine
+  run fake --servers good --scenarios hello --slo 'post-load:p99<5ms;errors<1%' --dry-run
+  [ "$status" -eq 0 ]
+}
+
 @test "openloop: the plan adds a run per rate and a capacity search; wrk's are skipped with the reason" {
   run fake --servers good --scenarios hello --tool barrage,wrk --rates 100,200 --capacity 'p99<10ms' --dry-run
   echo "$output"
