@@ -168,7 +168,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" "$F/single-base.json" "$TMP/missing.json"
   [ "$status" -eq 2 ]; [[ $output == *"no such file"* ]]
   run "$COMPARE" "$F/bad-not-json.json" "$F/single-base.json"
-  [ "$status" -eq 2 ]; [[ $output == *"not a JSON object"* ]]
+  [ "$status" -eq 2 ]; [[ $output == *"truncated: the JSON stops before its end"* ]]
   run "$COMPARE" "$F/single-base.json" "$F/bad-schema-invalid.json"
   [ "$status" -eq 2 ]; [[ $output == *"not a valid results file"* ]]
   run "$COMPARE" "$F/single-base.json" "$F/bad-incomplete.json"
@@ -433,4 +433,50 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [[ $output == *"no rows.json: no rows: nothing was measured"* ]]
   run "$COMPARE" "$TMP/no rows.json" "$F/single-base.json"
   [ "$status" -eq 2 ]
+}
+
+@test "compare: an empty, truncated, NaN, huge or duplicated-row file each gets its own message (exit 2)" {
+  : >"$TMP/empty.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/empty.json"
+  [ "$status" -eq 2 ]; [[ $output == *"empty.json: empty: no JSON at all"* ]]
+  head -c 2000 "$F/single-base.json" >"$TMP/cut short.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/cut short.json"
+  [ "$status" -eq 2 ]; [[ $output == *"cut short.json: truncated: the JSON stops before its end"* ]]
+  # jq 1.6 reads NaN as null: the file must not pass as a run without that value
+  jq -c '.results[0].metrics.successful_rps = "NAN"' "$F/single-base.json" | sed 's/"NAN"/NaN/' >"$TMP/nan.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/nan.json"
+  [ "$status" -eq 2 ]; [[ $output == *"nan.json: NaN at .results[0].metrics.successful_rps: JSON has no NaN or Infinity"* ]]
+  jq -c '.results[0].metrics.successful_rps = "HUGE"' "$F/single-base.json" | sed 's/"HUGE"/1e999/' >"$TMP/inf.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/inf.json"
+  [ "$status" -eq 2 ]; [[ $output == *"inf.json: a number too large for a double at .results[0].metrics.successful_rps"* ]]
+  jq '.results[0].metrics.successful_rps = 1e17' "$F/single-base.json" >"$TMP/huge.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/huge.json"
+  [ "$status" -eq 2 ]; [[ $output == *"huge.json: 1e+17 at .results[0].metrics.successful_rps is beyond 2^53"* ]]
+  [[ $output != *"1e,+17"* ]]
+  # a row twice is not a second run
+  jq '.results += [.results[0]]' "$F/single-base.json" >"$TMP/twice.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/twice.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"twice.json: the same run recorded more than once: $(jq -r '.results[0] | "\(.server) \(.scenario) \(.protocol) \(.tool) run \(.run)"' "$F/single-base.json") (rows 1, $(jq '.results | length + 1' "$F/single-base.json"))"* ]]
+}
+
+@test "compare: a validator that cannot run is said to be one, not an invalid file (exit 2)" {
+  # a validator that crashes without a verdict
+  mkdir -p "$TMP/venv/bin"
+  printf '#!/bin/sh\necho "Traceback (most recent call last): ImportError" >&2\nexit 1\n' >"$TMP/venv/bin/check-jsonschema"
+  chmod +x "$TMP/venv/bin/check-jsonschema"
+  BARRAGE_VENV=$TMP/venv run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"the schema validator ($TMP/venv/bin/check-jsonschema) could not run (exit 1)"* ]]
+  [[ $output == *"single-base.json: could not be checked: the schema validator could not run"* ]]
+  [[ $output != *"not a valid results file"* ]]
+  # one that cannot be installed
+  : >"$TMP/not a dir"
+  BARRAGE_VENV="$TMP/not a dir/venv" run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"could not be checked: the schema validator could not run"* ]]
+  [[ $output != *"not a valid results file"* ]]
 }

@@ -225,7 +225,7 @@ is_png() {
   # option, value, expected message
   local cases=(
     --file "$TMP/missing.json" "no such file"
-    --file "$F/bad-not-json.json" "not a JSON object"
+    --file "$F/bad-not-json.json" "truncated: the JSON stops before its end"
     --file "$F/bad-schema-invalid.json" "not a valid results file"
     --file "$F/bad-no-ok-rows.json" "no successful rows"
     --file "$F/bad-incomplete.json" "incomplete"
