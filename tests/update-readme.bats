@@ -290,6 +290,10 @@ is_png() {
   cp "$README" "$TMP/before.md"
   (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
   mkdir "$TMP/empty-results"
+  # numbers no measurement has: said so, never printed as 1e,+17 (written outside $TMP: the
+  # test checks that nothing is left next to the README)
+  jq '.results[0].metrics.successful_rps = 1e17' "$F/single-base.json" >"$BATS_TEST_TMPDIR/huge.json"
+  jq -c '.results[0].metrics.successful_rps = "NAN"' "$F/single-base.json" | sed 's/"NAN"/NaN/' >"$BATS_TEST_TMPDIR/nan.json"
   # option, value, expected message
   local cases=(
     --file "$TMP/missing.json" "no such file"
@@ -298,6 +302,8 @@ is_png() {
     --file "$F/bad-no-ok-rows.json" "no successful rows"
     --file "$F/bad-incomplete.json" "incomplete"
     --file "$TMP" "is a directory"
+    --file "$BATS_TEST_TMPDIR/huge.json" "1e+17 at .results[0].metrics.successful_rps is beyond 2^53"
+    --file "$BATS_TEST_TMPDIR/nan.json" "NaN at .results[0].metrics.successful_rps"
     --results "$TMP/empty-results" "no complete results file"
   )
   if [[ $(id -u) -ne 0 ]]; then  # root reads a mode-000 file anyway
