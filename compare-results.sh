@@ -91,7 +91,8 @@ Options:
   --fail-on LIST       metrics whose regression exits 1, a comma list of rps (successful
                        requests/s), p99, errors (error rate) and capacity (a capacity
                        search's rate) (default rps,p99,errors,capacity)
-  --reference SERVER   reference server of the relative view (default java-http)
+  --reference SERVER   reference server of the relative view (default java-http); one named
+                       here must be in BASE or NEW
   --noise-floor FILE   the results file of an A/A run (run-benchmarks.sh --aa) whose noise
                        floor no regression may fall within (see above)
   --gate absolute|relative
@@ -102,14 +103,19 @@ Options:
                        NEW that breaks one that the same row of BASE met (every run) is a
                        regression, whatever the statistics say; listed after the report.
                        Rows at a fixed rate (--rates) are compared only by these conditions,
-                       not in the tables above; capacity searches have their own table
+                       not in the tables above; capacity searches have their own table.
+                       A scenario named here must be in BASE or NEW
   --format text|markdown|json   output format (default text)
   --tool T, --scenario S, --server S, --protocol P
-                       only these rows; each may be repeated or given as a comma list
+                       only these rows; each may be repeated or given as a comma list;
+                       each name must be in BASE or NEW
   -h, --help           this text
 
 Files measured with a profiler attached (run-benchmarks.sh --profile) are compared only with
 files profiled alike (the same event): a profiler slows what it measures (exit 2 otherwise).
+
+A name in neither file (--reference, --slo's scenarios, the filters) is a usage error: a typo
+would gate nothing. A file with no rows is an input error, not a pass.
 
 Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
 USAGE
@@ -120,9 +126,31 @@ die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exi
 # is_number VALUE: a non-negative decimal number.
 is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
+# known FIELD BASE NEW: the values of FIELD (server: also an A/A run's labels, jetty@A) in the
+# rows of both files, one a line, sorted.
+known() {
+  jq -rn -L "$ROOT/lib" --arg field "$1" --slurpfile base "$2" --slurpfile new "$3" '
+    import "noise" as noise;
+    [$base[0], $new[0] | .results[] | (.[$field] // empty), (if $field == "server" then noise::row_name else empty end)
+     | tostring] | unique[]'
+}
+
+# check_names OPTION KNOWN NAME...: a usage error (exit 2, naming the known ones) unless every
+# NAME (each may be a comma list) is one of KNOWN (one a line): a typo must not pass a gate.
+check_names() {
+  local option=$1 known_names=$2 name names=()
+  shift 2
+  IFS=, read -r -a names <<<"$(IFS=,; echo "$*")"
+  for name in "${names[@]}"; do
+    [[ -n $name ]] || continue
+    grep -qxF -- "$name" <<<"$known_names" \
+      || die_usage "$option: '$name' is in neither file (known: $(paste -sd, <<<"$known_names" | sed 's/,/, /g'))"
+  done
+}
+
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors,capacity
-  local reference=java-http gate=absolute noise_floor_file='' slo=''
+  local reference=java-http reference_given='' gate=absolute noise_floor_file='' slo=''
   local format=text files=() tools=() scenarios=() servers=() protocols=()
   while (($#)); do
     case $1 in
@@ -135,7 +163,7 @@ main() {
           --error-threshold) error_threshold=$2 ;;
           --alpha) alpha=$2 ;;
           --fail-on) fail_on=$2 ;;
-          --reference) reference=$2 ;;
+          --reference) reference=$2 reference_given=1 ;;
           --gate) gate=$2 ;;
           --noise-floor) noise_floor_file=$2 ;;
           --slo) slo=$(openloop::gates "$2" 2>&1) || die_usage "--slo: ${slo#jq: error*: }" ;;
@@ -168,8 +196,21 @@ main() {
   deps::ensure jq:jq || exit 2
   local file
   for file in "${files[@]}"; do
-    resultfile::check "$file" || exit 2
+    resultfile::check "$file" --need-rows || exit 2
   done
+  local servers_known scenarios_known
+  servers_known=$(known server "${files[@]}")
+  scenarios_known=$(known scenario "${files[@]}")
+  [[ -z $reference_given ]] || check_names --reference "$servers_known" "$reference"
+  ((${#servers[@]} == 0)) || check_names --server "$servers_known" "${servers[@]}"
+  ((${#scenarios[@]} == 0)) || check_names --scenario "$scenarios_known" "${scenarios[@]}"
+  ((${#tools[@]} == 0)) || check_names --tool "$(known tool "${files[@]}")" "${tools[@]}"
+  ((${#protocols[@]} == 0)) || check_names --protocol "$(known protocol "${files[@]}")" "${protocols[@]}"
+  if [[ -n $slo ]]; then
+    local slo_scenarios
+    slo_scenarios=$(jq -r '[.[].scenario // empty] | join(",")' <<<"$slo")
+    [[ -z $slo_scenarios ]] || check_names --slo "$scenarios_known" "$slo_scenarios"
+  fi
   profile::comparable "${files[0]}" "${files[1]}" || exit 2
   local noise_floor=null
   if [[ -n $noise_floor_file ]]; then

@@ -10,6 +10,8 @@ source "$ROOT/lib/log.sh"
 source "$ROOT/lib/deps.sh"
 # shellcheck source=lib/schema.sh
 source "$ROOT/lib/schema.sh"
+# shellcheck source=lib/resultfile.sh
+source "$ROOT/lib/resultfile.sh"
 # shellcheck source=lib/readme.sh
 source "$ROOT/lib/readme.sh"
 
@@ -57,18 +59,6 @@ cleanup() {
   return 0
 }
 
-# check_file FILE: a readable results file, valid against the schema; an incomplete one is fine.
-check_file() {
-  local file=$1 findings
-  [[ -f $file && -r $file ]] || { log::error "$file: no such readable file"; return 1; }
-  jq -e 'type == "object"' "$file" >/dev/null 2>&1 \
-    || { log::error "$file: not a JSON object (a results file is one JSON object)"; return 1; }
-  if ! findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$file" 2>&1); then
-    printf '%s\n' "$findings" >&2
-    log::error "$file: not a valid results file (schemas/results.schema.json; findings above)"; return 1
-  fi
-}
-
 main() {
   local output='' baseline=java-http files=() compare_opts=()
   while (($#)); do
@@ -91,7 +81,7 @@ main() {
   deps::ensure jq:jq python3:python3 || exit 1
 
   local file
-  for file in "${files[@]}"; do check_file "$file" || exit 1; done
+  for file in "${files[@]}"; do resultfile::check "$file" --incomplete-ok || exit 1; done
   if [[ -z $output ]]; then
     if ((${#files[@]} == 1)); then output=${files[0]%.json}.html
     else

@@ -152,7 +152,8 @@ fixed-rate mode), each run after the same --warmup at its rate, beside the close
                        'hello:p99<5ms,errors<0.1%;post-load:p99<20ms' (no "scenario:" for
                        every scenario), or a file of them (one group a line, # comments);
                        a row that breaks one is marked, and the run exits 3 (a capacity
-                       search's row is not gated: its run is at the edge of its conditions)
+                       search's row is not gated: its run is at the edge of its conditions);
+                       a scenario not in scenarios/scenarios.tsv is refused (exit 2)
 Profiles and JVM facts (docs/profiling.md)
   --profile [EVENT]    async-profiler on each server during its measured runs only:
                        $(profile::events | paste -sd'|') (default cpu; cpu falls back to the
@@ -288,6 +289,11 @@ parse_options() {
   pick_names SERVERS server "$OPT_SERVERS" "${valid[@]}"
   mapfile -t valid < <(scenarios::list)
   pick_names SCENARIOS scenario "$OPT_SCENARIOS" "${valid[@]}"
+  # a gate on a misspelt scenario would gate nothing: refused before anything starts
+  local gate_scenario
+  while IFS= read -r gate_scenario; do
+    [[ " ${valid[*]} " == *" $gate_scenario "* ]] || usage_error "--slo: unknown scenario '$gate_scenario' (valid: ${valid[*]})"
+  done < <(if [[ -n $OPENLOOP_SLO ]]; then jq -r '.[].scenario // empty' <<<"$OPENLOOP_SLO"; fi)
   mapfile -t valid < <(tools::list)
   pick_names TOOLS tool "$OPT_TOOL" "${valid[@]}"
   pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c

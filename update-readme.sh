@@ -53,7 +53,12 @@ when there is none):
     bar chart; rows that broke an --slo condition are marked ✗;
   - the date, machine, OS, Java, suite commit and the command that reproduces the run.
 Same input, same README, byte for byte. The README and the charts are replaced only once
-everything has been made (temporary files, then rename); on any error both stay as they were.
+everything has been made and staged beside them (temporary files, then renames); on any error,
+including a chart that cannot be put in place, both stay as they were. A symlinked README is
+written through the link (the file it points to is replaced; the link stays). In the charts
+directory only the files an earlier run of this tool made are ever deleted (they are listed in
+its .update-readme-manifest; without one, those the README's performance section links): a
+file of your own there stays, unless a new chart has its very name.
 
 Options:
   --file PATH        results file (default: the newest complete file in the results
@@ -74,25 +79,92 @@ die_usage() { log::error "$*"; log::error "see ./update-readme.sh --help"; exit 
 
 WORK_DIR=''
 README_TMP=''
+STAGE_DIR=''
+# The names of the files this tool made in a charts directory, one a line: the only ones it
+# ever deletes there (a user's own rps-*.png stays).
+MANIFEST=.update-readme-manifest
 cleanup() {
   [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
   [[ -n $README_TMP ]] && rm -f -- "$README_TMP"
+  [[ -n $STAGE_DIR ]] && rm -rf -- "$STAGE_DIR"
   return 0
 }
 
-# install_charts NEW_DIR CHARTS_DIR FILE...: move the new charts into CHARTS_DIR and drop
-# charts of an earlier run that this run did not draw (the directory holds generated files only).
-install_charts() {
-  local new_dir=$1 charts_dir=$2 file old
-  shift 2
-  mkdir -p -- "$charts_dir"
-  for old in "$charts_dir"/rps-*.png "$charts_dir"/latency-*.png "$charts_dir"/timeline-*.{png,dat}; do
-    [[ -e $old ]] || continue
-    if ! printf '%s\n' "$@" | grep -qxF -- "${old##*/}"; then rm -f -- "$old"; fi
-  done
+# made_before CHARTS_DIR README CHARTS_LINK: the files an earlier run made in CHARTS_DIR, one a
+# line: its manifest; without one (a directory from before manifests), the charts the README's
+# performance section links (and a timeline chart's data file).
+made_before() {
+  local charts_dir=$1 readme=$2 charts_link=$3 name
+  if [[ -f $charts_dir/$MANIFEST ]]; then
+    grep -v '^$' -- "$charts_dir/$MANIFEST" || true
+    return 0
+  fi
+  sed -n "/^$README_START\$/,/^$README_END\$/p" -- "$readme" \
+    | { grep -oE "\]\(${charts_link//./[.]}/(rps|latency|timeline)-[^/()[:space:]]+\.png\)" || true; } \
+    | sed -E 's/^.*\/([^/]+)\)$/\1/' | sort -u \
+    | while IFS= read -r name; do
+        printf '%s\n' "$name"
+        [[ $name != timeline-* ]] || printf '%s\n' "${name%.png}.dat"
+      done
+}
+
+# install_all NEW_DIR CHARTS_DIR README_TMP README_TARGET OLD_LIST FILE...: puts the new charts
+# (FILE..., in NEW_DIR) and the README in place, all or nothing. The charts are first copied
+# into a stage inside CHARTS_DIR (same file system: each swap is a rename); a file they replace
+# is moved aside, not deleted; if any swap fails (a directory in a chart's place, ...), every
+# one done so far is undone and the README is not touched. Only once the README is in place are
+# the files of OLD_LIST (an earlier run's manifest) that this run did not make deleted, and the
+# new manifest kept. Returns 1, with the reason logged, when nothing was changed.
+install_all() {
+  local new_dir=$1 charts_dir=$2 readme_tmp=$3 readme_target=$4 old_list=$5 file
+  shift 5
+  mkdir -p -- "$charts_dir" || return 1
+  STAGE_DIR=$(mktemp -d "$charts_dir/.update-readme.XXXXXX") || return 1
+  mkdir -- "$STAGE_DIR/new" "$STAGE_DIR/old" || return 1
   for file in "$@"; do
-    mv -f -- "$new_dir/$file" "$charts_dir/$file"
+    cp -- "$new_dir/$file" "$STAGE_DIR/new/$file" || { log::error "could not stage $file in $charts_dir"; return 1; }
   done
+  printf '%s\n' "$@" >"$STAGE_DIR/new/$MANIFEST" || return 1
+  local placed=()
+  for file in "$@" "$MANIFEST"; do
+    if [[ -d $charts_dir/$file && ! -L $charts_dir/$file ]]; then
+      log::error "$charts_dir/$file is a directory: the chart cannot be put in its place"
+      install_undo "$charts_dir" "${placed[@]}"; return 1
+    fi
+    if [[ -e $charts_dir/$file || -L $charts_dir/$file ]] && ! mv -T -- "$charts_dir/$file" "$STAGE_DIR/old/$file"; then
+      install_undo "$charts_dir" "${placed[@]}"; return 1
+    fi
+    placed+=("$file")
+    if ! mv -T -- "$STAGE_DIR/new/$file" "$charts_dir/$file"; then
+      log::error "could not move $file into $charts_dir"
+      install_undo "$charts_dir" "${placed[@]}"; return 1
+    fi
+  done
+  if ! mv -T -- "$readme_tmp" "$readme_target"; then
+    log::error "could not move the new README into place"
+    install_undo "$charts_dir" "${placed[@]}"; return 1
+  fi
+  while IFS= read -r file; do
+    [[ -n $file && $file != */* ]] || continue
+    printf '%s\n' "$@" "$MANIFEST" | grep -qxF -- "$file" && continue
+    [[ -f $charts_dir/$file ]] && rm -f -- "$charts_dir/$file"
+  done <<<"$old_list"
+  return 0
+}
+
+# install_undo CHARTS_DIR FILE...: puts back what install_all replaced of FILE... (reverse order).
+install_undo() {
+  local charts_dir=$1 i file
+  shift
+  for ((i = $#; i >= 1; i--)); do
+    file=${!i}
+    if [[ -e $STAGE_DIR/old/$file || -L $STAGE_DIR/old/$file ]]; then
+      mv -fT -- "$STAGE_DIR/old/$file" "$charts_dir/$file" || log::error "could not put $charts_dir/$file back (it is in $STAGE_DIR/old)"
+    else
+      rm -f -- "$charts_dir/$file"
+    fi
+  done
+  log::error "README and charts unchanged"
 }
 
 main() {
@@ -122,12 +194,14 @@ main() {
   fi
   resultfile::check "$file" --need-ok || exit 1
   [[ -f $readme && -r $readme && -w $readme ]] || log::die "$readme: not a writable file"
-  local readme_dir
+  # a symlinked README is written through the link: the new one goes where the link points
+  local readme_dir readme_target
   readme_dir=$(dirname -- "$readme")
+  readme_target=$(readlink -f -- "$readme")
 
   trap cleanup EXIT
   WORK_DIR=$(mktemp -d "$readme_dir/.update-readme.XXXXXX")
-  README_TMP=$(mktemp "$readme_dir/.README.XXXXXX")
+  README_TMP=$(mktemp "$(dirname -- "$readme_target")/.README.XXXXXX")
 
   local charts_link charts=()
   charts_link=$(realpath -m --relative-to="$readme_dir" -- "$charts_dir")
@@ -144,10 +218,10 @@ main() {
   unset 'charts[-1]'
   readme::splice "$readme" "$WORK_DIR/section.md" >"$README_TMP" \
     || log::die "$readme: cannot place the performance section; README unchanged"
-  chmod --reference="$readme" -- "$README_TMP"
+  chmod --reference="$readme_target" -- "$README_TMP"
 
-  install_charts "$WORK_DIR/charts" "$charts_dir" "${charts[@]}"
-  mv -f -- "$README_TMP" "$readme"
+  install_all "$WORK_DIR/charts" "$charts_dir" "$README_TMP" "$readme_target" \
+    "$(made_before "$charts_dir" "$readme" "$charts_link")" "${charts[@]}" || exit 1
   README_TMP=''
   log::info "wrote the performance section of $readme from $file (${#charts[@]} charts in $charts_dir)"
 }

@@ -79,11 +79,16 @@ results::write() {
 # results::_validate REPEAT: validates FILE; prints the findings when it is newly invalid
 # (or still invalid, with REPEAT=1) and sets RESULTS_INVALID.
 results::_validate() {
-  local repeat=$1 findings
-  findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$RESULTS_FILE" 2>&1) && return 0
+  local repeat=$1 findings status=0
+  findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$RESULTS_FILE" 2>&1) || status=$?
+  ((status == 0)) && return 0
   if ((RESULTS_INVALID == 0 || repeat)); then
     printf '%s\n' "$findings" >&2
-    log::error "$RESULTS_FILE is NOT valid against schemas/results.schema.json (validator's findings above); kept as written"
+    if ((status == 2)); then
+      log::error "$RESULTS_FILE could not be validated: the schema validator could not run (above); kept as written"
+    else
+      log::error "$RESULTS_FILE is NOT valid against schemas/results.schema.json (validator's findings above); kept as written"
+    fi
   fi
   RESULTS_INVALID=1
 }

@@ -6,8 +6,10 @@
 #     Creates the virtual environment and installs check-jsonschema if needed.
 #     Prints nothing on stdout; returns 1 (with a message) if it cannot.
 #   schema::validate SCHEMA_FILE JSON_FILE
-#     Returns 0 when JSON_FILE is valid; otherwise prints the validator's
-#     findings on stderr and returns 1.
+#     Returns 0 when JSON_FILE is valid; 1 when it is not (the validator's findings
+#     on stderr); 2 when the validator could not run (it could not be installed, or it
+#     stopped without a verdict, e.g. a crash: its words on stderr). A broken validator
+#     is not a broken input.
 # Depends on lib/log.sh.
 
 SCHEMA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -26,7 +28,15 @@ schema::ensure_validator() {
 }
 
 schema::validate() {
-  local schema=$1 file=$2
-  schema::ensure_validator || return 1
-  "$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$schema" "$file" >&2
+  local schema=$1 file=$2 said status=0
+  schema::ensure_validator || return 2
+  said=$("$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$schema" "$file" 2>&1) || status=$?
+  ((status == 0)) && return 0
+  [[ -z $said ]] || printf '%s\n' "$said" >&2
+  # its verdicts: findings (exit 1) or a file it could not parse; anything else is no verdict
+  if ((status == 1)) && [[ $said == *"Schema validation errors were encountered"* || $said == *"ailed to parse"* ]]; then
+    return 1
+  fi
+  log::error "the schema validator ($SCHEMA_VENV/bin/check-jsonschema) could not run (exit $status)"
+  return 2
 }

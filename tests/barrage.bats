@@ -87,10 +87,11 @@ teardown() {
   schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/out.json"
   [ "$(jq -r '.succeeded > 0 and .failed == 0 and .accounting == "exact"' "$TMP/out.json")" = true ]
   # started where a request starts, the buckets where it ends: the identity that can fail
-  jq -e '.started == .requests + .aborted' "$TMP/out.json"
+  assert_jq '.started == .requests + .aborted' "$TMP/out.json"
   # what the server sent (GET /_sent): every 200 in the record, short by at most the aborted
   curl -sf "http://127.0.0.1:$port/_sent" > "$TMP/sent.json"
-  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0]["status 200"] as $n | ($sent[0] | keys) == ["status 200"]
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0]["status 200"] as $n | ($sent[0] | keys) == ["status 200"]
     and .status.codes == {"200": .succeeded} and .succeeded <= $n and $n - .succeeded <= .aborted' "$TMP/out.json"
 }
 

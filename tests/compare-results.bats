@@ -92,8 +92,8 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" --format json "$F/multi-base.json" "$F/multi-noise.json"
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[] | select(.verdict != "skipped") | .verdict] | unique | join(",")' <<<"$output")" = "~" ]
-  [ "$(jq -r '[.rows[] | .successful_rps.p // empty | select(. < 0.05)] | length' <<<"$output")" -eq 0 ]
-  [ "$(jq -r '[.rows[].successful_rps.test // empty] | unique | join(",")' <<<"$output")" = welch-log ]
+  # every measured row was tested (a p of its own) and none is significant
+  assert_jq '.rows[] | select(.verdict != "skipped") | .successful_rps | .test == "welch-log" and .p >= 0.05' - <<<"$output"
 }
 
 @test "compare: 3-run files whose medians differ by 6% but whose runs overlap are ~, not a regression" {
@@ -168,7 +168,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" "$F/single-base.json" "$TMP/missing.json"
   [ "$status" -eq 2 ]; [[ $output == *"no such file"* ]]
   run "$COMPARE" "$F/bad-not-json.json" "$F/single-base.json"
-  [ "$status" -eq 2 ]; [[ $output == *"not a JSON object"* ]]
+  [ "$status" -eq 2 ]; [[ $output == *"truncated: the JSON stops before its end"* ]]
   run "$COMPARE" "$F/single-base.json" "$F/bad-schema-invalid.json"
   [ "$status" -eq 2 ]; [[ $output == *"not a valid results file"* ]]
   run "$COMPARE" "$F/single-base.json" "$F/bad-incomplete.json"
@@ -337,7 +337,8 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   # tomcat -10%: the interval holds the change and excludes 0, as the test says
   [ "$(jq -r ".rows[] | select($row) | .successful_rps | .ci.lo < .change and .change < .ci.hi and .ci.hi < 0 and .p < 0.05" <<<"$output")" = true ]
   # noise only: every interval holds 0
-  [ "$(jq -r '[.rows[] | select(.server != "tomcat" or .scenario != "hello" or .tool != "wrk") | .successful_rps.ci // empty | .lo < 0 and .hi > 0] | all' <<<"$output")" = true ]
+  assert_jq '.rows[] | select(.server != "tomcat" or .scenario != "hello" or .tool != "wrk") | select(.verdict != "skipped")
+    | .successful_rps.ci | type == "object" and .lo < 0 and .hi > 0' - <<<"$output"
   run "$COMPARE" "$F/multi-base.json" "$F/multi-shift10.json"
   [[ $output =~ tomcat\ +hello\ +h1\ +wrk\ .*-10\.[0-9]%\ \(p=0\.[0-9]+,\ 95%\ CI\ -1[0-9]\.[0-9]%\ to\ -[0-9]+\.[0-9]%\) ]]
   [[ $output != *"cannot separate noise from change"* ]]
@@ -399,4 +400,83 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   run "$COMPARE" "$F/aa-jetty.json" "$F/multi-base.json"
   [[ $output == *"base is an A/A run (--aa): its labels jetty@A and jetty@B are rows of their own, not one server"* ]]
   [[ $output != *"new is an A/A run"* ]]
+}
+
+@test "compare: a name in neither file is a usage error naming the known ones, not a pass" {
+  # --reference: a typo would leave the relative gate with nothing to compare
+  run "$COMPARE" --gate relative --reference jetyy "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--reference: 'jetyy' is in neither file (known: java-http, jdk-httpserver, jetty, netty, tomcat)"* ]]
+  # --slo: a gate on a misspelt scenario gates nothing
+  run "$COMPARE" --slo 'helo:p99<1us' "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--slo: 'helo' is in neither file (known: hello, post-load)"* ]]
+  # the filters: each name of a comma list
+  run "$COMPARE" --server netty,tomcta "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server: 'tomcta' is in neither file"* ]]
+  run "$COMPARE" --scenario hello --scenario post-lod "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--scenario: 'post-lod' is in neither file"* ]]
+  # known names still pass, and the default reference need not be in the files
+  run "$COMPARE" --reference netty --slo 'hello:p99<10s' --server netty,tomcat "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  # an A/A run's labels are known names too
+  run "$COMPARE" --format json --reference jetty@A "$F/aa-jetty.json" "$F/aa-jetty.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare: a file with no rows is an input error (exit 2), not a pass" {
+  jq '.results = []' "$F/single-base.json" >"$TMP/no rows.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/no rows.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"no rows.json: no rows: nothing was measured"* ]]
+  run "$COMPARE" "$TMP/no rows.json" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+}
+
+@test "compare: an empty, truncated, NaN, huge or duplicated-row file each gets its own message (exit 2)" {
+  : >"$TMP/empty.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/empty.json"
+  [ "$status" -eq 2 ]; [[ $output == *"empty.json: empty: no JSON at all"* ]]
+  head -c 2000 "$F/single-base.json" >"$TMP/cut short.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/cut short.json"
+  [ "$status" -eq 2 ]; [[ $output == *"cut short.json: truncated: the JSON stops before its end"* ]]
+  # jq 1.6 reads NaN as null: the file must not pass as a run without that value
+  jq -c '.results[0].metrics.successful_rps = "NAN"' "$F/single-base.json" | sed 's/"NAN"/NaN/' >"$TMP/nan.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/nan.json"
+  [ "$status" -eq 2 ]; [[ $output == *"nan.json: NaN at .results[0].metrics.successful_rps: JSON has no NaN or Infinity"* ]]
+  jq -c '.results[0].metrics.successful_rps = "HUGE"' "$F/single-base.json" | sed 's/"HUGE"/1e999/' >"$TMP/inf.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/inf.json"
+  [ "$status" -eq 2 ]; [[ $output == *"inf.json: a number too large for a double at .results[0].metrics.successful_rps"* ]]
+  jq '.results[0].metrics.successful_rps = 1e17' "$F/single-base.json" >"$TMP/huge.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/huge.json"
+  [ "$status" -eq 2 ]; [[ $output == *"huge.json: 1e+17 at .results[0].metrics.successful_rps is beyond 2^53"* ]]
+  [[ $output != *"1e,+17"* ]]
+  # a row twice is not a second run
+  jq '.results += [.results[0]]' "$F/single-base.json" >"$TMP/twice.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/twice.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"twice.json: the same run recorded more than once: $(jq -r '.results[0] | "\(.server) \(.scenario) \(.protocol) \(.tool) run \(.run)"' "$F/single-base.json") (rows 1, $(jq '.results | length + 1' "$F/single-base.json"))"* ]]
+}
+
+@test "compare: a validator that cannot run is said to be one, not an invalid file (exit 2)" {
+  # a validator that crashes without a verdict
+  mkdir -p "$TMP/venv/bin"
+  printf '#!/bin/sh\necho "Traceback (most recent call last): ImportError" >&2\nexit 1\n' >"$TMP/venv/bin/check-jsonschema"
+  chmod +x "$TMP/venv/bin/check-jsonschema"
+  BARRAGE_VENV=$TMP/venv run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"the schema validator ($TMP/venv/bin/check-jsonschema) could not run (exit 1)"* ]]
+  [[ $output == *"single-base.json: could not be checked: the schema validator could not run"* ]]
+  [[ $output != *"not a valid results file"* ]]
+  # one that cannot be installed
+  : >"$TMP/not a dir"
+  BARRAGE_VENV="$TMP/not a dir/venv" run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"could not be checked: the schema validator could not run"* ]]
+  [[ $output != *"not a valid results file"* ]]
 }

@@ -36,10 +36,10 @@ log_max() { awk -F'\t' -v re="^($2)\$" '$2 ~ re {print $3}' "$1" | sort -n | tai
 
 # identities RECORD: the accounting identities of docs/metrics.md hold on an exact record.
 identities() {
-  jq -e '.accounting != "exact" or (
+  assert_jq '.accounting != "exact" or (
       .requests == .succeeded + .failed
       and .failed == .status["4xx"] + .status["5xx"] + ([.errors[] | values] | add)
-      and ([.status.codes[]] | add // 0) == .status["2xx"] + .status["3xx"] + .status["4xx"] + .status["5xx"])' <<<"$1" >/dev/null
+      and ([.status.codes[]] | add // 0) == .status["2xx"] + .status["3xx"] + .status["4xx"] + .status["5xx"])' - <<<"$1"
 }
 
 @test "drivers: tools are discovered from lib/tools/*.sh and each defines the whole interface" {

@@ -71,7 +71,7 @@ client() {
 # exact FILE: the record is valid against the schema and keeps the identities of docs/metrics.md.
 exact() {
   schema::validate "$ROOT/schemas/metrics.schema.json" "$1"
-  jq -e '.accounting == "exact" and .started == .requests + .aborted
+  assert_jq '.accounting == "exact" and .started == .requests + .aborted
     and .requests == .succeeded + .failed
     and .failed == .status["4xx"] + .status["5xx"] + ([.errors[]] | add)
     and ([.status.codes[]] | add // 0) == .status["2xx"] + .status["3xx"] + .status["4xx"] + .status["5xx"]' "$1" >/dev/null
@@ -114,7 +114,8 @@ exact() {
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
   # the priming request (GET /, the server's request 0: a 200) is outside the count
-  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
     | .requests == 400 and .aborted == 0 and .prime_requests == 1
     and ($s | to_entries | map(select(.key | startswith("status ")) | {key: (.key | ltrimstr("status ")), value})
          | from_entries) == (.status.codes | .["200"] += 1)
@@ -130,7 +131,8 @@ exact() {
   client --request 'GET /' --connections 3 --duration 1 --warmup 0.5
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
-  jq -e --slurpfile sent "$TMP/sent.json" '.duration_us == 1000000 and .requests > 0
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq --slurpfile sent "$TMP/sent.json" '.duration_us == 1000000 and .requests > 0
     and .succeeded == .requests and .requests <= 3 * 11 and .completed_in_grace <= 3
     and $sent[0]["status 200"] >= .requests + .prime_requests' "$TMP/record.json"
 }
@@ -165,7 +167,8 @@ exact() {
   client --request 'GET /' --connections 2 --requests 20 --timeout 1
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
-  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
     | ($s | keys) == ["status 200", "unanswered"] and $s.unanswered == 5
     and $s["status 200"] + $s.unanswered == .requests + .prime_requests
     and .errors.timeout >= 4 and .succeeded + .errors.timeout == 20 and .failed == .errors.timeout
@@ -176,13 +179,13 @@ exact() {
   client --request 'GET /' --connections 2 --requests 20
   exact "$TMP/record.json"
   [ "$(sent)" = '{"truncated": 21}' ]
-  jq -e '.errors.read == 20 and .succeeded == 0 and .latency_us == null' "$TMP/record.json"
+  assert_jq '.errors.read == 20 and .succeeded == 0 and .latency_us == null' "$TMP/record.json"
   kill "$SERVER_PID"; wait "$SERVER_PID" || true
   counting_server garbage
   client --request 'GET /' --connections 2 --requests 20
   exact "$TMP/record.json"
   [ "$(sent)" = '{"garbage": 21}' ]
-  jq -e '.errors.protocol == 20 and (.exceptions | keys[0] | test("Invalid status line"))' "$TMP/record.json"
+  assert_jq '.errors.protocol == 20 and (.exceptions | keys[0] | test("Invalid status line"))' "$TMP/record.json"
 }
 
 @test "jdk-client: java.net.http resends a GET whose kept-alive connection closed unanswered: the server counts it, the record does not" {
@@ -193,7 +196,8 @@ exact() {
   client --request 'GET /' --connections 2 --requests 40
   exact "$TMP/record.json"
   sent >"$TMP/sent.json"
-  jq -e --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0] as $s
     | $s["status 200"] == .succeeded + 1 and .requests == 40
     and $s.closed > .errors.read and .succeeded + .errors.read == 40' "$TMP/record.json"
 }
@@ -210,7 +214,7 @@ exact() {
   exact "$TMP/record.json"
   # a 405 or 404 would mean a wrong method or path; bodies: 20 x (11 for /hello + 1024 for
   # /file + the 88 base64 bytes of the JSON body /load echoes)
-  jq -e '.succeeded == 100 and .status.codes == {"200": 100}
+  assert_jq '.succeeded == 100 and .status.codes == {"200": 100}
     and .body_bytes_received == 20 * (11 + 1024 + 88)' "$TMP/record.json"
 }
 
@@ -252,11 +256,11 @@ exact() {
   [ "$(jq -r '.results | length' "$f")" -eq 1 ]
   [ "$(jq -r '.results[0] | [.tool, .protocol, .scenario, .status, .metrics.tool, .config.streams] | join(" ")' "$f")" = \
     "jdk-client h2c mixed ok jdk-client 10" ]
-  jq -e '.tools["jdk-client"] | test("java")' "$f"
+  assert_jq '.tools["jdk-client"] | test("java")' "$f"
   jq '.results[0].metrics' "$f" >"$TMP/metrics.json"
   exact "$TMP/metrics.json"
   # every measured response came over HTTP/2 streams; 100 connections upgraded before the window
-  jq -e '.succeeded > 0 and .prime_requests == 100 and .response_versions["HTTP/1.1"] == 0
+  assert_jq '.succeeded > 0 and .prime_requests == 100 and .response_versions["HTTP/1.1"] == 0
     and .response_versions["HTTP/2"] == .succeeded + .status["4xx"] + .status["5xx"]' "$TMP/metrics.json"
   [ -s "$(find "$TMP/out" -path '*jdk-client-h2c-mixed/jdk-client.json' | head -n 1)" ]
 }

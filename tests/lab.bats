@@ -96,12 +96,13 @@ no_process_left() {
   # both load hosts ran their share: 3 + 2 connections
   [ "$(jq -c '[.lab_hosts[] | [.host, .connections]]' <<<"$row")" = '[["ld1",3],["ld2",2]]' ]
   # the merged record is the sum of the hosts' records, to the request
-  jq -e '.metrics as $m | [.lab_hosts[].metrics] as $h
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq '.metrics as $m | [.lab_hosts[].metrics] as $h
     | $m.merged_from == 2 and $m.requests > 0 and $m.aborted == 0
     and $m.requests == ($h | map(.requests) | add) and $m.succeeded == ($h | map(.succeeded) | add)
     and $m.status["2xx"] == ($h | map(.status["2xx"]) | add)
     and $m.latency_us.max == ($h | map(.latency_us.max) | max)
-    and $m.latency_us.min == ($h | map(.latency_us.min) | min)' <<<"$row"
+    and $m.latency_us.min == ($h | map(.latency_us.min) | min)' - <<<"$row"
   # ... and the server counted exactly as many (it prints its count when it stops)
   server_count=$(sed -n 's/^requests=//p' "${f%.json}.logs/counting-run1.log")
   [ "$server_count" -eq "$(jq .metrics.requests <<<"$row")" ]
@@ -117,10 +118,10 @@ no_process_left() {
   done
   # every host's facts; the server host's JDK
   [ "$(jq -c '[.lab.hosts[] | [.host, .role]]' "$f")" = '[["srv","server"],["ld1","load"],["ld2","load"]]' ]
-  jq -e '.lab.hosts[0].java | test("^[0-9]")' "$f"
-  jq -e '.lab.hosts[1:] | all(.clock_offset_us != null and .rtt_us != null)' "$f"
+  assert_jq '.lab.hosts[0].java | test("^[0-9]")' "$f"
+  assert_jq '.lab.hosts[1:][] | .clock_offset_us != null and .rtt_us != null' "$f"
   # the server's CPU and memory, sampled on the server host
-  jq -e '.server_stats.rss_peak_kb > 0' <<<"$row"
+  assert_jq '.server_stats.rss_peak_kb > 0' - <<<"$row"
   grep -qP '^srv\t[0-9]+\tserver counting$' "${f%.json}.logs/lab-pids"
   [ "$(grep -cP '^ld[12]\t[0-9]+\ttool barrage$' "${f%.json}.logs/lab-pids")" -eq 2 ]
   no_process_left
@@ -140,22 +141,23 @@ no_process_left() {
   [ "$(jq -r .status <<<"$row")" = ok ]
   [ "$(jq -c '[.lab_hosts[] | [.host, .connections, .rate]]' <<<"$row")" = '[["ld1",3,181],["ld2",2,120]]' ]
   # each host ran its share on a schedule of its own; the merged schedule is their sum
-  jq -e '.lab_hosts | all(.metrics.rate.target == .rate)' <<<"$row"
-  jq -e '.metrics as $m | [.lab_hosts[].metrics] as $h
+  assert_jq '.lab_hosts[] | .metrics.rate.target == .rate' - <<<"$row"
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq '.metrics as $m | [.lab_hosts[].metrics] as $h
     | $m.merged_from == 2 and $m.rate.target == 301
     and $m.rate.scheduled == ($h | map(.rate.scheduled) | add)
     and $m.rate.sent == ($h | map(.rate.sent) | add)
     and $m.rate.delivered == ($h | all(.rate.delivered))
     and $m.requests == ($h | map(.requests) | add) and $m.requests > 0
     and $m.schedule_lag_us.max == ($h | map(.schedule_lag_us.max) | max)
-    and $m.latency_uncorrected_us.max == ($h | map(.latency_uncorrected_us.max) | max)' <<<"$row"
+    and $m.latency_uncorrected_us.max == ($h | map(.latency_uncorrected_us.max) | max)' - <<<"$row"
   # a --quick run is 3 s: about 903 requests scheduled in all (each host rounds its own)
-  jq -e '.metrics.rate.scheduled >= 895 and .metrics.rate.scheduled <= 905' <<<"$row"
+  assert_jq '.metrics.rate.scheduled >= 895 and .metrics.rate.scheduled <= 905' - <<<"$row"
   # the server saw both runs' requests, closed loop and fixed rate, and no more
   server_count=$(sed -n 's/^requests=//p' "${f%.json}.logs/counting-run1.log")
   [ "$server_count" -eq $(($(jq .metrics.requests <<<"$closed") + $(jq .metrics.requests <<<"$row"))) ]
   # the row says whether the busiest load host's tool was the limit, and which host that was
-  jq -e '(.client_bound | type) == "boolean" and (.client_stats.host | test("^ld[12]$"))' <<<"$row"
+  assert_jq '(.client_bound | type) == "boolean" and (.client_stats.host | test("^ld[12]$"))' - <<<"$row"
   no_process_left
 }
 

@@ -63,6 +63,17 @@ fake() {
   [[ $output == *"a latency wants a unit"* ]]
 }
 
+@test "openloop: --slo on a scenario that is not in the table is refused before anything starts" {
+  run fake --servers good --scenarios hello --slo 'hello:p99<5s;helo:p99<5ms' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"--slo: unknown scenario 'helo' (valid: "*"hello"*")"* ]]
+  [[ $output != *"planned runs"* ]]
+  [ ! -e "$TMP/out" ]
+  # a known scenario that is not selected, and a gate for every scenario, are fine
+  run fake --servers good --scenarios hello --slo 'post-load:p99<5ms;errors<1%' --dry-run
+  [ "$status" -eq 0 ]
+}
+
 @test "openloop: the plan adds a run per rate and a capacity search; wrk's are skipped with the reason" {
   run fake --servers good --scenarios hello --tool barrage,wrk --rates 100,200 --capacity 'p99<10ms' --dry-run
   echo "$output"
@@ -145,7 +156,7 @@ fake() {
   local f
   f=$(results_file)
   valid "$f"
-  jq -e '.results[] | select(.load.mode == "rate") | .load.target_rps == 20000 and .status == "ok"
+  assert_jq '.results[] | select(.load.mode == "rate") | .load.target_rps == 20000 and .status == "ok"
     and .metrics.rate.delivered == false and .metrics.rate.achieved < 20000 and .metrics.rate.backlog_max > 0' "$f"
   # the summary line: no latency for it, what was achieved instead
   [[ $output =~ hello\ @20000/s\ +1\ +ok\ +[0-9]+\ +-\ +[0-9]+\ +not\ delivered:\ achieved\ [0-9]+/s,\ backlog ]]
@@ -160,17 +171,17 @@ fake() {
   local f
   f=$(results_file)
   valid "$f"
-  jq -e '[.results[] | select(.load.mode == "rate") | .slo.met == false
+  assert_jq '[.results[] | select(.load.mode == "rate") | .slo.met == false
           and ([.slo.conditions[] | select(.met == false) | .condition] | index("p99<100ms") != null)] | all and length == 1' "$f"
   # post-load's condition is not hello's
-  jq -e '[.results[].slo.conditions[].condition] | index("p99<1ms") == null' "$f"
+  assert_jq '[.results[].slo.conditions[].condition] | index("p99<1ms") == null' "$f"
   [[ $output == *"hello @130/s"*"SLO not met: "*"p99<100ms"* ]]
   [[ $output == *"SLO not met (exit 3)"* ]]
   no_process_left
   rm -rf "$TMP/out"
   run fake --servers good --scenarios hello --connections 4 --slo 'p99<5s'
   [ "$status" -eq 0 ]
-  jq -e '.results[0].slo == {met: true, conditions: [{condition: "p99<5s", value: .results[0].metrics.latency_us.p99, met: true}]}' "$(results_file)"
+  assert_jq '.results[0].slo == {met: true, conditions: [{condition: "p99<5s", value: .results[0].metrics.latency_us.p99, met: true}]}' "$(results_file)"
 }
 
 @test "openloop: the capacity search finds a known capacity within the precision and keeps every step" {
@@ -182,7 +193,8 @@ fake() {
   f=$(results_file)
   valid "$f"
   jq -c '.results[] | select(.capacity) | .capacity | del(.steps), (.steps[] | [.rate, .phase, .pass, .why])' "$f"
-  jq -e '(.results[] | select(.load == null) | .server_stats) as $closed_loop_stats
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq '(.results[] | select(.load == null) | .server_stats) as $closed_loop_stats
     | .results[] | select(.load.mode == "capacity") | .capacity as $c
     | .status == "ok" and .load.conditions == ["p99<100ms"]
       and $c.capacity_rps != null
@@ -225,7 +237,7 @@ fake() {
   f=$(results_file)
   valid "$f"
   [ "$(jq .complete "$f")" = false ]
-  jq -e '.results[] | select(.load.mode == "capacity") | .status == "failed"
+  assert_jq '.results[] | select(.load.mode == "capacity") | .status == "failed"
     and (.reason | test("interrupted after 1 step")) and .capacity.steps[0].rate == 25
     and (.capacity.steps | length) == 1' "$f"
   no_process_left
@@ -246,8 +258,8 @@ fake() {
   f=$(results_file)
   valid "$f"
   [ "$(jq '.results | length' "$f")" -eq 3 ]
-  jq -e '.results[] | select(.load.mode == "rate") | .metrics.rate.target == 200 and .metrics.requests > 0 and .slo.met' "$f"
-  jq -e '.results[] | select(.load.mode == "capacity") | .status == "ok" and (.capacity.steps | length) >= 2
+  assert_jq '.results[] | select(.load.mode == "rate") | .metrics.rate.target == 200 and .metrics.requests > 0 and .slo.met' "$f"
+  assert_jq '.results[] | select(.load.mode == "capacity") | .status == "ok" and (.capacity.steps | length) >= 2
     and .capacity.steps[-1].phase == "confirm" and .capacity.capacity_rps > 0' "$f"
   no_process_left
 }
@@ -348,12 +360,14 @@ fake() {
 }
 
 @test "compare-results --slo: a capacity search's row is not gated (its run is at the edge of its own conditions)" {
-  # The same file twice but for the capacity row: within the gate in BASE, far beyond it in NEW.
+  # The same file twice but for the capacity row and the @100/s row: both within the gate in
+  # BASE, far beyond it in NEW. The @100/s row shows the gate was applied; only it regressed.
   jq '.results |= map(if .load.mode == "capacity" then .metrics.rate.delivered = true | .metrics.latency_us.p99 = 1000 else . end)' \
     "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/base.json"
-  jq '.results |= map(if .load.mode == "capacity" then .metrics.latency_us.p99 = 900000 else . end)' \
+  jq '.results |= map(if .load.mode == "capacity" or .load.target_rps == 100 then .metrics.latency_us.p99 = 900000 else . end)' \
     "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/new.json"
   run "$ROOT/compare-results.sh" --format json --slo 'hello:p99<100ms' "$TMP/base.json" "$TMP/new.json"
   echo "$output"
-  [ "$(jq -c '.slo_regressions // []' <<<"$output")" = '[]' ]
+  [ "$status" -eq 1 ]
+  [ "$(jq -c .slo_regressions <<<"$output")" = '["loaded hello h1 barrage @100/s: p99<100ms"]' ]
 }

@@ -190,7 +190,7 @@ PY
       | length == 5 and all' "$f")" = true ]
   # a 32 MiB heap under load collects: pauses in some window, with an allocation rate where two bound it
   [ "$(jq '[.results[].jvm.gc.pauses] | add > 0' "$f")" = true ]
-  [ "$(jq '[.results[].jvm.gc | select(.pauses >= 2) | .allocation_mib_per_s > 0] | all' "$f")" = true ]
+  assert_jq '.results[].jvm.gc | select(.pauses >= 2) | .allocation_mib_per_s > 0' "$f"
   # one GC log per server start, beside the server's log
   [ "$(find "$TMP/out" -name '*-run1.gc.log' | wc -l)" -eq 5 ]
   [ "$(jq '[.results[] | has("profile")] | any' "$f")" = false ]

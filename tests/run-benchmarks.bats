@@ -61,7 +61,7 @@ sourced() {
 # started = requests + aborted (where the record has started), and requests = succeeded +
 # failed, failed = 4xx + 5xx + errored, from the record's own fields.
 exact_accounting() {
-  jq -e '[.results[] | select(.tool == "barrage" or .tool == "h2load") | .metrics
+  assert_jq '[.results[] | select(.tool == "barrage" or .tool == "h2load") | .metrics
       | (.started == null or .started == .requests + .aborted)
         and .requests == .succeeded + .failed
         and .failed == .status["4xx"] + .status["5xx"] + ([.errors[] | numbers] | add // 0)]
@@ -213,15 +213,15 @@ exact_accounting() {
   [ "$(jq '.results | length' "$f")" -eq 16 ]
   # good: measured, with server stats; mixed skipped for h2load with the reason.
   [ "$(jq '[.results[] | select(.server == "good" and .status == "ok")] | length' "$f")" -eq 3 ]
-  [ "$(jq '[.results[] | select(.server == "good" and .status == "ok") | .metrics.requests > 0 and .metrics.failed == 0] | all' "$f")" = true ]
-  [ "$(jq '[.results[] | select(.status == "ok") | .server_stats.rss_peak_kb > 0] | all' "$f")" = true ]
-  jq -e '.results[] | select(.server == "good" and .tool == "h2load" and .scenario == "mixed") | .status == "skipped" and (.reason | test("one method"))' "$f"
+  assert_jq '.results[] | select(.server == "good" and .status == "ok") | .metrics.requests > 0 and .metrics.failed == 0' "$f"
+  assert_jq '.results[] | select(.status == "ok") | .server_stats.rss_peak_kb > 0' "$f"
+  assert_jq '.results[] | select(.server == "good" and .tool == "h2load" and .scenario == "mixed") | .status == "skipped" and (.reason | test("one method"))' "$f"
   # wrong: verified, failed, not measured.
-  [ "$(jq '[.results[] | select(.server == "wrong") | .status == "failed" and .metrics == null and (.reason | test("contract verification failed"))] | all' "$f")" = true ]
+  assert_jq '.results[] | select(.server == "wrong") | .status == "failed" and .metrics == null and (.reason | test("contract verification failed"))' "$f"
   # broken: failed at start.
-  [ "$(jq '[.results[] | select(.server == "broken") | .status == "failed" and (.reason | test("exited before it was ready"))] | all' "$f")" = true ]
+  assert_jq '.results[] | select(.server == "broken") | .status == "failed" and (.reason | test("exited before it was ready"))' "$f"
   # unbuildable: the build error is recorded and the run went on.
-  [ "$(jq '[.results[] | select(.server == "unbuildable") | .status == "failed" and (.reason | startswith("build failed"))] | all' "$f")" = true ]
+  assert_jq '.results[] | select(.server == "unbuildable") | .status == "failed" and (.reason | startswith("build failed"))' "$f"
   # The summary table and the path on stdout.
   [[ $output == *"good"*"wrk"*"hello"*"ok"* ]]
   [[ $output == *"$f"* ]]
@@ -352,9 +352,10 @@ exact_accounting() {
     "1:good:barrage:1 2:good:barrage:1" ]
   [ "$(jq -r '[.server_warmups[].shapes[] | "\(.scenario):\(.status)"] | join(" ")' "$f")" = \
     "hello:ok mixed:ok hello:ok mixed:ok" ]
-  [ "$(jq '[.server_warmups[].shapes[] | select(.status == "ok") | .requests > 0] | all' "$f")" = true ]
+  assert_jq '.server_warmups[].shapes[] | select(.status == "ok") | .requests > 0' "$f"
   # before the round's first measured run (whichever tool), and its raw output kept
-  [ "$(jq '[.server_warmups[] as $w | .results[] | select(.run == $w.run and .status == "ok") | .started >= $w.ended] | all' "$f")" = true ]
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq '.server_warmups[] as $w | .results[] | select(.run == $w.run and .status == "ok") | .started >= $w.ended' "$f"
   [ -s "$logs/1-good-warmup-h1-hello/barrage.json" ]
   [ -s "$logs/2-good-warmup-h1-hello/barrage.json" ]
   [[ $output == *"warming up good: barrage h1 hello for 1s"*"good wrk h1 hello"* ]]
@@ -439,8 +440,8 @@ steady() {
   f=$(results_file)
   valid "$f"
   # busy: on the CPU or waiting for it, so another process on that CPU does not hide it
-  [ "$(jq -r '[.results[] | .client_stats.busy_pct >= 90 and .client_stats.cores == 1 and .client_bound] | all' "$f")" = true ]
-  [ "$(jq -r '[.results[] | .client_stats.cpu_pct > 0] | all' "$f")" = true ]
+  assert_jq '.results[] | .client_stats.busy_pct >= 90 and .client_stats.cores == 1 and .client_bound' "$f"
+  assert_jq '.results[] | .client_stats.cpu_pct > 0' "$f"
   [[ $output =~ good\ +wrk\ +h1\ +hello\ .*client-bound:\ the\ tool\ was\ busy\ [0-9.]+%\ of\ 1\ core ]]
   no_process_left
 }
@@ -535,7 +536,7 @@ steady() {
   # the farther end of the interval from 0
   [ "$(jq -c '.noise_floor | [.server, .level, (.rows | map([.scenario, .protocol, .tool, .runs.A, .runs.B]))]' "$f")" = \
     '["good",0.95,[["hello","h1","wrk",2,2]]]' ]
-  jq -e '.noise_floor.rows[0] | [.successful_rps, .p99][]
+  assert_jq '.noise_floor.rows[0] | [.successful_rps, .p99][]
     | .lo <= .change and .change <= .hi and .floor == ([.lo, .hi] | map(fabs) | max)' "$f"
   # each label's server start is logged apart (the fake server itself writes nothing there)
   [ -f "${f%.json}.logs/good@A-run1.log" ]
@@ -725,8 +726,8 @@ signal_building() {
   # jdk-httpserver: h1 x 2 tools x 2 scenarios; jetty adds h2load over h2c.
   [ "$(jq '.results | length' "$f")" -eq 10 ]
   [ "$(jq '[.results[] | select(.protocol == "h2c")] | length' "$f")" -eq 2 ]
-  [ "$(jq '[.results[] | .status == "ok" and .metrics.requests > 0 and .metrics.failed == 0] | all' "$f")" = true ]
-  [ "$(jq '[.results[] | .server_stats.cpu_pct > 0 and .server_stats.rss_peak_kb > 0] | all' "$f")" = true ]
+  assert_jq '.results[] | .status == "ok" and .metrics.requests > 0 and .metrics.failed == 0' "$f"
+  assert_jq '.results[] | .server_stats.cpu_pct > 0 and .server_stats.rss_peak_kb > 0' "$f"
   [ "$(jq -r '.results[] | select(.server == "jetty") | .server_version' "$f" | sort -u)" != null ]
   # each server start warmed up by barrage (--quick: 1 s) before its first measured run
   [ "$(jq -r '[.server_warmups[] | "\(.server):\(.duration_s):\([.shapes[] | "\(.protocol)-\(.scenario)-\(.status)"] | join(","))"]

@@ -17,6 +17,12 @@
 #                       (a failed test may leave them running); always 0
 #   background CMD...   starts CMD in the background with bats' fd 3 closed (else bats waits
 #                       for it before it ends), stdout and stderr as the caller set them; sets BG_PID
+#   assert_jq [JQ_OPTION...] FILTER FILE|-
+#                       an assertion on a JSON file a tool wrote (- reads stdin): fails, saying
+#                       why, when the input is missing, empty or not JSON, when FILTER gives no
+#                       value at all, or when any value it gives is false or null (jq 1.6's
+#                       `jq -e FILTER FILE` exits 0 on an empty FILE; a selection that matches
+#                       nothing is no pass either: stream the rows, not `[...] | all`)
 #   run_spec NAME KEY=VALUE...  fills the associative array NAME (declare it first) with a run
 #                       spec for a driver (lib/plan.sh: plan::spec): out=$TMP/out.json dir=$TMP
 #                       threads=1 connections=1 streams=1 duration_s=1 warmup_s=0 and empty
@@ -76,6 +82,28 @@ background() {
   "$@" 3>&- &
   # shellcheck disable=SC2034 # read by the caller
   BG_PID=$!
+}
+
+assert_jq() {
+  (($# >= 2)) || { echo "assert_jq: usage: assert_jq [JQ_OPTION...] FILTER FILE|-"; return 2; }
+  local file=${!#} input out value
+  local args=("${@:1:$#-1}")
+  if [[ $file == - ]]; then
+    input=$(cat)
+    file='stdin'
+  else
+    [[ -f $file ]] || { echo "assert_jq: $file: no such file"; return 1; }
+    input=$(<"$file")
+  fi
+  [[ $input =~ [^[:space:]] ]] || { echo "assert_jq: $file is empty"; return 1; }
+  out=$(jq -c "${args[@]}" <<<"$input") || { echo "assert_jq: jq failed on $file (not JSON?)"; return 1; }
+  [[ -n $out ]] || { echo "assert_jq: ${args[*]: -1} gave no value on $file"; return 1; }
+  while IFS= read -r value; do
+    if [[ $value == false || $value == null ]]; then
+      echo "assert_jq: ${args[*]: -1} gave $value on $file"
+      return 1
+    fi
+  done <<<"$out"
 }
 
 run_spec() {

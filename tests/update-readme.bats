@@ -195,14 +195,82 @@ is_png() {
     is_png "$CHARTS/$chart.png"
     section | grep -qF "(docs/charts/$chart.png)"
   done
-  [ "$(find "$CHARTS" -type f | wc -l)" -eq 5 ]
+  # the five charts and the manifest of what this tool made there
+  [ "$(find "$CHARTS" -type f | wc -l)" -eq 6 ]
+  [ "$(sort "$CHARTS/.update-readme-manifest" | paste -sd,)" = "latency-hello-h1-wrk.png,latency-hello-h2c-h2load.png,latency-post-load-h1-wrk.png,rps-h1-wrk.png,rps-h2c-h2load.png" ]
   # file(1) is one of run-tests.sh's dependencies: no silent pass when it is missing
   [[ $(file -b "$CHARTS/rps-h1-wrk.png") == "PNG image data, 1000 x 560,"* ]]
   # Charts of a run that drew fewer are replaced, not left behind.
   update --file "$F/multi-loud-a.json"
   [ "$status" -eq 0 ]
-  [ "$(find "$CHARTS" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = "latency-hello-h1-wrk.png,rps-h1-wrk.png" ]
+  [ "$(find "$CHARTS" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = ".update-readme-manifest,latency-hello-h1-wrk.png,rps-h1-wrk.png" ]
 }
+
+@test "update-readme: a chart that cannot be put in place changes nothing: README, charts and the charts it links stay" {
+  update --file "$F/readme-failures.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && find . -type f -exec md5sum {} + | sort) >"$TMP/before.md5"
+  [ "$(grep -c '\.png$' "$TMP/before.md5")" -eq 5 ]
+  # the next run draws other charts (three of these would go) and one of its names is taken by
+  # a directory that holds a directory of that name: no file can be put in its place
+  mkdir -p "$CHARTS/rps-h1-barrage.png/rps-h1-barrage.png"
+  update --file "$F/readme-timeline.json"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"rps-h1-barrage.png is a directory"* && $output == *"README and charts unchanged"* ]]
+  cmp "$README" "$TMP/before.md"
+  [ "$(cd "$CHARTS" && find . -type f -exec md5sum {} + | sort)" = "$(cat "$TMP/before.md5")" ]
+  # every chart the README links is there
+  local link
+  [ "$(section | grep -cF '(docs/charts/')" -ge 5 ]
+  for link in $(section | grep -oE '\(docs/charts/[^)]+\)' | tr -d '()'); do [ -f "$TMP/$link" ]; done
+  [ -d "$CHARTS/rps-h1-barrage.png/rps-h1-barrage.png" ]
+  # nothing staged is left behind, next to the README or among the charts
+  [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
+}
+
+@test "update-readme: --charts DIR keeps the files it did not make there; it deletes only its own" {
+  mkdir -p "$CHARTS"
+  printf 'mine\n' >"$CHARTS/rps-my-own.png"
+  printf 'mine\n' >"$CHARTS/latency-notes.png"
+  printf 'mine\n' >"$CHARTS/timeline-x.dat"
+  update --file "$F/readme-timeline.json"
+  [ "$status" -eq 0 ]
+  [ -f "$CHARTS/timeline-hello-h1-barrage.dat" ] && [ -f "$CHARTS/rps-h1-barrage.png" ]
+  # a run that draws fewer: its own earlier charts go, the user's files stay
+  update --file "$F/multi-loud-a.json"
+  [ "$status" -eq 0 ]
+  [ "$(find "$CHARTS" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = \
+    ".update-readme-manifest,latency-hello-h1-wrk.png,latency-notes.png,rps-h1-wrk.png,rps-my-own.png,timeline-x.dat" ]
+  [ "$(cat "$CHARTS/rps-my-own.png" "$CHARTS/latency-notes.png" "$CHARTS/timeline-x.dat")" = "$(printf 'mine\nmine\nmine')" ]
+}
+
+@test "update-readme: a charts directory from before manifests: the charts the README links are its own" {
+  update --file "$F/readme-timeline.json"
+  [ "$status" -eq 0 ]
+  rm "$CHARTS/.update-readme-manifest"
+  printf 'mine\n' >"$CHARTS/rps-my-own.png"
+  update --file "$F/multi-loud-a.json"
+  [ "$status" -eq 0 ]
+  [ "$(find "$CHARTS" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = \
+    ".update-readme-manifest,latency-hello-h1-wrk.png,rps-h1-wrk.png,rps-my-own.png" ]
+}
+
+@test "update-readme: a symlinked README is written through the link, which stays a link" {
+  mkdir "$TMP/real"
+  mv "$README" "$TMP/real/README.md"
+  ln -s real/README.md "$README"
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ -L "$README" ]
+  [ "$(readlink "$README")" = real/README.md ]
+  [ "$(grep -c '^<!-- performance:start -->$' "$TMP/real/README.md")" -eq 1 ]
+  # the links stay relative to the README as it was named
+  section | grep -qF '(docs/charts/rps-h1-wrk.png)'
+  [ -z "$(find "$TMP" -name '.README.*')" ]
+}
+
 
 @test "update-readme: without --file, the newest complete file by its timestamp field" {
   mkdir "$TMP/results"
@@ -222,14 +290,20 @@ is_png() {
   cp "$README" "$TMP/before.md"
   (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
   mkdir "$TMP/empty-results"
+  # numbers no measurement has: said so, never printed as 1e,+17 (written outside $TMP: the
+  # test checks that nothing is left next to the README)
+  jq '.results[0].metrics.successful_rps = 1e17' "$F/single-base.json" >"$BATS_TEST_TMPDIR/huge.json"
+  jq -c '.results[0].metrics.successful_rps = "NAN"' "$F/single-base.json" | sed 's/"NAN"/NaN/' >"$BATS_TEST_TMPDIR/nan.json"
   # option, value, expected message
   local cases=(
     --file "$TMP/missing.json" "no such file"
-    --file "$F/bad-not-json.json" "not a JSON object"
+    --file "$F/bad-not-json.json" "truncated: the JSON stops before its end"
     --file "$F/bad-schema-invalid.json" "not a valid results file"
     --file "$F/bad-no-ok-rows.json" "no successful rows"
     --file "$F/bad-incomplete.json" "incomplete"
     --file "$TMP" "is a directory"
+    --file "$BATS_TEST_TMPDIR/huge.json" "1e+17 at .results[0].metrics.successful_rps is beyond 2^53"
+    --file "$BATS_TEST_TMPDIR/nan.json" "NaN at .results[0].metrics.successful_rps"
     --results "$TMP/empty-results" "no complete results file"
   )
   if [[ $(id -u) -ne 0 ]]; then  # root reads a mode-000 file anyway
