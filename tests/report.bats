@@ -179,7 +179,7 @@ for row in json.load(open(sys.argv[2]))["results"]:
   browse "$(page "$ROOT/tests/fixtures/openloop/new.json")"
   [ "$(facts '[.flags[] | select(. == "SLO broken")] | length')" -ge 1 ]
   # a row whose server warm-up hit its cap before steady state (lib/steady.sh), one that drifted (lib/drift.jq)
-  jq '.results[0].server_warmup = {mode: "auto", seconds: 60, steady: false} | .results[1].drift = {status: "drifting"}' "$F/single-base.json" >"$TMP/steady.json"
+  jq '.results[0].server_warmup = {mode: "auto", seconds: 60, steady: false} | .results[1].drift = {status: "drifting", test: "mann-kendall", n: 10, z: -3.6, alpha: 0.01, change: -0.12, noise: 0.01, reason: null}' "$F/single-base.json" >"$TMP/steady.json"
   "$REPORT" "$TMP/steady.json" >/dev/null 2>&1
   browse "$TMP/steady.html"
   loads_clean
