@@ -151,7 +151,7 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
   SERVERS_DIR="$FIXTURES/fleet" run servers::prop stubborn no-such-key
   [ "$status" -eq 1 ]
   run servers::list
-  [ "$output" = $'java-http\njdk-httpserver\njetty\nnetty\ntomcat' ]
+  [ "$output" = $'java-http\njdk-httpserver\njetty\nnetty\ntomcat\nundertow' ]
 }
 
 @test "contract::verify names the server, protocol and item of every broken check" {
@@ -249,3 +249,9 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
 @test "java-http: contract over h2c (prior knowledge and Upgrade)" { conforms java-http h2c; }
 @test "java-http: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm java-http; }
 @test "java-http: exits non-zero at once when its port is taken" { exits_when_port_taken java-http; }
+
+@test "undertow: builds" { require_built undertow; }
+@test "undertow: contract over h1" { conforms undertow h1; }
+@test "undertow: contract over h2c (prior knowledge and Upgrade)" { conforms undertow h2c; }
+@test "undertow: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm undertow; }
+@test "undertow: exits non-zero at once when its port is taken" { exits_when_port_taken undertow; }
