@@ -151,7 +151,7 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
   SERVERS_DIR="$FIXTURES/fleet" run servers::prop stubborn no-such-key
   [ "$status" -eq 1 ]
   run servers::list
-  [ "$output" = $'java-http\njdk-httpserver\njetty\nnetty\ntomcat\nundertow\nvertx' ]
+  [ "$output" = $'helidon\njava-http\njdk-httpserver\njetty\nnetty\ntomcat\nundertow\nvertx' ]
 }
 
 @test "contract::verify names the server, protocol and item of every broken check" {
@@ -261,3 +261,9 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
 @test "vertx: contract over h2c (prior knowledge and Upgrade)" { conforms vertx h2c; }
 @test "vertx: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm vertx; }
 @test "vertx: exits non-zero at once when its port is taken" { exits_when_port_taken vertx; }
+
+@test "helidon: builds" { require_built helidon; }
+@test "helidon: contract over h1" { conforms helidon h1; }
+@test "helidon: contract over h2c (prior knowledge and Upgrade)" { conforms helidon h2c; }
+@test "helidon: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm helidon; }
+@test "helidon: exits non-zero at once when its port is taken" { exits_when_port_taken helidon; }
