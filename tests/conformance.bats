@@ -151,7 +151,7 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
   SERVERS_DIR="$FIXTURES/fleet" run servers::prop stubborn no-such-key
   [ "$status" -eq 1 ]
   run servers::list
-  [ "$output" = $'java-http\njdk-httpserver\njetty\nnetty\ntomcat' ]
+  [ "$output" = $'helidon\njava-http\njdk-httpserver\njetty\nnetty\ntomcat\nundertow\nvertx' ]
 }
 
 @test "contract::verify names the server, protocol and item of every broken check" {
@@ -249,3 +249,21 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
 @test "java-http: contract over h2c (prior knowledge and Upgrade)" { conforms java-http h2c; }
 @test "java-http: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm java-http; }
 @test "java-http: exits non-zero at once when its port is taken" { exits_when_port_taken java-http; }
+
+@test "undertow: builds" { require_built undertow; }
+@test "undertow: contract over h1" { conforms undertow h1; }
+@test "undertow: contract over h2c (prior knowledge and Upgrade)" { conforms undertow h2c; }
+@test "undertow: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm undertow; }
+@test "undertow: exits non-zero at once when its port is taken" { exits_when_port_taken undertow; }
+
+@test "vertx: builds" { require_built vertx; }
+@test "vertx: contract over h1" { conforms vertx h1; }
+@test "vertx: contract over h2c (prior knowledge and Upgrade)" { conforms vertx h2c; }
+@test "vertx: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm vertx; }
+@test "vertx: exits non-zero at once when its port is taken" { exits_when_port_taken vertx; }
+
+@test "helidon: builds" { require_built helidon; }
+@test "helidon: contract over h1" { conforms helidon h1; }
+@test "helidon: contract over h2c (prior knowledge and Upgrade)" { conforms helidon h2c; }
+@test "helidon: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm helidon; }
+@test "helidon: exits non-zero at once when its port is taken" { exits_when_port_taken helidon; }

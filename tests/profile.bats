@@ -2,7 +2,7 @@
 # GC and JVM facts (lib/jvm.sh, lib/gclog.jq) and profiles (lib/profile.sh, lib/profile.jq,
 # lib/hotspot_attach.py): the GC log read for a window on fixture logs, the launcher options,
 # a real server profiled under load (its flame graph names the server's classes), the ctimer
-# fallback recorded, GC facts of all five servers from a --quick run, a non-JVM server left
+# fallback recorded, GC facts of all eight servers from a --quick run, a non-JVM server left
 # alone, and profiled rows kept apart in the README and in comparisons.
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: PORT set in setup stays there
 
@@ -162,11 +162,11 @@ PY
   no_process_left
 }
 
-@test "e2e: GC and JVM facts of every measured run, plausible for each of the five servers" {
+@test "e2e: GC and JVM facts of every measured run, plausible for each of the eight servers" {
   source "$ROOT/lib/servers.sh"
   local servers
   servers=$(servers::list | paste -sd,)
-  [ "$servers" = "java-http,jdk-httpserver,jetty,netty,tomcat" ]
+  [ "$servers" = "helidon,java-http,jdk-httpserver,jetty,netty,tomcat,undertow,vertx" ]
   servers::build
   # A small heap (JAVA_OPTS replaces servers/jvm.options), so that the windows hold pauses.
   JAVA_OPTS='-Xms32m -Xmx32m -XX:+ExitOnOutOfMemoryError' run "$RUN" --quick --port "$PORT" --output "$TMP/out" \
@@ -176,7 +176,7 @@ PY
   local f
   f=$(results_file)
   valid "$f"
-  [ "$(jq '[.results[] | select(.status == "ok")] | length' "$f")" -eq 5 ]
+  [ "$(jq '[.results[] | select(.status == "ok")] | length' "$f")" -eq 8 ]
   [ "$(jq -r .settings.gc_log "$f")" = true ]
   jq -c '.results[] | {server, jvm}' "$f"
   # the heap asked for; the JDK that ran them; a known collector; a window as long as the run
@@ -187,12 +187,12 @@ PY
         and .gc.window_ms >= 2000 and .gc.window_ms < 30000
         and .gc.pauses >= 0 and .gc.pause_total_ms >= 0 and .gc.pause_total_ms < .gc.window_ms
         and (.gc.pauses == 0 or (.gc.pause_max_ms > 0 and .gc.pause_max_ms <= .gc.pause_total_ms))]
-      | length == 5 and all' "$f")" = true ]
+      | length == 8 and all' "$f")" = true ]
   # a 32 MiB heap under load collects: pauses in some window, with an allocation rate where two bound it
   [ "$(jq '[.results[].jvm.gc.pauses] | add > 0' "$f")" = true ]
   assert_jq '.results[].jvm.gc | select(.pauses >= 2) | .allocation_mib_per_s > 0' "$f"
   # one GC log per server start, beside the server's log
-  [ "$(find "$TMP/out" -name '*-run1.gc.log' | wc -l)" -eq 5 ]
+  [ "$(find "$TMP/out" -name '*-run1.gc.log' | wc -l)" -eq 8 ]
   [ "$(jq '[.results[] | has("profile")] | any' "$f")" = false ]
   no_process_left
 }

@@ -1,0 +1,117 @@
+package dev.barrage.servers.helidon;
+
+import io.helidon.common.Version;
+import io.helidon.common.uri.UriQuery;
+import io.helidon.http.Header;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.logging.common.LogConfig;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.Handler;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Barrage contract (servers/CONTRACT.md) on Helidon 4 SE's WebServer: HTTP routing with
+ * blocking handlers on virtual threads; helidon-webserver-http2 on the classpath adds h2c
+ * (Upgrade and prior knowledge) to the same listener.
+ */
+public final class HelidonServer {
+    private static final int DEFAULT_FILE_SIZE = 1_048_576;
+    private static final int MAX_FILE_SIZE = 104_857_600;
+    private static final Header SERVER = HeaderValues.createCached(HeaderNames.SERVER, "Helidon/" + Version.VERSION);
+    private static final Header OCTET_STREAM = HeaderValues.createCached(HeaderNames.CONTENT_TYPE, "application/octet-stream");
+    private static final byte[] HELLO = "Hello world".getBytes(StandardCharsets.US_ASCII);
+    private static final ConcurrentHashMap<Integer, byte[]> FILES = new ConcurrentHashMap<>();
+
+    public static void main(String[] args) {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+
+        // As Helidon's SE quickstart does: java.util.logging from logging.properties (WARNING).
+        LogConfig.configureRuntime();
+        WebServer server = WebServer.builder()
+                .host(bind)
+                .port(port)
+                .routing(HelidonServer::routing)
+                .build()
+                .start();
+        // A listener that cannot bind is logged and start() returns a stopped server: exit
+        // non-zero so that whoever started it sees the failure.
+        if (!server.isRunning()) {
+            System.err.printf("helidon: cannot listen on %s:%d (see the error above)%n", bind, port);
+            System.exit(1);
+        }
+        // Helidon registers its own shutdown hook (shutdownHook is on by default): SIGTERM stops it.
+        System.out.printf("server=helidon version=%s protocols=h1,h2c transport=virtual-threads port=%d bind=%s%n",
+                Version.VERSION, server.port(), bind);
+    }
+
+    static void routing(HttpRouting.Builder routing) {
+        routing.addFilter((chain, req, res) -> {
+                    res.header(SERVER);
+                    chain.proceed();
+                })
+                .get("/", (req, res) -> {
+                    req.content().consume();
+                    res.send();
+                })
+                .get("/no-read", (req, res) -> res.send())
+                .get("/hello", (req, res) -> send(res, 200, HeaderValues.CONTENT_TYPE_TEXT_PLAIN, HELLO))
+                .get("/file", HelidonServer::file)
+                .post("/load", (req, res) -> {
+                    // A request without a body has no entity to read (as() would throw).
+                    byte[] body = req.content().hasEntity() ? req.content().as(byte[].class) : new byte[0];
+                    send(res, 200, HeaderValues.CONTENT_TYPE_TEXT_PLAIN, Base64.getEncoder().encode(body));
+                })
+                // Registered after the methods above: only a wrong method on a known path gets here.
+                .any("/", notAllowed("GET"))
+                .any("/no-read", notAllowed("GET"))
+                .any("/hello", notAllowed("GET"))
+                .any("/file", notAllowed("GET"))
+                .any("/load", notAllowed("POST"))
+                .any((req, res) -> send(res, 404, HeaderValues.CONTENT_TYPE_TEXT_PLAIN, ascii("not found\n")));
+    }
+
+    private static Handler notAllowed(String allowed) {
+        return (req, res) -> {
+            res.header(HeaderNames.ALLOW, allowed);
+            send(res, 405, HeaderValues.CONTENT_TYPE_TEXT_PLAIN, ascii("method not allowed\n"));
+        };
+    }
+
+    private static void file(ServerRequest req, ServerResponse res) {
+        UriQuery query = req.query();
+        long size;
+        try {
+            size = query.contains("size") ? Long.parseLong(query.get("size")) : DEFAULT_FILE_SIZE;
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        if (size < 0 || size > MAX_FILE_SIZE) {
+            send(res, 400, HeaderValues.CONTENT_TYPE_TEXT_PLAIN, ascii("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"));
+            return;
+        }
+        send(res, 200, OCTET_STREAM, FILES.computeIfAbsent((int) size, HelidonServer::content));
+    }
+
+    /** The contract's /file content: byte i is 'a' + i % 26 (never written to once cached). */
+    private static byte[] content(int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+        return bytes;
+    }
+
+    private static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** send(byte[]) sets Content-Length. */
+    private static void send(ServerResponse res, int status, Header contentType, byte[] body) {
+        res.status(status).header(contentType).send(body);
+    }
+}

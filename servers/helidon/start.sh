@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Starts the helidon server in the foreground. exec: this script's PID becomes the JVM's.
+# Env: PORT (default 8080), BIND (default 127.0.0.1), JAVA_OPTS (replaces servers/jvm.options).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/log.sh
+source "$here/../../lib/log.sh"
+# shellcheck source=lib/java.sh
+source "$here/../../lib/java.sh"
+java::exec_server "$here"

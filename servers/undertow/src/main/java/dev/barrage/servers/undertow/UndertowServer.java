@@ -1,0 +1,133 @@
+package dev.barrage.servers.undertow;
+
+import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import io.undertow.Version;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
+import io.undertow.util.Methods;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The Barrage contract (servers/CONTRACT.md) on Undertow's core API: one HTTP listener with
+ * ENABLE_HTTP2 (HTTP/1.1, h2c by Upgrade and with prior knowledge) and a non-blocking
+ * HttpHandler that runs on the XNIO I/O threads.
+ */
+public final class UndertowServer {
+    /** Held so the levels survive: java.util.logging keeps loggers weakly. */
+    private static final Logger XNIO_LOG = Logger.getLogger("org.xnio");
+    private static final Logger UNDERTOW_LOG = Logger.getLogger("io.undertow");
+    private static final String SERVER = "Undertow/" + Version.getVersionString();
+
+    public static void main(String[] args) {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        XNIO_LOG.setLevel(Level.WARNING); // no "XNIO version" start-up lines
+        UNDERTOW_LOG.setLevel(Level.WARNING);
+
+        Undertow server = Undertow.builder()
+                .addHttpListener(port, bind)
+                .setServerOption(UndertowOptions.ENABLE_HTTP2, true)
+                .setHandler(new ContractHandler())
+                .build();
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            // XNIO's threads are not daemons: exit rather than run on without the port.
+            System.err.printf("undertow: cannot listen on %s:%d: %s%n", bind, port, e);
+            System.exit(1);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+        System.out.printf("server=undertow version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
+                Version.getVersionString(), port, bind);
+    }
+
+    private static final class ContractHandler implements HttpHandler {
+        private static final int DEFAULT_FILE_SIZE = 1_048_576;
+        private static final int MAX_FILE_SIZE = 104_857_600;
+        private static final HttpString SERVER_HEADER = Headers.SERVER;
+        private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+        private static final ByteBuffer HELLO = ByteBuffer.wrap("Hello world".getBytes(StandardCharsets.US_ASCII)).asReadOnlyBuffer();
+        private static final ConcurrentHashMap<Integer, ByteBuffer> FILES = new ConcurrentHashMap<>();
+
+        @Override
+        public void handleRequest(HttpServerExchange exchange) {
+            exchange.getResponseHeaders().put(SERVER_HEADER, SERVER);
+            HttpString method = exchange.getRequestMethod();
+            switch (exchange.getRelativePath()) {
+                case "/" -> {
+                    if (allow(exchange, method, Methods.GET)) {
+                        // Read to the end and drop each chunk; answer once the last one is in.
+                        exchange.getRequestReceiver().receivePartialBytes((ex, chunk, last) -> {
+                            if (last) send(ex, 200, null, EMPTY.duplicate());
+                        });
+                    }
+                }
+                case "/no-read" -> {
+                    if (allow(exchange, method, Methods.GET)) send(exchange, 200, null, EMPTY.duplicate());
+                }
+                case "/hello" -> {
+                    if (allow(exchange, method, Methods.GET)) send(exchange, 200, "text/plain", HELLO.duplicate());
+                }
+                case "/file" -> {
+                    if (allow(exchange, method, Methods.GET)) file(exchange);
+                }
+                case "/load" -> {
+                    if (allow(exchange, method, Methods.POST)) {
+                        exchange.getRequestReceiver().receiveFullBytes((ex, body) ->
+                                send(ex, 200, "text/plain", ByteBuffer.wrap(Base64.getEncoder().encode(body))));
+                    }
+                }
+                default -> send(exchange, 404, "text/plain", ascii("not found\n"));
+            }
+        }
+
+        private static boolean allow(HttpServerExchange exchange, HttpString method, HttpString allowed) {
+            if (allowed.equals(method)) return true;
+            exchange.getResponseHeaders().put(Headers.ALLOW, allowed.toString());
+            send(exchange, 405, "text/plain", ascii("method not allowed\n"));
+            return false;
+        }
+
+        private static void file(HttpServerExchange exchange) {
+            Deque<String> values = exchange.getQueryParameters().get("size");
+            long size;
+            try {
+                size = values == null ? DEFAULT_FILE_SIZE : Long.parseLong(values.getFirst());
+            } catch (NumberFormatException e) {
+                size = -1;
+            }
+            if (size < 0 || size > MAX_FILE_SIZE) {
+                send(exchange, 400, "text/plain", ascii("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"));
+                return;
+            }
+            send(exchange, 200, "application/octet-stream", FILES.computeIfAbsent((int) size, ContractHandler::content).duplicate());
+        }
+
+        /** The contract's /file content: byte i is 'a' + i % 26; read-only so duplicates can be shared. */
+        private static ByteBuffer content(int size) {
+            byte[] bytes = new byte[size];
+            for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+            return ByteBuffer.wrap(bytes).asReadOnlyBuffer();
+        }
+
+        private static ByteBuffer ascii(String text) {
+            return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
+        }
+
+        /** The sender sets Content-Length from the buffer and ends the exchange. */
+        private static void send(HttpServerExchange exchange, int status, String contentType, ByteBuffer body) {
+            exchange.setStatusCode(status);
+            if (contentType != null) exchange.getResponseHeaders().put(Headers.CONTENT_TYPE, contentType);
+            exchange.getResponseSender().send(body);
+        }
+    }
+}

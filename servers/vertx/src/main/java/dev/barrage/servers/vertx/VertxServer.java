@@ -1,0 +1,149 @@
+package dev.barrage.servers.vertx;
+
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Base64;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Barrage contract (servers/CONTRACT.md) on Vert.x core: a verticle with an HttpServer,
+ * deployed once per event loop (Vert.x shares the port between the instances). HTTP/1.1
+ * and h2c (Upgrade and prior knowledge: Vert.x's cleartext HTTP/2, on by default) on one port.
+ */
+public final class VertxServer extends VerticleBase {
+    private static final int DEFAULT_FILE_SIZE = 1_048_576;
+    private static final int MAX_FILE_SIZE = 104_857_600;
+    private static final String VERSION = version();
+    private static final CharSequence SERVER = HttpHeaders.createOptimized("Vert.x/" + VERSION);
+    private static final CharSequence TEXT_PLAIN = HttpHeaders.createOptimized("text/plain");
+    private static final CharSequence OCTET_STREAM = HttpHeaders.createOptimized("application/octet-stream");
+    private static final Buffer HELLO = Buffer.buffer("Hello world");
+    private static final ConcurrentHashMap<Integer, Buffer> FILES = new ConcurrentHashMap<>();
+    private static final DateTimeFormatter HTTP_DATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
+
+    /** The Date header, formatted once a second by each verticle's own timer. */
+    private CharSequence date = now();
+
+    public static void main(String[] args) {
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        Vertx vertx = Vertx.vertx();
+        HttpServerOptions options = new HttpServerOptions().setHost(bind).setPort(port);
+        // One verticle instance per event loop, as Vert.x's documentation scales a server
+        // over the cores; the event-loop count stays at Vert.x's default.
+        try {
+            vertx.deployVerticle(() -> new VertxServer(options),
+                    new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)).await();
+        } catch (Exception e) {
+            // The event loops are not daemons: exit rather than run on without the port.
+            System.err.printf("vertx: cannot listen on %s:%d: %s%n", bind, port, e);
+            System.exit(1);
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close().await()));
+        System.out.printf("server=vertx version=%s protocols=h1,h2c transport=%s port=%d bind=%s%n",
+                VERSION, vertx.isNativeTransportEnabled() ? "native" : "nio", port, bind);
+    }
+
+    private final HttpServerOptions options;
+
+    private VertxServer(HttpServerOptions options) {
+        this.options = options;
+    }
+
+    @Override
+    public Future<?> start() {
+        vertx.setPeriodic(1000, id -> date = now());
+        return vertx.createHttpServer(options).requestHandler(this::handle).listen();
+    }
+
+    private void handle(HttpServerRequest request) {
+        HttpServerResponse response = request.response();
+        response.headers().add(HttpHeaders.SERVER, SERVER).add(HttpHeaders.DATE, date);
+        HttpMethod method = request.method();
+        switch (request.path()) {
+            case "/" -> {
+                // Nothing handles the data, so Vert.x drops it; answer once the body has ended.
+                if (allow(request, method, HttpMethod.GET)) request.end().onComplete(done -> response.end());
+            }
+            case "/no-read" -> {
+                if (allow(request, method, HttpMethod.GET)) response.end();
+            }
+            case "/hello" -> {
+                if (allow(request, method, HttpMethod.GET)) send(response, 200, TEXT_PLAIN, HELLO);
+            }
+            case "/file" -> {
+                if (allow(request, method, HttpMethod.GET)) file(request, response);
+            }
+            case "/load" -> {
+                if (allow(request, method, HttpMethod.POST)) {
+                    request.body().onSuccess(body ->
+                            send(response, 200, TEXT_PLAIN, Buffer.buffer(Base64.getEncoder().encode(body.getBytes()))));
+                }
+            }
+            default -> send(response, 404, TEXT_PLAIN, Buffer.buffer("not found\n"));
+        }
+    }
+
+    private static boolean allow(HttpServerRequest request, HttpMethod method, HttpMethod allowed) {
+        if (allowed.equals(method)) return true;
+        request.response().putHeader(HttpHeaders.ALLOW, allowed.name());
+        send(request.response(), 405, TEXT_PLAIN, Buffer.buffer("method not allowed\n"));
+        return false;
+    }
+
+    private static void file(HttpServerRequest request, HttpServerResponse response) {
+        String raw = request.getParam("size");
+        long size;
+        try {
+            size = raw == null ? DEFAULT_FILE_SIZE : Long.parseLong(raw);
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        if (size < 0 || size > MAX_FILE_SIZE) {
+            send(response, 400, TEXT_PLAIN, Buffer.buffer("size must be an integer from 0 to " + MAX_FILE_SIZE + "\n"));
+            return;
+        }
+        send(response, 200, OCTET_STREAM, FILES.computeIfAbsent((int) size, VertxServer::content));
+    }
+
+    /** The contract's /file content: byte i is 'a' + i % 26. */
+    private static Buffer content(int size) {
+        byte[] bytes = new byte[size];
+        for (int i = 0; i < size; i++) bytes[i] = (byte) ('a' + i % 26);
+        return Buffer.buffer(bytes);
+    }
+
+    /** end(Buffer) sets Content-Length. */
+    private static void send(HttpServerResponse response, int status, CharSequence contentType, Buffer body) {
+        response.setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, contentType).end(body);
+    }
+
+    private static CharSequence now() {
+        return HttpHeaders.createOptimized(HTTP_DATE.format(ZonedDateTime.now(ZoneOffset.UTC)));
+    }
+
+    /** vertx-core's own version file (META-INF/vertx/vertx-version.txt), e.g. 5.2.3. */
+    private static String version() {
+        try (InputStream in = Vertx.class.getClassLoader().getResourceAsStream("META-INF/vertx/vertx-version.txt")) {
+            return in == null ? "unknown" : new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+}
