@@ -377,9 +377,11 @@ exact_accounting() {
 
 # steady ARGS...: the fixture server "good" answering every request but /hello after
 # FAKE_DELAY_S (10 ms: with 4 connections, about 400/s, set by the sleep, not the CPU), times
-# 1 + FAKE_DELAY_GROWTH x its age; baseline with barrage for 8 s after a steady-state server warm-up.
+# 1 + FAKE_DELAY_GROWTH x its age; baseline with barrage for 10 s after a steady-state server
+# warm-up (10 seconds for the trend test: a falling series stays significant with up to 7 of its
+# 45 pairs out of order, as a loaded machine's seconds can put them; with 8 seconds, 3 of 28).
 steady() {
-  FAKE_DELAY_S=0.01 BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 8s --warmup 0s \
+  FAKE_DELAY_S=0.01 BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 10s --warmup 0s \
     --connections 4 --servers good --scenarios baseline --tool barrage "$@"
 }
 
@@ -400,7 +402,7 @@ steady() {
 }
 
 @test "steady: a server that keeps slowing down never reaches steady state and its row is drifting" {
-  # 40% more delay every second: the rate falls all through the 4 s cap and the 8 s window
+  # 40% more delay every second: the rate falls all through the 4 s cap and the 10 s window
   FAKE_DELAY_GROWTH=0.4 run steady --server-warmup auto:4s
   echo "$output"
   [ "$status" -eq 0 ]
@@ -715,8 +717,9 @@ signal_building() {
 @test "e2e: --quick, two real servers (one with h2c) x two scenarios x wrk and h2load" {
   source "$ROOT/lib/servers.sh"
   servers::build jdk-httpserver jetty
+  # the steady-state server warm-up of the defaults, with a lower cap to keep the test short
   run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers jdk-httpserver,jetty \
-    --scenarios hello,post-load --tool wrk,h2load
+    --scenarios hello,post-load --tool wrk,h2load --server-warmup auto:6s
   echo "$output"
   [ "$status" -eq 0 ]
   local f
@@ -729,10 +732,13 @@ signal_building() {
   assert_jq '.results[] | .status == "ok" and .metrics.requests > 0 and .metrics.failed == 0' "$f"
   assert_jq '.results[] | .server_stats.cpu_pct > 0 and .server_stats.rss_peak_kb > 0' "$f"
   [ "$(jq -r '.results[] | select(.server == "jetty") | .server_version' "$f" | sort -u)" != null ]
-  # each server start warmed up by barrage (--quick: 1 s) before its first measured run
-  [ "$(jq -r '[.server_warmups[] | "\(.server):\(.duration_s):\([.shapes[] | "\(.protocol)-\(.scenario)-\(.status)"] | join(","))"]
+  # each server start warmed up by barrage until steady state (at most 6 s a shape) before its
+  # first measured run; each row says what its server got
+  [ "$(jq -r '[.server_warmups[] | "\(.server):\(.mode):\(.duration_s):\([.shapes[] | "\(.protocol)-\(.scenario)-\(.status)"] | join(","))"]
       | sort | join(" ")' "$f")" = \
-    "jdk-httpserver:1:h1-hello-ok,h1-post-load-ok jetty:1:h1-hello-ok,h1-post-load-ok,h2c-hello-ok,h2c-post-load-ok" ]
+    "jdk-httpserver:auto:6:h1-hello-ok,h1-post-load-ok jetty:auto:6:h1-hello-ok,h1-post-load-ok,h2c-hello-ok,h2c-post-load-ok" ]
+  assert_jq '.server_warmups[].shapes[] | (.steady | type) == "boolean" and .warmup_s > 0 and .warmup_s < 6.5' "$f"
+  assert_jq '.results[] | .server_warmup.mode == "auto" and (.server_warmup.steady | type) == "boolean"' "$f"
   exact_accounting "$f"
   [ "$(grep -cP '\tserver (jetty|jdk-httpserver)$' "$(pid_list)")" -eq 2 ]
   no_process_left
