@@ -228,7 +228,7 @@ parse_options() {
       --profile)
         PROFILE=cpu
         if [[ ${2:-} != -* ]] && (($# >= 2)); then
-          profile::events | grep -qx -- "$2" || usage_error "--profile wants $(profile::events | paste -sd'|'), got '$2'"
+          grep -qx -- "$2" <<<"$(profile::events)" || usage_error "--profile wants $(profile::events | paste -sd'|'), got '$2'"
           PROFILE=$2; shift
         fi
         shift; continue ;;

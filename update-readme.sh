@@ -146,7 +146,8 @@ install_all() {
   fi
   while IFS= read -r file; do
     [[ -n $file && $file != */* ]] || continue
-    printf '%s\n' "$@" "$MANIFEST" | grep -qxF -- "$file" && continue
+    # a here-string, not a pipe: under pipefail grep's early exit could fail the test and delete a chart just placed
+    grep -qxF -- "$file" <<<"$(printf '%s\n' "$@" "$MANIFEST")" && continue
     [[ -f $charts_dir/$file ]] && rm -f -- "$charts_dir/$file"
   done <<<"$old_list"
   return 0

@@ -107,7 +107,9 @@ plan::build() {
       server=$(plan::slot_server "$slot")
       for tool in "${TOOLS[@]}"; do
         for proto in $(plan::_server_protocols "$server"); do
-          "$tool::protocols" | grep -qx "$proto" || continue
+          # not `"$tool::protocols" | grep -q`: under pipefail, grep leaving at the first match can
+          # fail the pipeline (the writer's SIGPIPE) and drop the entry
+          grep -qx "$proto" <<<"$("$tool::protocols")" || continue
           for scenario in "${SCENARIOS[@]}"; do
             for load in '' $(openloop::loads "$scenario"); do
               PLAN+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario"$'\t'"$load")

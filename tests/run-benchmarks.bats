@@ -143,6 +143,17 @@ exact_accounting() {
   [[ $output == *"nothing to run"* ]]
 }
 
+@test "plan: a tool that lists its matching protocol first and many after still plans the entry (no SIGPIPE under pipefail)" {
+  # the old `"$tool::protocols" | grep -qx` failed its pipeline when grep left at the first match
+  # and the lister wrote on into the closed pipe: the entry was dropped ("nothing to run" at random)
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'wrk::protocols() { echo h1; seq 100000; }; plan::build; echo "${#PLAN[@]} entries"' \
+    --servers good --scenarios hello --tool wrk
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = "1 entries" ]
+}
+
 @test "plan: repeated runs interleave the servers in a seeded order rotated each round" {
   # shellcheck disable=SC2016 # run by sourced's bash
   local plan='plan::build; printf "%s\n" "${PLAN[@]}"; printf "order %s\n" "${ROUND_ORDER[@]}"'
