@@ -19,7 +19,7 @@ source lib/log.sh
 source lib/deps.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
-FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${FUZZ_SECONDS:-30}
 
 usage() {
   cat <<USAGE
@@ -30,7 +30,8 @@ Stages (default: all, in this order):
   build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
-  c-fuzz      the HTTP/1 response parser and request-text fuzzers, \$FUZZ_SECONDS s each (default 60)
+  c-fuzz      every parser's fuzzer (HTTP/1 responses, URLs, request text, --rand-url patterns,
+              JWT keys), \$FUZZ_SECONDS s each (default 30)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name)
 
 Output: TAP lines per test, then "N passed, N failed, N skipped" (a skipped test is
@@ -108,7 +109,7 @@ stage_build() {
 
 stage_c_tests()    { make -s -C client test; }
 stage_c_sanitize() { make -s -C client test-sanitize; }
-stage_c_fuzz()     { make -s -C client fuzz-run fuzz-reqtext FUZZ_SECONDS="$FUZZ_SECONDS"; }
+stage_c_fuzz()     { make -s -C client fuzz-all FUZZ_SECONDS="$FUZZ_SECONDS"; }
 
 stage_bats() {
   local args=(--tap --timing) # each test's time on its line: where the run's time goes

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMAS = [os.path.join(REPO, "schemas", name) for name in ("metrics.schema.json", "barrage-record.schema.json")]
@@ -150,14 +151,18 @@ class Runner:
         return record
 
     def case(self, name, fn):
+        """Runs one case and prints its TAP line, with its time as bats --timing gives it
+        ("in N ms"), so that a slow case shows where the test run's time goes."""
+        started = time.monotonic()
+        took = lambda: f"in {round((time.monotonic() - started) * 1000)}ms"
         try:
             fn(self)
-            print(f"ok - {self.prefix} {name}", flush=True)
+            print(f"ok - {self.prefix} {name} {took()}", flush=True)
         except Skip as e:
-            print(f"ok - {self.prefix} {name} # skip {e}", flush=True)
+            print(f"ok - {self.prefix} {name} {took()} # skip {e}", flush=True)
         except Exception as e:  # a crash of the check itself is a failed case too
             self.failed += 1
-            print(f"not ok - {self.prefix} {name}: {type(e).__name__}: {e}", flush=True)
+            print(f"not ok - {self.prefix} {name} {took()}: {type(e).__name__}: {e}", flush=True)
 
     def run_cases(self, cases, only, tag):
         """Runs every (name, fn) case whose name or function name contains `only` (all when it is
