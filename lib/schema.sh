@@ -9,7 +9,9 @@
 #     Returns 0 when JSON_FILE is valid; 1 when it is not (the validator's findings
 #     on stderr); 2 when the validator could not run (it could not be installed, or it
 #     stopped without a verdict, e.g. a crash: its words on stderr). A broken validator
-#     is not a broken input.
+#     is not a broken input. A success is remembered (see schema::_key): the same file against
+#     the same schemas is not validated twice, which the tests and compare-results.sh's
+#     repeated reads of one baseline would otherwise pay about a second for each time.
 # Depends on lib/log.sh.
 
 SCHEMA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,11 +29,27 @@ schema::ensure_validator() {
     || { log::error "pip could not install check-jsonschema"; return 1; }
 }
 
+# schema::_key SCHEMA_FILE JSON_FILE: prints the key of a validation: a SHA-256 over the
+# validator's version, the schema's name, every schema beside it (they refer to each other)
+# and the document. Fails when a file cannot be read (then nothing is remembered).
+schema::_key() {
+  local schema=$1 file=$2 sum
+  sum=$({ printf '%s\n%s\n' "$SCHEMA_VALIDATOR_VERSION" "${schema##*/}" \
+    && cat "${schema%/*}"/*.json "$file"; } | sha256sum) || return 1
+  printf '%s\n' "${sum%% *}"
+}
+
 schema::validate() {
-  local schema=$1 file=$2 said status=0
+  local schema=$1 file=$2 said status=0 key=''
   schema::ensure_validator || return 2
+  # successes are kept inside the validator's venv: another validator starts with none
+  key=$(schema::_key "$schema" "$file" 2>/dev/null) || key=''
+  [[ -n $key && -e $SCHEMA_VENV/validated/$key ]] && return 0
   said=$("$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$schema" "$file" 2>&1) || status=$?
-  ((status == 0)) && return 0
+  if ((status == 0)); then
+    [[ -z $key ]] || { mkdir -p "$SCHEMA_VENV/validated" && : >"$SCHEMA_VENV/validated/$key"; } 2>/dev/null || true
+    return 0
+  fi
   [[ -z $said ]] || printf '%s\n' "$said" >&2
   # its verdicts: findings (exit 1) or a file it could not parse; anything else is no verdict
   if ((status == 1)) && [[ $said == *"Schema validation errors were encountered"* || $said == *"ailed to parse"* ]]; then

@@ -461,6 +461,28 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [[ $output == *"twice.json: the same run recorded more than once: $(jq -r '.results[0] | "\(.server) \(.scenario) \(.protocol) \(.tool) run \(.run)"' "$F/single-base.json") (rows 1, $(jq '.results | length + 1' "$F/single-base.json"))"* ]]
 }
 
+@test "compare: a file validated once is not validated again, unless it changed" {
+  # a validator that counts its calls and then does the real work
+  mkdir -p "$TMP/venv/bin"
+  printf '#!/bin/sh\necho call >>"%s"\nexec "%s" "$@"\n' "$TMP/calls" "$ROOT/.cache/venv/bin/check-jsonschema" \
+    >"$TMP/venv/bin/check-jsonschema"
+  chmod +x "$TMP/venv/bin/check-jsonschema"
+  cp "$F/single-base.json" "$TMP/base.json"
+  BARRAGE_VENV=$TMP/venv run "$COMPARE" "$TMP/base.json" "$TMP/base.json"
+  [ "$status" -eq 0 ]
+  [ "$(wc -l <"$TMP/calls")" -eq 1 ] # the second read of the same file is remembered
+  BARRAGE_VENV=$TMP/venv run "$COMPARE" "$TMP/base.json" "$TMP/base.json"
+  [ "$status" -eq 0 ]
+  [ "$(wc -l <"$TMP/calls")" -eq 1 ]
+  # the same name with other contents is validated anew, and refused
+  jq '.results[0].status = 42' "$F/single-base.json" >"$TMP/base.json"
+  BARRAGE_VENV=$TMP/venv run "$COMPARE" "$TMP/base.json" "$TMP/base.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"not a valid results file"* ]]
+  [ "$(wc -l <"$TMP/calls")" -eq 2 ]
+}
+
 @test "compare: a validator that cannot run is said to be one, not an invalid file (exit 2)" {
   # a validator that crashes without a verdict
   mkdir -p "$TMP/venv/bin"
