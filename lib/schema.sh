@@ -5,13 +5,14 @@
 #   schema::ensure_validator
 #     Creates the virtual environment and installs check-jsonschema if needed.
 #     Prints nothing on stdout; returns 1 (with a message) if it cannot.
-#   schema::validate SCHEMA_FILE JSON_FILE
-#     Returns 0 when JSON_FILE is valid; 1 when it is not (the validator's findings
-#     on stderr); 2 when the validator could not run (it could not be installed, or it
-#     stopped without a verdict, e.g. a crash: its words on stderr). A broken validator
-#     is not a broken input. A success is remembered (see schema::_key): the same file against
-#     the same schemas is not validated twice, which the tests and compare-results.sh's
-#     repeated reads of one baseline would otherwise pay about a second for each time.
+#   schema::validate SCHEMA_FILE JSON_FILE...
+#     Returns 0 when every JSON_FILE is valid; 1 when one is not (the validator's findings,
+#     naming the file, on stderr); 2 when the validator could not run (it could not be
+#     installed, or it stopped without a verdict, e.g. a crash: its words on stderr). A
+#     broken validator is not a broken input. The files go to one validator process (its
+#     start-up costs about a second), and a success is remembered (see schema::_key): the
+#     same file against the same schemas is not validated twice, which the tests and
+#     compare-results.sh's repeated reads of one baseline would otherwise pay for each time.
 # Depends on lib/log.sh.
 
 SCHEMA_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,14 +41,23 @@ schema::_key() {
 }
 
 schema::validate() {
-  local schema=$1 file=$2 said status=0 key=''
+  local schema=$1 said status=0 file key
+  shift
+  local -a keys=() unknown=()
   schema::ensure_validator || return 2
   # successes are kept inside the validator's venv: another validator starts with none
-  key=$(schema::_key "$schema" "$file" 2>/dev/null) || key=''
-  [[ -n $key && -e $SCHEMA_VENV/validated/$key ]] && return 0
-  said=$("$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$schema" "$file" 2>&1) || status=$?
+  for file in "$@"; do
+    key=$(schema::_key "$schema" "$file" 2>/dev/null) || key=''
+    [[ -n $key && -e $SCHEMA_VENV/validated/$key ]] && continue
+    unknown+=("$file")
+    keys+=("$key")
+  done
+  ((${#unknown[@]})) || return 0
+  said=$("$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$schema" "${unknown[@]}" 2>&1) || status=$?
   if ((status == 0)); then
-    [[ -z $key ]] || { mkdir -p "$SCHEMA_VENV/validated" && : >"$SCHEMA_VENV/validated/$key"; } 2>/dev/null || true
+    for key in "${keys[@]}"; do
+      [[ -z $key ]] || { mkdir -p "$SCHEMA_VENV/validated" && : >"$SCHEMA_VENV/validated/$key"; } 2>/dev/null || true
+    done
     return 0
   fi
   [[ -z $said ]] || printf '%s\n' "$said" >&2
