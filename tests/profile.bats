@@ -116,7 +116,8 @@ PY
 @test "e2e: --profile cpu of netty under load: a flame graph naming io.netty, top frames and the mode in the row" {
   source "$ROOT/lib/servers.sh"
   servers::build netty
-  run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers netty --scenarios hello \
+  # a fixed 1 s server warm-up here and below: the steady-state one is tested in run-benchmarks.bats
+  run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" --servers netty --scenarios hello \
     --tool barrage --protocol h1 --profile
   echo "$output"
   [ "$status" -eq 0 ]
@@ -144,7 +145,7 @@ PY
   source "$ROOT/lib/servers.sh"
   servers::build jetty
   # a perf event that cannot open anywhere stands for a machine without perf events
-  PROFILE_PERF_EVENT=trace:barrage_no_such_event run "$RUN" --quick --port "$PORT" --output "$TMP/out" \
+  PROFILE_PERF_EVENT=trace:barrage_no_such_event run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" \
     --servers jetty --scenarios hello --tool barrage --protocol h1 --profile cpu --no-gc-log
   echo "$output"
   [ "$status" -eq 0 ]
@@ -169,7 +170,7 @@ PY
   [ "$servers" = "helidon,java-http,jdk-httpserver,jetty,netty,tomcat,undertow,vertx" ]
   servers::build
   # A small heap (JAVA_OPTS replaces servers/jvm.options), so that the windows hold pauses.
-  JAVA_OPTS='-Xms32m -Xmx32m -XX:+ExitOnOutOfMemoryError' run "$RUN" --quick --port "$PORT" --output "$TMP/out" \
+  JAVA_OPTS='-Xms32m -Xmx32m -XX:+ExitOnOutOfMemoryError' run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" \
     --servers "$servers" --scenarios hello --tool barrage --protocol h1 --duration 2s
   echo "$output"
   [ "$status" -eq 0 ]
