@@ -44,10 +44,20 @@ class Response:
         self.done = asyncio.get_running_loop().create_future()
 
 
+class NoPushH3Connection(H3Connection):
+    """An H3Connection that never allows server push, so it sends no MAX_PUSH_ID frame: a
+    client need not send one (RFC 9114 section 7.2.7), and Jetty 12.1's HTTP/3 server closes
+    the connection on it (parser_error)."""
+
+    def _init_connection(self):
+        self._max_push_id = None
+        super()._init_connection()
+
+
 class H3Client(QuicConnectionProtocol):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.h3 = H3Connection(self._quic)
+        self.h3 = NoPushH3Connection(self._quic)
         self.responses = {}
 
     async def request(self, method, url, body=None):
