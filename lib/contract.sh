@@ -30,6 +30,7 @@ CONTRACT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$CONTRACT_LIB_DIR/certs.sh"
 CONTRACT_H3_VENV=${BARRAGE_H3_VENV:-$(dirname "$CONTRACT_LIB_DIR")/.cache/h3venv}
 CONTRACT_AIOQUIC_VERSION=1.7.2
+CONTRACT_H3_CONNECT_TIME=${CONTRACT_H3_CONNECT_TIME:-10}
 # /file's content: byte i is 'a' + i % 26 (see servers/CONTRACT.md); this is the
 # SHA-256 of the default 1048576 bytes.
 CONTRACT_FILE_1MIB_SHA256=8816f31ba2861e2a7ad907085905efdea5b458d26ed6fe4929ae21467ba1fa97
@@ -38,6 +39,8 @@ CONTRACT_FILE_1MIB_SHA256=8816f31ba2861e2a7ad907085905efdea5b458d26ed6fe4929ae21
 CONTRACT_TMP='' CONTRACT_BASE='' CONTRACT_STATUS='' CONTRACT_VERSION='' CONTRACT_REASON=''
 # h3 mode: the https:// form of the base URL and the CA the certificate is verified against.
 CONTRACT_H3_BASE='' CONTRACT_CA=''
+# h3 mode: the h3client coprocess's pipes, and why it cannot connect (then nothing is tried).
+CONTRACT_H3_IN='' CONTRACT_H3_OUT='' CONTRACT_H3_DOWN=''
 # 1: in h2c-upgrade mode, each request rides a connection a GET /hello upgraded first.
 CONTRACT_UPGRADE_FIRST=1
 
@@ -63,7 +66,49 @@ contract::ensure_h3client() {
 # contract::_h3client ARGS...: lib/h3client.py, bounded, verifying against CONTRACT_CA.
 contract::_h3client() {
   "$CONTRACT_H3_VENV/bin/python" "$CONTRACT_LIB_DIR/h3client.py" --cacert "$CONTRACT_CA" \
-    --max-time "$CONTRACT_MAX_TIME" "$@"
+    --max-time "$CONTRACT_MAX_TIME" --connect-timeout "$CONTRACT_H3_CONNECT_TIME" "$@"
+}
+
+# contract::_h3_open: h3 mode's single requests all go to one lib/h3client.py --stdin, a
+# coprocess keeping one QUIC connection (one interpreter start and one handshake in all).
+contract::_h3_open() {
+  CONTRACT_H3_DOWN=''
+  coproc CONTRACT_H3 { contract::_h3client --stdin 2>>"$CONTRACT_TMP/h3-err"; }
+  CONTRACT_H3_IN=${CONTRACT_H3[1]} CONTRACT_H3_OUT=${CONTRACT_H3[0]}
+}
+
+# contract::_h3_close: ends the coprocess (EOF on its stdin; KILL if it lingers).
+contract::_h3_close() {
+  local fd=$CONTRACT_H3_IN pid=${CONTRACT_H3_PID:-} i
+  [[ -n $fd ]] && exec {fd}>&-
+  CONTRACT_H3_IN=''
+  [[ -n $pid ]] || return 0
+  for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# contract::_h3_fetch METHOD PATH [BODYFILE]: contract::_fetch over HTTP/3, by the coprocess.
+# Once a connection cannot be made, later requests fail at once with that reason.
+contract::_h3_fetch() {
+  local method=$1 path=$2 bodyfile=${3:-} answer=''
+  [[ -z $CONTRACT_H3_DOWN ]] || { CONTRACT_REASON="not tried: $CONTRACT_H3_DOWN"; return 1; }
+  # (a write to a pipe with no reader would kill this shell with SIGPIPE: check it runs first)
+  if [[ -z $CONTRACT_H3_IN ]] || ! kill -0 "${CONTRACT_H3_PID:-0}" 2>/dev/null ||
+    ! printf '%s\t%s\t%s\t%s\t%s\n' "$method" "$CONTRACT_H3_BASE$path" "$bodyfile" \
+      "$CONTRACT_TMP/all-headers" "$CONTRACT_TMP/body" 1>&"$CONTRACT_H3_IN" 2>/dev/null ||
+    ! read -r -t "$((CONTRACT_MAX_TIME + CONTRACT_H3_CONNECT_TIME + 5))" answer <&"$CONTRACT_H3_OUT"; then
+    CONTRACT_H3_DOWN="h3client stopped: $(tail -c 300 "$CONTRACT_TMP/h3-err" 2>/dev/null | tr '\n' ' ')"
+    CONTRACT_REASON=$CONTRACT_H3_DOWN
+    return 1
+  fi
+  if [[ $answer == ERR\ * ]]; then
+    CONTRACT_REASON="h3client: ${answer#ERR }"
+    [[ $answer == 'ERR 7 '* ]] && CONTRACT_H3_DOWN=$CONTRACT_REASON
+    return 1
+  fi
+  read -r CONTRACT_STATUS CONTRACT_VERSION <<<"$answer"
+  tr -d '\r' <"$CONTRACT_TMP/all-headers" >"$CONTRACT_TMP/headers"
 }
 
 # contract::_curl_mode MODE: curl's protocol option for a mode.
@@ -80,18 +125,7 @@ contract::_curl_mode() {
 # CONTRACT_STATUS and CONTRACT_VERSION. Returns 1 (CONTRACT_REASON set) if curl failed.
 contract::_fetch() {
   local mode=$1 method=$2 path=$3 bodyfile=${4:-} out rc=0
-  if [[ $mode == h3 ]]; then
-    local h3args=(-X "$method" -D "$CONTRACT_TMP/all-headers" -o "$CONTRACT_TMP/body")
-    [[ -n $bodyfile ]] && h3args+=(--data-binary "$bodyfile")
-    out=$(contract::_h3client "${h3args[@]}" "$CONTRACT_H3_BASE$path" 2>"$CONTRACT_TMP/curl-err") || rc=$?
-    if ((rc != 0)); then
-      CONTRACT_REASON="h3client failed (exit $rc): $(tail -c 300 "$CONTRACT_TMP/curl-err" | tr '\n' ' ')"
-      return 1
-    fi
-    read -r CONTRACT_STATUS CONTRACT_VERSION <<<"$out"
-    tr -d '\r' <"$CONTRACT_TMP/all-headers" >"$CONTRACT_TMP/headers"
-    return 0
-  fi
+  [[ $mode == h3 ]] && { contract::_h3_fetch "$method" "$path" "$bodyfile"; return; }
   local args=(-sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" -X "$method"
     -D "$CONTRACT_TMP/all-headers" -o "$CONTRACT_TMP/body" -w '%{http_code} %{http_version}')
   [[ -n $bodyfile ]] && args+=(--data-binary "@$bodyfile" -H 'Content-Type: application/octet-stream')
@@ -227,6 +261,7 @@ contract::_h2load() {
 # one after another or all at once, each answered 200 `Hello world`.
 contract::_h3_many() {
   local how=$1 count=$2 out rc=0 ok
+  [[ -z $CONTRACT_H3_DOWN ]] || { CONTRACT_REASON="not tried: $CONTRACT_H3_DOWN"; return 1; }
   out=$(contract::_h3client "$how" "$count" "$CONTRACT_H3_BASE/hello" 2>"$CONTRACT_TMP/curl-err") || rc=$?
   ((rc == 0)) || { CONTRACT_REASON="h3client failed (exit $rc): $(tail -c 300 "$CONTRACT_TMP/curl-err" | tr '\n' ' ')"; return 1; }
   ok=$(grep -c '^200 11$' <<<"$out" || true)
@@ -337,7 +372,9 @@ contract::verify() {
   CONTRACT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/barrage contract.XXXXXX")
   contract::_prepare "$CONTRACT_TMP"
   for mode in "${modes[@]}"; do
+    [[ $mode == h3 ]] && contract::_h3_open
     contract::_verify_mode "$label" "$mode" || failed=1
+    [[ $mode == h3 ]] && contract::_h3_close
   done
   rm -rf -- "$CONTRACT_TMP"
   CONTRACT_TMP=''

@@ -95,31 +95,67 @@ stops_on_sigterm() {
   }
 }
 
-# exits_when_port_taken NAME: a server that cannot listen must exit non-zero within 30 s
-# (not run on without its port), so that run-benchmarks.sh fails it at once.
+# tls_env NAME: the TLS_CERT=… TLS_KEY=… words servers::start gives NAME when it declares h3.
+tls_env() {
+  local dir
+  [[ ,$(servers::prop "$1" protocols), == *,h3,* ]] || return 0
+  certs::ensure || return 1
+  dir=$(certs::dir)
+  printf '%s\n' "TLS_CERT=$dir/server.pem" "TLS_KEY=$dir/server.key"
+}
+
+# exits_when_port_taken NAME [tcp|udp]: a server that cannot listen must exit non-zero
+# within 30 s (not run on without its port), so that run-benchmarks.sh fails it at once.
+# udp: the port number is taken on UDP only (what an h3 server listens on besides TCP).
 exits_when_port_taken() {
-  local name=$1 holder_pid port pid rc=0 deadline
+  local name=$1 kind=${2:-tcp} holder_pid port pid rc=0 deadline tls
   require_built "$name"
+  mapfile -t tls < <(tls_env "$name")
   python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder-$name" &
+kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
+s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0))
+if kind == socket.SOCK_STREAM: s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' "$kind" >"$CONFORMANCE_TMP/holder-$name" &
   holder_pid=$!
   for _ in $(seq 50); do [[ -s $CONFORMANCE_TMP/holder-$name ]] && break; sleep 0.1; done
   port=$(<"$CONFORMANCE_TMP/holder-$name")
-  PORT=$port setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1 &
+  env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1 &
   pid=$!
   deadline=$((SECONDS + 30))
   while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
   if servers::alive "$pid"; then
     SERVER_PID=$pid
     kill "$holder_pid"
-    echo "$name still running 30 s after failing to listen on taken port $port"
+    echo "$name still running 30 s after failing to listen on taken $kind port $port"
     return 1
   fi
   wait "$pid" || rc=$?
   kill "$holder_pid"
   wait "$holder_pid" 2>/dev/null || true
-  ((rc != 0)) || { echo "$name exited 0 without its port"; return 1; }
+  ((rc != 0)) || { echo "$name exited 0 without its $kind port"; return 1; }
+  # it failed for the port, not for something else (a missing certificate, say)
+  grep -qiE 'listen|bind|address already in use' "$CONFORMANCE_TMP/$name taken.log" ||
+    { echo "$name exited $rc, but not saying it could not listen:"; cat "$CONFORMANCE_TMP/$name taken.log"; return 1; }
+}
+
+# refuses_without_cert NAME: a server declaring h3, started without TLS_CERT and TLS_KEY,
+# says what it needs and exits non-zero within 30 s.
+refuses_without_cert() {
+  local name=$1 pid rc=0 deadline log
+  require_built "$name"
+  log="$CONFORMANCE_TMP/$name no cert.log"
+  env -u TLS_CERT -u TLS_KEY PORT="$(free_port)" setsid "servers/$name/start.sh" >"$log" 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+  if servers::alive "$pid"; then
+    SERVER_PID=$pid
+    echo "$name still running 30 s after starting without a certificate"
+    return 1
+  fi
+  wait "$pid" || rc=$?
+  ((rc != 0)) || { echo "$name exited 0 without a certificate"; return 1; }
+  grep -q 'TLS_CERT and TLS_KEY' "$log" || { echo "$name did not say what it needs:"; cat "$log"; return 1; }
 }
 
 # --- the libraries, against stand-ins --------------------------------------------
@@ -231,12 +267,18 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
 @test "jetty: contract over h2c (prior knowledge and Upgrade)" { conforms jetty h2c; }
 @test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
 @test "jetty: exits non-zero at once when its port is taken" { exits_when_port_taken jetty; }
+@test "jetty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms jetty h3; }
+@test "jetty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken jetty udp; }
+@test "jetty: without TLS_CERT and TLS_KEY, says so and exits non-zero" { refuses_without_cert jetty; }
 
 @test "netty: builds" { require_built netty; }
 @test "netty: contract over h1" { conforms netty h1; }
 @test "netty: contract over h2c (prior knowledge and Upgrade)" { conforms netty h2c; }
 @test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
 @test "netty: exits non-zero at once when its port is taken" { exits_when_port_taken netty; }
+@test "netty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms netty h3; }
+@test "netty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken netty udp; }
+@test "netty: without TLS_CERT and TLS_KEY, says so and exits non-zero" { refuses_without_cert netty; }
 
 @test "tomcat: builds" { require_built tomcat; }
 @test "tomcat: contract over h1" { conforms tomcat h1; }
