@@ -97,6 +97,11 @@ stops_on_sigterm() {
     echo "$name: port $PORT still held by $(servers::port_holder "$PORT") after SIGTERM"
     return 1
   }
+  # an h3 server's UDP socket on the same port number is gone too (the process is)
+  if [[ -n $(ss -lunH "sport = :$PORT" 2>/dev/null) ]]; then
+    echo "$name: UDP port $PORT still bound after SIGTERM: $(ss -lunpH "sport = :$PORT")"
+    return 1
+  fi
 }
 
 # tls_env NAME: the TLS_CERT=… TLS_KEY=… words servers::start gives NAME when it declares h3.
@@ -246,6 +251,39 @@ refuses_without_cert() {
   [ "$status" -eq 1 ]
   servers::wait_port_free "$PORT" 5
   SERVER_PID=''
+}
+
+@test "certs::ensure makes a CA and a server certificate it signed, for localhost and 127.0.0.1, once" {
+  local dir="$CONFORMANCE_TMP/certs dir" before
+  certs::ensure "$dir"
+  for f in ca.pem ca.key server.pem server.key; do [ -s "$dir/$f" ]; done
+  openssl verify -CAfile "$dir/ca.pem" "$dir/server.pem"
+  openssl x509 -in "$dir/server.pem" -noout -checkhost localhost | grep -q 'does match'
+  openssl x509 -in "$dir/server.pem" -noout -checkip 127.0.0.1 | grep -q 'does match'
+  grep -q 'BEGIN PRIVATE KEY' "$dir/server.key" # PKCS#8, what both servers read
+  [ "$(stat -c %a "$dir/server.key")" = 600 ]
+  # kept while valid; remade when the names asked for change
+  before=$(sha256sum <"$dir/server.pem")
+  certs::ensure "$dir"
+  [ "$(sha256sum <"$dir/server.pem")" = "$before" ]
+  BARRAGE_CERT_SANS=bench.example,10.1.2.3 certs::ensure "$dir"
+  [ "$(sha256sum <"$dir/server.pem")" != "$before" ]
+  openssl x509 -in "$dir/server.pem" -noout -checkip 10.1.2.3 | grep -q 'does match'
+  openssl x509 -in "$dir/server.pem" -noout -checkhost bench.example | grep -q 'does match'
+}
+
+@test "contract::verify over h3 verifies the certificate: another CA's fails every item, at once" {
+  require_built netty
+  start netty
+  local other="$CONFORMANCE_TMP/other ca"
+  certs::ensure "$other"
+  local began=$SECONDS
+  TLS_CA="$other/ca.pem" run contract::verify netty "http://127.0.0.1:$PORT" h3
+  [ "$status" -eq 1 ]
+  [[ $output == *"not ok - netty h3 GET /: h3client: 7 QUIC handshake with 127.0.0.1 udp port $PORT failed (certificate not verified"* ]]
+  [[ $output == *"not ok - netty h3 50 concurrent requests: not tried: "* ]]
+  [[ $output != *$'\nok - '* && $output != 'ok - '* ]]
+  ((SECONDS - began < 15))
 }
 
 @test "servers::build skips Maven when every artifact is up to date" {
