@@ -334,7 +334,7 @@ ensure_setup() {
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
   ((SERVER_WARMUP_S > 0)) && mapfile -t -O "${#needs[@]}" needs < <(barrage::requires)
   for server in "${SERVERS[@]}"; do
-    mapfile -t -O "${#needs[@]}" needs < <(contract::requires "$(plan::declared_protocols "$server")")
+    mapfile -t -O "${#needs[@]}" needs < <(contract::requires "$(plan::verified_protocols "$server")")
   done
   local maven=0
   [[ -n $(plan::maven_servers) ]] && { maven=1; needs+=(mvn:maven); }

@@ -17,6 +17,8 @@ cd "$ROOT"
 source lib/log.sh
 # shellcheck source=lib/deps.sh
 source lib/deps.sh
+# shellcheck source=lib/contract.sh
+source lib/contract.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-30}
@@ -26,7 +28,8 @@ usage() {
 Usage: ./run-tests.sh [STAGE...]
 
 Stages (default: all, in this order):
-  deps        install what the tests need (apt-get as root; otherwise print the command)
+  deps        install what the tests need (apt-get as root; otherwise print the command;
+              aioquic from PyPI into .cache/h3venv for the h3 checks)
   build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
@@ -88,6 +91,8 @@ stage_deps() {
     chromium:chromium || absent=1
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
     libclang-rt-14-dev python3-venv python3-jwt python3-cryptography || absent=1
+  # The h3 conformance checks' client: aioquic (PyPI) in .cache/h3venv.
+  contract::ensure_h3client || absent=1
   if ((absent)); then
     echo "not ok - dependencies present (see the messages above)"
     return 1

@@ -3,33 +3,112 @@
 #
 #   contract::verify LABEL BASE_URL PROTOCOLS
 #     LABEL names the server in the output; BASE_URL like http://127.0.0.1:PORT;
-#     PROTOCOLS like `h1` or `h1,h2c`. Runs every contract item over each mode the
-#     protocols imply: h1 (HTTP/1.1), h2c (HTTP/2 with prior knowledge) and
-#     h2c-upgrade (HTTP/1.1 Upgrade: h2c). Prints one TAP-like line per item on
+#     PROTOCOLS like `h1`, `h1,h2c` or `h3`. Runs every contract item over each mode the
+#     protocols imply: h1 (HTTP/1.1), h2c (HTTP/2 with prior knowledge),
+#     h2c-upgrade (HTTP/1.1 Upgrade: h2c) and h3 (HTTP/3 over QUIC on the same port
+#     number, UDP, with lib/h3client.py: the server's certificate verified against
+#     $TLS_CA, default certs::dir's ca.pem). Prints one TAP-like line per item on
 #     stdout (`ok - LABEL MODE ITEM` / `not ok - LABEL MODE ITEM: reason`).
 #     Returns 0 when every item passed, 1 otherwise. Every curl call is bounded
 #     (--max-time $CONTRACT_MAX_TIME, default 20 s). Temp files live in a mktemp dir
 #     removed at the end. Stopping the server (SIGTERM) is the caller's check.
 #   contract::requires PROTOCOLS
 #     Prints the COMMAND:DEBIAN_PACKAGE lines (for deps::ensure) that verifying PROTOCOLS
-#     needs: curl always, h2load when they include h2c, so that a missing tool is a set-up
-#     error before anything starts instead of a server failing its verification.
-# Needs curl (with HTTP/2), h2load (nghttp2-client) for h2c, base64, sha256sum, timeout.
+#     needs: curl always, h2load when they include h2c, python3 with venv and openssl
+#     when they include h3, so that a missing tool is a set-up error before anything
+#     starts instead of a server failing its verification.
+#   contract::ensure_h3client
+#     Makes the virtual environment lib/h3client.py runs in ($BARRAGE_H3_VENV, default
+#     .cache/h3venv, git-ignored) with aioquic $CONTRACT_AIOQUIC_VERSION from PyPI, unless
+#     it is there already. Prints nothing on stdout; returns 1 (with a message) if it cannot.
+# Needs curl (with HTTP/2), h2load (nghttp2-client) for h2c, base64, sha256sum, timeout;
+# for h3 python3 (with venv) and aioquic. Sources lib/certs.sh (certs::dir for the CA).
 
 CONTRACT_MAX_TIME=${CONTRACT_MAX_TIME:-20}
+CONTRACT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=lib/certs.sh
+source "$CONTRACT_LIB_DIR/certs.sh"
+CONTRACT_H3_VENV=${BARRAGE_H3_VENV:-$(dirname "$CONTRACT_LIB_DIR")/.cache/h3venv}
+CONTRACT_AIOQUIC_VERSION=1.7.2
+CONTRACT_H3_CONNECT_TIME=${CONTRACT_H3_CONNECT_TIME:-10}
 # /file's content: byte i is 'a' + i % 26 (see servers/CONTRACT.md); this is the
 # SHA-256 of the default 1048576 bytes.
 CONTRACT_FILE_1MIB_SHA256=8816f31ba2861e2a7ad907085905efdea5b458d26ed6fe4929ae21467ba1fa97
 
 # State of the current verify run (set by contract::verify and contract::_fetch).
 CONTRACT_TMP='' CONTRACT_BASE='' CONTRACT_STATUS='' CONTRACT_VERSION='' CONTRACT_REASON=''
+# h3 mode: the https:// form of the base URL and the CA the certificate is verified against.
+CONTRACT_H3_BASE='' CONTRACT_CA=''
+# h3 mode: the h3client coprocess's pipes, and why it cannot connect (then nothing is tried).
+CONTRACT_H3_IN='' CONTRACT_H3_OUT='' CONTRACT_H3_DOWN=''
 # 1: in h2c-upgrade mode, each request rides a connection a GET /hello upgraded first.
 CONTRACT_UPGRADE_FIRST=1
 
 contract::requires() {
   printf '%s\n' curl:curl
   [[ ,$1, == *,h2c,* ]] && printf '%s\n' h2load:nghttp2-client
+  [[ ,$1, == *,h3,* ]] && printf '%s\n' python3:python3 openssl:openssl
   return 0
+}
+
+contract::ensure_h3client() {
+  local python=$CONTRACT_H3_VENV/bin/python
+  [[ -x $python ]] && "$python" -c 'import aioquic' 2>/dev/null && return 0
+  log::info "installing aioquic $CONTRACT_AIOQUIC_VERSION into $CONTRACT_H3_VENV (for the h3 checks)"
+  if ! python3 -m venv "$CONTRACT_H3_VENV" >&2; then
+    log::error "python3 -m venv failed: install python3-venv (apt-get install -y python3-venv)"
+    return 1
+  fi
+  "$python" -m pip install -q "aioquic==$CONTRACT_AIOQUIC_VERSION" >&2 \
+    || { log::error "pip could not install aioquic $CONTRACT_AIOQUIC_VERSION into $CONTRACT_H3_VENV"; return 1; }
+}
+
+# contract::_h3client ARGS...: lib/h3client.py, bounded, verifying against CONTRACT_CA.
+contract::_h3client() {
+  "$CONTRACT_H3_VENV/bin/python" "$CONTRACT_LIB_DIR/h3client.py" --cacert "$CONTRACT_CA" \
+    --max-time "$CONTRACT_MAX_TIME" --connect-timeout "$CONTRACT_H3_CONNECT_TIME" "$@"
+}
+
+# contract::_h3_open: h3 mode's single requests all go to one lib/h3client.py --stdin, a
+# coprocess keeping one QUIC connection (one interpreter start and one handshake in all).
+contract::_h3_open() {
+  CONTRACT_H3_DOWN=''
+  coproc CONTRACT_H3 { contract::_h3client --stdin 2>>"$CONTRACT_TMP/h3-err"; }
+  CONTRACT_H3_IN=${CONTRACT_H3[1]} CONTRACT_H3_OUT=${CONTRACT_H3[0]}
+}
+
+# contract::_h3_close: ends the coprocess (EOF on its stdin; KILL if it lingers).
+contract::_h3_close() {
+  local fd=$CONTRACT_H3_IN pid=${CONTRACT_H3_PID:-} i
+  [[ -n $fd ]] && exec {fd}>&-
+  CONTRACT_H3_IN=''
+  [[ -n $pid ]] || return 0
+  for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# contract::_h3_fetch METHOD PATH [BODYFILE]: contract::_fetch over HTTP/3, by the coprocess.
+# Once a connection cannot be made, later requests fail at once with that reason.
+contract::_h3_fetch() {
+  local method=$1 path=$2 bodyfile=${3:-} answer=''
+  [[ -z $CONTRACT_H3_DOWN ]] || { CONTRACT_REASON="not tried: $CONTRACT_H3_DOWN"; return 1; }
+  # (a write to a pipe with no reader would kill this shell with SIGPIPE: check it runs first)
+  if [[ -z $CONTRACT_H3_IN ]] || ! kill -0 "${CONTRACT_H3_PID:-0}" 2>/dev/null ||
+    ! printf '%s\t%s\t%s\t%s\t%s\n' "$method" "$CONTRACT_H3_BASE$path" "$bodyfile" \
+      "$CONTRACT_TMP/all-headers" "$CONTRACT_TMP/body" 1>&"$CONTRACT_H3_IN" 2>/dev/null ||
+    ! read -r -t "$((CONTRACT_MAX_TIME + CONTRACT_H3_CONNECT_TIME + 5))" answer <&"$CONTRACT_H3_OUT"; then
+    CONTRACT_H3_DOWN="h3client stopped: $(tail -c 300 "$CONTRACT_TMP/h3-err" 2>/dev/null | tr '\n' ' ')"
+    CONTRACT_REASON=$CONTRACT_H3_DOWN
+    return 1
+  fi
+  if [[ $answer == ERR\ * ]]; then
+    CONTRACT_REASON="h3client: ${answer#ERR }"
+    [[ $answer == 'ERR 7 '* ]] && CONTRACT_H3_DOWN=$CONTRACT_REASON
+    return 1
+  fi
+  read -r CONTRACT_STATUS CONTRACT_VERSION <<<"$answer"
+  tr -d '\r' <"$CONTRACT_TMP/all-headers" >"$CONTRACT_TMP/headers"
 }
 
 # contract::_curl_mode MODE: curl's protocol option for a mode.
@@ -46,6 +125,7 @@ contract::_curl_mode() {
 # CONTRACT_STATUS and CONTRACT_VERSION. Returns 1 (CONTRACT_REASON set) if curl failed.
 contract::_fetch() {
   local mode=$1 method=$2 path=$3 bodyfile=${4:-} out rc=0
+  [[ $mode == h3 ]] && { contract::_h3_fetch "$method" "$path" "$bodyfile"; return; }
   local args=(-sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" -X "$method"
     -D "$CONTRACT_TMP/all-headers" -o "$CONTRACT_TMP/body" -w '%{http_code} %{http_version}')
   [[ -n $bodyfile ]] && args+=(--data-binary "@$bodyfile" -H 'Content-Type: application/octet-stream')
@@ -84,6 +164,7 @@ contract::_response() {
   fi
   local version=2
   [[ $mode == h1 ]] && version=1.1
+  [[ $mode == h3 ]] && version=3
   [[ $CONTRACT_VERSION == "$version" ]] || { CONTRACT_REASON="got HTTP/$CONTRACT_VERSION, want HTTP/$version"; return 1; }
   [[ -n $(contract::_header date) ]] || { CONTRACT_REASON="no Date header"; return 1; }
   [[ -n $(contract::_header server) ]] || { CONTRACT_REASON="no Server header"; return 1; }
@@ -94,6 +175,9 @@ contract::_response() {
     [[ $length == "$size" ]] || { CONTRACT_REASON="Content-Length $length but $size body bytes"; return 1; }
   elif [[ $mode == h1 && ${encoding,,} != *chunked* ]]; then
     CONTRACT_REASON="neither Content-Length nor chunked framing"
+    return 1
+  elif [[ $mode == h3 ]]; then
+    CONTRACT_REASON="no Content-Length"
     return 1
   fi
 }
@@ -173,10 +257,22 @@ contract::_h2load() {
   fi
 }
 
+# contract::_h3_many --repeat|--parallel COUNT: COUNT GET /hello over one QUIC connection,
+# one after another or all at once, each answered 200 `Hello world`.
+contract::_h3_many() {
+  local how=$1 count=$2 out rc=0 ok
+  [[ -z $CONTRACT_H3_DOWN ]] || { CONTRACT_REASON="not tried: $CONTRACT_H3_DOWN"; return 1; }
+  out=$(contract::_h3client "$how" "$count" "$CONTRACT_H3_BASE/hello" 2>"$CONTRACT_TMP/curl-err") || rc=$?
+  ((rc == 0)) || { CONTRACT_REASON="h3client failed (exit $rc): $(tail -c 300 "$CONTRACT_TMP/curl-err" | tr '\n' ' ')"; return 1; }
+  ok=$(grep -c '^200 11$' <<<"$out" || true)
+  ((ok == count)) || { CONTRACT_REASON="$ok of $count answered 200 'Hello world'"; return 1; }
+}
+
 # contract::_expect_keepalive MODE COUNT: COUNT GET /hello on one connection.
 contract::_expect_keepalive() {
   local mode=$1 count=$2 args=() i out rc=0 opened ok
   [[ $mode == h2c ]] && { contract::_h2load "$count" 1; return; }
+  [[ $mode == h3 ]] && { contract::_h3_many --repeat "$count"; return; }
   for ((i = 0; i < count; i++)); do args+=(-o /dev/null "$CONTRACT_BASE/hello"); done
   out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" \
     -w '%{http_code} %{num_connects}\n' "${args[@]}" 2>"$CONTRACT_TMP/curl-err") || rc=$?
@@ -191,6 +287,7 @@ contract::_expect_keepalive() {
 contract::_expect_concurrent() {
   local mode=$1 count=$2 args=() i out rc=0 ok
   [[ $mode == h2c ]] && { contract::_h2load "$count" "$count"; return; }
+  [[ $mode == h3 ]] && { contract::_h3_many --parallel "$count"; return; }
   for ((i = 0; i < count; i++)); do args+=(-o /dev/null "$CONTRACT_BASE/hello"); done
   out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" \
     --parallel --parallel-max "$count" -w '%{http_code} %{size_download}\n' "${args[@]}" \
@@ -261,14 +358,23 @@ contract::verify() {
     case $proto in
       h1) modes+=(h1) ;;
       h2c) modes+=(h2c h2c-upgrade) ;;
+      h3) modes+=(h3) ;;
       *) printf 'not ok - %s %s: unknown protocol\n' "$label" "$proto"; failed=1 ;;
     esac
   done
   CONTRACT_BASE=${base%/}
+  CONTRACT_H3_BASE=https://${CONTRACT_BASE#*://}
+  CONTRACT_CA=${TLS_CA:-$(certs::dir)/ca.pem}
+  if [[ " ${modes[*]} " == *' h3 '* ]] && ! contract::ensure_h3client; then
+    printf 'not ok - %s h3: no HTTP/3 client (aioquic in %s)\n' "$label" "$CONTRACT_H3_VENV"
+    return 1
+  fi
   CONTRACT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/barrage contract.XXXXXX")
   contract::_prepare "$CONTRACT_TMP"
   for mode in "${modes[@]}"; do
+    [[ $mode == h3 ]] && contract::_h3_open
     contract::_verify_mode "$label" "$mode" || failed=1
+    [[ $mode == h3 ]] && contract::_h3_close
   done
   rm -rf -- "$CONTRACT_TMP"
   CONTRACT_TMP=''

@@ -218,7 +218,7 @@ measure::_verify_and_measure() {
     measure::fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
-  protocols=$(plan::declared_protocols "$server")
+  protocols=$(plan::verified_protocols "$server")
   tap=$LOG_DIR/$slot-run$run.contract.tap
   log::info "verifying $server ($protocols)"
   if ! place::verify_contract "$server" "$protocols" >"$tap"; then

@@ -37,6 +37,10 @@
 #     A slot's server / its A/A label (nothing outside an A/A run).
 #   plan::declared_protocols SERVER
 #     The comma list from its server.properties (h1 when it names none).
+#   plan::verified_protocols SERVER
+#     The declared protocols whose contract a run checks before measuring: all of them,
+#     except h3 unless h3 is a selected protocol (PROTOCOLS). run-benchmarks.sh cannot
+#     measure h3 yet; until it can, a run needs no QUIC client and no certificate.
 #   plan::connections_of SCENARIO / plan::streams_of SCENARIO
 #     The scenario table's values, or --connections.
 #   plan::maven_servers
@@ -53,6 +57,17 @@ PLAN_CAPACITY_STEPS_GUESS=10
 PLAN=() ROUND_ORDER=()
 
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
+
+plan::verified_protocols() {
+  local declared proto out=()
+  declared=$(plan::declared_protocols "$1")
+  IFS=, read -r -a declared <<<"$declared"
+  for proto in "${declared[@]}"; do
+    [[ $proto == h3 && " ${PROTOCOLS[*]} " != *' h3 '* ]] && continue
+    out+=("$proto")
+  done
+  (IFS=,; printf '%s\n' "${out[*]}")
+}
 
 # plan::_server_protocols SERVER: the selected protocols the server declares, one per line.
 plan::_server_protocols() {

@@ -16,8 +16,11 @@
 #   servers::start NAME PORT LOGFILE [CPULIST]
 #     Starts servers/NAME/start.sh in its own session/process group (PID == PGID ==
 #     the JVM's PID, since start.sh execs java) with PORT and BIND=${BIND:-127.0.0.1},
-#     stdout+stderr to LOGFILE, under `taskset -c CPULIST` when given. Sets the
-#     global SERVER_PID. Returns 1 if it cannot start (unknown server, port taken).
+#     stdout+stderr to LOGFILE, under `taskset -c CPULIST` when given. A server whose
+#     protocols include h3 also gets TLS_CERT and TLS_KEY (unless set): the certificate
+#     lib/certs.sh makes (certs::ensure) in certs::dir, whose ca.pem verifies it. Sets the
+#     global SERVER_PID. Returns 1 if it cannot start (unknown server, port taken, no
+#     certificate).
 #   servers::wait_ready PID PORT TIMEOUT_S
 #     0 once GET /hello on 127.0.0.1:PORT answers 200; 1 early (with the log tail)
 #     if PID died; 1 on timeout.
@@ -39,6 +42,8 @@ SERVERS_DIR=${SERVERS_DIR:-$(dirname "$SERVERS_LIB_DIR")/servers}
 source "$SERVERS_LIB_DIR/java.sh"
 # shellcheck source=lib/procs.sh
 source "$SERVERS_LIB_DIR/procs.sh"
+# shellcheck source=lib/certs.sh
+source "$SERVERS_LIB_DIR/certs.sh"
 
 SERVER_PID=''
 # Log file of every server started by this shell, by PID, for wait_ready's messages.
@@ -129,19 +134,25 @@ servers::build() {
 }
 
 servers::start() {
-  local name=$1 port=$2 logfile=$3 cpulist=${4:-} script holder
-  local launcher=()
+  local name=$1 port=$2 logfile=$3 cpulist=${4:-} script holder protocols dir
+  local launcher=() tls=()
   script=$SERVERS_DIR/$name/start.sh
   SERVER_PID=''
   [[ -x $script ]] || { log::error "cannot start $name: $script is missing or not executable"; return 1; }
   holder=$(servers::port_holder "$port")
   [[ -z $holder ]] || { log::error "cannot start $name: port $port is taken by $holder"; return 1; }
   [[ -n $cpulist ]] && launcher=(taskset -c "$cpulist")
+  protocols=$(servers::prop "$name" protocols 2>/dev/null) || protocols=''
+  if [[ ,$protocols, == *,h3,* ]]; then
+    certs::ensure || { log::error "cannot start $name: no certificate for h3"; return 1; }
+    dir=$(certs::dir)
+    tls=("TLS_CERT=${TLS_CERT:-$dir/server.pem}" "TLS_KEY=${TLS_KEY:-$dir/server.key}")
+  fi
   # setsid only makes a new session without forking when the caller is not a process
   # group leader; with job control on, `&` would make the child a leader, so turn it off.
   local had_monitor=0
   [[ $- == *m* ]] && { had_monitor=1; set +m; }
-  PORT=$port BIND=${BIND:-127.0.0.1} setsid "${launcher[@]}" "$script" </dev/null >"$logfile" 2>&1 &
+  env "${tls[@]}" PORT="$port" BIND="${BIND:-127.0.0.1}" setsid "${launcher[@]}" "$script" </dev/null >"$logfile" 2>&1 &
   SERVER_PID=$!
   ((had_monitor)) && set -m
   SERVERS_LOGS[$SERVER_PID]=$logfile

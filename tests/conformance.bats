@@ -59,11 +59,15 @@ require_built() {
   fi
 }
 
-# conforms NAME PROTOCOL: the contract over PROTOCOL (skipped when NAME does not declare it).
+# conforms NAME PROTOCOL [required]: the contract over PROTOCOL (skipped when NAME does not
+# declare it; with `required`, failed: issue #23's h3 servers must keep declaring h3).
 conforms() {
-  local name=$1 protocol=$2 protocols
+  local name=$1 protocol=$2 required=${3:-} protocols
   protocols=$(servers::prop "$name" protocols)
-  [[ ,$protocols, == *,"$protocol",* ]] || skip "$name declares only $protocols"
+  if [[ ,$protocols, != *,"$protocol",* ]]; then
+    [[ -z $required ]] || { echo "$name must declare $protocol (server.properties: protocols=$protocols)"; return 1; }
+    skip "$name declares only $protocols"
+  fi
   require_built "$name"
   start "$name"
   run contract::verify "$name" "http://127.0.0.1:$PORT" "$protocol"
@@ -93,33 +97,74 @@ stops_on_sigterm() {
     echo "$name: port $PORT still held by $(servers::port_holder "$PORT") after SIGTERM"
     return 1
   }
+  # an h3 server's UDP socket on the same port number is gone too (the process is)
+  if [[ -n $(ss -lunH "sport = :$PORT" 2>/dev/null) ]]; then
+    echo "$name: UDP port $PORT still bound after SIGTERM: $(ss -lunpH "sport = :$PORT")"
+    return 1
+  fi
 }
 
-# exits_when_port_taken NAME: a server that cannot listen must exit non-zero within 30 s
-# (not run on without its port), so that run-benchmarks.sh fails it at once.
+# tls_env NAME: the TLS_CERT=… TLS_KEY=… words servers::start gives NAME when it declares h3.
+tls_env() {
+  local dir
+  [[ ,$(servers::prop "$1" protocols), == *,h3,* ]] || return 0
+  certs::ensure || return 1
+  dir=$(certs::dir)
+  printf '%s\n' "TLS_CERT=$dir/server.pem" "TLS_KEY=$dir/server.key"
+}
+
+# exits_when_port_taken NAME [tcp|udp]: a server that cannot listen must exit non-zero
+# within 30 s (not run on without its port), so that run-benchmarks.sh fails it at once.
+# udp: the port number is taken on UDP only (what an h3 server listens on besides TCP).
 exits_when_port_taken() {
-  local name=$1 holder_pid port pid rc=0 deadline
+  local name=$1 kind=${2:-tcp} holder_pid port pid rc=0 deadline tls
   require_built "$name"
+  mapfile -t tls < <(tls_env "$name")
   python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder-$name" &
+kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
+s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0))
+if kind == socket.SOCK_STREAM: s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' "$kind" >"$CONFORMANCE_TMP/holder-$name" &
   holder_pid=$!
   for _ in $(seq 50); do [[ -s $CONFORMANCE_TMP/holder-$name ]] && break; sleep 0.1; done
   port=$(<"$CONFORMANCE_TMP/holder-$name")
-  PORT=$port setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1 &
+  env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1 &
   pid=$!
   deadline=$((SECONDS + 30))
   while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
   if servers::alive "$pid"; then
     SERVER_PID=$pid
     kill "$holder_pid"
-    echo "$name still running 30 s after failing to listen on taken port $port"
+    echo "$name still running 30 s after failing to listen on taken $kind port $port"
     return 1
   fi
   wait "$pid" || rc=$?
   kill "$holder_pid"
   wait "$holder_pid" 2>/dev/null || true
-  ((rc != 0)) || { echo "$name exited 0 without its port"; return 1; }
+  ((rc != 0)) || { echo "$name exited 0 without its $kind port"; return 1; }
+  # it failed for the port, not for something else (a missing certificate, say)
+  grep -qiE 'listen|bind|address already in use' "$CONFORMANCE_TMP/$name taken.log" ||
+    { echo "$name exited $rc, but not saying it could not listen:"; cat "$CONFORMANCE_TMP/$name taken.log"; return 1; }
+}
+
+# refuses_without_cert NAME: a server declaring h3, started without TLS_CERT and TLS_KEY,
+# says what it needs and exits non-zero within 30 s.
+refuses_without_cert() {
+  local name=$1 pid rc=0 deadline log
+  require_built "$name"
+  log="$CONFORMANCE_TMP/$name no cert.log"
+  env -u TLS_CERT -u TLS_KEY PORT="$(free_port)" setsid "servers/$name/start.sh" >"$log" 2>&1 &
+  pid=$!
+  deadline=$((SECONDS + 30))
+  while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+  if servers::alive "$pid"; then
+    SERVER_PID=$pid
+    echo "$name still running 30 s after starting without a certificate"
+    return 1
+  fi
+  wait "$pid" || rc=$?
+  ((rc != 0)) || { echo "$name exited 0 without a certificate"; return 1; }
+  grep -q 'TLS_CERT and TLS_KEY' "$log" || { echo "$name did not say what it needs:"; cat "$log"; return 1; }
 }
 
 # --- the libraries, against stand-ins --------------------------------------------
@@ -208,6 +253,39 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
   SERVER_PID=''
 }
 
+@test "certs::ensure makes a CA and a server certificate it signed, for localhost and 127.0.0.1, once" {
+  local dir="$CONFORMANCE_TMP/certs dir" before
+  certs::ensure "$dir"
+  for f in ca.pem ca.key server.pem server.key; do [ -s "$dir/$f" ]; done
+  openssl verify -CAfile "$dir/ca.pem" "$dir/server.pem"
+  openssl x509 -in "$dir/server.pem" -noout -checkhost localhost | grep -q 'does match'
+  openssl x509 -in "$dir/server.pem" -noout -checkip 127.0.0.1 | grep -q 'does match'
+  grep -q 'BEGIN PRIVATE KEY' "$dir/server.key" # PKCS#8, what both servers read
+  [ "$(stat -c %a "$dir/server.key")" = 600 ]
+  # kept while valid; remade when the names asked for change
+  before=$(sha256sum <"$dir/server.pem")
+  certs::ensure "$dir"
+  [ "$(sha256sum <"$dir/server.pem")" = "$before" ]
+  BARRAGE_CERT_SANS=bench.example,10.1.2.3 certs::ensure "$dir"
+  [ "$(sha256sum <"$dir/server.pem")" != "$before" ]
+  openssl x509 -in "$dir/server.pem" -noout -checkip 10.1.2.3 | grep -q 'does match'
+  openssl x509 -in "$dir/server.pem" -noout -checkhost bench.example | grep -q 'does match'
+}
+
+@test "contract::verify over h3 verifies the certificate: another CA's fails every item, at once" {
+  require_built netty
+  start netty
+  local other="$CONFORMANCE_TMP/other ca"
+  certs::ensure "$other"
+  local began=$SECONDS
+  TLS_CA="$other/ca.pem" run contract::verify netty "http://127.0.0.1:$PORT" h3
+  [ "$status" -eq 1 ]
+  [[ $output == *"not ok - netty h3 GET /: h3client: 7 QUIC handshake with 127.0.0.1 udp port $PORT failed (certificate not verified"* ]]
+  [[ $output == *"not ok - netty h3 50 concurrent requests: not tried: "* ]]
+  [[ $output != *$'\nok - '* && $output != 'ok - '* ]]
+  ((SECONDS - began < 15))
+}
+
 @test "servers::build skips Maven when every artifact is up to date" {
   require_built jdk-httpserver
   mkdir -p "$CONFORMANCE_TMP/no maven"
@@ -231,12 +309,18 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$CONFORMANCE_TMP/holder
 @test "jetty: contract over h2c (prior knowledge and Upgrade)" { conforms jetty h2c; }
 @test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
 @test "jetty: exits non-zero at once when its port is taken" { exits_when_port_taken jetty; }
+@test "jetty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms jetty h3 required; }
+@test "jetty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken jetty udp; }
+@test "jetty: without TLS_CERT and TLS_KEY, says so and exits non-zero" { refuses_without_cert jetty; }
 
 @test "netty: builds" { require_built netty; }
 @test "netty: contract over h1" { conforms netty h1; }
 @test "netty: contract over h2c (prior knowledge and Upgrade)" { conforms netty h2c; }
 @test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
 @test "netty: exits non-zero at once when its port is taken" { exits_when_port_taken netty; }
+@test "netty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms netty h3 required; }
+@test "netty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken netty udp; }
+@test "netty: without TLS_CERT and TLS_KEY, says so and exits non-zero" { refuses_without_cert netty; }
 
 @test "tomcat: builds" { require_built tomcat; }
 @test "tomcat: contract over h1" { conforms tomcat h1; }

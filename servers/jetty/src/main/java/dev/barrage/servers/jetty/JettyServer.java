@@ -1,28 +1,46 @@
 package dev.barrage.servers.jetty;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http3.server.HTTP3ServerConnectionFactory;
+import org.eclipse.jetty.http3.server.HTTP3ServerQuicConfiguration;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.quic.quiche.server.QuicheServerConnector;
+import org.eclipse.jetty.quic.quiche.server.QuicheServerQuicConfiguration;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.Jetty;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
  * The Barrage contract (servers/CONTRACT.md) on Jetty 12's core (non-servlet) API: one
- * ServerConnector speaking HTTP/1.1 and h2c (Upgrade and prior knowledge) on one port.
+ * ServerConnector speaking HTTP/1.1 and h2c (Upgrade and prior knowledge) on one port, and a
+ * QuicheServerConnector speaking HTTP/3 on the same port number over UDP (TLS_CERT, TLS_KEY).
  */
 public final class JettyServer {
     private static final int DEFAULT_FILE_SIZE = 1_048_576;
@@ -37,6 +55,7 @@ public final class JettyServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        SslContextFactory.Server tls = sslContextFactory(); // exits when the certificate is missing
 
         Server server = new Server();
         HttpConfiguration config = new HttpConfiguration();
@@ -47,13 +66,65 @@ public final class JettyServer {
         connector.setHost(bind);
         connector.setPort(port);
         server.addConnector(connector);
+
+        // HTTP/3, as in Jetty's programming guide: its own HttpConfiguration (a copy, plus the
+        // SecureRequestCustomizer the guide adds), quiche reading the key pair from a PEM
+        // directory that Jetty writes from the KeyStore.
+        HttpConfiguration h3Config = new HttpConfiguration(config);
+        h3Config.addCustomizer(new SecureRequestCustomizer());
+        Path pemDir = Files.createTempDirectory("barrage-jetty-quic-");
+        pemDir.toFile().deleteOnExit(); // Jetty deletes the PEM files on stop, then the JVM the directory
+        QuicheServerConnector h3 = new QuicheServerConnector(server, tls,
+                HTTP3ServerQuicConfiguration.configure(new QuicheServerQuicConfiguration(pemDir)),
+                new HTTP3ServerConnectionFactory(h3Config));
+        h3.setHost(bind);
+        h3.setPort(port);
+        server.addConnector(h3);
+
         server.setHandler(new ContractHandler());
         server.setStopAtShutdown(true);
         server.setStopTimeout(2_000);
-        server.start();
-        System.out.printf("server=jetty version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
-                Jetty.VERSION, connector.getLocalPort(), bind);
+        try {
+            server.start();
+        } catch (Exception e) { // e.g. a BindException: do not run on without the port
+            System.err.printf("jetty: cannot start on %s:%d (tcp and udp): %s%n", bind, port, e);
+            server.stop();
+            System.exit(1);
+        }
+        System.out.printf("server=jetty version=%s protocols=h1,h2c,h3 transport=nio port=%d bind=%s h3=udp:%d%n",
+                Jetty.VERSION, connector.getLocalPort(), bind, h3.getLocalPort());
         server.join();
+    }
+
+    /**
+     * HTTP/3's TLS: a KeyStore made in memory from the PEM certificate chain and PKCS#8 key named
+     * by TLS_CERT and TLS_KEY (Jetty's SslContextFactory reads key stores, not PEM files).
+     */
+    private static SslContextFactory.Server sslContextFactory() throws IOException, GeneralSecurityException {
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("jetty: HTTP/3 needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        Certificate[] chain;
+        try (InputStream in = Files.newInputStream(Path.of(cert))) {
+            chain = CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(Certificate[]::new);
+        }
+        String pem = Files.readString(Path.of(key), StandardCharsets.US_ASCII)
+                .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+        PrivateKey privateKey = KeyFactory.getInstance(chain[0].getPublicKey().getAlgorithm())
+                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
+        String password = "barrage"; // in memory only; Jetty needs one to read the key back
+        KeyStore keyStore = KeyStore.getInstance("PKCS12");
+        keyStore.load(null, null);
+        keyStore.setKeyEntry("server", privateKey, password.toCharArray(), chain);
+        SslContextFactory.Server tls = new SslContextFactory.Server();
+        tls.setKeyStore(keyStore);
+        tls.setKeyStorePassword(password);
+        return tls;
     }
 
     private static final class ContractHandler extends Handler.Abstract.NonBlocking {

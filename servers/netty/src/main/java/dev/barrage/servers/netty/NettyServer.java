@@ -1,5 +1,6 @@
 package dev.barrage.servers.netty;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -15,10 +16,13 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DateFormatter;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
@@ -42,9 +46,18 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.handler.codec.http3.Http3;
+import io.netty.handler.codec.http3.Http3FrameToHttpObjectCodec;
+import io.netty.handler.codec.http3.Http3ServerConnectionHandler;
+import io.netty.handler.codec.quic.InsecureQuicTokenHandler;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicSslContextBuilder;
+import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.Version;
+import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -55,8 +68,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Barrage contract (servers/CONTRACT.md) on Netty 4.2 with the native epoll transport
- * (NIO when epoll is unavailable). One port speaks HTTP/1.1 and h2c, by Upgrade or with
- * prior knowledge; HTTP/2 streams are child channels running the same handler.
+ * (NIO when epoll is unavailable). One TCP port speaks HTTP/1.1 and h2c, by Upgrade or with
+ * prior knowledge; the same port number on UDP speaks HTTP/3 (netty-codec-http3 over QUIC,
+ * TLS_CERT and TLS_KEY). HTTP/2 and HTTP/3 streams are child channels running the same handler.
  */
 public final class NettyServer {
     private static final int DEFAULT_FILE_SIZE = 1_048_576;
@@ -72,35 +86,85 @@ public final class NettyServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        QuicSslContext tls = quicSslContext(); // exits when the certificate is missing
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        Class<? extends DatagramChannel> datagram = epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
         String transport = epoll ? "epoll" : "nio (epoll unavailable: " + Epoll.unavailabilityCause() + ")";
 
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);
         Channel server;
+        Channel quic;
         try {
             server = new ServerBootstrap()
                     .group(boss, workers)
                     .channel(channel)
                     .childHandler(new ConnectionInitializer())
                     .bind(new InetSocketAddress(bind, port)).sync().channel();
+            // HTTP/3: one UDP channel on the same port number, as in Netty's HTTP/3 example.
+            quic = new Bootstrap()
+                    .group(workers)
+                    .channel(datagram)
+                    .handler(quicCodec(tls))
+                    .bind(new InetSocketAddress(bind, port)).sync().channel();
         } catch (Exception e) { // sync() rethrows the bind failure, e.g. a BindException
             // the event loops are not daemon threads: without an exit the JVM would run on, port-less
-            System.err.printf("netty: cannot listen on %s:%d: %s%n", bind, port, e.getMessage());
+            System.err.printf("netty: cannot listen on %s:%d (tcp and udp): %s%n", bind, port, e.getMessage());
             System.exit(1);
             return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            quic.close().syncUninterruptibly();
             server.close().syncUninterruptibly();
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }));
-        System.out.printf("server=netty version=%s protocols=h1,h2c transport=%s port=%d bind=%s%n",
-                VERSION, transport, port, bind);
+        System.out.printf("server=netty version=%s protocols=h1,h2c,h3 transport=%s port=%d bind=%s h3=udp:%d%n",
+                VERSION, transport, port, bind, port);
         server.closeFuture().sync();
+    }
+
+    /** HTTP/3's TLS: the PEM certificate chain and PKCS#8 key named by TLS_CERT and TLS_KEY. */
+    private static QuicSslContext quicSslContext() {
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !new File(cert).canRead() || !new File(key).canRead()) {
+            System.err.printf("netty: HTTP/3 needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        return QuicSslContextBuilder.forServer(new File(key), null, new File(cert))
+                .applicationProtocols(Http3.supportedApplicationProtocols())
+                .build();
+    }
+
+    /** The QUIC server codec: per connection an Http3ServerConnectionHandler, per request stream the contract. */
+    private static ChannelHandler quicCodec(QuicSslContext tls) {
+        return Http3.newQuicServerCodecBuilder()
+                .sslContext(tls)
+                .maxIdleTimeout(30, TimeUnit.SECONDS)
+                .initialMaxData(10_000_000)
+                .initialMaxStreamDataBidirectionalLocal(1_000_000)
+                .initialMaxStreamDataBidirectionalRemote(1_000_000)
+                .initialMaxStreamsBidirectional(100)
+                .tokenHandler(InsecureQuicTokenHandler.INSTANCE)
+                .handler(new ChannelInitializer<QuicChannel>() {
+                    @Override
+                    protected void initChannel(QuicChannel ch) {
+                        ch.pipeline().addLast(new Http3ServerConnectionHandler(new ChannelInitializer<QuicStreamChannel>() {
+                            @Override
+                            protected void initChannel(QuicStreamChannel stream) {
+                                stream.pipeline().addLast(new Http3FrameToHttpObjectCodec(true),
+                                        new HttpObjectAggregator(MAX_BODY), HANDLER);
+                            }
+                        }));
+                    }
+                })
+                .build();
     }
 
     /** Per connection: HTTP/1.1, switching to HTTP/2 on Upgrade: h2c or on the HTTP/2 preface. */
