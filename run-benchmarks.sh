@@ -90,9 +90,12 @@ Selection
   --servers A,B        servers to measure (default: all; see --list)
   --scenarios A,B      scenarios (default: all; table in scenarios/scenarios.tsv)
   --tool T[,T]         $(tools::list | paste -sd'|')|all (default all; one per lib/tools/*.sh)
-  --protocol P[,P]     h1|h2c|all (default all). h2c runs only for servers whose
-                       server.properties declares it and with tools that speak it
-                       (a scenario a tool cannot express is recorded as skipped)
+  --protocol P[,P]     h1|h2c|h3|all (default all). h2c and h3 run only for servers whose
+                       server.properties declares them and with tools that speak them
+                       (a scenario a tool cannot express is recorded as skipped). h3:
+                       HTTP/3 over QUIC, measured by barrage (built with Debian's QUIC
+                       libraries), the certificate made with openssl (lib/certs.sh); not
+                       in a lab run (all there is h1,h2c)
 Measurement
   --duration D         measured time per run, e.g. 30s or 2m (default 30s)
   --warmup D           discarded warm-up before each run (default 10s)
@@ -296,7 +299,6 @@ parse_options() {
   done < <(if [[ -n $OPENLOOP_SLO ]]; then jq -r '.[].scenario // empty' <<<"$OPENLOOP_SLO"; fi)
   mapfile -t valid < <(tools::list)
   pick_names TOOLS tool "$OPT_TOOL" "${valid[@]}"
-  pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c
   ((${#SERVERS[@]})) || usage_error "no servers found under $SERVERS_DIR"
   if ((AA && ${#SERVERS[@]} != 1)); then
     usage_error "--aa measures one server as two labels: pick it with --servers NAME (got ${#SERVERS[@]})"
@@ -304,6 +306,9 @@ parse_options() {
 
   lab::configure "$LAB_SERVER_OPT" "$LAB_LOADS_OPT" "$LAB_FILE_OPT" "$LAB_DIR_OPT" "$STRICT" || usage_error "bad lab set-up"
   load_place
+  # "all" is every protocol this place measures (a lab: no h3); a named one is checked there
+  pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c h3
+  [[ $OPT_PROTOCOL == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
   local why
   why=$(place::check_options) || usage_error "$why"
   SERVER_CPUS='' CLIENT_CPUS=''

@@ -151,7 +151,7 @@ plan::spec() {
     [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
     [threads]=$THREADS [duration_s]=$duration [warmup_s]=$WARMUP_S [cpus]=$CLIENT_CPUS
-    [dir]='' [out]='' [url]='' [samples]='' [start_at]='' [barrage_bin]='')
+    [dir]='' [out]='' [url]='' [cacert]='' [samples]='' [start_at]='' [barrage_bin]='')
 }
 
 plan::estimate_s() {

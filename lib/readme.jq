@@ -178,7 +178,8 @@ def model($baseline):
 # ---- Markdown ---------------------------------------------------------------------------
 
 def _protocol_name:
-  {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS"}[.] // .;
+  {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS",
+   "h3": "HTTP/3 over QUIC (h3)"}[.] // .;
 
 # The interval's half-width as a percentage: one decimal below 10%.
 def _interval_pct: (.factor - 1) * 100 | if . < 10 then fmt::fixed(1) else fmt::fixed(0) end;

@@ -68,7 +68,8 @@ rows::header_json() {
 rows::_config_json() {
   local -n config_spec=$1
   local streams=null
-  [[ ${config_spec[protocol]} == h2* ]] && streams=${config_spec[streams]}
+  # streams per connection: HTTP/2 and HTTP/3 multiplex; HTTP/1.1 has one request at a time
+  [[ ${config_spec[protocol]} == h2* || ${config_spec[protocol]} == h3 ]] && streams=${config_spec[streams]}
   jq -cn --argjson threads "${config_spec[threads]}" --argjson connections "${config_spec[connections]}" \
     --argjson streams "$streams" --argjson duration "${config_spec[duration_s]}" --argjson warmup "${config_spec[warmup_s]}" \
     --arg endpoint "$(scenarios::field "${config_spec[scenario]}" endpoint)" \

@@ -89,9 +89,9 @@ exact_accounting() {
   run fake --tool ab --dry-run
   [ "$status" -eq 2 ]
   [[ $output == *"unknown tool 'ab'"* && $output == *"h2load"* && $output == *"wrk"* ]]
-  run fake --protocol h3 --dry-run
+  run fake --protocol h4 --dry-run
   [ "$status" -eq 2 ]
-  [[ $output == *"unknown protocol 'h3'"* && $output == *"h1 h2c"* ]]
+  [[ $output == *"unknown protocol 'h4'"* && $output == *"h1 h2c h3"* ]]
 }
 
 @test "options: bad values exit 2" {
@@ -724,6 +724,43 @@ signal_building() {
   exact_accounting "$f"
   grep -qP '\tserver jetty$' "$(pid_list)"
   no_process_left
+}
+
+@test "e2e: --protocol h3: barrage measures netty and jetty over QUIC, verified against the suite's CA; other tools are not planned" {
+  source "$ROOT/lib/servers.sh"
+  servers::build netty jetty
+  # 10 connections (x the scenario's 10 streams): Jetty's QUIC connector, cold, answers few of
+  # hello's 100 connections' requests within barrage's 2 s timeout on a loaded 2-core machine
+  run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" --servers netty,jetty,jdk-httpserver \
+    --scenarios hello --tool barrage,wrk --protocol h3 --connections 10
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # the servers that declare h3 are verified over h3 (the contract's QUIC client) before measuring
+  [[ $output == *"verifying netty (h1,h2c,h3)"* && $output == *"verifying jetty (h1,h2c,h3)"* ]]
+  local f
+  f=$(results_file)
+  valid "$f"
+  # jdk-httpserver declares no h3, wrk speaks none: two rows, barrage's, over h3
+  [ "$(jq -r '[.results[] | "\(.server) \(.tool) \(.protocol) \(.status) \(.config.streams)"] | sort | join(",")' "$f")" = \
+    "jetty barrage h3 ok 10,netty barrage h3 ok 10" ]
+  assert_jq '.results[] | .metrics | .succeeded > 0 and .accounting == "exact" and .quic != null' "$f"
+  exact_accounting "$f"
+  # the server warm-up ran barrage over h3 too
+  assert_jq '[.server_warmups[].shapes[] | .protocol == "h3" and .status == "ok"] | length == 2 and all' "$f"
+  no_process_left
+}
+
+@test "--protocol h3 is refused in a lab run, and a lab's 'all' is h1,h2c" {
+  printf 'server_host = 127.0.0.2\nload_hosts = 127.0.0.3\n' >"$TMP/lab.conf"
+  run "$RUN" --lab "$TMP/lab.conf" --protocol h3 --servers netty --tool barrage --dry-run
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--protocol h3 is not measured across lab hosts yet"* ]]
+  run "$RUN" --lab "$TMP/lab.conf" --servers netty --tool barrage --scenarios hello --dry-run
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$(grep -cE '^1 +netty +barrage +(h1|h2c) +hello' <<<"$output")" -eq 2 ]
+  [[ $output != *" h3 "* ]]
 }
 
 @test "e2e: --quick, two real servers (one with h2c) x two scenarios x wrk and h2load" {

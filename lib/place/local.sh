@@ -8,6 +8,8 @@
 #     cores, system::default_pinning), nothing for no pinning.
 #   place::check_options
 #     Returns 1 with the reason on stdout when an option cannot be honoured here.
+#   place::protocols
+#     The protocols measured here, one a line: what --protocol all means.
 #   place::connect / place::prepare SERVER...
 #     Before the runs: reach the hosts / copy what they need (here: nothing). exit 1 on failure.
 #   place::start_server SLOT LOG REASON_VAR
@@ -37,6 +39,8 @@ SERVER_PID='' SERVER_GC_LOG=''
 place::default_pinning() { system::default_pinning; }
 
 place::check_options() { return 0; }
+
+place::protocols() { printf '%s\n' h1 h2c h3; }
 
 place::connect() { return 0; }
 
@@ -91,6 +95,11 @@ place::sample_stop() { system::sample_stop; }
 place::run_tool() {
   local -n local_spec=$1
   local_spec["url"]=http://127.0.0.1:$PORT
+  # HTTP/3: QUIC on UDP at the same port, with the certificate servers::start gave the server
+  if [[ ${local_spec[protocol]} == h3 ]]; then
+    local_spec["url"]=https://127.0.0.1:$PORT
+    local_spec["cacert"]=$(certs::dir)/ca.pem
+  fi
   "${local_spec[tool]}::run" "$1"
 }
 

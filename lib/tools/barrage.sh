@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # barrage driver (interface: lib/tools/README.md). The bundled C load engine (client/),
-# built here with make when needed. HTTP/1.1 and h2c (prior knowledge, the scenario's stream
-# count per connection), running scenarios/<name>.lua as wrk does (barrage -s: the wrk
+# built here with make when needed. HTTP/1.1, h2c (prior knowledge, the scenario's stream
+# count per connection) and h3 (HTTP/3 over QUIC, in a build with Debian's QUIC libraries:
+# the spec's url is https:// and its cacert the CA that verifies the server's certificate,
+# lib/certs.sh), running scenarios/<name>.lua as wrk does (barrage -s: the wrk
 # scripting API, client/SCRIPTING.md), so every scenario runs, mixed included.
 # `barrage --json` prints the metrics record itself: nothing is parsed out of text. The raw
 # output (barrage.json in the work dir) holds the record on stdout and, on stderr, what the
@@ -9,7 +11,10 @@
 #
 #   barrage::build
 #     Builds client/build/barrage (make; installs its libraries, LuaJIT included, as root when missing);
-#     returns 1 with make's output on stderr when it cannot.
+#     returns 1 with make's output on stderr when it cannot. The QUIC libraries are installed
+#     when they can be (as root); without them barrage builds without HTTP/3, with a warning.
+#   barrage::has_h3
+#     0 when the built barrage speaks HTTP/3 (its --version lists h3).
 #   barrage::parse OUTPUT_FILE
 #     Prints the metrics record of a barrage --json run: the object that starts on a line
 #     holding only `{` and has "tool": "barrage" (lines a script printed are skipped);
@@ -23,11 +28,24 @@
 BARRAGE_CLIENT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/client
 BARRAGE_BIN=$BARRAGE_CLIENT_DIR/build/barrage
 
+# the Debian 12 packages barrage's --h3 is built with (client/Makefile checks their versions)
+BARRAGE_H3_PACKAGES=(libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev)
+
 barrage::build() {
   deps::ensure make:make cc:gcc pkg-config:pkg-config || return 1
   deps::ensure_pkgconfig /usr/include/ev.h:libev-dev /usr/include/nghttp2/nghttp2.h:libnghttp2-dev \
     /usr/include/openssl/ssl.h:libssl-dev luajit:libluajit-5.1-dev /usr/include/zlib.h:zlib1g-dev || return 1
+  # HTTP/3 is optional: everything else measures without it
+  if ! deps::ensure_packages "${BARRAGE_H3_PACKAGES[@]}" 2>/dev/null; then
+    log::warn "barrage builds without HTTP/3 (--protocol h3): sudo apt-get install -y ${BARRAGE_H3_PACKAGES[*]}"
+  fi
   make -s -C "$BARRAGE_CLIENT_DIR" >&2 || { log::error "barrage does not build (make -C client)"; return 1; }
+}
+
+barrage::has_h3() {
+  [[ -x $BARRAGE_BIN ]] || barrage::build >/dev/null 2>&1 || return 1
+  # "protocols: http/1.1 h2c h2 h3 (ngtcp2 ..., nghttp3 ...)"
+  [[ $("$BARRAGE_BIN" --version 2>/dev/null) == *"protocols:"*" h3"* ]]
 }
 
 barrage::version() {
@@ -38,14 +56,19 @@ barrage::version() {
 
 barrage::requires() { printf '%s\n' make:make cc:gcc pkg-config:pkg-config; }
 
-barrage::protocols() { printf '%s\n' h1 h2c; }
+barrage::protocols() { printf '%s\n' h1 h2c h3; }
 
 barrage::request_timeout_s() { echo 2; }
 
 barrage::supports() {
   local protocol=$2
   [[ $protocol == h1 || $protocol == h2c ]] && return 0
-  printf 'barrage speaks h1 and h2c here (no %s)\n' "$protocol"
+  if [[ $protocol == h3 ]]; then
+    barrage::has_h3 && return 0
+    printf 'barrage was built without HTTP/3: install %s, then make -C client clean all\n' "${BARRAGE_H3_PACKAGES[*]}"
+    return 1
+  fi
+  printf 'barrage speaks h1, h2c and h3 here (no %s)\n' "$protocol"
   return 1
 }
 
@@ -77,7 +100,10 @@ barrage::run() {
   # the scenario's script sets method, path, headers and body, as under wrk
   local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json
     -s "$(scenarios::script "$scenario")")
-  [[ ${barrage_spec[protocol]} == h2c ]] && args+=(--h2 -m "${barrage_spec[streams]:-1}")
+  case ${barrage_spec[protocol]} in
+    h2c) args+=(--h2 -m "${barrage_spec[streams]:-1}") ;;
+    h3) args+=(--h3 -m "${barrage_spec[streams]:-1}" --cacert "${barrage_spec[cacert]}") ;;
+  esac
   if [[ -n ${barrage_spec[warmup_auto]:-} ]]; then args+=(--warmup "auto:${warmup}s") # lib/steady.sh
   elif ((warmup > 0)); then args+=(--warmup "${warmup}s"); fi
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time
