@@ -317,10 +317,11 @@ static int report_empty(const struct config *cfg, const char *error)
 }
 
 /* Nothing reached the server in the window: every connection attempt (TCP
- * or TLS handshake) failed and not a byte came back. */
-static bool never_connected(const struct stats *st)
+ * or TLS handshake) failed and not a byte came back (over QUIC the failed
+ * handshakes' packets did come back: no handshake completed). */
+static bool never_connected(const struct config *cfg, const struct stats *st)
 {
-    return st->established == 0 && st->bytes_received == 0 && st->connect_errors > 0;
+    return st->established == 0 && (cfg->h3 || st->bytes_received == 0) && st->connect_errors > 0;
 }
 
 /* The run, reported: with a script its setup and init first, its done after
@@ -351,7 +352,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
     if (result.error[0]) {
         report_error("%s", result.error);
         status = EXIT_SCRIPT;
-    } else if (never_connected(&result.stats)) {
+    } else if (never_connected(cfg, &result.stats)) {
         report_error("no connection to %s was ever established%s (%" PRIu64 " attempts failed): unreachable",
                      cfg->unix_socket ? cfg->unix_socket : cfg->url, cfg->h3 ? " (no QUIC handshake completed)" : cfg->tls ? " (no TLS handshake completed)" : "",
                      result.stats.connect_errors);
