@@ -9,7 +9,8 @@ the server does with each request is logged to LOGFILE as one JSON line
 {"event": "sent", "kind": K} just before it does it (the kinds of
 tests/harness.py check_sent): "status NNN" (a whole response), "reset",
 "refused", "unanswered", "closed" (the connection closed before its answer).
-Connection events are logged too: {"event": "connection"}, {"event":
+Each request is logged as it arrives whole: {"event": "request", "method": M,
+"headers": [names], "body": length}. Connection events are logged too: {"event": "connection"}, {"event":
 "goaway", "id": N}, {"event": "close", "code": C, "transport": bool}.
 
 Modes:
@@ -74,7 +75,7 @@ class Protocol(QuicConnectionProtocol):
         self._goaway_id = None
         self._closed = False
         self._silent = False
-        self._pending = set()  # streams refused by GOAWAY, never answered
+        self._requests = {}  # stream id -> [method, header names, body bytes]
         limit = self._quic._local_max_streams_bidi  # announced in the handshake, raised as streams end
         limit.value = limit.sent = STATE.param("streams", 128)
         STATE.log(event="connection")
@@ -92,9 +93,15 @@ class Protocol(QuicConnectionProtocol):
         if self._http is None:
             return
         for ev in self._http.handle_event(event):
-            if isinstance(ev, HeadersReceived) and ev.stream_ended:
-                self.request(ev.stream_id)
-            elif isinstance(ev, DataReceived) and ev.stream_ended:
+            if isinstance(ev, HeadersReceived):
+                fields = dict(ev.headers)
+                self._requests[ev.stream_id] = [fields.get(b":method", b"").decode(),
+                                                sorted(k.decode() for k in fields), 0]
+            elif isinstance(ev, DataReceived) and ev.stream_id in self._requests:
+                self._requests[ev.stream_id][2] += len(ev.data)
+            if getattr(ev, "stream_ended", False):
+                method, names, body = self._requests.pop(ev.stream_id, ["", [], 0])
+                STATE.log(event="request", method=method, headers=names, body=body)
                 self.request(ev.stream_id)
 
     def respond(self, stream_id, size):

@@ -169,6 +169,8 @@ def case_max_streams(t):
         r = t.ok_run(["-c", "1", "-m", "8", "-n", "100"], s.url)
         expect_eq(r, "server_max_streams", 2)
         expect_eq(r, "succeeded", 100)
+        # never a stream above the limit (ngtcp2 would refuse to open it: counted as refused)
+        expect_eq(r, "connections.refused_streams", 0)
 
 
 def case_stream_reset(t):
@@ -299,7 +301,10 @@ def case_script(t):
     with H3Server(t, "ok") as s:
         r = t.ok_run(["-c", "2", "-m", "2", "-n", "50", "-s", script], s.url)
         expect_eq(r, "succeeded", 50)
-        expect(r["bytes_sent"] > 50 * 10, f"bodies not sent: {r['bytes_sent']}")
+        got = [e for e in s.events() if e["event"] == "request"]
+        expect(len(got) == 50, f"the server got {len(got)} requests")
+        bad = [e for e in got if e["method"] != "POST" or e["body"] != 10 or "x-test" not in e["headers"]]
+        expect(not bad, f"requests not as the script made them: {bad[:2]}")
 
 
 def case_usage(t):
