@@ -479,8 +479,10 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_H2:
     case OPT_H3: {
         enum config_protocol p = opt == OPT_H1 ? PROTOCOL_H1 : opt == OPT_H2 ? PROTOCOL_H2 : PROTOCOL_H3;
+        if (cfg->force != PROTOCOL_AUTO && cfg->force != p && (p == PROTOCOL_H3 || cfg->force == PROTOCOL_H3))
+            return fail(err, errlen, "--h3 excludes --h1 and --h2: give one (or none, to let ALPN choose h2 or http/1.1)");
         if (cfg->force != PROTOCOL_AUTO && cfg->force != p)
-            return fail(err, errlen, "--h1, --h2 and --h3 exclude each other: give one (or none, to let ALPN choose)");
+            return fail(err, errlen, "--h1 and --h2 exclude each other: give one (or neither, to let ALPN choose)");
         cfg->force = p;
         return CLI_RUN;
     }

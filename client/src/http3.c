@@ -10,7 +10,9 @@
  *   the connection closed or timed out -> error read (closed before/mid response)
  * The connection's own fate (handshake failure, idle timeout, the peer's
  * CONNECTION_CLOSE with a transport or HTTP/3 code, GOAWAY) goes to the host
- * as events. Lost packets only delay: ngtcp2 resends them. */
+ * as events. Lost packets only delay: ngtcp2 resends them. For a request
+ * whose source reads the response (ctx.collect) the slot keeps its header
+ * fields (pseudo-headers left out) and body (collect.h). */
 #include "http3.h"
 
 #include <nghttp3/nghttp3.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect.h"
 #include "quic.h"
 #include "report.h"
 
@@ -36,6 +39,7 @@ struct http3_shared {
 struct h3_stream {
     int64_t id; /* -1: the slot is free */
     struct req_ctx ctx;
+    struct collect collect; /* ctx.collect: what arrived; the buffers outlive the stream */
     const uint8_t *body; /* the request's DATA, the source's */
     size_t body_len;
     uint64_t body_bytes, header_bytes, reset_code;
@@ -100,7 +104,10 @@ static void slot_done(struct http3_session *h, struct h3_stream *st)
     if (st->timed_out) {
         /* accounted when it timed out */
     } else if (st->complete) {
-        report(h, st, outcome_response(st->status, st->body_bytes, h->now));
+        struct outcome o = outcome_response(st->status, st->body_bytes, h->now);
+        struct response_data data;
+        if (st->ctx.collect && collect_result(&st->collect, &data)) o.response = &data;
+        report(h, st, o);
     } else if ((st->reset_by_peer && st->reset_code == NGHTTP3_H3_REQUEST_REJECTED) || unprocessed(h, st)) {
         report(h, st, outcome_of(OUTCOME_REFUSED));
     } else if (st->too_large) {
@@ -129,9 +136,9 @@ static int h3_recv_data(nghttp3_conn *c, int64_t id, const uint8_t *data, size_t
 {
     struct http3_session *h = user;
     (void)c;
-    (void)data;
     struct h3_stream *st = slot_of(h, id, stream_user);
     if (st) st->body_bytes += len;
+    if (st && st->ctx.collect) collect_body(&st->collect, data, len);
     quic_conn_consumed(h->q, id, len); /* the body is counted, not kept */
     return 0;
 }
@@ -179,7 +186,12 @@ static int h3_recv_header(nghttp3_conn *c, int64_t id, int32_t token, nghttp3_rc
         quic_conn_shutdown_stream(h->q, id, NGHTTP3_H3_EXCESSIVE_LOAD);
         return 0;
     }
-    if (token == NGHTTP3_QPACK_TOKEN__STATUS) st->status = parse_status(v.base, v.len);
+    if (token == NGHTTP3_QPACK_TOKEN__STATUS) {
+        st->status = parse_status(v.base, v.len);
+        collect_reset_fields(&st->collect); /* a 1xx response's fields are not the final ones */
+    } else if (st->ctx.collect && n.len > 0 && n.base[0] != ':') {
+        collect_field(&st->collect, n.base, n.len, v.base, v.len);
+    }
     return 0;
 }
 
@@ -447,7 +459,9 @@ static unsigned h3_submit(struct session *s, const struct request *req, const st
 {
     struct http3_session *h = (struct http3_session *)s;
     struct h3_stream *st = free_slot(h);
-    *st = (struct h3_stream){.id = -1, .ctx = *ctx, .body = req->body, .body_len = req->body_len};
+    struct collect collect = st->collect; /* the buffers stay with the slot */
+    collect_reset(&collect);
+    *st = (struct h3_stream){.id = -1, .ctx = *ctx, .collect = collect, .body = req->body, .body_len = req->body_len};
     if (quic_conn_open_bidi(h->q, &st->id)) {
         st->id = -1;
         report(h, st, outcome_of(OUTCOME_REFUSED)); /* no stream credit: never sent */
@@ -494,7 +508,8 @@ static void note_end(struct http3_session *h)
             report_error("QUIC handshake with %s failed: %s", h->sh->target, reason ? reason : "no answer");
         return;
     }
-    if (end == QUIC_END_IDLE) h->host->ops->event(h->host, CONN_EVENT_IDLE_TIMEOUT, 0);
+    if (end == QUIC_END_LOCAL) h->broken = true; /* an error here (a bad frame, a library failure) */
+    else if (end == QUIC_END_IDLE) h->host->ops->event(h->host, CONN_EVENT_IDLE_TIMEOUT, 0);
     else if (end == QUIC_END_PEER_TRANSPORT) h->host->ops->event(h->host, CONN_EVENT_CLOSED_TRANSPORT, code);
     else if (end == QUIC_END_PEER_APP) h->host->ops->event(h->host, CONN_EVENT_CLOSED_APPLICATION, code);
 }
@@ -550,6 +565,7 @@ static void h3_on_close(struct session *s, enum close_cause cause, uint64_t now)
         if (st->timed_out) { /* already accounted */
         } else if (cause == CLOSE_ABORT) report(h, st, outcome_of(OUTCOME_ABORTED));
         else if (unprocessed(h, st)) report(h, st, outcome_of(OUTCOME_REFUSED));
+        else if (h->broken) report(h, st, outcome_error(REQ_ERR_PROTOCOL, DETAIL_NONE, now));
         else if (cause == CLOSE_WRITE_ERROR) report(h, st, outcome_error(REQ_ERR_WRITE, DETAIL_NONE, now));
         else report(h, st, outcome_error(REQ_ERR_READ, mid ? DETAIL_CLOSED_MID_RESPONSE : DETAIL_CLOSED_BEFORE_RESPONSE, now));
         slot_free(h, st);
@@ -562,6 +578,7 @@ static void h3_free(struct session *s)
 {
     struct http3_session *h = (struct http3_session *)s;
     h3_drop(h);
+    for (unsigned i = 0; h->slots && i < h->sh->streams; i++) collect_free(&h->slots[i].collect);
     free(h->slots);
     free(h);
 }

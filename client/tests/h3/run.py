@@ -297,10 +297,16 @@ def case_script(t):
     script = os.path.join(t.workdir, "post.lua")
     with open(script, "w") as f:
         f.write('request = function() return wrk.format("POST", "/submit", {["X-Test"] = "1"}, "0123456789") end\n'
-                'done = function(summary) io.stderr:write("DONE " .. summary.requests .. "\\n") end\n')
+                'response = function(status, headers, body)\n'
+                '  io.stderr:write("RESPONSE " .. status .. " " .. tostring(headers["content-length"]) .. " " .. body)\n'
+                'end\n')
     with H3Server(t, "ok") as s:
-        r = t.ok_run(["-c", "2", "-m", "2", "-n", "50", "-s", script], s.url)
+        rc, r, err = t.run(["--cacert", os.path.join(t.workdir, "ca.pem"), "-c", "2", "-m", "2", "-n", "50", "-s", script],
+                           s.url)
+        expect(rc == 0, f"exit {rc}: {err[-400:]}")
         expect_eq(r, "succeeded", 50)
+        # response() got each response's status, header fields and body
+        expect(err.count("RESPONSE 200 6 hello\n") == 50, f"response() calls: {err[-300:]!r}")
         got = [e for e in s.events() if e["event"] == "request"]
         expect(len(got) == 50, f"the server got {len(got)} requests")
         bad = [e for e in got if e["method"] != "POST" or e["body"] != 10 or "x-test" not in e["headers"]]
@@ -309,7 +315,8 @@ def case_script(t):
 
 def case_usage(t):
     for args, why in ((["--h3", "http://127.0.0.1:1/"], "needs an https://"),
-                      (["--h3", "--h2", "https://127.0.0.1:1/"], "exclude each other")):
+                      (["--h3", "--h2", "https://127.0.0.1:1/"], "--h3 excludes --h1 and --h2"),
+                      (["--h1", "--h3", "https://127.0.0.1:1/"], "--h3 excludes --h1 and --h2")):
         p = subprocess.run([t.barrage, *args], capture_output=True, text=True, timeout=30)
         if not t.has_h3 and args == ["--h3", "http://127.0.0.1:1/"]:
             why = "apt-get install -y libngtcp2-dev"
@@ -334,7 +341,7 @@ CASES = [
     ("nothing listens: exit 3", case_unreachable),
     ("1 MiB and 50 MiB bodies exact, memory flat", case_large_bodies),
     ("-R 200: fixed rate, corrected and uncorrected latency", case_fixed_rate),
-    ("a wrk script's POST over h3", case_script),
+    ("a wrk script over h3: request() POSTs, response() reads", case_script),
 ]
 
 
