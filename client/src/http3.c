@@ -311,7 +311,8 @@ static int ev_stream_reset(void *user, int64_t id, uint64_t code)
     if (st && !st->reset_by_peer) {
         st->reset_by_peer = true;
         st->reset_code = code;
-        if (!st->timed_out && code != NGHTTP3_H3_REQUEST_REJECTED)
+        /* one that answers our own reset (a timeout, headers too large) is not the server's doing */
+        if (!st->timed_out && !st->too_large && code != NGHTTP3_H3_REQUEST_REJECTED)
             h->host->ops->event(h->host, CONN_EVENT_STREAM_RESET, code);
     }
     if (h->h3) nghttp3_conn_shutdown_stream_read(h->h3, id);

@@ -151,13 +151,14 @@ static int tls_client_setup(struct config *cfg, char *err, size_t errlen)
 /* --h3: the shared QUIC client (a --cacert that does not load is a usage
  * error). There is no probe: a server that does not answer shows as
  * handshake failures (connect_errors) and exit 3. The QUIC idle timeout is
- * --timeout: a connection silent that long is dead. */
+ * twice --timeout: a connection silent that long is dead, and a request that
+ * gets no answer is a timeout first (sending it restarts the idle timer). */
 static int quic_client_setup(struct config *cfg, char *err, size_t errlen)
 {
 #ifdef HAVE_H3
     if (!cfg->h3) return 0;
     struct quic_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert, .insecure = cfg->insecure,
-                               .handshake_timeout_us = cfg->connect_timeout_us, .idle_timeout_us = cfg->timeout_us};
+                               .handshake_timeout_us = cfg->connect_timeout_us, .idle_timeout_us = 2 * cfg->timeout_us};
     cfg->quic_client = quic_client_new(&opt, err, errlen);
     snprintf(cfg->tls_version, sizeof cfg->tls_version, "TLSv1.3");
     return cfg->quic_client ? 0 : -1;

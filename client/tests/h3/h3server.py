@@ -26,6 +26,7 @@ Modes:
   goaway    each connection answers its first `keep` (4) requests, then sends
             GOAWAY with the stream id after the last of them and never answers
             the others (refused); it closes the connection once they are done
+  headers   200 with `count` (1) header fields of `size` (1000) bytes each
   silent    after the handshake, every packet is dropped: the client's idle
             timeout ends the connection
 """
@@ -73,7 +74,7 @@ class Protocol(QuicConnectionProtocol):
         self._http = None
         self._answered = 0  # on this connection
         self._goaway_id = None
-        self._closed = False
+        self._closing = False
         self._silent = False
         self._requests = {}  # stream id -> [method, header names, body bytes]
         limit = self._quic._local_max_streams_bidi  # announced in the handshake, raised as streams end
@@ -107,12 +108,17 @@ class Protocol(QuicConnectionProtocol):
     def respond(self, stream_id, size):
         STATE.log(event="sent", kind="status 200")
         body = (b"hello\n" * (size // 6 + 1))[:size]
-        self._http.send_headers(stream_id, [(b":status", b"200"), (b"content-length", str(size).encode())])
+        extra = []
+        if STATE.mode == "headers":
+            value = b"v" * STATE.param("size", 1000)
+            extra = [(f"x-big-{i}".encode(), value) for i in range(STATE.param("count", 1))]
+            body, size = b"hello\n", 6
+        self._http.send_headers(stream_id, [(b":status", b"200"), (b"content-length", str(size).encode())] + extra)
         self._http.send_data(stream_id, body, end_stream=True)
         self._answered += 1
 
     def request(self, stream_id):
-        if self._closed:
+        if self._closing:
             return
         i = STATE.next_index()
         mode = STATE.mode
@@ -138,7 +144,7 @@ class Protocol(QuicConnectionProtocol):
         # every request still open on this connection ends unanswered
         STATE.log(event="sent", kind="closed")
         STATE.log(event="close", code=code, transport=bool(transport))
-        self._closed = True
+        self._closing = True
         self._quic.close(error_code=code, frame_type=0 if transport else None, reason_phrase="test close")
 
     def goaway(self, stream_id):

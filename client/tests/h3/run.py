@@ -173,6 +173,18 @@ def case_max_streams(t):
         expect_eq(r, "connections.refused_streams", 0)
 
 
+def case_headers_limit(t):
+    t.needs_h3()
+    with H3Server(t, "headers", count=10, size=1000) as s:
+        r = t.ok_run(["-c", "1", "-m", "2", "-n", "10", "--max-header-size", "20000"], s.url)
+        expect_eq(r, "succeeded", 10)
+        r = t.ok_run(["-c", "1", "-m", "2", "-n", "10", "--max-header-size", "5000"], s.url)
+        # over the limit: a protocol error each, the stream reset by us (not counted as the server's reset)
+        expect_eq(r, "errors_detail.header_too_large", 10)
+        expect_eq(r, "errors.protocol", 10)
+        expect_eq(r, "quic.stream_resets", {})
+
+
 def case_stream_reset(t):
     t.needs_h3()
     with H3Server(t, "reset", every=4, code=0x102) as s:
@@ -234,8 +246,10 @@ def case_timeout(t):
 def case_idle_timeout(t):
     t.needs_h3()
     with H3Server(t, "silent") as s:
-        # the idle timeout is --timeout: the connection is ended by it, reconnected, counted
-        r = t.ok_run(["-c", "1", "-m", "2", "-d", "1500ms", "--timeout", "400ms"], s.url)
+        # the idle timeout is twice --timeout: the requests time out, then the connection
+        # is ended by it, reconnected, counted
+        r = t.ok_run(["-c", "1", "-m", "2", "-d", "1500ms", "--timeout", "300ms"], s.url)
+        expect(r["errors"]["timeout"] >= 2, f"no request timeout: {r['errors']}")
         expect(r["quic"]["idle_timeouts"] >= 1, f"no idle timeout: {r['quic']}")
         expect(r["connections"]["established"] >= 2, f"no reconnection: {r['connections']}")
 
@@ -330,6 +344,7 @@ CASES = [
     ("-c 2 -m 4 -n 300: exact, versions and MAX_STREAMS in the record", case_exact),
     ("-d with --warmup: timeline and --hdr-log", case_duration_warmup_timeline_hdrlog),
     ("MAX_STREAMS 2 caps -m 8", case_max_streams),
+    ("headers over --max-header-size: protocol errors (header_too_large)", case_headers_limit),
     ("RESET_STREAM H3_INTERNAL_ERROR: errors.reset, code counted", case_stream_reset),
     ("RESET_STREAM H3_REQUEST_REJECTED: refused, sent again", case_refused),
     ("CONNECTION_CLOSE (HTTP/3 code): read errors, closed_application, reconnect", case_close_application),
