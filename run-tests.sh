@@ -89,7 +89,10 @@ stage_deps() {
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
     ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client \
     chromium:chromium || absent=1
+  # barrage --h3: Debian 12's QUIC libraries (client/Makefile checks their versions); the h3 tests'
+  # aioquic server comes from PyPI into .cache/h3venv (client/tests/h3/run.py), as h2's does
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
+    libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev \
     libclang-rt-14-dev python3-venv python3-jwt python3-cryptography || absent=1
   # The h3 conformance checks' client: aioquic (PyPI) in .cache/h3venv.
   contract::ensure_h3client || absent=1

@@ -17,7 +17,7 @@
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
-    OPT_H1, OPT_H2, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
+    OPT_H1, OPT_H2, OPT_H3, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
     OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
@@ -33,6 +33,7 @@ static const struct option options[] = {
     {"streams", required_argument, NULL, 'm'},
     {"h1", no_argument, NULL, OPT_H1},
     {"h2", no_argument, NULL, OPT_H2},
+    {"h3", no_argument, NULL, OPT_H3},
     {"sni", required_argument, NULL, OPT_SNI},
     {"cacert", required_argument, NULL, OPT_CACERT},
     {"insecure", no_argument, NULL, OPT_INSECURE},
@@ -476,10 +477,15 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
     case OPT_H1:
     case OPT_H2:
-        if (cfg->force != PROTOCOL_AUTO && cfg->force != (opt == OPT_H1 ? PROTOCOL_H1 : PROTOCOL_H2))
+    case OPT_H3: {
+        enum config_protocol p = opt == OPT_H1 ? PROTOCOL_H1 : opt == OPT_H2 ? PROTOCOL_H2 : PROTOCOL_H3;
+        if (cfg->force != PROTOCOL_AUTO && cfg->force != p && (p == PROTOCOL_H3 || cfg->force == PROTOCOL_H3))
+            return fail(err, errlen, "--h3 excludes --h1 and --h2: give one (or none, to let ALPN choose h2 or http/1.1)");
+        if (cfg->force != PROTOCOL_AUTO && cfg->force != p)
             return fail(err, errlen, "--h1 and --h2 exclude each other: give one (or neither, to let ALPN choose)");
-        cfg->force = opt == OPT_H1 ? PROTOCOL_H1 : PROTOCOL_H2;
+        cfg->force = p;
         return CLI_RUN;
+    }
     case OPT_SNI: cfg->sni = arg; return CLI_RUN;
     case OPT_CACERT: cfg->cacert = arg; return readable_file("--cacert", arg, err, errlen);
     case OPT_INSECURE: cfg->insecure = true; return CLI_RUN;
@@ -528,6 +534,22 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     }
 }
 
+/* --h3: https:// only, over UDP (no --unix-socket), and only in a build with
+ * the QUIC libraries (HAVE_H3). */
+static enum cli_result check_h3(const struct config *cfg, char *err, size_t errlen)
+{
+    if (cfg->force != PROTOCOL_H3) return CLI_RUN;
+#ifndef HAVE_H3
+    return fail(err, errlen, "--h3: this barrage was built without HTTP/3; install the QUIC libraries "
+                             "(apt-get install -y libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev "
+                             "libgnutls28-dev) and rebuild (make -C client)");
+#else
+    if (!cfg->tls) return fail(err, errlen, "--h3 needs an https:// URL (HTTP/3 runs over QUIC, which is TLS)");
+    if (cfg->unix_socket) return fail(err, errlen, "--h3 runs over UDP: not with --unix-socket");
+    return CLI_RUN;
+#endif
+}
+
 enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen)
 {
     bool duration_set = false;
@@ -572,8 +594,10 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         return fail(err, errlen, "--urls and --rand-url do not combine with --script");
     enum cli_result r = parse_url(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
+    if (r == CLI_RUN) r = check_h3(cfg, err, errlen);
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
     cfg->h2 = cfg->force == PROTOCOL_H2;
+    cfg->h3 = cfg->force == PROTOCOL_H3;
     return r;
 }
 

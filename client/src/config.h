@@ -18,6 +18,7 @@
 
 struct script;
 struct jwtpool;
+struct quic_client;
 
 struct config {
     const char *url;
@@ -46,8 +47,10 @@ struct config {
     bool json, latency, quiet, verbose;
     /* HTTP/2 and TLS */
     bool tls;                  /* https:// */
-    enum config_protocol { PROTOCOL_AUTO, PROTOCOL_H1, PROTOCOL_H2 } force; /* --h1 / --h2 */
+    enum config_protocol { PROTOCOL_AUTO, PROTOCOL_H1, PROTOCOL_H2, PROTOCOL_H3 } force; /* --h1 / --h2 / --h3 */
     bool h2;                   /* the run speaks HTTP/2: --h2, or ALPN chose it (set by main) */
+    bool h3;                   /* --h3: HTTP/3 over QUIC (https:// only) */
+    struct quic_client *quic_client; /* --h3 only, set by main (quic.h) */
     const char *sni, *cacert;
     bool insecure;
     unsigned window_bits, connection_window_bits;

@@ -23,6 +23,10 @@
 #include "engine.h"
 #include "http1.h"
 #include "http2.h"
+#ifdef HAVE_H3
+#include "http3.h"
+#include "quic.h"
+#endif
 #include "jwt.h"
 #include "jwtpool.h"
 #include "report.h"
@@ -136,12 +140,43 @@ static int tls_setup(struct config *cfg, char *err, size_t errlen)
  * error); 0 without TLS. */
 static int tls_client_setup(struct config *cfg, char *err, size_t errlen)
 {
-    if (!cfg->tls) return 0;
+    if (!cfg->tls || cfg->h3) return 0;
     const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
     struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
                               .insecure = cfg->insecure, .alpn = alpn};
     cfg->tls_client = tls_client_new(&opt, err, errlen);
     return cfg->tls_client ? 0 : -1;
+}
+
+/* --h3: the shared QUIC client (a --cacert that does not load is a usage
+ * error). There is no probe: a server that does not answer shows as
+ * handshake failures (connect_errors) and exit 3. The QUIC idle timeout is
+ * twice --timeout: a connection silent that long is dead, and a request that
+ * gets no answer is a timeout first (sending it restarts the idle timer). */
+static int quic_client_setup(struct config *cfg, char *err, size_t errlen)
+{
+#ifdef HAVE_H3
+    if (!cfg->h3) return 0;
+    struct quic_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert, .insecure = cfg->insecure,
+                               .handshake_timeout_us = cfg->connect_timeout_us, .idle_timeout_us = 2 * cfg->timeout_us};
+    cfg->quic_client = quic_client_new(&opt, err, errlen);
+    snprintf(cfg->tls_version, sizeof cfg->tls_version, "TLSv1.3");
+    return cfg->quic_client ? 0 : -1;
+#else
+    (void)cfg;
+    (void)err;
+    (void)errlen;
+    return 0;
+#endif
+}
+
+/* The protocol the run speaks. */
+static const struct protocol *run_protocol(const struct config *cfg)
+{
+#ifdef HAVE_H3
+    if (cfg->h3) return &http3_protocol;
+#endif
+    return cfg->h2 ? &http2_protocol : &http1_protocol;
 }
 
 /* --hdr-log: opened without blocking, so a FIFO nobody reads is an error at
@@ -283,10 +318,11 @@ static int report_empty(const struct config *cfg, const char *error)
 }
 
 /* Nothing reached the server in the window: every connection attempt (TCP
- * or TLS handshake) failed and not a byte came back. */
-static bool never_connected(const struct stats *st)
+ * or TLS handshake) failed and not a byte came back (over QUIC the failed
+ * handshakes' packets did come back: no handshake completed). */
+static bool never_connected(const struct config *cfg, const struct stats *st)
 {
-    return st->established == 0 && st->bytes_received == 0 && st->connect_errors > 0;
+    return st->established == 0 && (cfg->h3 || st->bytes_received == 0) && st->connect_errors > 0;
 }
 
 /* The run, reported: with a script its setup and init first, its done after
@@ -317,9 +353,9 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
     if (result.error[0]) {
         report_error("%s", result.error);
         status = EXIT_SCRIPT;
-    } else if (never_connected(&result.stats)) {
+    } else if (never_connected(cfg, &result.stats)) {
         report_error("no connection to %s was ever established%s (%" PRIu64 " attempts failed): unreachable",
-                     cfg->unix_socket ? cfg->unix_socket : cfg->url, cfg->tls ? " (no TLS handshake completed)" : "",
+                     cfg->unix_socket ? cfg->unix_socket : cfg->url, cfg->h3 ? " (no QUIC handshake completed)" : cfg->tls ? " (no TLS handshake completed)" : "",
                      result.stats.connect_errors);
         status = EXIT_UNREACHABLE;
     }
@@ -397,8 +433,9 @@ int main(int argc, char **argv)
     }
     int status = EXIT_UNREACHABLE;
     struct control control;
-    bool bad_ca = tls_client_setup(&cfg, err, sizeof err) != 0;
-    bool unreachable = !bad_ca && (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err)));
+    bool bad_ca = tls_client_setup(&cfg, err, sizeof err) != 0 || quic_client_setup(&cfg, err, sizeof err) != 0;
+    bool unreachable = !bad_ca && !cfg.h3 &&
+                       (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err)));
     if (bad_ca) {
         report_error("%s", err);
         status = EXIT_USAGE;
@@ -418,12 +455,15 @@ int main(int argc, char **argv)
         report_error("%s", err);
         status = EXIT_USAGE;
     } else {
-        status = run_and_report(&cfg, cfg.h2 ? &http2_protocol : &http1_protocol, jwt);
+        status = run_and_report(&cfg, run_protocol(&cfg), jwt);
     }
     jwtpool_free(cfg.jwt_pool);
     jwt_free(jwt);
     if (close_run_files(&cfg) && status == 0) status = EXIT_FAILURE;
     tls_client_free(cfg.tls_client);
+#ifdef HAVE_H3
+    quic_client_free(cfg.quic_client);
+#endif
     script_free(cfg.script);
     cli_free(&cfg);
     return status;

@@ -15,6 +15,9 @@ static FILE *record_out;
 #include <stdlib.h>
 
 #include "hist_codec.h"
+#ifdef HAVE_H3
+#include "http3.h"
+#endif
 #include "steady.h"
 
 /* A fixed-rate run delivered its target when it sent at least this share of
@@ -34,7 +37,7 @@ static const char *const detail_names[DETAIL_KINDS] = {
 void report_help(void)
 {
     fputs("Usage: barrage [options] URL [-- script arguments]\n"
-          "HTTP/1.1 and HTTP/2 (h2c, TLS with ALPN) load generator with exact request accounting.\n"
+          "HTTP/1.1, HTTP/2 (h2c, TLS with ALPN) and HTTP/3 (--h3) load generator with exact request accounting.\n"
           "URL: http[s]://[user:password@]host[:port][/path][?query]: the scheme in any case, an IPv6\n"
           "host in brackets, user:password sent as Authorization: Basic (unless -H gives one); the\n"
           "fragment is dropped and bytes a path or query may not hold (space, non-ASCII, \"<>`{}|\\^[])\n"
@@ -50,6 +53,8 @@ void report_help(void)
           "      --streams N              HTTP/1.1 pipelining depth, or HTTP/2 concurrent streams\n"
           "                               (never above the server's MAX_CONCURRENT_STREAMS)\n"
           "      --h2                     HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://\n"
+          "      --h3                     HTTP/3 over QUIC (https:// only; UDP to the URL's port; ALPN h3;\n"
+          "                               -m streams per connection within the server's MAX_STREAMS)\n"
           "      --h1                     https:// only: offer only http/1.1 in ALPN (not with --h2)\n"
           "                               (https:// offers h2,http/1.1 by default; the server chooses)\n"
           "      --window-bits N          HTTP/2 stream window 2^N-1 (default 30)\n"
@@ -122,9 +127,64 @@ void report_help(void)
           stdout);
 }
 
+/* The HTTP/3 libraries' versions ("" and "" in a build without them). */
+static void h3_versions(const char **ngtcp2, const char **nghttp3)
+{
+#ifdef HAVE_H3
+    http3_library_versions(ngtcp2, nghttp3);
+#else
+    *ngtcp2 = *nghttp3 = "";
+#endif
+}
+
 void report_version(void)
 {
-    printf("barrage %s\n", BARRAGE_VERSION);
+    const char *ngtcp2, *nghttp3;
+    h3_versions(&ngtcp2, &nghttp3);
+    printf("barrage %s\nprotocols: http/1.1 h2c h2", BARRAGE_VERSION);
+    if (ngtcp2[0]) printf(" h3 (ngtcp2 %s, nghttp3 %s)\n", ngtcp2, nghttp3);
+    else printf(" (no h3: built without libngtcp2/libnghttp3)\n");
+}
+
+/* HTTP/3 error codes by their value - 0x100 (RFC 9114, 8.1). */
+static const char *const h3_code_names[STATS_H3_CODES] = {
+    "H3_NO_ERROR", "H3_GENERAL_PROTOCOL_ERROR", "H3_INTERNAL_ERROR", "H3_STREAM_CREATION_ERROR",
+    "H3_CLOSED_CRITICAL_STREAM", "H3_FRAME_UNEXPECTED", "H3_FRAME_ERROR", "H3_EXCESSIVE_LOAD", "H3_ID_ERROR",
+    "H3_SETTINGS_ERROR", "H3_MISSING_SETTINGS", "H3_REQUEST_REJECTED", "H3_REQUEST_CANCELLED",
+    "H3_REQUEST_INCOMPLETE", "H3_MESSAGE_ERROR", "H3_CONNECT_ERROR", "H3_VERSION_FALLBACK"};
+
+/* The record's quic object: null unless --h3. */
+static void json_quic(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    const char *ngtcp2, *nghttp3, *sep = "";
+    if (!cfg->h3) {
+        fputs("  \"quic\": null,\n", f);
+        return;
+    }
+    h3_versions(&ngtcp2, &nghttp3);
+    const struct stats_quic *q = &s->quic;
+    fprintf(f, "  \"quic\": {\"ngtcp2\": \"%s\", \"nghttp3\": \"%s\", \"handshake_failures\": %" PRIu64
+               ", \"idle_timeouts\": %" PRIu64 ", \"closed_transport\": %" PRIu64 ", \"closed_application\": %" PRIu64
+               ", \"goaways\": %" PRIu64 ", \"stream_resets\": {",
+            ngtcp2, nghttp3, q->handshake_failures, q->idle_timeouts, q->closed_transport, q->closed_application,
+            q->goaways);
+    for (int i = 0; i <= STATS_H3_CODES; i++) {
+        if (!q->stream_resets[i]) continue;
+        fprintf(f, "%s\"%s\": %" PRIu64, sep, i < STATS_H3_CODES ? h3_code_names[i] : "other", q->stream_resets[i]);
+        sep = ", ";
+    }
+    fputs("}},\n", f);
+}
+
+static void text_quic(const struct config *cfg, const struct stats *s)
+{
+    if (!cfg->h3) return;
+    const struct stats_quic *q = &s->quic;
+    uint64_t resets = 0;
+    for (int i = 0; i <= STATS_H3_CODES; i++) resets += q->stream_resets[i];
+    printf("  QUIC: handshake failures %" PRIu64 ", idle timeouts %" PRIu64 ", closed by the server %" PRIu64
+           " (transport) %" PRIu64 " (HTTP/3), GOAWAY %" PRIu64 ", streams reset %" PRIu64 "\n",
+           q->handshake_failures, q->idle_timeouts, q->closed_transport, q->closed_application, q->goaways, resets);
 }
 
 void report_error(const char *fmt, ...)
@@ -365,6 +425,7 @@ static void json_codes(FILE *f, const struct stats *s)
 
 static const char *protocol_name(const struct config *cfg)
 {
+    if (cfg->h3) return "h3";
     return cfg->h2 ? (cfg->tls ? "h2" : "h2c") : "http/1.1";
 }
 
@@ -411,8 +472,8 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
             cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
             s->tls_errors, s->refused_streams);
     fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
-            cfg->h2 ? 1 : cfg->pipeline, cfg->h2 ? cfg->pipeline : 1);
-    if (cfg->h2 && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
+            cfg->h2 || cfg->h3 ? 1 : cfg->pipeline, cfg->h2 || cfg->h3 ? cfg->pipeline : 1);
+    if ((cfg->h2 || cfg->h3) && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
     else fputs("null,\n", f);
     fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f, \"completed_in_grace\": %" PRIu64
                ",\n", r->duration_us, seconds > 0 ? (double)requests / seconds : 0.0,
@@ -444,6 +505,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_timeline(f, cfg, "timeline", &r->timeline);
     json_warmup(f, cfg, r);
     json_jwt(f, &r->jwt);
+    json_quic(f, cfg, s);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
 }
@@ -579,7 +641,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     if (cfg->tls) printf(" over TLS %s%s", cfg->tls_version[0] ? cfg->tls_version : "(no handshake)",
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
     if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
-    if (cfg->h2 && s->server_max_streams)
+    if ((cfg->h2 || cfg->h3) && s->server_max_streams)
         printf("; streams: -m %u, the server allows %" PRIu64 "%s", cfg->pipeline, s->server_max_streams,
                s->server_max_streams == UINT32_MAX ? " (no limit announced)" : "");
     printf("\n");
@@ -613,6 +675,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     printf("\n  Connections: requested %u, established %" PRIu64 ", peak %" PRIu64 ", attempts %" PRIu64
            ", connect errors %" PRIu64 "\n",
            cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
+    text_quic(cfg, s);
     if (cfg->tls || cfg->h2)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
     if (cfg->verbose)

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
+#include <sys/socket.h>
 
 #include "config.h"
 #include "request.h"
@@ -25,6 +27,18 @@ enum close_cause {
     CLOSE_WRITE_ERROR, /* writing failed */
     CLOSE_LOCAL,       /* the session asked for it */
     CLOSE_ABORT,       /* the run ended */
+};
+
+/* What happened to a connection, in QUIC terms (HTTP/3 only): counted by
+ * the host beside the requests' outcomes. */
+enum conn_event {
+    CONN_EVENT_HANDSHAKE_FAILED, /* the QUIC handshake failed, not in TLS (a timeout, a protocol error) */
+    CONN_EVENT_TLS_FAILED,       /* the TLS handshake failed (certificate, ALPN, an alert) */
+    CONN_EVENT_IDLE_TIMEOUT,     /* no packet for the idle timeout */
+    CONN_EVENT_CLOSED_TRANSPORT, /* the peer closed it with a transport error code (code) */
+    CONN_EVENT_CLOSED_APPLICATION, /* the peer closed it with an HTTP/3 error code (code) */
+    CONN_EVENT_GOAWAY,           /* the peer sent GOAWAY */
+    CONN_EVENT_STREAM_RESET,     /* the peer reset a request's stream with this HTTP/3 error code */
 };
 
 /* What a session reports to, one per connection. The host must not call
@@ -44,6 +58,13 @@ struct session_host_ops {
     void (*peer_settings)(struct session_host *h, uint32_t max_streams);
     /* Bytes that could not be understood, for --verbose; valid during the call. */
     void (*sample)(struct session_host *h, const uint8_t *data, size_t len);
+    /* Datagram protocols (protocol.datagram) only: the session's own
+     * handshake completed; the connection counts as established from now. */
+    void (*connected)(struct session_host *h, uint64_t now_us);
+    /* Datagram protocols only: a connection-level event (code: the error
+     * code, for CLOSED_* and STREAM_RESET; 0 otherwise). A handshake that
+     * fails is reported here and then the session asks to close. */
+    void (*event)(struct session_host *h, enum conn_event ev, uint64_t code);
 };
 
 struct session_host {
@@ -74,6 +95,15 @@ struct session_ops {
     /* The connection ended: the session reports every request still in flight. */
     void (*on_close)(struct session *s, enum close_cause cause, uint64_t now_us);
     void (*free)(struct session *s);
+    /* Datagram protocols only (NULL otherwise). The socket is a connected
+     * UDP socket between local and remote (copied); called before on_connect,
+     * which then starts the session's own handshake: capacity() stays 0
+     * until it calls host->connected. Every next_write gives one datagram. */
+    void (*set_path)(struct session *s, const struct sockaddr *local, socklen_t local_len,
+                     const struct sockaddr *remote, socklen_t remote_len);
+    /* Datagram protocols only: when on_tick must run next (CLOCK_MONOTONIC
+     * microseconds; UINT64_MAX: no timer), asked after every write. */
+    uint64_t (*next_timer)(struct session *s);
 };
 
 struct session {
@@ -83,6 +113,7 @@ struct session {
 /* A protocol, chosen in main (after ALPN for https://). */
 struct protocol {
     const char *name;
+    bool datagram; /* UDP (QUIC): the worker opens a connected UDP socket, the session does the rest */
     /* What every session of the run shares, read-only, from cfg (which must
      * outlive it); NULL when out of memory. Freed with shared_free. */
     void *(*shared_new)(const struct config *cfg);

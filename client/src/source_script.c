@@ -79,7 +79,7 @@ static void *script_shared_new(const struct config *cfg, char *err, size_t errle
         return NULL;
     }
     sh->script = cfg->script;
-    sh->h2 = cfg->h2;
+    sh->h2 = cfg->h2 || cfg->h3; /* HTTP/3 sends the same header fields */
     /* a request without Host gets the URL's authority, as the static request does */
     url_authority(cfg->host, cfg->port, cfg->tls, sh->authority, sizeof sh->authority);
     sh->h2_opts = (struct reqtext_h2_opts){.scheme = cfg->tls ? "https" : "http", .authority = sh->authority};

@@ -163,6 +163,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_sent += src->bytes_sent;
     dst->body_bytes += src->body_bytes;
     dst->tls_errors += src->tls_errors;
+    dst->quic.handshake_failures += src->quic.handshake_failures;
+    dst->quic.idle_timeouts += src->quic.idle_timeouts;
+    dst->quic.closed_transport += src->quic.closed_transport;
+    dst->quic.closed_application += src->quic.closed_application;
+    dst->quic.goaways += src->quic.goaways;
+    for (int i = 0; i <= STATS_H3_CODES; i++) dst->quic.stream_resets[i] += src->quic.stream_resets[i];
     dst->refused_streams += src->refused_streams;
     dst->header_bytes += src->header_bytes;
     dst->header_bytes_decoded += src->header_bytes_decoded;

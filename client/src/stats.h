@@ -32,6 +32,15 @@ enum req_detail {
     DETAIL_KINDS
 };
 
+/* HTTP/3: what happened to QUIC connections (conn_event in session.h). Stream
+ * resets by HTTP/3 error code: 0x100..0x110 (H3_NO_ERROR..H3_VERSION_FALLBACK)
+ * by index code - 0x100, any other code in the last slot. */
+#define STATS_H3_CODES 17
+struct stats_quic {
+    uint64_t handshake_failures, idle_timeouts, closed_transport, closed_application, goaways;
+    uint64_t stream_resets[STATS_H3_CODES + 1];
+};
+
 #define STATS_SAMPLES 3
 #define STATS_SAMPLE_LEN 64
 #define STATS_MAX_KINDS 64 /* request kinds (a script's request() names them) */
@@ -58,6 +67,7 @@ struct stats {
      * Kept by stats_reset (connections made in the warm-up count). */
     uint64_t server_max_streams;
     uint64_t header_bytes, header_bytes_decoded;    /* HTTP/2 response header blocks */
+    struct stats_quic quic;                         /* HTTP/3 connections */
     /* microseconds: latency of final responses, error_latency of errored
      * requests (start to the moment they became errors), connect, ttfb */
     struct hist latency, error_latency, connect, ttfb;

@@ -46,6 +46,8 @@ struct conn {
     ev_io io;
     ev_timer backoff;
     ev_timer delay;           /* the source's delay before the next request */
+    ev_timer expiry;          /* datagram protocols: the session's own timer (next_timer) */
+    bool handshaking;         /* datagram protocols: the session's handshake is not done */
     enum { DELAY_NONE, DELAY_HELD, DELAY_OVER } delay_state;
     int events; /* what io watches now */
     enum conn_state state;
@@ -78,6 +80,7 @@ struct worker {
     struct ev_loop *loop;
     struct conn *conns;
     unsigned conn_count;
+    bool dgram;           /* the protocol runs over UDP (QUIC): protocol.datagram */
     struct stats stats;
     uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
     uint64_t inflight;    /* started and not yet ended, warm-up ones included */
@@ -275,7 +278,40 @@ static void host_peer_settings(struct session_host *h, uint32_t max_streams)
     if (!st->server_max_streams || max_streams < st->server_max_streams) st->server_max_streams = max_streams;
 }
 
+static void conn_count_open(struct conn *c, uint64_t now);
+
+/* Datagram protocols: the session's handshake is done. */
+static void host_connected(struct session_host *h, uint64_t now)
+{
+    struct conn *c = conn_of(h);
+    c->handshaking = false;
+    conn_count_open(c, now);
+}
+
+/* Counts a connection-level event of the measured phase (a failed handshake:
+ * if its attempt counts). */
+static void host_event(struct session_host *h, enum conn_event ev, uint64_t code)
+{
+    struct conn *c = conn_of(h);
+    struct stats *st = &c->w->stats;
+    bool handshake = ev == CONN_EVENT_HANDSHAKE_FAILED || ev == CONN_EVENT_TLS_FAILED;
+    if (handshake ? !counted(c->w, c->connect_start) : !c->w->measuring) return;
+    switch (ev) {
+    case CONN_EVENT_TLS_FAILED: st->tls_errors++; st->quic.handshake_failures++; break;
+    case CONN_EVENT_HANDSHAKE_FAILED: st->quic.handshake_failures++; break;
+    case CONN_EVENT_IDLE_TIMEOUT: st->quic.idle_timeouts++; break;
+    case CONN_EVENT_CLOSED_TRANSPORT: st->quic.closed_transport++; break;
+    case CONN_EVENT_CLOSED_APPLICATION: st->quic.closed_application++; break;
+    case CONN_EVENT_GOAWAY: st->quic.goaways++; break;
+    case CONN_EVENT_STREAM_RESET:
+        st->quic.stream_resets[code >= 0x100 && code < 0x100 + STATS_H3_CODES ? code - 0x100 : STATS_H3_CODES]++;
+        break;
+    }
+}
+
 static const struct session_host_ops conn_host_ops = {
+    .connected = host_connected,
+    .event = host_event,
     .done = host_done,
     .first_byte = host_first_byte,
     .header_bytes = host_header_bytes,
@@ -361,9 +397,41 @@ static void conn_fill(struct conn *c, uint64_t now)
     }
 }
 
+/* Datagram protocols: the session's timer, set again after every write. */
+static void conn_arm_timer(struct conn *c)
+{
+    struct worker *w = c->w;
+    if (!w->dgram || c->state != CONN_OPEN) return;
+    uint64_t at = c->session->ops->next_timer(c->session), now = monotonic_now_us();
+    ev_timer_stop(w->loop, &c->expiry);
+    if (at == UINT64_MAX) return;
+    ev_timer_set(&c->expiry, at > now ? (double)(at - now) / 1e6 : 0., 0.);
+    ev_timer_start(w->loop, &c->expiry);
+}
+
+static void expiry_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct conn *c = t->data;
+    (void)loop;
+    (void)revents;
+    uint64_t now = monotonic_now_us();
+    if (c->session->ops->on_tick(c->session, now) == SESSION_CLOSE) conn_close(c, CLOSE_LOCAL);
+    else if (c->out_len == 0) conn_flush(c, now);
+    else conn_arm_timer(c);
+}
+
+static void conn_write_out(struct conn *c, uint64_t now);
+
 /* Writes what the session has to send until it has nothing or the socket is
- * full; requests start whenever the last bytes are out. */
+ * full; requests start whenever the last bytes are out. A datagram session's
+ * timer is set again after. */
 static void conn_flush(struct conn *c, uint64_t now)
+{
+    conn_write_out(c, now);
+    conn_arm_timer(c);
+}
+
+static void conn_write_out(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     for (;;) {
@@ -390,23 +458,39 @@ static void conn_flush(struct conn *c, uint64_t now)
     }
 }
 
-static void conn_readable(struct conn *c)
+#define DGRAM_READS 16 /* datagrams read per wake-up before answering them */
+
+/* Reads once (a datagram protocol: up to DGRAM_READS datagrams), then writes
+ * what the session has to say. false when the connection closed. */
+static bool conn_read_one(struct conn *c, uint64_t *now)
 {
     struct worker *w = c->w;
     ssize_t n = c->tr.ops->read(&c->tr, w->rbuf, sizeof w->rbuf);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
+    if (n == 0 && w->dgram) return true; /* an empty datagram */
     if (n <= 0) {
         conn_close(c, n == 0 ? CLOSE_EOF : CLOSE_READ_ERROR);
-        return;
+        return false;
     }
-    uint64_t now = monotonic_now_us();
+    *now = monotonic_now_us();
     if (w->measuring) w->stats.bytes_received += (uint64_t)n;
     c->received += (uint64_t)n;
-    if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, now) == SESSION_CLOSE) {
+    if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, *now) == SESSION_CLOSE) {
         conn_close(c, CLOSE_LOCAL);
-        return;
+        return false;
     }
-    if (c->out_len == 0) conn_flush(c, now);
+    return true;
+}
+
+static void conn_readable(struct conn *c)
+{
+    uint64_t now = 0;
+    bool more = true;
+    for (int i = 0; more && i < (c->w->dgram ? DGRAM_READS : 1); i++) {
+        more = conn_read_one(c, &now);
+        if (c->state != CONN_OPEN) return;
+    }
+    if (c->out_len == 0) conn_flush(c, now ? now : monotonic_now_us());
 }
 
 /* Reconnects after the back-off delay, which doubles up to BACKOFF_MAX_US. */
@@ -427,10 +511,11 @@ static void connect_failed(struct conn *c)
     schedule_reconnect(c);
 }
 
-static void conn_established(struct conn *c, uint64_t now)
+/* The connection counts as established: its TCP (and TLS) handshake is
+ * done, or a datagram session's own handshake (host_connected). */
+static void conn_count_open(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
-    c->state = CONN_OPEN;
     c->backoff_us = BACKOFF_MIN_US;
     w->open_now++;
     if (counted(w, c->connect_start)) {
@@ -438,9 +523,35 @@ static void conn_established(struct conn *c, uint64_t now)
         hist_record(&w->stats.connect, now - c->connect_start);
     }
     if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
+    if (w->source->ops->conn_open) w->source->ops->conn_open(w->source, c->index);
+}
+
+static void conn_established(struct conn *c, uint64_t now)
+{
+    c->state = CONN_OPEN;
     c->out_len = 0;
     c->received = 0;
-    if (w->source->ops->conn_open) w->source->ops->conn_open(w->source, c->index);
+    conn_count_open(c, now);
+    c->session->ops->on_connect(c->session, now);
+    conn_flush(c, now);
+}
+
+/* Datagram protocols: the UDP socket is connected to addr; the session runs
+ * its handshake over it (the connection is open for bytes, not counted as
+ * established until host_connected). */
+static void conn_start_datagram(struct conn *c, const struct sockaddr *addr, socklen_t addr_len, uint64_t now)
+{
+    struct sockaddr_storage local;
+    socklen_t local_len = sizeof local;
+    if (getsockname(c->tr.fd, (struct sockaddr *)&local, &local_len) < 0) {
+        connect_failed(c);
+        return;
+    }
+    c->state = CONN_OPEN;
+    c->handshaking = true;
+    c->out_len = 0;
+    c->received = 0;
+    c->session->ops->set_path(c->session, (struct sockaddr *)&local, local_len, addr, addr_len);
     c->session->ops->on_connect(c->session, now);
     conn_flush(c, now);
 }
@@ -480,11 +591,16 @@ static void conn_io_cb(struct ev_loop *loop, ev_io *io, int revents)
     if (c->state == CONN_OPEN && (revents & EV_WRITE) && c->out_len > 0) conn_flush(c, monotonic_now_us());
 }
 
-static int open_socket(int family)
+#define DGRAM_RCVBUF (4 << 20) /* room for a window of QUIC packets (capped by net.core.rmem_max) */
+
+static int open_socket(int family, bool dgram)
 {
-    int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(family, (dgram ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
-    if (family != AF_UNIX) {
+    if (dgram) {
+        int size = DGRAM_RCVBUF;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    } else if (family != AF_UNIX) {
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
@@ -500,12 +616,19 @@ static void conn_connect(struct conn *c)
     const struct sockaddr *addr = w->addr;
     socklen_t addr_len = w->addr_len;
     if (w->source->ops->conn_addr) addr = w->source->ops->conn_addr(w->source, c->index, &addr_len);
-    int fd = open_socket(addr->sa_family);
+    int fd = open_socket(addr->sa_family, w->dgram);
     int tr_failed = 0;
-    if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
+    if (w->dgram) transport_plain_init(&c->tr, fd);
+    else if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
     else transport_plain_init(&c->tr, fd);
     if (fd < 0 || tr_failed) {
         connect_failed(c);
+        return;
+    }
+    if (w->dgram) { /* a UDP connect() only sets the peer */
+        c->events = 0;
+        if (connect(fd, addr, addr_len) < 0) connect_failed(c);
+        else conn_start_datagram(c, addr, addr_len, monotonic_now_us());
         return;
     }
     c->state = CONN_CONNECTING;
@@ -518,6 +641,34 @@ static void conn_connect(struct conn *c)
     }
 }
 
+/* Datagram protocols: the session's last datagram (its CONNECTION_CLOSE),
+ * sent once if the socket takes it. */
+static void conn_send_last(struct conn *c)
+{
+    const uint8_t *data;
+    size_t len = c->session->ops->next_write(c->session, &data, monotonic_now_us());
+    if (len > 0 && c->tr.ops->write(&c->tr, data, len) < 0) { /* the peer learns by its idle timeout */ }
+}
+
+/* A datagram connection whose handshake never completed: a connection error
+ * (abandoned at the run's end), reconnected after the back-off. */
+static void conn_close_handshaking(struct conn *c, enum close_cause cause)
+{
+    struct worker *w = c->w;
+    c->session->ops->on_close(c->session, cause, monotonic_now_us());
+    conn_send_last(c);
+    c->tr.ops->close(&c->tr);
+    c->state = CONN_IDLE;
+    c->out_len = 0;
+    c->handshaking = false;
+    if (cause == CLOSE_ABORT) {
+        if (counted(w, c->connect_start)) w->stats.connects_abandoned++;
+        return;
+    }
+    if (counted(w, c->connect_start)) w->stats.connect_errors++;
+    schedule_reconnect(c);
+}
+
 static void conn_close(struct conn *c, enum close_cause cause)
 {
     struct worker *w = c->w;
@@ -525,10 +676,16 @@ static void conn_close(struct conn *c, enum close_cause cause)
     ev_io_stop(w->loop, &c->io);
     c->events = 0;
     ev_timer_stop(w->loop, &c->delay);
+    ev_timer_stop(w->loop, &c->expiry);
     c->delay_state = DELAY_NONE;
+    if (c->handshaking) {
+        conn_close_handshaking(c, cause);
+        return;
+    }
     if (c->state == CONN_OPEN) {
         w->open_now--;
         c->session->ops->on_close(c->session, cause, monotonic_now_us());
+        if (w->dgram) conn_send_last(c);
         if (w->source->ops->conn_close) w->source->ops->conn_close(w->source, c->index);
     } else if (counted(w, c->connect_start)) {
         w->stats.connects_abandoned++;
@@ -560,7 +717,10 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
     uint64_t now = monotonic_now_us();
     for (unsigned i = 0; i < w->conn_count; i++) {
         struct conn *c = &w->conns[i];
-        if (c->state == CONN_OPEN) {
+        if (c->handshaking && now - c->connect_start >= w->cfg->connect_timeout_us) {
+            if (counted(w, c->connect_start)) w->stats.quic.handshake_failures++;
+            conn_close(c, CLOSE_LOCAL);
+        } else if (c->state == CONN_OPEN) {
             if (c->session->ops->on_tick(c->session, now) == SESSION_CLOSE) conn_close(c, CLOSE_LOCAL);
             else if (c->out_len == 0) conn_flush(c, now); /* what the tick queued (HTTP/2 RST_STREAM) */
         } else if (c->state != CONN_IDLE && now - c->connect_start >= w->cfg->connect_timeout_us) {
@@ -1094,6 +1254,7 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     w->index = index;
     w->budget = budget;
     w->conn_count = conns;
+    w->dgram = rs->protocol->datagram;
     w->loop = ev_loop_new(EVFLAG_AUTO);
     if (!w->loop) return -1;
     pthread_mutex_init(&w->mu, NULL);
@@ -1127,6 +1288,8 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
         c->backoff.data = c;
         ev_init(&c->delay, delay_cb);
         c->delay.data = c;
+        ev_init(&c->expiry, expiry_cb);
+        c->expiry.data = c;
         c->session = rs->protocol->session_new(rs->protocol_shared, &c->host);
         if (!c->session) return -1;
     }
