@@ -29,9 +29,11 @@ teardown() {
   rm -rf "$TMP"
 }
 
-@test "barrage driver: h1 and h2c, every scenario (mixed too: it runs the scenario's script)" {
+@test "barrage driver: h1, h2c and h3, every scenario (mixed too: it runs the scenario's script)" {
   run barrage::protocols
-  [ "$output" = $'h1\nh2c' ]
+  [ "$output" = $'h1\nh2c\nh3' ]
+  run barrage::supports mixed h3
+  [ "$status" -eq 0 ] # run-tests.sh's deps stage installs the QUIC libraries barrage is built with
   run barrage::supports baseline h1
   [ "$status" -eq 0 ]
   run barrage::supports baseline h2c
@@ -42,6 +44,21 @@ teardown() {
   run barrage::supports mixed h1
   [ "$status" -eq 0 ]
   run barrage::supports mixed h2c
+  [ "$status" -eq 0 ]
+}
+
+@test "barrage driver: a barrage built without HTTP/3 has its h3 rows skipped, naming the packages" {
+  # what a build without the QUIC libraries prints (client/src/report.c)
+  printf '#!/bin/sh\necho "barrage 0.1.0"\necho "protocols: http/1.1 h2c h2 (no h3: built without libngtcp2/libnghttp3)"\n' \
+    >"$TMP/barrage"
+  chmod +x "$TMP/barrage"
+  BARRAGE_BIN=$TMP/barrage run barrage::supports hello h3
+  [ "$status" -eq 1 ]
+  [[ $output == "barrage was built without HTTP/3: install libngtcp2-dev libngtcp2-crypto-gnutls-dev libnghttp3-dev libgnutls28-dev"* ]]
+  BARRAGE_BIN=$TMP/barrage run barrage::supports hello h2c
+  [ "$status" -eq 0 ]
+  printf '#!/bin/sh\necho "barrage 0.1.0"\necho "protocols: http/1.1 h2c h2 h3 (ngtcp2 0.12.1, nghttp3 0.8.0)"\n' >"$TMP/barrage"
+  BARRAGE_BIN=$TMP/barrage run barrage::supports hello h3
   [ "$status" -eq 0 ]
 }
 

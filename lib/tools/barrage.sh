@@ -43,9 +43,11 @@ barrage::build() {
 }
 
 barrage::has_h3() {
+  local built
   [[ -x $BARRAGE_BIN ]] || barrage::build >/dev/null 2>&1 || return 1
-  # "protocols: http/1.1 h2c h2 h3 (ngtcp2 ..., nghttp3 ...)"
-  [[ $("$BARRAGE_BIN" --version 2>/dev/null) == *"protocols:"*" h3"* ]]
+  # "protocols: http/1.1 h2c h2 h3 (ngtcp2 ..., nghttp3 ...)", or "... h2 (no h3: built without ...)"
+  built=$("$BARRAGE_BIN" --version 2>/dev/null | sed -n 's/^protocols: \([^(]*\).*/\1/p')
+  [[ " $built " == *" h3 "* ]]
 }
 
 barrage::version() {
@@ -65,7 +67,7 @@ barrage::supports() {
   [[ $protocol == h1 || $protocol == h2c ]] && return 0
   if [[ $protocol == h3 ]]; then
     barrage::has_h3 && return 0
-    printf 'barrage was built without HTTP/3: install %s, then make -C client clean all\n' "${BARRAGE_H3_PACKAGES[*]}"
+    printf 'barrage was built without HTTP/3: install %s (make -C client then builds it with HTTP/3)\n' "${BARRAGE_H3_PACKAGES[*]}"
     return 1
   fi
   printf 'barrage speaks h1, h2c and h3 here (no %s)\n' "$protocol"
