@@ -24,7 +24,8 @@
 #     TERM to the process group, KILL after TIMEOUT_S; returns 0 once the group is gone.
 #   labhost::server NAME PORT BIND [CPULIST]
 #     Execs servers/NAME/start.sh with PORT and BIND, under `taskset -c CPULIST` when given
-#     (run under labhost::spawn).
+#     (run under labhost::spawn); a server that declares h3 also gets TLS_CERT and TLS_KEY,
+#     the certificate lib/certs.sh makes in the lab directory (openssl on the host).
 #   labhost::sample PID FILE
 #     Samples PID's CPU and memory into FILE until PID ends (system::sample_start's lines).
 #   labhost::ready URL TIMEOUT_S
@@ -120,9 +121,19 @@ labhost::stop() {
 }
 
 labhost::server() {
-  local launcher=()
+  local launcher=() tls=()
   [[ -n ${4:-} ]] && launcher=(taskset -c "$4")
-  PORT=$2 BIND=$3 exec "${launcher[@]}" "servers/$1/start.sh"
+  # A server that declares h3 does not start without its certificate (servers/CONTRACT.md),
+  # whatever the run measures (a lab run: h1 and h2c): made here, as servers::start does.
+  if grep -qE '^protocols=(.*,)?h3(,|$)' "servers/$1/server.properties" 2>/dev/null; then
+    # shellcheck source=lib/log.sh
+    source lib/log.sh
+    # shellcheck source=lib/certs.sh
+    source lib/certs.sh
+    certs::ensure || return 1
+    tls=("TLS_CERT=$(certs::dir)/server.pem" "TLS_KEY=$(certs::dir)/server.key")
+  fi
+  exec env "${tls[@]}" PORT="$2" BIND="$3" "${launcher[@]}" "servers/$1/start.sh"
 }
 
 labhost::sample() {

@@ -77,6 +77,30 @@ conforms() {
   [[ $output == *"ok - $name $protocol GET /hello"* ]]
 }
 
+# barrage_h3 NAME: the second client of the h3 contract, barrage --h3 (certificate verified
+# against the suite's CA): GET /hello 200 times over 2 connections x 4 streams and POST /load
+# with 300 bytes 50 times, every one answered 200 with its body, counted exactly.
+barrage_h3() {
+  local name=$1 record
+  require_built "$name"
+  [[ $("$ROOT/client/build/barrage" --version) == *" h3 ("* ]] || { echo "barrage was built without HTTP/3"; return 1; }
+  start "$name"
+  head -c 300 /dev/urandom >"$CONFORMANCE_TMP/body 300"
+  run "$ROOT/client/build/barrage" --h3 --cacert "$(certs::dir)/ca.pem" -c 2 -m 4 -n 200 --timeout 10s --json \
+    "https://127.0.0.1:$PORT/hello"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  record=$output
+  assert_jq '.protocol == "h3" and .requests == 200 and .succeeded == 200 and .status.codes == {"200": 200}
+    and .body_bytes == 200 * 11 and .quic.handshake_failures == 0 and .connections.established >= 2' - <<<"$record"
+  run "$ROOT/client/build/barrage" --h3 --cacert "$(certs::dir)/ca.pem" -c 1 -m 4 -n 50 --timeout 10s --json \
+    -X POST -B "$CONFORMANCE_TMP/body 300" "https://127.0.0.1:$PORT/load"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # /load answers the body's base64: 400 bytes for 300
+  assert_jq '.requests == 50 and .succeeded == 50 and .status.codes == {"200": 50} and .body_bytes == 50 * 400' - <<<"$output"
+}
+
 # stops_on_sigterm NAME: SIGTERM to the JVM alone; gone and port free within 5 s.
 stops_on_sigterm() {
   local name=$1 pid deadline remaining
@@ -310,6 +334,7 @@ refuses_without_cert() {
 @test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
 @test "jetty: exits non-zero at once when its port is taken" { exits_when_port_taken jetty; }
 @test "jetty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms jetty h3 required; }
+@test "jetty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 jetty; }
 @test "jetty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken jetty udp; }
 @test "jetty: without TLS_CERT and TLS_KEY, says so and exits non-zero" { refuses_without_cert jetty; }
 
@@ -319,6 +344,7 @@ refuses_without_cert() {
 @test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
 @test "netty: exits non-zero at once when its port is taken" { exits_when_port_taken netty; }
 @test "netty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms netty h3 required; }
+@test "netty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 netty; }
 @test "netty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken netty udp; }
 @test "netty: without TLS_CERT and TLS_KEY, says so and exits non-zero" { refuses_without_cert netty; }
 

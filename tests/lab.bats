@@ -32,7 +32,7 @@ teardown_file() {
 }
 
 setup() {
-  if [[ -n $LAB_SKIP && $BATS_TEST_DESCRIPTION != *"option errors"* ]]; then
+  if [[ -n $LAB_SKIP && $BATS_TEST_DESCRIPTION != *"option errors"* && $BATS_TEST_DESCRIPTION != *"labhost::server"* ]]; then
     skip "no network namespaces here: $LAB_SKIP"
   fi
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -267,4 +267,28 @@ no_process_left() {
   run "$RUN" --lab "$TMP/bad.conf" --dry-run
   [ "$status" -eq 2 ]
   [[ $output == *"unknown key 'load_host'"* ]]
+}
+
+@test "lab: a server that declares h3 gets the certificate it needs on the server host (labhost::server)" {
+  local lab="$TMP/lab dir" s
+  mkdir -p "$lab/servers/quic" "$lab/servers/plain"
+  cp -r "$ROOT/lib" "$lab/lib"
+  printf 'name=quic\nprotocols=h1,h2c,h3\n' >"$lab/servers/quic/server.properties"
+  printf 'name=plain\nprotocols=h1,h2c\n' >"$lab/servers/plain/server.properties"
+  for s in quic plain; do
+    cat >"$lab/servers/$s/start.sh" <<'START'
+#!/bin/sh
+echo "PORT=$PORT BIND=$BIND TLS_CERT=${TLS_CERT:-none} TLS_KEY=${TLS_KEY:-none}"
+START
+    chmod +x "$lab/servers/$s/start.sh"
+  done
+  # shellcheck disable=SC2016 # expanded by the child bash
+  run bash -c 'cd "$1" && source lib/labhost.sh && labhost::server "$2" 18080 0.0.0.0 2>/dev/null' _ "$lab" quic
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=$lab/.cache/certs/server.pem TLS_KEY=$lab/.cache/certs/server.key" ]
+  openssl verify -CAfile "$lab/.cache/certs/ca.pem" "$lab/.cache/certs/server.pem"
+  # shellcheck disable=SC2016 # expanded by the child bash
+  run bash -c 'cd "$1" && source lib/labhost.sh && labhost::server "$2" 18080 0.0.0.0 2>/dev/null' _ "$lab" plain
+  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=none TLS_KEY=none" ]
 }

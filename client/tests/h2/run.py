@@ -650,6 +650,17 @@ def case_script_scenarios_h2c(t):
                 expect_eq(r, "body_bytes", n * 1048576)
 
 
+def suite_certificate():
+    """(server.pem, server.key) that lib/certs.sh makes (once) for the servers that declare h3:
+    they refuse to start without it, whatever protocol the test speaks to them."""
+    script = 'source lib/log.sh && source lib/certs.sh && certs::ensure && certs::dir'
+    p = subprocess.run(["bash", "-c", script], cwd=REPO, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise Failure(f"lib/certs.sh could not make the servers' certificate: {p.stderr.strip()}")
+    folder = p.stdout.strip()
+    return os.path.join(folder, "server.pem"), os.path.join(folder, "server.key")
+
+
 def java_h2c_servers():
     """(name, directory) of the suite's servers that declare h2c and are built."""
     servers = os.path.join(REPO, "servers")
@@ -675,9 +686,10 @@ def case_java_h2c(t):
         if os.environ.get("BARRAGE_REQUIRE_BUILT") == "1":
             raise Failure(why)
         raise Skip(why)
+    cert, key = suite_certificate()
     for name, directory in built:
         port = free_port()
-        env = dict(os.environ, PORT=str(port), BIND="127.0.0.1")
+        env = dict(os.environ, PORT=str(port), BIND="127.0.0.1", TLS_CERT=cert, TLS_KEY=key)
         proc = subprocess.Popen([os.path.join(directory, "start.sh")], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         try:
