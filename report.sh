@@ -60,13 +60,13 @@ cleanup() {
 }
 
 main() {
-  local output='' baseline=java-http files=() compare_opts=()
+  local output='' baseline=java-http baseline_given=0 files=() compare_opts=()
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
       -o|--output|--baseline)
         if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
-        if [[ $1 == --baseline ]]; then baseline=$2; else output=$2; fi
+        if [[ $1 == --baseline ]]; then baseline=$2 baseline_given=1; else output=$2; fi
         shift 2 ;;
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--noise-floor|--gate|--slo|--tool|--scenario|--server|--protocol)
         (($# >= 2)) || die_usage "$1 needs a value"
@@ -81,7 +81,18 @@ main() {
   deps::ensure jq:jq python3:python3 || exit 1
 
   local file
-  for file in "${files[@]}"; do resultfile::check "$file" --incomplete-ok || exit 1; done
+  # one run's page may show an interrupted run; a comparison needs complete files (as
+  # compare-results.sh does, whose exit 2 below is then a comparison option's usage error)
+  local check_opts=(--incomplete-ok)
+  ((${#files[@]} == 1)) || check_opts=()
+  for file in "${files[@]}"; do resultfile::check "$file" "${check_opts[@]}" || exit 1; done
+  # a --baseline that names no server of the file would give a page without its "vs" column
+  if ((baseline_given)); then
+    ((${#files[@]} == 1)) || die_usage "--baseline is an option of one run's page (one file)"
+    local known
+    known=$(jq -r '[.results[].server] | unique | join(", ")' "${files[0]}")
+    [[ ", $known, " == *", $baseline, "* ]] || die_usage "--baseline: '$baseline' is not a server of ${files[0]} (known: $known)"
+  fi
   if [[ -z $output ]]; then
     if ((${#files[@]} == 1)); then output=${files[0]%.json}.html
     else
@@ -102,6 +113,9 @@ main() {
     local rc=0
     # compare-results.sh decides; the page shows its document. Exit 1 is a regression, not a failure.
     "$ROOT/compare-results.sh" --format json "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.json" || rc=$?
+    # the files passed resultfile::check above: an exit 2 is a comparison option's usage error
+    # (an unknown name, a bad threshold), said on stderr
+    ((rc != 2)) || exit 2
     ((rc <= 1)) || { log::error "compare-results.sh could not compare ${files[*]}"; exit 1; }
     rc=0
     "$ROOT/compare-results.sh" --format text "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.txt" 2>/dev/null || rc=$?

@@ -252,6 +252,14 @@ for row in json.load(open(sys.argv[2]))["results"]:
   [ "$status" -eq 2 ]
   run "$REPORT" --threshold 5 "$F/single-base.json"
   [ "$status" -eq 2 ]
+  # a typo in a name is a usage error (exit 2, naming the known ones), not a page
+  run "$REPORT" -o "$TMP/r.html" --reference jety "$F/single-base.json" "$F/single-drop7.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--reference: 'jety' is in neither file (known: "*"jetty"* ]]
+  run "$REPORT" -o "$TMP/b.html" --baseline jety "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--baseline: 'jety' is not a server of $F/single-base.json (known: "*"jetty"* ]]
+  [ ! -e "$TMP/r.html" ] && [ ! -e "$TMP/b.html" ]
   [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
 }
 
