@@ -2,11 +2,14 @@
 the failure type and checks of a case, the accounting identities every
 `barrage --json` record must satisfy, a free port, and the runner of the cases
 (TAP lines, records kept and validated against the JSON Schemas)."""
+import argparse
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -189,3 +192,38 @@ class Runner:
             if not ok:
                 self.failed += 1
                 sys.stdout.write("# " + p.stderr.strip().replace("\n", "\n# ") + "\n")
+
+
+def main(what, cases, make_runner, needs=(), prepare=None, extra_args=None):
+    """The command line of every suite of cases (tests/*/run.py, tests/integration.py):
+    --barrage, --sanitized, --only, --label (appended to every TAP line: which build this is)
+    and the suite's own arguments (extra_args(parser)). A missing command of `needs` is one
+    failed line. Makes a work folder, the runner (make_runner(barrage, sanitized, workdir)),
+    then prepare(runner, args) (a Failure there is one failed line), runs the cases and
+    removes the folder. Returns the exit status: 1 when anything failed."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--barrage", required=True)
+    ap.add_argument("--sanitized", action="store_true")
+    ap.add_argument("--only")
+    ap.add_argument("--label", default="", help="appended to every TAP line (which build this is)")
+    if extra_args:
+        extra_args(ap)
+    args = ap.parse_args()
+    tag = (" (sanitized)" if args.sanitized else "") + args.label
+    missing = [tool for tool in needs if not shutil.which(tool)]
+    if missing:
+        print(f"not ok - barrage {what} tests{tag}: missing {', '.join(missing)}", flush=True)
+        return 1
+    workdir = tempfile.mkdtemp(prefix=f"barrage {what} test.")
+    try:
+        t = make_runner(os.path.abspath(args.barrage), args.sanitized, workdir)
+        if prepare:
+            try:
+                prepare(t, args)
+            except (Failure, subprocess.CalledProcessError) as e:
+                print(f"not ok - barrage {what} tests{tag}: set-up: {e}", flush=True)
+                return 1
+        t.run_cases(cases, args.only, tag)
+        return 1 if t.failed else 0
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -6,7 +6,6 @@ the server sent (harness.check_sent) and the JSON Schema.
 Prints TAP lines; exits 1 when any case failed.
 
   python3 tests/integration.py --barrage build/barrage [--sanitized] [--only NAME]"""
-import argparse
 import json
 import os
 import signal
@@ -1070,16 +1069,7 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--barrage", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--only")
-    args = ap.parse_args()
-    label = " (sanitized)" if args.sanitized else ""
-    with tempfile.TemporaryDirectory(prefix="barrage it ") as workdir:
-        t = Runner(os.path.abspath(args.barrage), args.sanitized, workdir)
-        t.run_cases(CASES, args.only, label)
-    return 1 if t.failed else 0
+    return harness.main("integration", CASES, Runner)
 
 
 if __name__ == "__main__":

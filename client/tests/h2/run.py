@@ -9,15 +9,12 @@ case failed.
 
 The fault server needs the `h2` package: it is installed from PyPI into
 REPO/.cache/h2venv on first use (python3-venv and network access to PyPI)."""
-import argparse
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -737,29 +734,7 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--barrage", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--only")
-    args = ap.parse_args()
-    barrage = os.path.abspath(args.barrage)
-    tag = " (sanitized)" if args.sanitized else ""
-    missing = [tool for tool in ("nginx", "openssl") if not shutil.which(tool)]
-    if missing:
-        print(f"not ok - barrage h2 tests{tag}: missing {', '.join(missing)}")
-        return 1
-    try:
-        ensure_venv()
-    except (Failure, subprocess.CalledProcessError) as e:
-        print(f"not ok - barrage h2 fault server{tag}: {e}")
-        return 1
-    workdir = tempfile.mkdtemp(prefix="barrage h2 test.")
-    t = Runner(barrage, args.sanitized, workdir)
-    try:
-        t.run_cases(CASES, args.only, tag)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if t.failed else 0
+    return harness.main("h2", CASES, Runner, needs=("nginx", "openssl"), prepare=lambda t, args: ensure_venv())
 
 
 if __name__ == "__main__":

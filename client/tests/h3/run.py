@@ -9,7 +9,6 @@ exits 1 when a case failed.
 The server needs `aioquic` from PyPI: installed into REPO/.cache/h3venv on
 first use (python3-venv and network access to PyPI). A barrage built without
 HTTP/3 (no QUIC libraries) makes every case a skip but the usage one."""
-import argparse
 import json
 import os
 import shutil
@@ -363,32 +362,17 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--barrage", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--only")
-    args = ap.parse_args()
-    barrage = os.path.abspath(args.barrage)
-    tag = " (sanitized)" if args.sanitized else ""
-    workdir = tempfile.mkdtemp(prefix="barrage h3 test.")
-    t = Runner(barrage, args.sanitized, workdir)
-    version = subprocess.run([barrage, "--version"], capture_output=True, text=True).stdout
-    t.has_h3 = "h3 (ngtcp2" in version
-    try:
-        if t.has_h3:
-            if not shutil.which("openssl"):
-                print(f"not ok - barrage h3 tests{tag}: missing openssl")
-                return 1
-            try:
-                t.python = ensure_venv()
-            except (Failure, subprocess.CalledProcessError) as e:
-                print(f"not ok - barrage h3 test server{tag}: {e}")
-                return 1
-            make_certs(workdir)
-        t.run_cases(CASES, args.only, tag)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if t.failed else 0
+    def prepare(t, args):
+        version = subprocess.run([t.barrage, "--version"], capture_output=True, text=True).stdout
+        t.has_h3 = "h3 (ngtcp2" in version
+        if not t.has_h3:
+            return  # the usage case runs, the rest skip
+        if not shutil.which("openssl"):
+            raise Failure("missing openssl")
+        t.python = ensure_venv()
+        make_certs(t.workdir)
+
+    return harness.main("h3", CASES, Runner, prepare=prepare)
 
 
 if __name__ == "__main__":

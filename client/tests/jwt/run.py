@@ -11,13 +11,10 @@ exits 1 when a case failed.
 PyJWT and cryptography are Debian's python3-jwt and python3-cryptography:
 when this python cannot import them, the script runs itself again with
 /usr/bin/python3."""
-import argparse
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 try:
     import jwt as pyjwt
@@ -34,6 +31,7 @@ sys.path.insert(0, os.path.join(TESTS, "h2"))
 _spec = importlib.util.spec_from_file_location("sources_run", os.path.join(TESTS, "sources", "run.py"))
 sources = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(sources)
+import harness  # noqa: E402
 from harness import expect, expect_eq  # noqa: E402
 
 # the Authorization field last: its value holds a space
@@ -185,24 +183,10 @@ CASES += [("--jwt-header NAME with -H, -b, --rand-url on h1 and h2", case_header
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--barrage", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--only")
-    args = ap.parse_args()
-    tag = " (sanitized)" if args.sanitized else ""
-    for tool in ("nginx", "openssl"):
-        if not shutil.which(tool):
-            print(f"not ok - barrage jwt tests{tag}: {tool} missing")
-            return 1
-    workdir = tempfile.mkdtemp(prefix="barrage jwt test.")
-    t = sources.SourceRunner(os.path.abspath(args.barrage), args.sanitized, workdir)
-    t.keys = make_keys(workdir)
-    try:
-        t.run_cases(CASES, args.only, tag)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if t.failed else 0
+    def prepare(t, args):
+        t.keys = make_keys(t.workdir)
+
+    return harness.main("jwt", CASES, sources.SourceRunner, needs=("nginx", "openssl"), prepare=prepare)
 
 
 if __name__ == "__main__":

@@ -18,17 +18,14 @@ except what the issue asks (BARRAGE_TIMING=1 also asserts the schedule lag
 goal: p99 under 100 us at 10,000 requests/s, which a shared VM does not meet).
 The `hdrhistogram` package is installed into REPO/.cache/hdrvenv on first use
 (as tests/hdr/check.py does); the h2 fault server's `h2` into .cache/h2venv."""
-import argparse
 import importlib.util
 import json
 import math
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -455,30 +452,14 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--barrage", required=True)
-    ap.add_argument("--delay-server", required=True, help="the built tests/rate/delay_server.c")
-    ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--only")
-    ap.add_argument("--label", default="", help="appended to every TAP line (which build this is)")
-    args = ap.parse_args()
-    tag = (" (sanitized)" if args.sanitized else "") + args.label
-    if not shutil.which("nginx"):
-        print(f"not ok - barrage rate tests{tag}: nginx missing")
-        return 1
-    try:
-        h2run.ensure_venv()
-    except (Failure, subprocess.CalledProcessError) as e:
-        print(f"not ok - barrage rate: h2 fault server{tag}: {e}")
-        return 1
-    workdir = tempfile.mkdtemp(prefix="barrage rate test.")
-    t = Runner(os.path.abspath(args.barrage), args.sanitized, workdir)
-    t.delay_server = os.path.abspath(args.delay_server)
-    try:
-        t.run_cases(CASES, args.only, tag)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if t.failed else 0
+    def delay_server_arg(ap):
+        ap.add_argument("--delay-server", required=True, help="the built tests/rate/delay_server.c")
+
+    def prepare(t, args):
+        h2run.ensure_venv()  # the h2 fault server
+        t.delay_server = os.path.abspath(args.delay_server)
+
+    return harness.main("rate", CASES, Runner, needs=("nginx",), prepare=prepare, extra_args=delay_server_arg)
 
 
 if __name__ == "__main__":

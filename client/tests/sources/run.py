@@ -4,21 +4,18 @@ nginx, whose access log records every request it answers (port, method,
 target, protocol, Content-Length and one test header). Prints TAP lines;
 exits 1 when a case failed.
   python3 tests/sources/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
-import argparse
 import collections
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "h2"))
 import harness  # noqa: E402
-from harness import Failure, Runner, expect, expect_eq  # noqa: E402
+from harness import Runner, expect, expect_eq  # noqa: E402
 import run as h2run  # noqa: E402
 from server import TestServer  # noqa: E402
 
@@ -298,22 +295,7 @@ CASES = [
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--barrage", required=True)
-    ap.add_argument("--sanitized", action="store_true")
-    ap.add_argument("--only")
-    args = ap.parse_args()
-    tag = " (sanitized)" if args.sanitized else ""
-    if not shutil.which("nginx"):
-        print(f"not ok - barrage sources tests{tag}: nginx missing")
-        return 1
-    workdir = tempfile.mkdtemp(prefix="barrage sources test.")
-    t = SourceRunner(os.path.abspath(args.barrage), args.sanitized, workdir)
-    try:
-        t.run_cases(CASES, args.only, tag)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    return 1 if t.failed else 0
+    return harness.main("sources", CASES, SourceRunner, needs=("nginx",))
 
 
 if __name__ == "__main__":
