@@ -1,7 +1,7 @@
 /* collect: a response's header fields and body gathered for a source that
  * reads responses (a script's response(), ctx.collect), in buffers a session
  * keeps per stream slot and reuses from response to response. Header-only,
- * no I/O; used by http3.c (http2.c has the same logic inline, older). */
+ * no I/O; used by http2.c and http3.c. */
 #ifndef BARRAGE_COLLECT_H
 #define BARRAGE_COLLECT_H
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "buffer.h"
+#include "collect.h"
 
 /* What every HTTP/2 session of a run shares, read-only. */
 struct http2_shared {
@@ -34,20 +35,9 @@ struct http2_shared {
 #define OUT_BATCH 65536      /* stop asking nghttp2 for frames past this many bytes */
 #define OUT_SLACK (16384 + 9 + 1024) /* one more frame of the default maximum size */
 
-/* A collected header field: offsets into h2_collect.strings. */
-struct h2_field_at {
-    size_t name, name_len, value, value_len;
-};
-
-/* What arrived for a stream with ctx.collect; the buffers outlive the stream. */
-struct h2_collect {
-    struct buffer strings, at, fields, body; /* at: struct h2_field_at[]; fields: struct response_header[] */
-    bool failed;                             /* out of memory: reported without its data */
-};
-
 struct h2_stream {
     int32_t id; /* 0: the slot is free */
-    struct h2_collect collect;
+    struct collect collect; /* what arrived for a stream with ctx.collect; the buffers outlive the stream */
     struct req_ctx ctx;
     const uint8_t *body; /* the request's DATA, the source's */
     size_t body_len;
@@ -159,39 +149,12 @@ static void report(struct http2_session *h, const struct h2_stream *st, struct o
     h->host->ops->done(h->host, &st->ctx, &o);
 }
 
-/* ---- collecting a response for its source ---- */
-
-static void collect_field(struct h2_collect *c, const uint8_t *name, size_t namelen, const uint8_t *value,
-                          size_t valuelen)
-{
-    struct h2_field_at f = {c->strings.len, namelen, c->strings.len + namelen, valuelen};
-    if (!buffer_add(&c->strings, name, namelen) || !buffer_add(&c->strings, value, valuelen) ||
-        !buffer_add(&c->at, &f, sizeof f))
-        c->failed = true;
-}
-
-/* The fields collected, pointing into the strings now that they no longer move; false when out of memory. */
-static bool collected(struct h2_collect *c, struct response_data *out)
-{
-    size_t n = c->at.len / sizeof(struct h2_field_at);
-    c->fields.len = 0;
-    if (c->failed || !buffer_reserve(&c->fields, n * sizeof(struct response_header))) return false;
-    const struct h2_field_at *at = (const struct h2_field_at *)(void *)c->at.data;
-    struct response_header *fields = (struct response_header *)(void *)c->fields.data;
-    const char *strings = (const char *)c->strings.data;
-    for (size_t i = 0; i < n; i++)
-        fields[i] = (struct response_header){strings + at[i].name, strings + at[i].value, at[i].name_len,
-                                             at[i].value_len};
-    *out = (struct response_data){fields, n, c->body.data, c->body.len};
-    return true;
-}
-
 /* A complete response: its outcome, with what was collected. */
 static void report_response(struct http2_session *h, struct h2_stream *st)
 {
     struct outcome o = outcome_response(st->status, st->body_bytes, h->now);
     struct response_data data;
-    if (st->ctx.collect && collected(&st->collect, &data)) o.response = &data;
+    if (st->ctx.collect && collect_result(&st->collect, &data)) o.response = &data;
     report(h, st, o);
 }
 
@@ -266,7 +229,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
         int status = 0;
         for (size_t i = 0; i < valuelen && i < 3; i++) status = status * 10 + (value[i] - '0');
         st->status = status;
-        st->collect.at.len = st->collect.strings.len = 0; /* a 1xx response's fields are not the final ones */
+        collect_reset_fields(&st->collect); /* a 1xx response's fields are not the final ones */
     } else if (st->ctx.collect && !st->trailers && namelen > 0 && name[0] != ':') {
         collect_field(&st->collect, name, namelen, value, valuelen);
     }
@@ -281,7 +244,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     struct h2_stream *st = slot_of(h, id);
     if (!st) return 0;
     st->body_bytes += len;
-    if (st->ctx.collect && !buffer_add(&st->collect.body, data, len)) st->collect.failed = true;
+    if (st->ctx.collect) collect_body(&st->collect, data, len);
     return 0;
 }
 
@@ -402,11 +365,10 @@ static unsigned h2_submit(struct session *s, const struct request *req, const st
 {
     struct http2_session *h = (struct http2_session *)s;
     struct h2_stream *st = free_slot(h);
-    struct h2_collect collect = st->collect; /* the buffers stay with the slot */
+    struct collect collect = st->collect; /* the buffers stay with the slot */
     memset(st, 0, sizeof *st);
     st->collect = collect;
-    st->collect.strings.len = st->collect.at.len = st->collect.body.len = 0;
-    st->collect.failed = false;
+    collect_reset(&st->collect);
     st->ctx = *ctx;
     st->body = req->body;
     st->body_len = req->body_len;
@@ -529,11 +491,7 @@ static void h2_free(struct session *s)
     struct http2_session *h = (struct http2_session *)s;
     h2_drop_session(h);
     for (unsigned i = 0; h->slots && i < h->sh->streams; i++) {
-        struct h2_collect *c = &h->slots[i].collect;
-        buffer_free(&c->strings);
-        buffer_free(&c->at);
-        buffer_free(&c->fields);
-        buffer_free(&c->body);
+        collect_free(&h->slots[i].collect);
     }
     free(h->slots);
     free(h->out);
