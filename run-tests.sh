@@ -21,7 +21,7 @@ source lib/deps.sh
 source lib/contract.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
-FUZZ_SECONDS=${FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
 
 usage() {
   cat <<USAGE
@@ -34,7 +34,7 @@ Stages (default: all, in this order):
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
   c-fuzz      every parser's fuzzer (HTTP/1 responses, URLs, request text, --rand-url patterns,
-              JWT keys), \$FUZZ_SECONDS s each (default 30)
+              JWT keys), \$FUZZ_SECONDS s each (default 20)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name)
 
 Output: TAP lines per test, then "N passed, N failed, N skipped" (a skipped test is

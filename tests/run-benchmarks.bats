@@ -768,7 +768,7 @@ signal_building() {
   servers::build jdk-httpserver jetty
   # the steady-state server warm-up of the defaults, with a lower cap to keep the test short
   run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers jdk-httpserver,jetty \
-    --scenarios hello,post-load --tool wrk,h2load --server-warmup auto:6s
+    --scenarios hello,post-load --tool wrk,h2load --server-warmup auto:4s
   echo "$output"
   [ "$status" -eq 0 ]
   local f
@@ -781,12 +781,12 @@ signal_building() {
   assert_jq '.results[] | .status == "ok" and .metrics.requests > 0 and .metrics.failed == 0' "$f"
   assert_jq '.results[] | .server_stats.cpu_pct > 0 and .server_stats.rss_peak_kb > 0' "$f"
   [ "$(jq -r '.results[] | select(.server == "jetty") | .server_version' "$f" | sort -u)" != null ]
-  # each server start warmed up by barrage until steady state (at most 6 s a shape) before its
+  # each server start warmed up by barrage until steady state (at most 4 s a shape) before its
   # first measured run; each row says what its server got
   [ "$(jq -r '[.server_warmups[] | "\(.server):\(.mode):\(.duration_s):\([.shapes[] | "\(.protocol)-\(.scenario)-\(.status)"] | join(","))"]
       | sort | join(" ")' "$f")" = \
-    "jdk-httpserver:auto:6:h1-hello-ok,h1-post-load-ok jetty:auto:6:h1-hello-ok,h1-post-load-ok,h2c-hello-ok,h2c-post-load-ok" ]
-  assert_jq '.server_warmups[].shapes[] | (.steady | type) == "boolean" and .warmup_s > 0 and .warmup_s < 6.5' "$f"
+    "jdk-httpserver:auto:4:h1-hello-ok,h1-post-load-ok jetty:auto:4:h1-hello-ok,h1-post-load-ok,h2c-hello-ok,h2c-post-load-ok" ]
+  assert_jq '.server_warmups[].shapes[] | (.steady | type) == "boolean" and .warmup_s > 0 and .warmup_s < 4.5' "$f"
   assert_jq '.results[] | .server_warmup.mode == "auto" and (.server_warmup.steady | type) == "boolean"' "$f"
   exact_accounting "$f"
   [ "$(grep -cP '\tserver (jetty|jdk-httpserver)$' "$(pid_list)")" -eq 2 ]
