@@ -17,6 +17,7 @@ Writes OUT (the caller renames it into place). Exit 0, or 1 with the reason on s
 """
 
 import argparse
+import gzip
 import html
 import json
 import math
@@ -817,7 +818,10 @@ class ComparePage:
 # ---- the page ------------------------------------------------------------------------------------
 
 def read(name):
-    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+    """A file of lib/report/ as text; NAME.gz decompressed (the vendored library is kept
+    compressed in git: under 1 MiB)."""
+    path = os.path.join(HERE, name)
+    with (gzip.open(path, "rt", encoding="utf-8") if name.endswith(".gz") else open(path, encoding="utf-8")) as f:
         return f.read()
 
 
@@ -837,7 +841,7 @@ def page(title, body, data):
             "<script type=\"application/json\" id=\"report-data\">%s</script>"
             "<script>%s</script><script>%s</script></body></html>\n"
             % (esc(title), read("report.css"), body, inline_script(data_json),
-               inline_script(read("vendor/echarts.min.js")), inline_script(read("report.js"))))
+               inline_script(read("vendor/echarts.min.js.gz")), inline_script(read("report.js"))))
 
 
 def load(path):
