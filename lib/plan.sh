@@ -39,8 +39,8 @@
 #     The comma list from its server.properties (h1 when it names none).
 #   plan::verified_protocols SERVER
 #     The declared protocols whose contract a run checks before measuring: all of them,
-#     except h3 unless h3 is a selected protocol (PROTOCOLS). run-benchmarks.sh cannot
-#     measure h3 yet; until it can, a run needs no QUIC client and no certificate.
+#     except h3 unless the plan (PLAN, built) measures SERVER over h3: only then does a run
+#     need the QUIC client (and wait for its checks).
 #   plan::connections_of SCENARIO / plan::streams_of SCENARIO
 #     The scenario table's values, or --connections.
 #   plan::maven_servers
@@ -59,11 +59,15 @@ PLAN=() ROUND_ORDER=()
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
 
 plan::verified_protocols() {
-  local declared proto out=()
+  local declared proto out=() entry slot entry_proto measures_h3=0
+  for entry in "${PLAN[@]}"; do
+    IFS=$'\t' read -r _ slot _ entry_proto _ <<<"$entry"
+    [[ $(plan::slot_server "$slot") == "$1" && $entry_proto == h3 ]] && { measures_h3=1; break; }
+  done
   declared=$(plan::declared_protocols "$1")
   IFS=, read -r -a declared <<<"$declared"
   for proto in "${declared[@]}"; do
-    [[ $proto == h3 && " ${PROTOCOLS[*]} " != *' h3 '* ]] && continue
+    [[ $proto == h3 ]] && ((!measures_h3)) && continue
     out+=("$proto")
   done
   (IFS=,; printf '%s\n' "${out[*]}")

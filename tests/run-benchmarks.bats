@@ -202,6 +202,20 @@ exact_accounting() {
   done
 }
 
+@test "plan: a server's h3 contract is checked only when the plan measures it over h3" {
+  local verified
+  # shellcheck disable=SC2016 # expanded by that bash
+  verified='source "$1"; parse_options --port 18080 "${@:2}" && plan::build && plan::verified_protocols jetty'
+  # 'all' protocols, but no tool here speaks h3: no QUIC client needed, none waited for
+  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk,h2load
+  [ "$status" -eq 0 ]
+  [ "$output" = h1,h2c ]
+  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1
+  [ "$output" = h1,h2c ]
+  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage,wrk
+  [ "$output" = h1,h2c,h3 ]
+}
+
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
   run fake --servers good --scenarios hello --tool wrk --cpus 0:1 --dry-run
   [ "$status" -eq 0 ]
