@@ -213,6 +213,31 @@ def case_close_application(t):
         expect(r["connections"]["established"] > 5, "no reconnection after the closes")
 
 
+def case_merge_records(t):
+    """tools/merge-records on h3 records: the quic counters added code by code, the library
+    versions kept; an h3 record merged with one of another protocol is refused (exit 2)."""
+    t.needs_h3()
+    paths = []
+    for n in (40, 60):
+        with H3Server(t, "reset", every=4, code=0x102) as s:
+            t.ok_run(["-c", "1", "-m", "2", "-n", str(n)], s.url)
+            paths.append(t.records[-1])
+    merge = os.path.join(REPO, "client", "tools", "merge-records")
+    p = subprocess.run([merge, *paths], capture_output=True, text=True)
+    expect(p.returncode == 0, f"merge-records: {p.stderr}")
+    merged, loaded = json.loads(p.stdout)["quic"], [json.load(open(x))["quic"] for x in paths]
+    resets = sum(q["stream_resets"].get("H3_INTERNAL_ERROR", 0) for q in loaded)
+    expect(resets > 0 and merged["stream_resets"] == {"H3_INTERNAL_ERROR": resets}, f"resets {merged} of {loaded}")
+    expect(merged["ngtcp2"] == loaded[0]["ngtcp2"] and merged["nghttp3"] == loaded[0]["nghttp3"], f"{merged}")
+    for key in ("handshake_failures", "idle_timeouts", "closed_transport", "closed_application", "goaways"):
+        expect(merged[key] == sum(q[key] for q in loaded), f"{key}: {merged} of {loaded}")
+    other = os.path.join(t.workdir, "h1 record.json")
+    with open(other, "w") as f:
+        json.dump(dict(json.load(open(paths[0])), quic=None), f)
+    p = subprocess.run([merge, paths[0], other], capture_output=True, text=True)
+    expect(p.returncode == 2 and "h3 and over another protocol" in p.stderr, f"mixed: {p.returncode} {p.stderr}")
+
+
 def case_close_transport(t):
     t.needs_h3()
     with H3Server(t, "close", keep=3, code=0x0a, transport=1) as s:
@@ -350,6 +375,7 @@ CASES = [
     ("RESET_STREAM H3_REQUEST_REJECTED: refused, sent again", case_refused),
     ("CONNECTION_CLOSE (HTTP/3 code): read errors, closed_application, reconnect", case_close_application),
     ("CONNECTION_CLOSE (transport code): closed_transport", case_close_transport),
+    ("tools/merge-records: quic counters added, a mix with another protocol refused", case_merge_records),
     ("GOAWAY: allowed ones finish, refused ones sent again, reconnect", case_goaway),
     ("unanswered requests: errors.timeout", case_timeout),
     ("a silent server: idle timeout counted, reconnect", case_idle_timeout),
