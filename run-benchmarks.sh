@@ -123,7 +123,7 @@ Measurement
                        run SERVER is on the server host, CLIENT on each load host, and
                        the default is no pinning)
   --port N             server port (default \$BARRAGE_PORT or 8080)
-  --quick              a short tour: 3 s runs, 1 s warm-up, 1 s server warm-up
+  --quick              a short tour: 3 s runs, 1 s warm-up, server warm-ups capped at 15s
 Lab hardware (README "Running on lab hardware"; without these, everything runs here)
   --server-host [USER@]HOST   the host that runs the servers (over ssh)
   --load-hosts H1,H2,...      the hosts that run the load: barrage on all of them, started

@@ -628,10 +628,10 @@ signal_run() {
   [ "$(find "$TMP/out" -maxdepth 1 -type f | wc -l)" -eq 2 ]
 }
 
-# signal_measuring WAY SIGNAL CODE: during the second of four measured runs (10 s each: the
-# signal comes a second after the second starts, the rest would take 30 s more).
+# signal_measuring WAY SIGNAL CODE: during the second of four measured runs (4 s each: the
+# signal comes a second after the second starts, the rest would take 11 s more).
 signal_measuring() {
-  signal_run "$1" "$2" "$3" "tool wrk" "run 2 of 4" --duration 10s --servers good --tool wrk \
+  signal_run "$1" "$2" "$3" "tool wrk" "run 2 of 4" --duration 4s --servers good --tool wrk \
     --scenarios hello,baseline,post-load,large-file
   local f
   f=$(results_file)
@@ -780,8 +780,9 @@ signal_building() {
 @test "e2e: --quick, two real servers (one with h2c) x two scenarios x wrk and h2load" {
   source "$ROOT/lib/servers.sh"
   servers::build jdk-httpserver jetty
-  # the steady-state server warm-up of the defaults, with a lower cap to keep the test short
-  run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers jdk-httpserver,jetty \
+  # the steady-state server warm-up of the defaults, with a lower cap and 1 s runs to keep the
+  # test short
+  run "$RUN" --quick --duration 1s --port "$PORT" --output "$TMP/out" --servers jdk-httpserver,jetty \
     --scenarios hello,post-load --tool wrk,h2load --server-warmup auto:4s
   echo "$output"
   [ "$status" -eq 0 ]

@@ -63,6 +63,29 @@ in_run_tests() {
   grep -q 'BARRAGE_REQUIRE_BUILT' "$ROOT/client/tests/h2/run.py"
 }
 
+@test "run-tests: bats runs every file once, the parallel ones (which start no server) two at a time" {
+  run in_run_tests '
+    bats() { echo "bats $*" | sed "s|tests/||g; s|\.bats||g"; }
+    stage_bats'
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 2 ]
+  [[ ${lines[0]} == *"--jobs 2 --no-parallelize-within-files"* ]]
+  [[ ${lines[1]} != *"--jobs"* ]]
+  # every file exactly once, over both lines
+  diff <(tr ' ' '\n' <<<"${lines[0]} ${lines[1]}" | grep -vE '^(bats|--.*|2|)$' | sort) \
+    <(cd "$ROOT/tests" && ls ./*.bats | sed 's|^\./||; s|\.bats$||' | sort)
+  # the parallel files exist and time nothing: no measured run of the suite, no Java server
+  local name together=${lines[0]}
+  for name in $(bash -c 'source "$1"; echo "${BATS_PARALLEL_FILES[*]}"' _ "$ROOT/run-tests.sh"); do
+    [ -f "$ROOT/tests/$name.bats" ]
+    [[ $together == *" $name"* ]]
+    [[ $name == run-tests ]] && continue # this test names the patterns
+    run grep -nE 'servers::build|"\$RUN"|run-benchmarks\.sh"' "$ROOT/tests/$name.bats"
+    [ "$status" -eq 1 ]
+  done
+}
+
 @test "bench: a tool's stderr is kept apart from its CPU time" {
   run bash -c 'source "$1"; WORKDIR=$2; taskset() { shift 2; "$@"; }
     timed noisy bash -c "echo \"99 99 warning from the tool\" >&2; echo out"
