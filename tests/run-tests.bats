@@ -74,7 +74,7 @@ in_run_tests() {
   [[ ${lines[1]} != *"--jobs"* ]]
   # every file exactly once, over both lines
   diff <(tr ' ' '\n' <<<"${lines[0]} ${lines[1]}" | grep -vE '^(bats|--.*|2|)$' | sort) \
-    <(cd "$ROOT/tests" && ls ./*.bats | sed 's|^\./||; s|\.bats$||' | sort)
+    <(cd "$ROOT/tests" && printf '%s\n' *.bats | sed 's|\.bats$||' | sort)
   # the parallel files exist and time nothing: no measured run of the suite, no Java server
   local name together=${lines[0]}
   for name in $(bash -c 'source "$1"; echo "${BATS_PARALLEL_FILES[*]}"' _ "$ROOT/run-tests.sh"); do
