@@ -90,6 +90,9 @@ median() { sort -g | awk '{v[NR]=$1} END {printf "%.2f\n", (NR % 2) ? v[(NR+1)/2
 
 us_per_request() { awk -v c="$1" -v n="$2" 'BEGIN {printf "%.2f", (n > 0 ? c * 1e6 / n : 0)}'; }
 
+# ratio A B: A / B to two decimals (0 when B is 0)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+
 # compare TITLE OTHER_TOOL OTHER_FLAGS BARRAGE_FLAGS URL TARGET: ROUNDS rounds of
 # OTHER_TOOL (h2load with OTHER_FLAGS, or wrk -c 50 with OTHER_FLAGS) and barrage, the other tool first in odd
 # rounds and barrage first in even ones (so drift and warm-up do not favour one), and the medians
@@ -124,5 +127,5 @@ compare() {
   printf '%-6s %-8s %12s %12.0f %10s\n' median "$other" - "$(printf '%s\n' "${other_rps[@]}" | median)" "$om"
   printf '%-6s %-8s %12s %12.0f %10s\n' median barrage - "$(printf '%s\n' "${barrage_rps[@]}" | median)" "$bm"
   printf 'ratio barrage/%s (cpu us per request): %s  (%s)\n' "$other" \
-    "$(awk -v b="$bm" -v o="$om" 'BEGIN {printf "%.2f", (o > 0 ? b / o : 0)}')" "$target"
+    "$(ratio "$bm" "$om")" "$target"
 }

@@ -10,8 +10,8 @@
 # Debian 12's nginx has no HTTP/3, so this script starts no server of its
 # own. A server without TLS on TCP (the suite's netty and jetty: h1 and h2c
 # there) is compared with its h2c instead: --h2-url http://HOST:PORT/PATH (the
-# h2 lane then runs without TLS and is named h2c). The load tools run pinned to core 1 (keep the server off it), one
-# thread, -c 10 -m 10 by default, in turn (the order rotates each round), for
+# h2 lane then runs without TLS and is named h2c). The load tools run pinned to
+# core 1 (keep the server off it), one thread, -c 10 -m 10 by default, in turn (the order rotates each round), for
 # several rounds of the duration:
 #   h2       barrage --h2 -c N -m M
 #   h3       barrage --h3 -c N -m M
@@ -124,9 +124,9 @@ main() {
     printf '%-6s %-7s %12s %12.0f %10s\n' median "$tool" - "$(xargs -n1 <<<"${rates[$tool]}" | median)" "${med[$tool]}"
   done
   printf 'ratio h3/%s (barrage cpu us per request): %s\n' "$h2" \
-    "$(awk -v a="${med[h3]}" -v b="${med[$h2]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+    "$(ratio "${med[h3]}" "${med[$h2]}")"
   [[ -z $OHA ]] || printf 'ratio h3/oha-h3 (cpu us per request): %s  (target <= 1.0)\n' \
-    "$(awk -v a="${med[h3]}" -v b="${med[oha-h3]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+    "$(ratio "${med[h3]}" "${med[oha-h3]}")"
 }
 
 main "$@"

@@ -123,17 +123,17 @@ compare_rate() {
   printf 'timer floor (a bare timerfd loop at %s/s): wake-up lateness p99 %s us (median of rounds)\n' "$RATE" \
     "$(xargs -n1 <<<"$floors" | median)"
   printf 'ratio fixed/closed (cpu us per request): %s  (target <= 1.1)\n' \
-    "$(awk -v a="${med[fixed]}" -v b="${med[closed]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+    "$(ratio "${med[fixed]}" "${med[closed]}")"
   for tool in h2load oha; do
     [[ -n ${med[$tool]:-} ]] || continue
     printf 'ratio fixed/%s (cpu us per request): %s  (target <= 1.0)\n' "$tool" \
-      "$(awk -v a="${med[fixed]}" -v b="${med[$tool]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+      "$(ratio "${med[fixed]}" "${med[$tool]}")"
   done
   for tool in "${tools[@]}"; do
     [[ $tool == paced:* ]] || continue
-    printf 'ratio %s/closed %s' "$tool" "$(awk -v a="${med[$tool]}" -v b="${med[closed]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+    printf 'ratio %s/closed %s' "$tool" "$(ratio "${med[$tool]}" "${med[closed]}")"
     [[ -n ${med[oha]:-} ]] && printf ', %s/oha %s (issue 24: at most 0.5 at oha'"'"'s 1ms)' "$tool" \
-      "$(awk -v a="${med[$tool]}" -v b="${med[oha]}" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')"
+      "$(ratio "${med[$tool]}" "${med[oha]}")"
     printf '\n'
   done
 }
