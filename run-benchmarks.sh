@@ -306,7 +306,7 @@ parse_options() {
 
   lab::configure "$LAB_SERVER_OPT" "$LAB_LOADS_OPT" "$LAB_FILE_OPT" "$LAB_DIR_OPT" "$STRICT" || usage_error "bad lab set-up"
   load_place
-  # "all" is every protocol this place measures (a lab: no h3); a named one is checked there
+  # "all" is every protocol this place measures; a named one is checked there
   pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c h3
   [[ $OPT_PROTOCOL == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
   local why

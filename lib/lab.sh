@@ -19,15 +19,18 @@
 #     error (return 1) before anything is copied or started.
 #   lab::prepare SERVER...
 #     Copies the suite to every host (lib, scenarios, the named servers built here,
-#     barrage built here), gathers each host's facts and runs the pre-flight: errors (no
+#     barrage built here, and certs/: a CA and a server certificate for server_address made
+#     here for this run, which servers that declare h3 serve QUIC with and the load hosts
+#     verify against), gathers each host's facts and runs the pre-flight: errors (no
 #     JDK 21+ on the server host, barrage or curl unusable on a load host) return 1;
 #     warnings return 1 too when STRICT was set.
 #   lab::record_to FILE
 #     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
 #   lab::header_json
 #     The results file's `lab` object: hosts, their facts, the pre-flight's warnings.
-#   lab::base_url PORT
-#     The URL the load hosts reach the server at.
+#   lab::base_url PORT [PROTOCOL]
+#     The URL the load hosts reach the server at: https:// for h3 (QUIC on the UDP port of
+#     the same number), http:// otherwise.
 #   lab::start_server NAME PORT LOCAL_LOG [CPULIST]
 #     Starts the server on the server host (bound to its lab address; under `taskset -c
 #     CPULIST` there when given); 1 when it cannot. lab::run_tool loads the server at this PORT.
@@ -36,14 +39,17 @@
 #   lab::wait_ready PORT TIMEOUT_S
 #     0 once GET /hello answers 200 from the first load host; 1 otherwise.
 #   lab::contract NAME PORT PROTOCOLS
-#     contract::verify run from the first load host; TAP on stdout, its status.
+#     contract::verify run from the first load host; TAP on stdout, its status. Its h3
+#     checks verify against the staged CA and run lib/h3client.py in the lab file's h3_venv
+#     (a venv with aioquic on that host), else in one made there from PyPI.
 #   lab::stop_server
 #     Stops the server's process group and fetches its log; 1 when it does not stop.
 #   lab::sample_start / lab::sample_stop LOCAL_FILE
 #     Samples the server's CPU and memory on the server host; stop fetches the samples.
 #   lab::run_tool SPEC_NAME
 #     One run of the run spec SPEC_NAME (lib/plan.sh: tool, out, dir, protocol, scenario,
-#     connections, streams, duration_s, warmup_s, cpus, rate): barrage on every load host at
+#     connections, streams, duration_s, warmup_s, cpus, rate; h3 over https:// with the
+#     staged CA as cacert): barrage on every load host at
 #     once, each with its share of the connections and, at a fixed rate (requests/s in
 #     total), of the rate in proportion; the hosts start together at one wall-clock time
 #     (barrage --start-at, each host's measured clock offset applied). THREADS_OVERRIDE
@@ -60,10 +66,10 @@
 #   lab::cleanup
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
-# Depends on lib/log.sh and lib/system.sh.
+# Depends on lib/log.sh, lib/system.sh and lib/certs.sh.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0
+LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0 LAB_H3_VENV=''
 LAB_LOADS=() LAB_SSH_OPTS=() LAB_CONNECTED=() LAB_RUNNING=() LAB_WARNINGS=()
 LAB_CONTROL_DIR='' LAB_PIDS_FILE='' LAB_SERVER_PGID='' LAB_SERVER_LOG='' LAB_SAMPLER_PGID=''
 LAB_STEP=0 LAB_PORT=''
@@ -85,7 +91,7 @@ lab::configure() {
     while IFS= read -r line || [[ -n $line ]]; do
       line=${line%%#*}
       [[ $line =~ ^[[:space:]]*$ ]] && continue
-      [[ $line =~ ^[[:space:]]*([a-z_]+)[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]] \
+      [[ $line =~ ^[[:space:]]*([a-z0-9_]+)[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]] \
         || { log::error "$file: not KEY = VALUE: $line"; return 1; }
       key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
       case $key in
@@ -94,7 +100,8 @@ lab::configure() {
         load_hosts) file_loads=$value ;;
         lab_dir) LAB_DIR=$value ;;
         ssh_config) LAB_SSH_CONFIG=$value ;;
-        *) log::error "$file: unknown key '$key' (valid: server_host server_address load_hosts lab_dir ssh_config)"; return 1 ;;
+        h3_venv) LAB_H3_VENV=$value ;;
+        *) log::error "$file: unknown key '$key' (valid: server_host server_address load_hosts lab_dir ssh_config h3_venv)"; return 1 ;;
       esac
     done <"$file"
   fi
@@ -117,9 +124,10 @@ lab::active() { [[ -n $LAB_SERVER ]]; }
 lab::record_to() { LAB_PIDS_FILE=$1; }
 
 lab::base_url() {
-  local addr=$LAB_SERVER_ADDR
+  local addr=$LAB_SERVER_ADDR scheme=http
   [[ $addr == *:* ]] && addr="[$addr]"
-  printf 'http://%s:%s\n' "$addr" "$1"
+  [[ ${2:-} == h3 ]] && scheme=https
+  printf '%s://%s:%s\n' "$scheme" "$addr" "$1"
 }
 
 # lab::_hosts: the server host, then the load hosts, one per line.
@@ -162,10 +170,14 @@ lab::_connect() {
 }
 
 # lab::_stage DIR SERVER...: DIR with symlinks to what every host gets (tar -h copies them).
+# The certificate is made for this run, for the address the load hosts use (lib/certs.sh's
+# names as well); its CA key stays here.
 lab::_stage() {
-  local dir=$1 server
+  local dir=$1 server certs=$LAB_CONTROL_DIR/certs file
   shift
-  mkdir -p "$dir/servers" "$dir/client/build"
+  BARRAGE_CERT_SANS=$LAB_SERVER_ADDR${BARRAGE_CERT_SANS:+,$BARRAGE_CERT_SANS} certs::ensure "$certs" || return 1
+  mkdir -p "$dir/servers" "$dir/client/build" "$dir/certs"
+  for file in ca.pem server.pem server.key; do ln -s "$certs/$file" "$dir/certs/$file"; done
   ln -s "$LAB_ROOT/lib" "$dir/lib"
   ln -s "$LAB_ROOT/scenarios" "$dir/scenarios"
   ln -s "$LAB_ROOT/client/build/barrage" "$dir/client/build/barrage"
@@ -179,7 +191,7 @@ lab::_copy() {
   dir=$(lab::_host_dir "$host")
   tar -C "$stage" -chf - --exclude=src --exclude=classes --exclude=generated-sources \
       --exclude=maven-status --exclude=maven-archiver --exclude='*.log' . |
-    lab::_ssh "$host" "mkdir -p $(printf '%q' "$dir") && cd $(printf '%q' "$dir") && rm -rf lib scenarios servers client runs steps logs && tar -xf -"
+    lab::_ssh "$host" "mkdir -p $(printf '%q' "$dir") && cd $(printf '%q' "$dir") && rm -rf lib scenarios servers client certs runs steps logs && tar -xf -"
 }
 
 # lab::_facts HOST ROLE: gathers HOST's facts into LAB_FACTS[HOST] (JSON).
@@ -216,6 +228,12 @@ lab::_clock() {
   printf '%s %s\n' "$offset" $((best / 2))
 }
 
+# lab::_quic_libs: what a load host also needs to run a barrage built here with HTTP/3.
+lab::_quic_libs() {
+  barrage::has_h3 2>/dev/null || return 0
+  printf '%s' "; built with HTTP/3, also ngtcp2, nghttp3 and GnuTLS (apt-get install libngtcp2-9 libngtcp2-crypto-gnutls2 libnghttp3-3 libgnutls30)"
+}
+
 # lab::_warn MSG: a pre-flight warning (kept for the results file).
 lab::_warn() { LAB_WARNINGS+=("$1"); log::warn "pre-flight: $1"; }
 
@@ -230,7 +248,7 @@ lab::_preflight() {
   fi
   for host in "${LAB_LOADS[@]}"; do
     if [[ -z $(lab::_fact "$host" '.barrage // empty') ]]; then
-      log::error "barrage (built here, copied) does not run on load host $host: it needs the runtime libraries of libev, nghttp2, OpenSSL, LuaJIT and zlib (apt-get install libev4 libnghttp2-14 libluajit-5.1-2)"
+      log::error "barrage (built here, copied) does not run on load host $host: it needs the runtime libraries of libev, nghttp2, OpenSSL, LuaJIT and zlib (apt-get install libev4 libnghttp2-14 libluajit-5.1-2)$(lab::_quic_libs)"
       errors=1
     fi
   done
@@ -286,7 +304,7 @@ lab::connect() {
 
 lab::prepare() {
   local host stage=$LAB_CONTROL_DIR/stage
-  lab::_stage "$stage" "$@"
+  lab::_stage "$stage" "$@" || return 1
   for host in $(lab::_hosts); do
     log::info "lab: copying the suite to $host:$(lab::_host_dir "$host")"
     lab::_copy "$host" "$stage" || { log::error "could not copy the suite to $host"; return 1; }
@@ -392,7 +410,8 @@ lab::wait_ready() {
 }
 
 lab::contract() {
-  lab::_call "${LAB_LOADS[0]}" "contract verification $1" 900 labhost::contract "$1" "$(lab::base_url "$2")" "$3"
+  lab::_call "${LAB_LOADS[0]}" "contract verification $1" 900 labhost::contract "$1" "$(lab::base_url "$2")" "$3" \
+    "$LAB_H3_VENV"
 }
 
 lab::stop_server() {
@@ -471,7 +490,8 @@ lab::run_tool() {
     lab::_remote "$host" mkdir -p "$work" || return 1
     lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
       labhost::tool tool="$tool" out="$work/metrics.json" dir="$work" start_at="$host_start" \
-      url="$(lab::base_url "$LAB_PORT")" protocol="${lab_spec[protocol]}" scenario="${lab_spec[scenario]}" \
+      url="$(lab::base_url "$LAB_PORT" "${lab_spec[protocol]}")" cacert=certs/ca.pem \
+      protocol="${lab_spec[protocol]}" scenario="${lab_spec[scenario]}" \
       threads="$host_threads" connections="$conns" streams="${lab_spec[streams]}" duration_s="$duration" \
       warmup_s="$warmup" cpus="$cpus" rate="$host_rate" || return 1
     entries+=("$host"$'\t'"$LAB_PGID")

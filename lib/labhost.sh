@@ -24,20 +24,23 @@
 #     TERM to the process group, KILL after TIMEOUT_S; returns 0 once the group is gone.
 #   labhost::server NAME PORT BIND [CPULIST]
 #     Execs servers/NAME/start.sh with PORT and BIND, under `taskset -c CPULIST` when given
-#     (run under labhost::spawn); a server that declares h3 also gets TLS_CERT and TLS_KEY,
-#     the certificate lib/certs.sh makes in the lab directory (openssl on the host).
+#     (run under labhost::spawn); a server that declares h3 also gets TLS_CERT and TLS_KEY:
+#     certs/server.pem and certs/server.key, which lib/lab.sh made for the server's lab
+#     address and copied here. Returns 1 (with a message) when they are missing.
 #   labhost::sample PID FILE
 #     Samples PID's CPU and memory into FILE until PID ends (system::sample_start's lines).
 #   labhost::ready URL TIMEOUT_S
 #     0 once GET URL answers 200 (within TIMEOUT_S), else 1.
-#   labhost::contract LABEL BASE_URL PROTOCOLS
-#     contract::verify from here: TAP on stdout, 0 when every check passed.
+#   labhost::contract LABEL BASE_URL PROTOCOLS [H3_VENV]
+#     contract::verify from here: TAP on stdout, 0 when every check passed. h3 checks verify
+#     against certs/ca.pem and run in H3_VENV when given (else one made here from PyPI).
 #   labhost::tool KEY=VALUE...
 #     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here on the run spec the pairs
 #     make (lib/tools/README.md: tool, out, dir, url, protocol, scenario, threads,
 #     connections, streams, duration_s, warmup_s, cpus, rate, start_at: ms since the epoch on
-#     this host's clock, or empty), with the barrage copied here (barrage_bin: nothing is
-#     built) and the tool's CPU sampled into DIR/tool-samples; its exit status. TERM or INT
+#     this host's clock, or empty; cacert: relative to the lab directory), with the barrage
+#     copied here (barrage_bin: nothing is built) and the tool's CPU sampled into
+#     DIR/tool-samples; its exit status. TERM or INT
 #     stops the tool's process group.
 #   labhost::rtt ADDRESS PORT
 #     Prints the TCP connect time to ADDRESS:PORT in microseconds (one round trip), or
@@ -124,14 +127,10 @@ labhost::server() {
   local launcher=() tls=()
   [[ -n ${4:-} ]] && launcher=(taskset -c "$4")
   # A server that declares h3 does not start without its certificate (servers/CONTRACT.md),
-  # whatever the run measures (a lab run: h1 and h2c): made here, as servers::start does.
+  # whatever the run measures
   if grep -qE '^protocols=(.*,)?h3(,|$)' "servers/$1/server.properties" 2>/dev/null; then
-    # shellcheck source=lib/log.sh
-    source lib/log.sh
-    # shellcheck source=lib/certs.sh
-    source lib/certs.sh
-    certs::ensure || return 1
-    tls=("TLS_CERT=$(certs::dir)/server.pem" "TLS_KEY=$(certs::dir)/server.key")
+    [[ -s certs/server.pem && -s certs/server.key ]] || { echo "labhost: no certs/server.pem and server.key in $PWD (lib/lab.sh copies them)" >&2; return 1; }
+    tls=("TLS_CERT=$PWD/certs/server.pem" "TLS_KEY=$PWD/certs/server.key")
   fi
   exec env "${tls[@]}" PORT="$2" BIND="$3" "${launcher[@]}" "servers/$1/start.sh"
 }
@@ -154,11 +153,13 @@ labhost::ready() {
 }
 
 labhost::contract() {
+  export TLS_CA=$PWD/certs/ca.pem
+  [[ -n ${4:-} ]] && export BARRAGE_H3_VENV=$4
   # shellcheck source=lib/log.sh
   source lib/log.sh
   # shellcheck source=lib/contract.sh
   source lib/contract.sh
-  contract::verify "$@"
+  contract::verify "$1" "$2" "$3"
 }
 
 labhost::tool() {
@@ -177,6 +178,7 @@ labhost::tool() {
   source "lib/tools/${LABHOST_SPEC[tool]}.sh"
   # barrage was built on the controller and copied: a load host needs no compiler.
   LABHOST_SPEC["barrage_bin"]=${BARRAGE_BIN:-}
+  [[ -n ${LABHOST_SPEC[cacert]:-} && ${LABHOST_SPEC[cacert]} != /* ]] && LABHOST_SPEC[cacert]=$PWD/${LABHOST_SPEC[cacert]}
   LABHOST_SPEC["samples"]=${LABHOST_SPEC[dir]}/tool-samples
   mkdir -p "${LABHOST_SPEC[dir]}"
   # tools::exec starts the tool in a process group of its own, outside the one lib/lab.sh

@@ -38,9 +38,10 @@
 #   plan::declared_protocols SERVER
 #     The comma list from its server.properties (h1 when it names none).
 #   plan::verified_protocols SERVER
-#     The declared protocols whose contract a run checks before measuring: all of them,
-#     except h3 unless the plan (PLAN, built) measures SERVER over h3: only then does a run
-#     need the QUIC client (and wait for its checks).
+#     The declared protocols whose contract a run checks before measuring: h1 (what the
+#     readiness probe and every server speak) and each other one the plan (PLAN, built)
+#     measures SERVER over. A protocol no run uses is not waited for (h2c's checks take
+#     seconds, h3's need the QUIC client), nor are the tools its checks need.
 #   plan::connections_of SCENARIO / plan::streams_of SCENARIO
 #     The scenario table's values, or --connections.
 #   plan::maven_servers
@@ -59,16 +60,15 @@ PLAN=() ROUND_ORDER=()
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
 
 plan::verified_protocols() {
-  local declared proto out=() entry slot entry_proto measures_h3=0
+  local declared proto out=() entry slot entry_proto measured=' h1 '
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r _ slot _ entry_proto _ <<<"$entry"
-    [[ $(plan::slot_server "$slot") == "$1" && $entry_proto == h3 ]] && { measures_h3=1; break; }
+    [[ $(plan::slot_server "$slot") == "$1" ]] && measured+="$entry_proto "
   done
   declared=$(plan::declared_protocols "$1")
   IFS=, read -r -a declared <<<"$declared"
   for proto in "${declared[@]}"; do
-    [[ $proto == h3 ]] && ((!measures_h3)) && continue
-    out+=("$proto")
+    [[ $measured == *" $proto "* ]] && out+=("$proto")
   done
   (IFS=,; printf '%s\n' "${out[*]}")
 }

@@ -202,7 +202,7 @@ exact_accounting() {
   done
 }
 
-@test "plan: a server's h3 contract is checked only when the plan measures it over h3" {
+@test "plan: a server's contract is checked over h1 and the protocols the plan measures it with" {
   local verified
   # shellcheck disable=SC2016 # expanded by that bash
   verified='source "$1"; parse_options --port 18080 "${@:2}" && plan::build && plan::verified_protocols jetty'
@@ -210,10 +210,19 @@ exact_accounting() {
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk,h2load
   [ "$status" -eq 0 ]
   [ "$output" = h1,h2c ]
+  # measured over h1 only: h2c's checks (and the h2load they need) buy that run nothing
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1
-  [ "$output" = h1,h2c ]
+  [ "$output" = h1 ]
+  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk --protocol all
+  [ "$output" = h1 ]
+  # h1 always: the base every server speaks, and what the readiness probe uses
+  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h3
+  [ "$output" = h1,h3 ]
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage,wrk
   [ "$output" = h1,h2c,h3 ]
+  # nothing beyond what the server declares
+  run bash -c "${verified/% jetty/ jdk-httpserver}" _ "$RUN" --servers jdk-httpserver --scenarios hello --tool barrage
+  [ "$output" = h1 ]
 }
 
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
@@ -340,9 +349,9 @@ exact_accounting() {
       ln -s "$cmd" "$bin/$name"
     done
   done
-  # jetty declares h2c; the run itself uses wrk over h1 only
+  # jetty measured by barrage over h2c: its h2c checks use h2load
   PATH=$bin run "$RUN" --quick --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello \
-    --tool wrk --protocol h1
+    --tool barrage --protocol h2c
   echo "$output"
   [ "$status" -eq 1 ]
   [[ $output == *"missing packages: nghttp2-client"* ]]
@@ -749,8 +758,9 @@ signal_building() {
     --scenarios hello --tool barrage,wrk --protocol h3 --connections 10
   echo "$output"
   [ "$status" -eq 0 ]
-  # the servers that declare h3 are verified over h3 (the contract's QUIC client) before measuring
-  [[ $output == *"verifying netty (h1,h2c,h3)"* && $output == *"verifying jetty (h1,h2c,h3)"* ]]
+  # the servers that declare h3 are verified over h3 (the contract's QUIC client) before measuring,
+  # and over h1, not over h2c, which this run does not measure
+  [[ $output == *"verifying netty (h1,h3)"* && $output == *"verifying jetty (h1,h3)"* ]]
   local f
   f=$(results_file)
   valid "$f"
@@ -764,17 +774,17 @@ signal_building() {
   no_process_left
 }
 
-@test "--protocol h3 is refused in a lab run, and a lab's 'all' is h1,h2c" {
+@test "a lab plans h3 for the servers that declare it, as here; 'all' includes it" {
   printf 'server_host = 127.0.0.2\nload_hosts = 127.0.0.3\n' >"$TMP/lab.conf"
-  run "$RUN" --lab "$TMP/lab.conf" --protocol h3 --servers netty --tool barrage --dry-run
+  run "$RUN" --lab "$TMP/lab.conf" --protocol h3 --servers netty,jdk-httpserver --tool barrage --scenarios hello --dry-run
   echo "$output"
-  [ "$status" -eq 2 ]
-  [[ $output == *"--protocol h3 is not measured across lab hosts yet"* ]]
+  [ "$status" -eq 0 ]
+  [ "$(grep -cE '^1 +netty +barrage +h3 +hello' <<<"$output")" -eq 1 ]
+  [[ $output != *"jdk-httpserver "*" h3 "* ]]
   run "$RUN" --lab "$TMP/lab.conf" --servers netty --tool barrage --scenarios hello --dry-run
   echo "$output"
   [ "$status" -eq 0 ]
-  [ "$(grep -cE '^1 +netty +barrage +(h1|h2c) +hello' <<<"$output")" -eq 2 ]
-  [[ $output != *" h3 "* ]]
+  [ "$(grep -cE '^1 +netty +barrage +(h1|h2c|h3) +hello' <<<"$output")" -eq 3 ]
 }
 
 @test "e2e: --quick, two real servers (one with h2c) x two scenarios x wrk and h2load" {

@@ -5,9 +5,9 @@
 #   place::default_pinning   nothing: dedicated hosts, no pinning unless --cpus asks (then
 #                            SERVER on the server host, CLIENT on each load host)
 #   place::check_options     --profile attaches to a server on this machine, and a ramped
-#                            rate is not split over the hosts: neither here; nor h3
-#   place::protocols         h1 and h2c: h3 would need the server host's certificate on
-#                            every load host and QUIC through the lab's network, not done yet
+#                            rate is not split over the hosts: neither here
+#   place::protocols         h1, h2c and h3 (QUIC to server_address, with a certificate
+#                            made for it for the run: lab::prepare)
 #   place::connect           one ssh connection per host (lab::connect)
 #   place::prepare SERVER... barrage built here, it and the servers that built copied to the
 #                            hosts, their facts and pre-flight in the results (lab)
@@ -27,10 +27,6 @@ place::check_options() {
     echo "--profile attaches to a server on this machine; not in a lab run"
     return 1
   fi
-  if [[ " ${PROTOCOLS[*]} " == *" h3 "* ]]; then
-    echo "--protocol h3 is not measured across lab hosts yet (the load hosts would need the server host's certificate); h1 and h2c are"
-    return 1
-  fi
   # lab::run_tool splits a fixed rate over the load hosts, not a ramp
   for scenario in "${SCENARIOS[@]}"; do
     [[ -z $(openloop::stages_of "$scenario") ]] && continue
@@ -39,7 +35,7 @@ place::check_options() {
   done
 }
 
-place::protocols() { printf '%s\n' h1 h2c; }
+place::protocols() { printf '%s\n' h1 h2c h3; }
 
 place::connect() { lab::connect || exit 1; }
 
