@@ -164,7 +164,7 @@ async def main():
     config = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=30.0,
                                max_stream_data=4 << 20, max_data=16 << 20)
     config.load_cert_chain(cert, key)
-    server = await serve("127.0.0.1", 0, configuration=config, create_protocol=Protocol)
+    server = await serve(params.get("host", "127.0.0.1"), 0, configuration=config, create_protocol=Protocol)
     port = server._transport.get_extra_info("sockname")[1]
     with open(port_file + ".tmp", "w") as f:
         f.write(str(port))

@@ -47,9 +47,9 @@ def openssl(workdir, *args):
 
 
 def make_certs(workdir):
-    """A test CA and a server certificate it signed, for localhost and 127.0.0.1."""
+    """A test CA and a server certificate it signed, for localhost, 127.0.0.1 and ::1."""
     with open(os.path.join(workdir, "server.ext"), "w") as f:
-        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\n")
     openssl(workdir, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
             "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=barrage h3 test CA")
     openssl(workdir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
@@ -59,9 +59,10 @@ def make_certs(workdir):
 
 
 class H3Server:
-    """h3server.py MODE on a free UDP port; its log's events in .events()."""
+    """h3server.py MODE on a free UDP port (of 127.0.0.1, or host=ADDRESS); its log's events in .events()."""
 
     def __init__(self, t, mode, **params):
+        self.host = params.get("host", "127.0.0.1")
         self.dir = tempfile.mkdtemp(prefix=f"h3 {mode}.", dir=t.workdir)
         self.port_file = os.path.join(self.dir, "port")
         self.log = os.path.join(self.dir, "log")
@@ -77,7 +78,7 @@ class H3Server:
                 raise Failure(f"h3server did not start: {open(os.path.join(self.dir, 'err')).read()[-400:]}")
             time.sleep(0.05)
         self.port = int(open(self.port_file).read())
-        self.url = f"https://127.0.0.1:{self.port}/"
+        self.url = f"https://[{self.host}]:{self.port}/" if ":" in self.host else f"https://{self.host}:{self.port}/"
         return self
 
     def __exit__(self, *exc):
@@ -147,6 +148,16 @@ def case_exact(t):
         expect_eq(r, "server_max_streams", 128)
         expect_eq(r, "tls.verified", True)
         expect_eq(r, "connections.established", 2)
+        check_sent(r, s.sent(), BUCKETS)
+
+
+def case_ipv6(t):
+    t.needs_h3()
+    with H3Server(t, "ok", host="::1") as s:
+        r = t.ok_run(["-c", "2", "-m", "2", "-n", "100"], s.url)
+        check_quic(r)
+        expect_eq(r, "succeeded", 100)
+        expect_eq(r, "tls.verified", True)
         check_sent(r, s.sent(), BUCKETS)
 
 
@@ -368,6 +379,7 @@ def case_usage(t):
 CASES = [
     ("usage: --h3 needs https://, excludes --h2; --version lists h3", case_usage),
     ("-c 2 -m 4 -n 300: exact, versions and MAX_STREAMS in the record", case_exact),
+    ("IPv6: https://[::1]:PORT, the certificate's IP:::1 verified", case_ipv6),
     ("-d with --warmup: timeline and --hdr-log", case_duration_warmup_timeline_hdrlog),
     ("MAX_STREAMS 2 caps -m 8", case_max_streams),
     ("headers over --max-header-size: protocol errors (header_too_large)", case_headers_limit),
