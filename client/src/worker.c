@@ -81,6 +81,7 @@ struct worker {
     struct conn *conns;
     unsigned conn_count;
     bool dgram;           /* the protocol runs over UDP (QUIC): protocol.datagram */
+    bool ever_open;       /* a connection of this thread was established once */
     struct stats stats;
     uint64_t budget;      /* requests left to start in the measured phase; UINT64_MAX: no limit */
     uint64_t inflight;    /* started and not yet ended, warm-up ones included */
@@ -279,6 +280,7 @@ static void host_peer_settings(struct session_host *h, uint32_t max_streams)
 }
 
 static void conn_count_open(struct conn *c, uint64_t now);
+static void worker_stop(struct worker *w, uint64_t window_end);
 
 /* Datagram protocols: the session's handshake is done. */
 static void host_connected(struct session_host *h, uint64_t now)
@@ -518,6 +520,7 @@ static void conn_count_open(struct conn *c, uint64_t now)
     struct worker *w = c->w;
     c->backoff_us = BACKOFF_MIN_US;
     w->open_now++;
+    w->ever_open = true;
     if (counted(w, c->connect_start)) {
         w->stats.established++;
         hist_record(&w->stats.connect, now - c->connect_start);
@@ -666,6 +669,13 @@ static void conn_close_handshaking(struct conn *c, enum close_cause cause)
         return;
     }
     if (counted(w, c->connect_start)) w->stats.connect_errors++;
+    /* bounded by -n alone, a server no handshake ever completes with would
+     * keep the run going for ever (over TCP main.c's probe stops it first):
+     * the thread stops, and the run is reported unreachable */
+    if (!w->cfg->duration_us && !w->ever_open) {
+        worker_stop(w, monotonic_now_us());
+        return;
+    }
     schedule_reconnect(c);
 }
 

@@ -299,6 +299,10 @@ def case_certificate(t):
         c = r["connections"]
         expect(r["requests"] == 0 and c["tls_errors"] > 0, f"unverified server accepted: {r}")
         expect(c["tls_errors"] == c["connect_errors"] == r["quic"]["handshake_failures"], f"{c} {r['quic']}")
+        # bounded by -n alone: no handshake ever completes, so the run stops (it would wait for ever)
+        rc, r, err = t.run(["-c", "2", "-n", "50"], s.url, timeout=30)
+        expect(rc == 3 and r is not None and r["requests"] == 0, f"-n 50: exit {rc}, want 3: {err}")
+        expect("no QUIC handshake completed" in err and err.count("certificate verify failed") == 1, f"-n: {err!r}")
         rc, r, err = t.run(["-c", "2", "-n", "50", "--insecure"], s.url)
         expect(rc == 0, f"--insecure: exit {rc}: {err}")
         expect_eq(r, "succeeded", 50)
@@ -313,6 +317,9 @@ def case_unreachable(t):
     rc, r, err = t.run(["-c", "1", "-d", "500ms", "--connect-timeout", "200ms"], f"https://127.0.0.1:{free_port()}/")
     expect(rc == 3 and r is not None, f"exit {rc}, want 3: {err}")
     expect(r["connections"]["established"] == 0 and r["connections"]["connect_errors"] > 0, f"{r['connections']}")
+    rc, r, err = t.run(["-c", "2", "-n", "10", "--connect-timeout", "200ms"], f"https://127.0.0.1:{free_port()}/",
+                       timeout=30)
+    expect(rc == 3 and r is not None and r["requests"] == 0, f"-n 10: exit {rc}, want 3: {err}")
 
 
 def case_large_bodies(t):
