@@ -17,18 +17,22 @@
 #     Sets a top-level field of the header (e.g. noise_floor) and rewrites FILE.
 #   results::write COMPLETE
 #     Rewrites FILE with every row so far and "complete": COMPLETE (true/false), then
-#     validates it against schemas/results.schema.json. An invalid file is kept as written;
-#     the validator's findings go to stderr the first time it is invalid, and RESULTS_INVALID
-#     becomes 1 (the caller's exit status should say so).
+#     validates it against schemas/results.schema.json if RESULTS_VALIDATE_EVERY_S (default
+#     30) have passed since the last validation: the validator takes about 0.6 s, as long as
+#     a short run, and the last write is always validated. An invalid file is kept as
+#     written; the validator's findings go to stderr the first time it is invalid, and
+#     RESULTS_INVALID becomes 1 (the caller's exit status should say so).
 #   results::finish COMPLETE
 #     Rewrites FILE a last time (complete: true at the normal end, false when interrupted),
-#     removes the side files, and repeats the findings when the file is not valid.
+#     validates it, removes the side files, and repeats the findings when the file is not
+#     valid.
 # Depends on lib/log.sh and lib/schema.sh (its validator installed: schema::ensure_validator).
 
-RESULTS_FILE='' RESULTS_INVALID=0
+RESULTS_FILE='' RESULTS_INVALID=0 RESULTS_VALIDATED_AT=''
+RESULTS_VALIDATE_EVERY_S=${RESULTS_VALIDATE_EVERY_S:-30}
 
 results::init() {
-  RESULTS_FILE=$1
+  RESULTS_FILE=$1 RESULTS_VALIDATED_AT=$SECONDS
   printf '%s\n' "$2" >"$RESULTS_FILE.header"
   : >"$RESULTS_FILE.rows"
   : >"$RESULTS_FILE.warmups"
@@ -62,6 +66,13 @@ results::replace_last() {
 }
 
 results::write() {
+  results::_rewrite "$1"
+  ((SECONDS - RESULTS_VALIDATED_AT >= RESULTS_VALIDATE_EVERY_S)) && results::_validate 0
+  return 0
+}
+
+# results::_rewrite COMPLETE: FILE from the header, the rows and the warm-ups, atomically.
+results::_rewrite() {
   local complete=$1 tmp
   [[ -n $RESULTS_FILE && -f $RESULTS_FILE.header ]] || return 0
   tmp=$(mktemp "$RESULTS_FILE.XXXXXX")
@@ -73,13 +84,13 @@ results::write() {
   # mktemp makes the file private; a results file is as readable as any other the user writes
   chmod "$(printf '%04o' $((0666 & ~0$(umask))))" "$tmp"
   mv -f "$tmp" "$RESULTS_FILE"
-  results::_validate 0
 }
 
 # results::_validate REPEAT: validates FILE; prints the findings when it is newly invalid
 # (or still invalid, with REPEAT=1) and sets RESULTS_INVALID.
 results::_validate() {
   local repeat=$1 findings status=0
+  RESULTS_VALIDATED_AT=$SECONDS
   findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$RESULTS_FILE" 2>&1) || status=$?
   ((status == 0)) && return 0
   if ((RESULTS_INVALID == 0 || repeat)); then
@@ -95,9 +106,10 @@ results::_validate() {
 
 results::finish() {
   local was_invalid=$RESULTS_INVALID
-  results::write "$1"
+  [[ -n $RESULTS_FILE && -f $RESULTS_FILE.header ]] || return 0
+  results::_rewrite "$1"
   rm -f "$RESULTS_FILE.header" "$RESULTS_FILE.rows" "$RESULTS_FILE.warmups"
-  # write reported a newly invalid file already; repeat older findings at the end.
-  ((was_invalid)) && results::_validate 1
+  # newly invalid: reported now; invalid before: reported then, and repeated here
+  results::_validate "$was_invalid"
   return 0
 }
