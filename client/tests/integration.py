@@ -1065,7 +1065,9 @@ CASES = [
     ("SIGINT/SIGTERM mid-run: the record of the window so far, interrupted, exit 130/143", case_signal),
     ("SIGINT in the warm-up, the --start-at wait, connecting: an empty interrupted record", case_signal_before_run),
     ("a second SIGINT ends barrage at once", case_signal_twice),
-    ("script watchdog: endless or blocked request()/response() end by -d, exit 4", case_runaway_run),
+    ("script watchdog: endless or blocked request()/response() end by -d, exit 4", case_runaway_run,
+     "14 s of runs stopped by the clock; the watchdog's hook and halt run sanitized in the top-level, setup, init and "
+     "done case (halted by --timeout there, by the run's end here)"),
     ("script watchdog: top level, setup, init, done stopped after --timeout; os.exit()", case_runaway_outside),
 ]
 
