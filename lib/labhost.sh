@@ -127,7 +127,7 @@ labhost::server() {
   local launcher=() tls=()
   [[ -n ${4:-} ]] && launcher=(taskset -c "$4")
   # A server that declares h3 does not start without its certificate (servers/CONTRACT.md),
-  # whatever the run measures
+  # whatever the run measures: the one lib/lab.sh made for the lab address.
   if grep -qE '^protocols=(.*,)?h3(,|$)' "servers/$1/server.properties" 2>/dev/null; then
     [[ -s certs/server.pem && -s certs/server.key ]] || { echo "labhost: no certs/server.pem and server.key in $PWD (lib/lab.sh copies them)" >&2; return 1; }
     tls=("TLS_CERT=$PWD/certs/server.pem" "TLS_KEY=$PWD/certs/server.key")

@@ -668,13 +668,16 @@ static void conn_close_handshaking(struct conn *c, enum close_cause cause)
         if (counted(w, c->connect_start)) w->stats.connects_abandoned++;
         return;
     }
-    if (counted(w, c->connect_start)) w->stats.connect_errors++;
-    /* bounded by -n alone, a server no handshake ever completes with would
-     * keep the run going for ever (over TCP main.c's probe stops it first):
-     * the thread stops, and the run is reported unreachable */
-    if (!w->cfg->duration_us && !w->ever_open) {
-        worker_stop(w, monotonic_now_us());
-        return;
+    if (counted(w, c->connect_start)) {
+        w->stats.connect_errors++;
+        /* bounded by -n alone, a server no handshake ever completes with would
+         * keep the run going for ever (over TCP main.c's probe stops it first):
+         * the thread stops at its first counted failure (a warm-up's are not),
+         * and the run is reported unreachable */
+        if (!w->cfg->duration_us && !w->ever_open) {
+            worker_stop(w, monotonic_now_us());
+            return;
+        }
     }
     schedule_reconnect(c);
 }
