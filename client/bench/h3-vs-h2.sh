@@ -11,8 +11,8 @@
 # own. A server without TLS on TCP (the suite's netty and jetty: h1 and h2c
 # there) is compared with its h2c instead: --h2-url http://HOST:PORT/PATH (the
 # h2 lane then runs without TLS and is named h2c). The load tools run pinned to
-# core 1 (keep the server off it), one thread, -c 10 -m 10 by default, in turn (the order rotates each round), for
-# several rounds of the duration:
+# core 1 (keep the server off it), one thread, -c 10 -m 10 by default, in turn
+# (the order rotates each round), for several rounds of the duration:
 #   h2       barrage --h2 -c N -m M
 #   h3       barrage --h3 -c N -m M
 #   oha-h3   oha --http-version 3 -c N -p M (when an oha built with its http3
