@@ -33,7 +33,7 @@ Stages (default: all, in this order):
   build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
-  c-fuzz      every parser's fuzzer (HTTP/1 responses, URLs, request text, --rand-url patterns,
+  c-fuzz      every parser's fuzzer, side by side (HTTP/1 responses, URLs, request text, --rand-url patterns,
               JWT keys), \$FUZZ_SECONDS s each (default 10)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name); the files
               that neither time anything nor start servers run two at a time (GNU parallel)
@@ -105,7 +105,7 @@ stage_deps() {
 }
 
 stage_build() {
-  if make -C client >&2; then echo "ok - barrage builds"; else echo "not ok - barrage builds"; fi
+  if make -j"$JOBS" -C client >&2; then echo "ok - barrage builds"; else echo "not ok - barrage builds"; fi
   # shellcheck source=lib/servers.sh
   source lib/servers.sh
   local names
@@ -116,9 +116,12 @@ stage_build() {
   if jdk-client::build; then echo "ok - jdk-client builds"; else echo "not ok - jdk-client builds"; fi
 }
 
-stage_c_tests()    { make -s -C client test; }
-stage_c_sanitize() { make -s -C client test-sanitize; }
-stage_c_fuzz()     { make -s -C client fuzz-all FUZZ_SECONDS="$FUZZ_SECONDS"; }
+# -j: the client's Makefile compiles in parallel, then runs its test suites one at a time;
+# the fuzzers run side by side, one core each.
+JOBS=$(nproc 2>/dev/null || echo 2)
+stage_c_tests()    { make -s -j"$JOBS" -C client test; }
+stage_c_sanitize() { make -s -j"$JOBS" -C client test-sanitize; }
+stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SECONDS"; }
 
 # The bats files whose tests assert no timing and start no Java server or measured run:
 # results files, README and page generation, lint, option parsing. They run two files at a

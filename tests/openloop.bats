@@ -253,8 +253,9 @@ fake() {
 @test "e2e: --quick on jetty with --rates and --capacity, one scenario" {
   source "$ROOT/lib/servers.sh"
   servers::build jetty
-  # a fixed 1 s server warm-up: the steady-state one is tested in run-benchmarks.bats
-  run "$RUN" --quick --duration 1s --server-warmup 1s --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello \
+  # a fixed 1 s server warm-up (the steady-state one is tested in run-benchmarks.bats), then
+  # each rate and capacity step 1 s without a warm-up of its own
+  run "$RUN" --quick --duration 1s --warmup 0s --server-warmup 1s --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello \
     --tool barrage --protocol h1 --rates 200 --capacity 'p99<200ms' --capacity-start 500 \
     --capacity-precision 0.5 --slo 'hello:errors<100%'
   echo "$output"

@@ -117,8 +117,8 @@ PY
   source "$ROOT/lib/servers.sh"
   servers::build netty
   # a fixed 1 s server warm-up here and below: the steady-state one is tested in run-benchmarks.bats
-  run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" --servers netty --scenarios hello \
-    --tool barrage --protocol h1 --profile
+  run "$RUN" --quick --server-warmup 1s --duration 1s --warmup 0s --port "$PORT" --output "$TMP/out" --servers netty \
+    --scenarios hello --tool barrage --protocol h1 --profile
   echo "$output"
   [ "$status" -eq 0 ]
   local f row flame
@@ -145,8 +145,8 @@ PY
   source "$ROOT/lib/servers.sh"
   servers::build jetty
   # a perf event that cannot open anywhere stands for a machine without perf events
-  PROFILE_PERF_EVENT=trace:barrage_no_such_event run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" \
-    --servers jetty --scenarios hello --tool barrage --protocol h1 --profile cpu --no-gc-log
+  PROFILE_PERF_EVENT=trace:barrage_no_such_event run "$RUN" --quick --server-warmup 1s --duration 1s --warmup 0s \
+    --port "$PORT" --output "$TMP/out" --servers jetty --scenarios hello --tool barrage --protocol h1 --profile cpu --no-gc-log
   echo "$output"
   [ "$status" -eq 0 ]
   local f row
@@ -171,7 +171,7 @@ PY
   servers::build
   # A small heap (JAVA_OPTS replaces servers/jvm.options), so that the windows hold pauses.
   JAVA_OPTS='-Xms32m -Xmx32m -XX:+ExitOnOutOfMemoryError' run "$RUN" --quick --server-warmup 1s --port "$PORT" --output "$TMP/out" \
-    --servers "$servers" --scenarios hello --tool barrage --protocol h1 --duration 2s --warmup 0s
+    --servers "$servers" --scenarios hello --tool barrage --protocol h1 --duration 1s --warmup 0s
   echo "$output"
   [ "$status" -eq 0 ]
   local f
@@ -181,11 +181,11 @@ PY
   [ "$(jq -r .settings.gc_log "$f")" = true ]
   jq -c '.results[] | {server, jvm}' "$f"
   # the heap asked for; the JDK that ran them; a known collector; a window as long as the run
-  # (2 s, plus the tool's start and grace); pauses that fit in it
+  # (1 s, plus the tool's start and grace); pauses that fit in it
   [ "$(jq --arg version "$(java::version "$(java::home)")" '[.results[] | .jvm
       | (.collector | IN("Serial", "G1", "Parallel", "Z", "Shenandoah")) and (.version | startswith($version))
         and (.flags | test("-Xmx32m")) and .heap_mib.max == 32 and .cpus_available >= 1
-        and .gc.window_ms >= 2000 and .gc.window_ms < 30000
+        and .gc.window_ms >= 1000 and .gc.window_ms < 30000
         and .gc.pauses >= 0 and .gc.pause_total_ms >= 0 and .gc.pause_total_ms < .gc.window_ms
         and (.gc.pauses == 0 or (.gc.pause_max_ms > 0 and .gc.pause_max_ms <= .gc.pause_total_ms))]
       | length == 8 and all' "$f")" = true ]

@@ -13,10 +13,12 @@ rate-integration: $(BUILD)/barrage $(BUILD)/rate_delay_server
 # rate-tsan: barrage under ThreadSanitizer (what crosses between the workers and the main
 # thread: intervals, --control commands) in the cases with threads, --control and --live;
 # a race report makes barrage exit 66, so the case fails.
-rate-tsan: $(BUILD)/rate_delay_server
+tsan-barrage:
 	@$(MAKE) -s BUILD=build/tsan CC=$(CLANG) CFLAGS="-O1 -g" EXTRA_CFLAGS=-fsanitize=thread \
 		EXTRA_LDFLAGS=-fsanitize=thread build/tsan/barrage
+
+rate-tsan: $(BUILD)/rate_delay_server tsan-barrage
 	TSAN_OPTIONS="exitcode=66" $(PYTHON) tests/rate/run.py --barrage build/tsan/barrage \
 		--delay-server $(BUILD)/rate_delay_server --only control_fifo --label " (thread sanitizer)"
 
-.PHONY: rate-tsan
+.PHONY: rate-tsan tsan-barrage
