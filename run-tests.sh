@@ -127,7 +127,7 @@ stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SE
 # results files, README and page generation, lint, option parsing. They run two files at a
 # time (GNU parallel), which takes about a third off their share of the run on 2 cores; every
 # other file measures or starts servers and runs alone.
-BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests)
+BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results)
 
 stage_bats() {
   local args=(--tap --timing) # each test's time on its line: where the run's time goes

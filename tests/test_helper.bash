@@ -32,7 +32,15 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
 make_tmp() { mktemp -d "${BATS_TMPDIR:-/tmp}/${1:-barrage test}.XXXX"; }
 
-free_port() { python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+# BARRAGE_TEST_PYTHON: the interpreter python3 stands for, asked once and exported (a bats
+# file's tests and the Python fixture servers they start use it): a version manager's shim in
+# front of it (pyenv's) costs ~0.17 s a call.
+if [[ -z ${BARRAGE_TEST_PYTHON:-} ]]; then
+  BARRAGE_TEST_PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+  export BARRAGE_TEST_PYTHON
+fi
+
+free_port() { "$BARRAGE_TEST_PYTHON" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 fixture() { local IFS=/; printf '%s\n' "$ROOT/tests/fixtures/$*"; }
 
