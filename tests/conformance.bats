@@ -23,9 +23,6 @@ setup_file() {
 }
 
 teardown_file() {
-  source lib/log.sh
-  source lib/servers.sh
-  stop_shared
   rm -rf -- "$CONFORMANCE_TMP"
 }
 
@@ -52,38 +49,6 @@ start() {
   servers::wait_ready "$SERVER_PID" "$PORT" 60
 }
 
-# start_shared NAME: like start, but the server stays up for the next test of the same server
-# (the contract's checks leave it as they found it): the instance an earlier test left is used
-# when it still runs, else one is started (and the one of another server stopped). Started with
-# bats' fd 3 closed, or bats would wait for it; teardown_file stops the last one.
-start_shared() {
-  local name=$1 shared=$CONFORMANCE_TMP/shared sname pid port
-  if [[ -f $shared ]]; then
-    read -r sname pid port <"$shared"
-    if [[ $sname == "$name" ]] && servers::alive "$pid"; then
-      PORT=$port
-      return 0
-    fi
-    stop_shared
-  fi
-  PORT=$(free_port)
-  LOG="$CONFORMANCE_TMP/$name $PORT.log"
-  servers::start "$name" "$PORT" "$LOG" 3>&-
-  printf '%s %s %s\n' "$name" "$SERVER_PID" "$PORT" >"$shared"
-  pid=$SERVER_PID
-  SERVER_PID='' # not this test's to stop
-  servers::wait_ready "$pid" "$PORT" 60
-}
-
-# stop_shared: stops the server start_shared left running, if any.
-stop_shared() {
-  local shared=$CONFORMANCE_TMP/shared sname pid port
-  [[ -f $shared ]] || return 0
-  read -r sname pid port <"$shared"
-  rm -f "$shared"
-  servers::stop "$pid" 5 || true
-}
-
 # require_built NAME: fail, naming the server, when its build failed in setup_file.
 require_built() {
   local failure
@@ -104,7 +69,7 @@ conforms() {
     skip "$name declares only $protocols"
   fi
   require_built "$name"
-  start_shared "$name"
+  start "$name"
   run contract::verify "$name" "http://127.0.0.1:$PORT" "$protocol"
   # On failure bats shows this output: each failed item, with the server's name.
   grep -E '^not ok' <<<"$output" || true
@@ -119,7 +84,7 @@ barrage_h3() {
   local name=$1 record
   require_built "$name"
   [[ $("$ROOT/client/build/barrage" --version) == *" h3 ("* ]] || { echo "barrage was built without HTTP/3"; return 1; }
-  start_shared "$name"
+  start "$name"
   head -c 300 /dev/urandom >"$CONFORMANCE_TMP/body 300"
   run "$ROOT/client/build/barrage" --h3 --cacert "$(certs::dir)/ca.pem" -c 2 -m 4 -n 200 --timeout 10s --json \
     "https://127.0.0.1:$PORT/hello"
