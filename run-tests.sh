@@ -22,6 +22,8 @@ source lib/contract.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
+# make -j for the C stages: compiling side by side; the suites still run one at a time
+JOBS=$(nproc 2>/dev/null || echo 2)
 
 usage() {
   cat <<USAGE
@@ -118,7 +120,6 @@ stage_build() {
 
 # -j: the client's Makefile compiles in parallel, then runs its test suites one at a time;
 # the fuzzers run side by side, one core each.
-JOBS=$(nproc 2>/dev/null || echo 2)
 stage_c_tests()    { make -s -j"$JOBS" -C client test; }
 stage_c_sanitize() { make -s -j"$JOBS" -C client test-sanitize; }
 stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SECONDS"; }

@@ -88,6 +88,11 @@ class Connection:
         self.server = server
         self.sock = sock
         self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=False, header_encoding=None))
+        if server.mode == "headers":
+            # literal strings without Huffman coding (as valid): pure-Python Huffman takes
+            # ~0.13 s per 80,000 bytes, most of that mode's time
+            encoder = self.conn.encoder
+            encoder.encode = lambda headers, huffman=True: type(encoder).encode(encoder, headers, huffman=False)
         self.requests_here = 0
         self.stream_ids = []
         self.pending = []  # (due time, stream id)
@@ -202,10 +207,6 @@ class Connection:
             return
         if mode == "headers":
             size, count = s.param("size", 1000), s.param("count", 1)
-            # literal strings without Huffman coding (as valid): pure-Python Huffman takes
-            # ~0.13 s per 80,000 bytes, most of this mode's time
-            encoder = self.conn.encoder
-            encoder.encode = lambda headers, huffman=True: type(encoder).encode(encoder, headers, huffman=False)
             self.respond(sid, [(b"x-big-%d" % n, b"h" * size) for n in range(count)])
             return
         if mode == "garbage":
