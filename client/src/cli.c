@@ -11,8 +11,9 @@
 
 #include "http2.h"
 #include "pacer.h"
-#include "url.h"
 #include "stages.h"
+#include "url.h"
+#include "urllist.h"
 
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
@@ -189,6 +190,78 @@ static enum cli_result parse_url(struct config *cfg, char *err, size_t errlen)
     free(basic);
     if (cfg->header_count == CONFIG_MAX_HEADERS) return fail(err, errlen, "too many --header options");
     cfg->headers[cfg->header_count++] = cfg->authorization;
+    return CLI_RUN;
+}
+
+/* --rand-url as oha's --rand-regex-url: an absolute pattern, one that does not
+ * start with "/" and holds "://", names its origin "http[s]://host[:port]" up
+ * to the path; only the path is drawn. */
+static bool rand_url_absolute(const char *pattern)
+{
+    return pattern && pattern[0] != '/' && strstr(pattern, "://");
+}
+
+/* An absolute pattern's origin, taken as written (a backslash before a
+ * character stands for it: 127\.0\.0\.1 or 127.0.0.1), into origin (cap
+ * bytes, with a "/" after it) and parsed into u (the caller's: url_free);
+ * *path is where the path pattern starts ("" when there is none). */
+static enum cli_result rand_url_origin(const char *pattern, char *origin, size_t cap, struct url *u,
+                                       const char **path, char *err, size_t errlen)
+{
+    const char *end = strchr(strstr(pattern, "://") + 3, '/');
+    if (!end) end = pattern + strlen(pattern);
+    size_t n = 0;
+    for (const char *c = pattern; c < end; c++) {
+        if (*c == '\\' && c + 1 < end) c++;
+        if (n + 2 >= cap) return fail(err, errlen, "--rand-url '%s': its origin is too long", pattern);
+        origin[n++] = *c;
+    }
+    origin[n++] = '/';
+    origin[n] = '\0';
+    *path = end;
+    char why[200];
+    if (url_parse(origin, u, why, sizeof why))
+        return fail(err, errlen, "--rand-url '%s': its origin '%s' is not one (only the path is drawn): %s", pattern,
+                    origin, why);
+    return CLI_RUN;
+}
+
+/* No URL on the command line: --rand-url's origin when the pattern is absolute,
+ * else the first line of --urls when it is an absolute URL (as h2load -i). */
+static enum cli_result url_from_source(struct config *cfg, char *err, size_t errlen)
+{
+    if (rand_url_absolute(cfg->rand_url)) {
+        char origin[URL_HOST_MAX + 64];
+        const char *path;
+        struct url u;
+        if (rand_url_origin(cfg->rand_url, origin, sizeof origin, &u, &path, err, errlen) != CLI_RUN) return CLI_ERROR;
+        url_free(&u);
+        if (!(cfg->url_owned = strdup(origin))) return fail(err, errlen, "out of memory");
+    } else if (cfg->urls_file && !cfg->rand_url) {
+        if (urllist_first_url(cfg->urls_file, &cfg->url_owned, err, errlen)) return CLI_ERROR;
+    } else {
+        return fail(err, errlen, "expected one URL (see --help)");
+    }
+    cfg->url = cfg->url_owned;
+    return CLI_RUN;
+}
+
+/* An absolute --rand-url pattern names the URL's origin (scheme, host and
+ * port, as parsed from both); cfg->rand_url becomes its path pattern. */
+static enum cli_result check_rand_url_origin(struct config *cfg, char *err, size_t errlen)
+{
+    if (!rand_url_absolute(cfg->rand_url)) return CLI_RUN;
+    char origin[URL_HOST_MAX + 64];
+    const char *path;
+    struct url u;
+    if (rand_url_origin(cfg->rand_url, origin, sizeof origin, &u, &path, err, errlen) != CLI_RUN) return CLI_ERROR;
+    bool same = u.tls == cfg->tls && !strcmp(u.host, cfg->host) && !strcmp(u.port, cfg->port);
+    url_free(&u);
+    if (!same)
+        return fail(err, errlen, "--rand-url '%s': its origin is not the URL's (%s): connections go to one origin",
+                    cfg->rand_url, cfg->url);
+    cfg->rand_url = *path ? path : "/";
+    cfg->rand_url_literal_dot = true;
     return CLI_RUN;
 }
 
@@ -563,10 +636,14 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     }
     /* as wrk: options anywhere (GNU getopt), the URL, then the script's
      * arguments (after "--" when they look like options) */
-    if (optind >= argc) return fail(err, errlen, "expected one URL (see --help)");
-    cfg->url = argv[optind];
-    cfg->script_args = (const char *const *)argv + optind + 1;
-    cfg->script_arg_count = (unsigned)(argc - optind - 1);
+    if (optind < argc) {
+        cfg->url = argv[optind];
+        cfg->script_args = (const char *const *)argv + optind + 1;
+        cfg->script_arg_count = (unsigned)(argc - optind - 1);
+    } else {
+        enum cli_result r = url_from_source(cfg, err, errlen);
+        if (r != CLI_RUN) return r;
+    }
     if (cfg->script_arg_count && !cfg->script_file)
         return fail(err, errlen, "arguments after the URL ('%s') are for a script (--script)", argv[optind + 1]);
     if (cfg->threads > cfg->connections) return fail(err, errlen, "--threads (%u) must not exceed --connections (%u)",
@@ -593,6 +670,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
         return fail(err, errlen, "--urls and --rand-url do not combine with --script");
     enum cli_result r = parse_url(cfg, err, errlen);
+    if (r == CLI_RUN) r = check_rand_url_origin(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
     if (r == CLI_RUN) r = check_h3(cfg, err, errlen);
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
@@ -606,5 +684,6 @@ void cli_free(struct config *cfg)
     free(cfg->body);
     free(cfg->path);
     free(cfg->authorization);
-    cfg->body = cfg->path = cfg->authorization = NULL;
+    free(cfg->url_owned);
+    cfg->body = cfg->path = cfg->authorization = cfg->url_owned = NULL;
 }

@@ -22,6 +22,7 @@ struct quic_client;
 
 struct config {
     const char *url;
+    char *url_owned;       /* owned: the URL when none is on the command line (--rand-url's origin, --urls' first line) */
     char host[256];        /* from the URL, for the Host header and the address */
     char port[8];
     char *path;            /* owned: the URL's request target, normalised (url.h) */
@@ -74,7 +75,8 @@ struct config {
     /* request sources without a script (source_gen.c) */
     const char *urls_file;     /* --urls FILE */
     bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
-    const char *rand_url;      /* --rand-url PATTERN */
+    const char *rand_url;      /* --rand-url PATTERN: the path pattern (an absolute one's path, cli.c) */
+    bool rand_url_literal_dot; /* the pattern was absolute (oha's form): a bare '.' is a dot */
     /* --jwt-key: a signed token per request (jwt.h), from a pool signed ahead (jwtpool.h) */
     const char *jwt_key;       /* --jwt-key FILE, or NULL */
     const char *jwt_alg;       /* --jwt-alg, or NULL: from the key */

@@ -31,6 +31,7 @@ struct regexgen {
 struct parser {
     const char *p, *start;
     unsigned depth;
+    bool literal_dot; /* REGEXGEN_LITERAL_DOT */
     char *err;
     size_t errlen;
     bool failed;
@@ -197,7 +198,7 @@ static struct node *parse_atom(struct parser *ps)
         ps->p++;
         return parse_class(ps);
     }
-    if (c == '.') {
+    if (c == '.' && !ps->literal_dot) {
         ps->p++;
         set_range(m, FIRST_CHAR, LAST_CHAR);
         return set_node(ps, m);
@@ -321,7 +322,13 @@ static struct node *parse_alt(struct parser *ps)
 
 struct regexgen *regexgen_new(const char *pattern, char *err, size_t errlen)
 {
-    struct parser ps = {.p = pattern, .start = pattern, .err = err, .errlen = errlen};
+    return regexgen_new_flags(pattern, 0, err, errlen);
+}
+
+struct regexgen *regexgen_new_flags(const char *pattern, unsigned flags, char *err, size_t errlen)
+{
+    struct parser ps = {.p = pattern, .start = pattern, .err = err, .errlen = errlen,
+                        .literal_dot = flags & REGEXGEN_LITERAL_DOT};
     struct node *root = parse_alt(&ps);
     if (root && *ps.p) {
         node_free(root);

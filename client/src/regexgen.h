@@ -24,6 +24,10 @@ struct regexgen;
 
 /* The compiled pattern, or NULL with "why (at offset N)" in err. */
 struct regexgen *regexgen_new(const char *pattern, char *err, size_t errlen);
+/* A bare '.' is a literal dot, as in oha's --rand-regex-url ('\.' too). */
+#define REGEXGEN_LITERAL_DOT 1u
+/* regexgen_new with flags (REGEXGEN_LITERAL_DOT, or 0). */
+struct regexgen *regexgen_new_flags(const char *pattern, unsigned flags, char *err, size_t errlen);
 void regexgen_free(struct regexgen *g);
 /* The longest string the pattern produces (<= REGEXGEN_MAX_LEN). */
 size_t regexgen_max_len(const struct regexgen *g);

@@ -170,10 +170,14 @@ static void *gen_shared_new(const struct config *cfg, char *err, size_t errlen)
     if (cfg->rand_url) {
         char why[200];
         if (cfg->rand_url[0] != '/') {
-            snprintf(err, errlen, "--rand-url '%s': the pattern must start with / (it draws the path)", cfg->rand_url);
+            snprintf(err, errlen,
+                     "--rand-url '%s': the pattern must start with / (it draws the path) or with the URL's origin, "
+                     "http[s]://host[:port]/",
+                     cfg->rand_url);
             goto fail;
         }
-        if (!(sh->pattern = regexgen_new(cfg->rand_url, why, sizeof why))) {
+        unsigned flags = cfg->rand_url_literal_dot ? REGEXGEN_LITERAL_DOT : 0;
+        if (!(sh->pattern = regexgen_new_flags(cfg->rand_url, flags, why, sizeof why))) {
             snprintf(err, errlen, "--rand-url '%s': %s", cfg->rand_url, why);
             goto fail;
         }

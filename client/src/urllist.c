@@ -267,3 +267,50 @@ void urllist_free(struct urllist *l)
     free(l->origins);
     memset(l, 0, sizeof *l);
 }
+
+/* The TARGET field of line (split in place): NULL for a blank or comment line,
+ * "" for a METHOD without one. */
+static const char *line_target(char *line)
+{
+    char *f[4];
+    size_t n = split(line, f);
+    if (n == 0 || f[0][0] == '#') return NULL;
+    size_t i = f[0][0] != '/' && !strstr(f[0], "://") ? 1 : 0; /* after a METHOD */
+    return i < n ? f[i] : "";
+}
+
+int urllist_first_url(const char *path, char **url, char *err, size_t errlen)
+{
+    size_t len, at = 0;
+    unsigned lineno = 0;
+    *url = NULL;
+    errno = 0;
+    char *text = slurp(path, &len), *line = NULL;
+    if (!text) {
+        snprintf(err, errlen, "--urls %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const char *target = NULL;
+    int rc = 0;
+    while (!target && at < len) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+        lineno++;
+        free(line);
+        if (!(line = dup_range(text + at, n))) break;
+        at += n + (nl != NULL);
+        line[strcspn(line, "\r")] = '\0';
+        target = line_target(line);
+    }
+    if (at < len && !line) rc = fail(err, errlen, path, lineno, "out of memory");
+    else if (!target) rc = fail(err, errlen, path, lineno, "no request in the list");
+    else if (!*target) rc = fail(err, errlen, path, lineno, "no target after the method");
+    else if (!strstr(target, "://"))
+        rc = fail(err, errlen, path, lineno,
+                  "the first request is a path ('%s'): give the URL on the command line, or make it an absolute URL",
+                  target);
+    else if (!(*url = dup_range(target, strlen(target)))) rc = fail(err, errlen, path, lineno, "out of memory");
+    free(line);
+    free(text);
+    return rc;
+}

@@ -45,5 +45,10 @@ int urllist_parse(struct urllist *l, const char *text, size_t len, const char *n
 int urllist_load(struct urllist *l, const char *path, bool tls, const char *host, const char *port, char *err,
                  size_t errlen);
 void urllist_free(struct urllist *l);
+/* As h2load -i takes the first URI's origin: the first request line's TARGET
+ * in the file at path, when no URL is on the command line. 0 with *url set
+ * (malloc'd, the caller's) when it is an absolute URL, else -1 with the
+ * reason in err ("path:line: ..." for a path, the file's error, an empty list). */
+int urllist_first_url(const char *path, char **url, char *err, size_t errlen);
 
 #endif

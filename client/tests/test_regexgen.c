@@ -147,8 +147,31 @@ static void test_max_len(void)
     regexgen_free(g);
 }
 
+/* REGEXGEN_LITERAL_DOT (oha's form): a bare '.', an escaped one and one in a class are all dots;
+ * without the flag a bare '.' draws other characters too. */
+static void test_literal_dot(void)
+{
+    char err[200], out[64];
+    struct regexgen *dotted = regexgen_new_flags("/f.[.]\\.x{1,2}", REGEXGEN_LITERAL_DOT, err, sizeof err);
+    struct regexgen *plain = regexgen_new("/f.", err, sizeof err);
+    struct rng r;
+    rng_seed(&r, 7);
+    bool dots = dotted != NULL, other = false;
+    for (int i = 0; i < 200 && dots && plain; i++) {
+        size_t len = regexgen_generate(dotted, &r, out);
+        dots = (len == 6 || len == 7) && !memcmp(out, "/f...x", 6);
+        len = regexgen_generate(plain, &r, out);
+        other = other || out[2] != '.';
+    }
+    TAP_CHECK(dots, "with REGEXGEN_LITERAL_DOT a bare dot is a dot (%s)", dotted ? "compiled" : err);
+    TAP_CHECK(plain && other, "without it a bare dot draws other characters too");
+    regexgen_free(dotted);
+    regexgen_free(plain);
+}
+
 int main(void)
 {
+    test_literal_dot();
     test_constructs();
     test_counts_uniform();
     test_same_seed();

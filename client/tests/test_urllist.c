@@ -86,10 +86,51 @@ static void test_load_bodies(void)
     rmdir(dir);
 }
 
+/* writes text to path; the first URL of the file, or the error, into out */
+static int first_url_of(const char *path, const char *text, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -2;
+    fputs(text, f);
+    fclose(f);
+    char *url = NULL;
+    int rc = urllist_first_url(path, &url, out, cap);
+    if (rc == 0) snprintf(out, cap, "%s", url);
+    free(url);
+    return rc;
+}
+
+static void test_first_url(void)
+{
+    char dir[] = "/tmp/urllist first.XXXXXX", path[200], out[300];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/list.txt", dir);
+    int rc = first_url_of(path, "# a list\r\n\n  POST\thttp://h:81/a?b=1 @x\n/b\n", out, sizeof out);
+    TAP_CHECK(rc == 0 && !strcmp(out, "http://h:81/a?b=1"), "the first request line's URL, after a method (%s)", out);
+    rc = first_url_of(path, "https://[::1]/\r\n", out, sizeof out);
+    TAP_CHECK(rc == 0 && !strcmp(out, "https://[::1]/"), "a CRLF line (%s)", out);
+    rc = first_url_of(path, "\n# only\n/a\nhttp://h/b\n", out, sizeof out);
+    TAP_CHECK(rc == -1 && strstr(out, "list.txt:3: the first request is a path ('/a')"), "a path first: file:line (%s)",
+              out);
+    rc = first_url_of(path, "# nothing\n\n", out, sizeof out);
+    TAP_CHECK(rc == -1 && strstr(out, "list.txt:2: no request in the list"), "no request (%s)", out);
+    rc = first_url_of(path, "", out, sizeof out);
+    TAP_CHECK(rc == -1 && strstr(out, "no request in the list"), "an empty file (%s)", out);
+    rc = first_url_of(path, "DELETE\n", out, sizeof out);
+    TAP_CHECK(rc == -1 && strstr(out, "list.txt:1: no target after the method"), "a method alone (%s)", out);
+    remove(path);
+    rmdir(dir);
+    char *url = (char *)"untouched";
+    rc = urllist_first_url("/nonexistent/urls.txt", &url, out, sizeof out);
+    TAP_CHECK(rc == -1 && url == NULL && strstr(out, "--urls /nonexistent/urls.txt: No such file"), "a missing file (%s)",
+              out);
+}
+
 int main(void)
 {
     test_forms();
     test_errors();
     test_load_bodies();
+    test_first_url();
     TAP_EXIT();
 }

@@ -45,7 +45,9 @@ class Recorder(h2run.Nginx):
 
 class SourceRunner(Runner):
     def run(self, args, url, timeout=120):
-        p = subprocess.run([self.barrage, "--json", *args, url], capture_output=True, text=True, timeout=timeout)
+        """url None: no URL on the command line."""
+        command = [self.barrage, "--json", *args, *([url] if url else [])]
+        p = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
         return p.returncode, record, p.stderr
 
@@ -155,6 +157,20 @@ def case_list_errors(t):
         expect(ng.requests() == [], "a request was sent")
 
 
+def case_list_without_url(t):
+    """No URL on the command line (as h2load -i): the first line's URL is the URL; paths after it go to its origin."""
+    with Recorder(t.workdir, "first url") as ng:
+        lst = t.write("list first.txt", f"# from h2load -i\nPOST http://127.0.0.1:{ng.port}/a\n/b\n")
+        r = t.ok_run(["-c", "1", "-n", "4", "--urls", lst], None)
+        reqs = ng.requests()
+    expect_eq(r, "requests", 4)
+    expect([(q[1], q[2]) for q in reqs] == [("POST", "/a"), ("GET", "/b")] * 2, f"requests: {reqs}")
+    lst = t.write("list path first.txt", "/a\nhttp://127.0.0.1:1/b\n")
+    rc, _, err = t.run(["-n", "1", "--urls", lst], None)
+    expect(rc == 2 and "list path first.txt:1: the first request is a path ('/a'): give the URL" in err,
+           f"exit {rc}: {err}")
+
+
 # ---- --rand-url ----
 
 RAND_PATTERN = r"/item/[0-9]{1,6}(\?color=(red|green|blue))?(/[a-z_]{2,4})*"
@@ -176,6 +192,30 @@ def case_rand_url(t):
     expect(seqs[0] != seqs[2], "another seed drew the same sequence")
     expect(seqs[3] == seqs[0], "h2 at a fixed rate drew another sequence for the same seed")
     expect(len(set(seqs[0])) > 250, f"only {len(set(seqs[0]))} distinct targets of 300")
+
+
+def case_rand_url_absolute(t):
+    """An absolute pattern as oha's --rand-regex-url: its origin taken as written, only the path drawn, a bare dot a
+    dot; no URL needed, the same URL accepted, another origin refused before anything is sent."""
+    rx = re.compile(r"/item/[0-9]{3}\.json")
+    with Recorder(t.workdir, "rand absolute") as ng, Recorder(t.workdir, "rand other") as other:
+        # as in oha, a bare dot is a dot in this form (an escaped one too)
+        escaped = r"http://127\.0\.0\.1:%d/item/[0-9]{3}\.json" % ng.port
+        plain = "http://127.0.0.1:%d/item/[0-9]{3}.json" % ng.port
+        seqs = []
+        for args, url in [(["--rand-url", escaped], None), (["--rand-url", plain], url_of(ng.port))]:
+            r = t.ok_run(["-c", "1", "-n", "50", "--seed", "5", *args], url)
+            expect_eq(r, "requests", 50)
+            seqs.append(targets(ng.requests())[-50:])
+        expect(all(rx.fullmatch(x) for seq in seqs for x in seq), f"targets: {seqs[0][:5]}")
+        expect(seqs[0] == seqs[1], "the same seed drew another sequence")
+        rc, _, err = t.run(["-n", "5", "--rand-url", plain], url_of(other.port))
+        expect(rc == 2 and "its origin is not the URL's" in err, f"exit {rc}: {err}")
+        rc, _, err = t.run(["-n", "5", "--rand-url", "http://(a|b)/x"], None)
+        expect(rc == 2 and "its origin 'http://(a|b)/' is not one" in err, f"exit {rc}: {err}")
+        expect(other.requests() == [], "a request was sent to the other origin")
+    rc, _, err = t.run(["-n", "5", "--rand-url", "/item/[0-9]"], None)
+    expect(rc == 2 and "expected one URL" in err, f"a path pattern without a URL: exit {rc}: {err}")
 
 
 def case_rand_url_errors(t):
@@ -285,7 +325,10 @@ CASES = [
     ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
     ("--urls with two origins: connections per origin", case_list_origins),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
+    ("--urls without a URL: the first line's URL (h2load -i)", case_list_without_url),
     ("--rand-url: targets match the pattern on h1 and h2, seeded", case_rand_url),
+    ("--rand-url: an absolute pattern (oha's form): its origin is the URL's, only the path drawn",
+     case_rand_url_absolute),
     ("--rand-url: a bad pattern is an error", case_rand_url_errors),
     ("--rate-stages: each stage's requests within 1% of the ramp, the target per second", case_stages_follow_ramp,
      "the ramp's accuracy over 7 s of the clock; the stages' code runs sanitized in the fall-short case"),
