@@ -12,7 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(pattern, data, size);
     pattern[size] = '\0';
     char err[256];
-    struct regexgen *g = regexgen_new(pattern, err, sizeof err);
+    /* the options from the size, so that the corpus keeps its meaning */
+    const struct regexgen_opts opts = {.max_repeat = (unsigned)(size % 17), .literal_dot = size & 1};
+    struct regexgen *g = regexgen_new_opts(pattern, &opts, err, sizeof err);
     if (g) {
         size_t max = regexgen_max_len(g);
         char *a = malloc(max + 1), *b = malloc(max + 1);

@@ -11,6 +11,7 @@
 
 #include "http2.h"
 #include "pacer.h"
+#include "regexgen.h"
 #include "stages.h"
 #include "url.h"
 #include "urllist.h"
@@ -20,7 +21,7 @@ enum {
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_H3, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
-    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
+    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_MAX_REPEAT, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
 };
 
@@ -69,6 +70,7 @@ static const struct option options[] = {
     {"urls", required_argument, NULL, OPT_URLS},
     {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
     {"rand-url", required_argument, NULL, OPT_RAND_URL},
+    {"max-repeat", required_argument, NULL, OPT_MAX_REPEAT},
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
     {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
     {"jwt-key", required_argument, NULL, OPT_JWT_KEY},
@@ -160,6 +162,7 @@ static void defaults(struct config *cfg)
     cfg->hdr_log_ns = true;
     cfg->keepalive = true;
     cfg->max_header_size = 65536;
+    cfg->rand_url_max_repeat = -1;
     cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
     cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
 }
@@ -588,6 +591,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_URLS: cfg->urls_file = arg; return CLI_RUN;
     case OPT_URLS_RANDOM: cfg->urls_random = true; return CLI_RUN;
     case OPT_RAND_URL: cfg->rand_url = arg; return CLI_RUN;
+    case OPT_MAX_REPEAT: return set_count(&cfg->rand_url_max_repeat, "--max-repeat", arg, 0, REGEXGEN_MAX_REPEAT, err, errlen);
     case OPT_PACE_RESOLUTION:
         if (set_duration(&cfg->pace_resolution_us, "--pace-resolution", arg, err, errlen) != CLI_RUN) return CLI_ERROR;
         if (cfg->pace_resolution_us > 1000000) return fail(err, errlen, "--pace-resolution '%s': at most 1s", arg);
@@ -666,6 +670,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
     if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
+    if (cfg->rand_url_max_repeat >= 0 && !cfg->rand_url) return fail(err, errlen, "--max-repeat needs --rand-url");
     if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
     if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
         return fail(err, errlen, "--urls and --rand-url do not combine with --script");

@@ -77,6 +77,7 @@ struct config {
     bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
     const char *rand_url;      /* --rand-url PATTERN: the path pattern (an absolute one's path, cli.c) */
     bool rand_url_literal_dot; /* the pattern was absolute (oha's form): a bare '.' is a dot */
+    long long rand_url_max_repeat; /* --max-repeat: -1 when not given (regexgen's default) */
     /* --jwt-key: a signed token per request (jwt.h), from a pool signed ahead (jwtpool.h) */
     const char *jwt_key;       /* --jwt-key FILE, or NULL */
     const char *jwt_alg;       /* --jwt-alg, or NULL: from the key */

@@ -31,7 +31,7 @@ struct regexgen {
 struct parser {
     const char *p, *start;
     unsigned depth;
-    bool literal_dot; /* REGEXGEN_LITERAL_DOT */
+    struct regexgen_opts opts;
     char *err;
     size_t errlen;
     bool failed;
@@ -198,7 +198,7 @@ static struct node *parse_atom(struct parser *ps)
         ps->p++;
         return parse_class(ps);
     }
-    if (c == '.' && !ps->literal_dot) {
+    if (c == '.' && !ps->opts.literal_dot) {
         ps->p++;
         set_range(m, FIRST_CHAR, LAST_CHAR);
         return set_node(ps, m);
@@ -231,7 +231,7 @@ static bool parse_quantifier(struct parser *ps, unsigned *min, unsigned *max)
     if (c == '?' || c == '*' || c == '+') {
         ps->p++;
         *min = c == '+';
-        *max = c == '?' ? 1 : *min + REGEXGEN_REPEAT_CAP;
+        *max = c == '?' ? 1 : *min + ps->opts.max_repeat;
         return true;
     }
     if (c != '{') return false;
@@ -240,7 +240,7 @@ static bool parse_quantifier(struct parser *ps, unsigned *min, unsigned *max)
     if (lo < 0) return fail(ps, "bad {m,n}"), false;
     if (*ps->p == ',') {
         ps->p++;
-        hi = *ps->p == '}' ? lo + REGEXGEN_REPEAT_CAP : parse_number(ps);
+        hi = *ps->p == '}' ? lo + (long)ps->opts.max_repeat : parse_number(ps);
     }
     if (hi < 0 || *ps->p != '}') return fail(ps, "bad {m,n}"), false;
     if (hi < lo) return fail(ps, "{m,n} with n below m"), false;
@@ -322,13 +322,14 @@ static struct node *parse_alt(struct parser *ps)
 
 struct regexgen *regexgen_new(const char *pattern, char *err, size_t errlen)
 {
-    return regexgen_new_flags(pattern, 0, err, errlen);
+    const struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP};
+    return regexgen_new_opts(pattern, &opts, err, errlen);
 }
 
-struct regexgen *regexgen_new_flags(const char *pattern, unsigned flags, char *err, size_t errlen)
+struct regexgen *regexgen_new_opts(const char *pattern, const struct regexgen_opts *opts, char *err, size_t errlen)
 {
-    struct parser ps = {.p = pattern, .start = pattern, .err = err, .errlen = errlen,
-                        .literal_dot = flags & REGEXGEN_LITERAL_DOT};
+    struct parser ps = {.p = pattern, .start = pattern, .err = err, .errlen = errlen, .opts = *opts};
+    if (ps.opts.max_repeat > REGEXGEN_MAX_REPEAT) ps.opts.max_repeat = REGEXGEN_MAX_REPEAT;
     struct node *root = parse_alt(&ps);
     if (root && *ps.p) {
         node_free(root);

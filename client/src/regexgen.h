@@ -5,18 +5,20 @@
  * match the empty string. Every character drawn is visible ASCII (0x21 to
  * 0x7e: what a request target may hold): '.' and negated classes draw from
  * those, and a literal outside them is an error. An unbounded repeat (*, +,
- * {m,}) draws at most REGEXGEN_REPEAT_CAP more than its minimum. Alternatives
+ * {m,}) draws at most REGEXGEN_REPEAT_CAP (or max_repeat) more than its minimum. Alternatives
  * are drawn with equal odds, counts uniformly, class members uniformly.
  * Same pattern and same generator state: the same string.
  * Ownership: regexgen_new's result is the caller's (regexgen_free). */
 #ifndef BARRAGE_REGEXGEN_H
 #define BARRAGE_REGEXGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rng.h"
 
-#define REGEXGEN_REPEAT_CAP 8
+#define REGEXGEN_REPEAT_CAP 8   /* the default of regexgen_opts.max_repeat */
+#define REGEXGEN_MAX_REPEAT 100 /* its highest */
 #define REGEXGEN_MAX_LEN 8192 /* the longest string a pattern may produce */
 #define REGEXGEN_MAX_DEPTH 64 /* nested groups and quantifiers */
 
@@ -24,10 +26,13 @@ struct regexgen;
 
 /* The compiled pattern, or NULL with "why (at offset N)" in err. */
 struct regexgen *regexgen_new(const char *pattern, char *err, size_t errlen);
-/* A bare '.' is a literal dot, as in oha's --rand-regex-url ('\.' too). */
-#define REGEXGEN_LITERAL_DOT 1u
-/* regexgen_new with flags (REGEXGEN_LITERAL_DOT, or 0). */
-struct regexgen *regexgen_new_flags(const char *pattern, unsigned flags, char *err, size_t errlen);
+struct regexgen_opts {
+    unsigned max_repeat; /* an unbounded repeat draws at most this many more than its minimum
+                            (REGEXGEN_REPEAT_CAP in regexgen_new; at most REGEXGEN_MAX_REPEAT) */
+    bool literal_dot;    /* a bare '.' is a dot, as in oha's --rand-regex-url ('\.' too) */
+};
+/* regexgen_new with other options. */
+struct regexgen *regexgen_new_opts(const char *pattern, const struct regexgen_opts *opts, char *err, size_t errlen);
 void regexgen_free(struct regexgen *g);
 /* The longest string the pattern produces (<= REGEXGEN_MAX_LEN). */
 size_t regexgen_max_len(const struct regexgen *g);

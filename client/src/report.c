@@ -108,6 +108,8 @@ void report_help(void)
           "                               or, as oha's --rand-regex-url, 'http://host:port/item/[0-9]+':\n"
           "                               the origin as written (the URL's, or the URL when none is given),\n"
           "                               a bare '.' a dot as in oha\n"
+          "      --max-repeat N           --rand-url's *, + and {m,} draw at most N more than their\n"
+          "                               minimum (0..100, default 8; oha's --max-repeat)\n"
           "      --jwt-key FILE           a signed JWT in every request, each with its own jti, signed\n"
           "                               ahead in a bounded pool on a thread of its own: FILE a PEM\n"
           "                               EC P-256 private key (ES256) or RSA private key (RS256), or with\n"

@@ -147,12 +147,13 @@ static void test_max_len(void)
     regexgen_free(g);
 }
 
-/* REGEXGEN_LITERAL_DOT (oha's form): a bare '.', an escaped one and one in a class are all dots;
+/* literal_dot (oha's form): a bare '.', an escaped one and one in a class are all dots;
  * without the flag a bare '.' draws other characters too. */
 static void test_literal_dot(void)
 {
     char err[200], out[64];
-    struct regexgen *dotted = regexgen_new_flags("/f.[.]\\.x{1,2}", REGEXGEN_LITERAL_DOT, err, sizeof err);
+    const struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP, .literal_dot = true};
+    struct regexgen *dotted = regexgen_new_opts("/f.[.]\\.x{1,2}", &opts, err, sizeof err);
     struct regexgen *plain = regexgen_new("/f.", err, sizeof err);
     struct rng r;
     rng_seed(&r, 7);
@@ -163,14 +164,45 @@ static void test_literal_dot(void)
         len = regexgen_generate(plain, &r, out);
         other = other || out[2] != '.';
     }
-    TAP_CHECK(dots, "with REGEXGEN_LITERAL_DOT a bare dot is a dot (%s)", dotted ? "compiled" : err);
+    TAP_CHECK(dots, "with literal_dot a bare dot is a dot (%s)", dotted ? "compiled" : err);
     TAP_CHECK(plain && other, "without it a bare dot draws other characters too");
     regexgen_free(dotted);
     regexgen_free(plain);
 }
 
+/* max_repeat: each unbounded repeat draws up to that many more than its minimum, and reaches it. */
+static void test_max_repeat(void)
+{
+    char err[200], out[REGEXGEN_MAX_REPEAT * 4 + 8];
+    const unsigned caps[] = {0, 3, REGEXGEN_MAX_REPEAT};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        const struct regexgen_opts opts = {.max_repeat = caps[i]};
+        struct regexgen *all_kinds = regexgen_new_opts("/a*b+c{2,}", &opts, err, sizeof err);
+        struct regexgen *one = regexgen_new_opts("/a*", &opts, err, sizeof err);
+        struct rng r;
+        rng_seed(&r, 3);
+        size_t longest = 0, shortest = SIZE_MAX;
+        for (int k = 0; one && k < 2000; k++) {
+            size_t len = regexgen_generate(one, &r, out);
+            longest = len > longest ? len : longest;
+            shortest = len < shortest ? len : shortest;
+        }
+        TAP_CHECK(all_kinds && one && regexgen_max_len(all_kinds) == 4 + 3 * caps[i] && shortest == 1 &&
+                      longest == 1 + caps[i],
+                  "max_repeat %u: *, + and {m,} up to %u more; a* drew lengths %zu..%zu", caps[i], caps[i], shortest,
+                  longest);
+        regexgen_free(all_kinds);
+        regexgen_free(one);
+    }
+    const struct regexgen_opts over = {.max_repeat = 100000};
+    struct regexgen *g = regexgen_new_opts("/a*", &over, err, sizeof err);
+    TAP_CHECK(g && regexgen_max_len(g) == 1 + REGEXGEN_MAX_REPEAT, "max_repeat above REGEXGEN_MAX_REPEAT is held to it");
+    regexgen_free(g);
+}
+
 int main(void)
 {
+    test_max_repeat();
     test_literal_dot();
     test_constructs();
     test_counts_uniform();

@@ -218,6 +218,20 @@ def case_rand_url_absolute(t):
     expect(rc == 2 and "expected one URL" in err, f"a path pattern without a URL: exit {rc}: {err}")
 
 
+def case_max_repeat(t):
+    """--max-repeat (oha's name): unbounded repeats draw at most N more than their minimum; bad uses exit 2."""
+    with Recorder(t.workdir, "max repeat") as ng:
+        t.ok_run(["-c", "1", "-n", "200", "--seed", "2", "--max-repeat", "2", "--rand-url", "/x[a-z]*y+"],
+                 url_of(ng.port))
+        lengths = collections.Counter(len(x) for x in targets(ng.requests()))
+        expect(min(lengths) == 3 and max(lengths) == 7, f"lengths drawn: {dict(lengths)}")
+        for args, want in [(["--max-repeat", "2"], "--max-repeat needs --rand-url"),
+                           (["--max-repeat", "101", "--rand-url", "/a*"], "bad --max-repeat '101': must be a whole number 0..100")]:
+            rc, _, err = t.run(["-n", "1", *args], url_of(ng.port))
+            expect(rc == 2 and want in err, f"exit {rc}: {err}")
+        expect(len(ng.requests()) == 200, "a bad use sent a request")
+
+
 def case_rand_url_errors(t):
     """A bad pattern is an error before the run, with where."""
     with Recorder(t.workdir, "rand errors") as ng:
@@ -330,6 +344,7 @@ CASES = [
     ("--rand-url: an absolute pattern (oha's form): its origin is the URL's, only the path drawn",
      case_rand_url_absolute),
     ("--rand-url: a bad pattern is an error", case_rand_url_errors),
+    ("--max-repeat: unbounded repeats' cap, bad uses refused", case_max_repeat),
     ("--rate-stages: each stage's requests within 1% of the ramp, the target per second", case_stages_follow_ramp,
      "the ramp's accuracy over 7 s of the clock; the stages' code runs sanitized in the fall-short case"),
     ("--rate-stages: the record names where delivery first fell short", case_stages_fall_short),
