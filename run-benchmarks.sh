@@ -371,6 +371,11 @@ SCRATCH_DIR='' EXIT_CODE=0 FINISHED=0 JAVA_HOME_FOUND=''
 # writes the results file a last time.
 on_exit() {
   local rc=$?
+  # Only this shell cleans up. A subshell (a sampler, a command substitution) that a signal
+  # reaches an instant after its fork, before bash has reset the traps it inherited, runs
+  # them: it would stop the server and rewrite the results under the running measurement
+  # (seen: a tool that ended at once, its sampler stopped as it started).
+  [[ $BASHPID == "$$" ]] || exit "$rc"
   ((EXIT_CODE)) && rc=$EXIT_CODE
   # A second Ctrl-C must not cut the clean-up short and leave the server running.
   trap '' INT TERM
@@ -384,6 +389,13 @@ on_exit() {
   fi
   [[ -n $SCRATCH_DIR ]] && rm -rf -- "$SCRATCH_DIR"
   exit "$rc"
+}
+
+# install_traps: on_exit at exit, and INT/TERM end the run with 130/143 through it.
+install_traps() {
+  trap on_exit EXIT
+  trap 'EXIT_CODE=130; exit 130' INT
+  trap 'EXIT_CODE=143; exit 143' TERM
 }
 
 main() {
@@ -403,10 +415,7 @@ main() {
   if ((DRY_RUN)); then plan::print_plan; return 0; fi
   ((${#PLAN[@]})) || usage_error "nothing to run: no selected server speaks a selected protocol with a selected tool (see --list)"
 
-  trap on_exit EXIT
-  trap 'EXIT_CODE=130; exit 130' INT
-  trap 'EXIT_CODE=143; exit 143' TERM
-
+  install_traps
   ensure_setup
   place::connect
   if [[ -n $PROFILE ]]; then

@@ -182,8 +182,9 @@ labhost::tool() {
   LABHOST_SPEC["samples"]=${LABHOST_SPEC[dir]}/tool-samples
   mkdir -p "${LABHOST_SPEC[dir]}"
   # tools::exec starts the tool in a process group of its own, outside the one lib/lab.sh
-  # recorded: when that group is told to stop, stop the tool's too.
-  trap 'procs::stop_all; exit 143' TERM INT
+  # recorded: when that group is told to stop, stop the tool's too. (Only this shell: a
+  # subshell the signal reaches as it is forked runs the trap it inherited; see on_exit.)
+  trap '[[ $BASHPID != "$$" ]] || procs::stop_all; exit 143' TERM INT
   "${LABHOST_SPEC[tool]}::run" LABHOST_SPEC
 }
 

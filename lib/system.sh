@@ -94,7 +94,7 @@ system::info() {
 
 system::sample_start() {
   local pid=$1 file=$2
-  (
+  { (
     local stat fields rss load1 load5 load15 rest
     while read -r stat 2>/dev/null <"/proc/$pid/stat"; do
       # After the command (which may hold spaces), utime and stime are fields 12 and 13.
@@ -106,7 +106,7 @@ system::sample_start() {
         "$load1" "$load5" "$load15" "$SYSTEM_MACHINE_TICKS"
       sleep 0.2
     done
-  ) >>"$file" &
+  ) >>"$file" & } 2>/dev/null # (as in system::group_sample_start)
   SAMPLER_PID=$!
 }
 
@@ -221,13 +221,15 @@ system::_tree_times() {
 system::group_sample_start() {
   local pid=$1 file=$2
   SYSTEM_HZ=$(getconf CLK_TCK)
-  (
+  # stderr to /dev/null from the fork on: one stopped as it starts has bash print "wait_for:
+  # No record of process" there (see on_exit in run-benchmarks.sh)
+  { (
     while [[ -d /proc/$pid ]]; do
       system::_tree_times "$pid"
       printf '%s %s %s\n' "${EPOCHREALTIME/[.,]/}" "$pid" "$SYSTEM_TREE_TIMES"
       sleep 0.2
     done
-  ) >>"$file" &
+  ) >>"$file" & } 2>/dev/null
   GROUP_SAMPLER_PID=$!
 }
 

@@ -340,6 +340,8 @@ exact_accounting() {
   [[ ${first%%run 2 of 2*} != *"is NOT valid"* ]]
   RESULTS_VALIDATE_EVERY_S=0 PATH="$ROOT/tests/fixtures/invalid-wrk:$PATH" run fake --servers good \
     --scenarios hello,baseline --tool wrk
+  echo "the second run, validating every write: exit $status"
+  echo "$output"
   [ "$status" -eq 1 ]
   [[ ${output%%run 2 of 2*} == *"is NOT valid"* ]]
 }
@@ -673,6 +675,28 @@ signal_building() {
   while read -r pid; do
     ! alive "$pid" || { echo "fake mvn process $pid still runs"; return 1; }
   done <"$TMP/mvn-pids"
+}
+
+@test "signals: a sampler stopped as it starts leaves the clean-up to the run: its server keeps running" {
+  # A signal that reaches a subshell just after its fork runs the trap it inherited. The
+  # run's EXIT trap then ran in a tool sampler stopped at once (a tool that ended at once) and
+  # stopped the server under the running measurement, now and then.
+  # shellcheck disable=SC2016 # expanded by that bash
+  run sourced 'install_traps
+    setsid sleep 60 </dev/null >/dev/null 2>&1 &
+    SERVER_PID=$!
+    for ((i = 0; i < 100; i++)); do
+      system::group_sample_start 999999999 /dev/null
+      system::group_sample_stop
+    done
+    if kill -0 "$SERVER_PID" 2>/dev/null; then echo "server alive after 100 samplers"; fi' \
+    --servers good --scenarios hello --tool wrk
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"server alive after 100 samplers"* ]]
+  # stopped once, by the run's own exit
+  [ "$(grep -c 'stopping server process group' <<<"$output")" -eq 1 ]
+  [[ $output != *"wait_for"* ]]
 }
 
 @test "signals: SIGINT to the process group (Ctrl-C) while measuring: partial file, exit 130, no process left" {
