@@ -68,8 +68,10 @@ static const struct option options[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
     {"urls", required_argument, NULL, OPT_URLS},
+    {"urls-from-file", required_argument, NULL, OPT_URLS}, /* oha's name: `oha --urls-from-file FILE` reads the same */
     {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
     {"rand-url", required_argument, NULL, OPT_RAND_URL},
+    {"rand-regex-url", required_argument, NULL, OPT_RAND_URL}, /* oha's name, its pattern after it */
     {"max-repeat", required_argument, NULL, OPT_MAX_REPEAT},
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
     {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},

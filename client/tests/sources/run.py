@@ -162,9 +162,11 @@ def case_list_without_url(t):
     with Recorder(t.workdir, "first url") as ng:
         lst = t.write("list first.txt", f"# from h2load -i\nPOST http://127.0.0.1:{ng.port}/a\n/b\n")
         r = t.ok_run(["-c", "1", "-n", "4", "--urls", lst], None)
+        # oha's command line: `oha --urls-from-file FILE`
+        t.ok_run(["-c", "1", "-n", "2", "--urls-from-file", lst], None)
         reqs = ng.requests()
     expect_eq(r, "requests", 4)
-    expect([(q[1], q[2]) for q in reqs] == [("POST", "/a"), ("GET", "/b")] * 2, f"requests: {reqs}")
+    expect([(q[1], q[2]) for q in reqs] == [("POST", "/a"), ("GET", "/b")] * 3, f"requests: {reqs}")
     lst = t.write("list path first.txt", "/a\nhttp://127.0.0.1:1/b\n")
     rc, _, err = t.run(["-n", "1", "--urls", lst], None)
     expect(rc == 2 and "list path first.txt:1: the first request is a path ('/a'): give the URL" in err,
@@ -203,12 +205,13 @@ def case_rand_url_absolute(t):
         escaped = r"http://127\.0\.0\.1:%d/item/[0-9]{3}\.json" % ng.port
         plain = "http://127.0.0.1:%d/item/[0-9]{3}.json" % ng.port
         seqs = []
-        for args, url in [(["--rand-url", escaped], None), (["--rand-url", plain], url_of(ng.port))]:
+        for args, url in [(["--rand-url", escaped], None), (["--rand-url", plain], url_of(ng.port)),
+                          (["--rand-regex-url", plain], None)]:  # oha's command line
             r = t.ok_run(["-c", "1", "-n", "50", "--seed", "5", *args], url)
             expect_eq(r, "requests", 50)
             seqs.append(targets(ng.requests())[-50:])
         expect(all(rx.fullmatch(x) for seq in seqs for x in seq), f"targets: {seqs[0][:5]}")
-        expect(seqs[0] == seqs[1], "the same seed drew another sequence")
+        expect(seqs[0] == seqs[1] == seqs[2], "the same seed drew another sequence")
         rc, _, err = t.run(["-n", "5", "--rand-url", plain], url_of(other.port))
         expect(rc == 2 and "its origin is not the URL's" in err, f"exit {rc}: {err}")
         rc, _, err = t.run(["-n", "5", "--rand-url", "http://(a|b)/x"], None)
@@ -226,7 +229,8 @@ def case_max_repeat(t):
         lengths = collections.Counter(len(x) for x in targets(ng.requests()))
         expect(min(lengths) == 3 and max(lengths) == 7, f"lengths drawn: {dict(lengths)}")
         for args, want in [(["--max-repeat", "2"], "--max-repeat needs --rand-url"),
-                           (["--max-repeat", "101", "--rand-url", "/a*"], "bad --max-repeat '101': must be a whole number 0..100")]:
+                           (["--max-repeat", "101", "--rand-url", "/a*"],
+                            "bad --max-repeat '101': must be a whole number 0..100")]:
             rc, _, err = t.run(["-n", "1", *args], url_of(ng.port))
             expect(rc == 2 and want in err, f"exit {rc}: {err}")
         expect(len(ng.requests()) == 200, "a bad use sent a request")
@@ -339,9 +343,10 @@ CASES = [
     ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
     ("--urls with two origins: connections per origin", case_list_origins),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
-    ("--urls without a URL: the first line's URL (h2load -i)", case_list_without_url),
+    ("--urls without a URL: the first line's URL (h2load -i), --urls-from-file as oha", case_list_without_url),
     ("--rand-url: targets match the pattern on h1 and h2, seeded", case_rand_url),
-    ("--rand-url: an absolute pattern (oha's form): its origin is the URL's, only the path drawn",
+    ("--rand-url: an absolute pattern (oha's form, --rand-regex-url too): its origin is the URL's, "
+     "only the path drawn",
      case_rand_url_absolute),
     ("--rand-url: a bad pattern is an error", case_rand_url_errors),
     ("--max-repeat: unbounded repeats' cap, bad uses refused", case_max_repeat),
