@@ -243,7 +243,8 @@ static enum cli_result url_from_source(struct config *cfg, char *err, size_t err
         url_free(&u);
         if (!(cfg->url_owned = strdup(origin))) return fail(err, errlen, "out of memory");
     } else if (cfg->urls_file && !cfg->rand_url) {
-        if (urllist_first_url(cfg->urls_file, &cfg->url_owned, err, errlen)) return CLI_ERROR;
+        if (urllist_first_url(cfg->urls_text, cfg->urls_len, urllist_name(cfg->urls_file), &cfg->url_owned, err, errlen))
+            return CLI_ERROR;
     } else {
         return fail(err, errlen, "expected one URL (see --help)");
     }
@@ -640,6 +641,13 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         enum cli_result r = apply(opt, optarg, cfg, &duration_set, err, errlen);
         if (r != CLI_RUN) return r;
     }
+    if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
+    if (cfg->rand_url_max_repeat >= 0 && !cfg->rand_url) return fail(err, errlen, "--max-repeat needs --rand-url");
+    if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
+    if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
+        return fail(err, errlen, "--urls and --rand-url do not combine with --script");
+    /* read once: standard input ("-") cannot be read again by the source */
+    if (cfg->urls_file && urllist_read(cfg->urls_file, &cfg->urls_text, &cfg->urls_len, err, errlen)) return CLI_ERROR;
     /* as wrk: options anywhere (GNU getopt), the URL, then the script's
      * arguments (after "--" when they look like options) */
     if (optind < argc) {
@@ -671,11 +679,6 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
     if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
-    if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
-    if (cfg->rand_url_max_repeat >= 0 && !cfg->rand_url) return fail(err, errlen, "--max-repeat needs --rand-url");
-    if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
-    if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
-        return fail(err, errlen, "--urls and --rand-url do not combine with --script");
     enum cli_result r = parse_url(cfg, err, errlen);
     if (r == CLI_RUN) r = check_rand_url_origin(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
@@ -692,5 +695,6 @@ void cli_free(struct config *cfg)
     free(cfg->path);
     free(cfg->authorization);
     free(cfg->url_owned);
-    cfg->body = cfg->path = cfg->authorization = cfg->url_owned = NULL;
+    free(cfg->urls_text);
+    cfg->body = cfg->path = cfg->authorization = cfg->url_owned = cfg->urls_text = NULL;
 }

@@ -73,7 +73,9 @@ struct config {
     bool live;                 /* --live: a line per second on stderr */
     struct control *control;   /* opened by main from control_path, or NULL */
     /* request sources without a script (source_gen.c) */
-    const char *urls_file;     /* --urls FILE */
+    const char *urls_file;     /* --urls FILE ("-": standard input) */
+    char *urls_text;           /* owned: the list as read once by cli.c */
+    size_t urls_len;
     bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
     const char *rand_url;      /* --rand-url PATTERN: the path pattern (an absolute one's path, cli.c) */
     bool rand_url_literal_dot; /* the pattern was absolute (oha's form): a bare '.' is a dot */

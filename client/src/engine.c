@@ -34,7 +34,6 @@
 static void run_shared_free(struct run_shared *rs)
 {
     if (rs->protocol_shared) rs->protocol->shared_free(rs->protocol_shared);
-    if (rs->source_shared) rs->source->shared_free(rs->source_shared);
     if (rs->notify_fd >= 0) close(rs->notify_fd);
 }
 
@@ -297,10 +296,10 @@ static int timelines_init(const struct config *cfg, struct run_result *out, uint
 }
 
 int engine_run(const struct config *cfg, const struct protocol *protocol, const struct source_type *source,
-               struct run_result *out, char *errbuf, size_t errlen)
+               void *source_shared, struct run_result *out, char *errbuf, size_t errlen)
 {
     struct worker **workers = calloc(cfg->threads, sizeof *workers);
-    struct run_shared rs = {.protocol = protocol, .source = source, .workers = workers,
+    struct run_shared rs = {.protocol = protocol, .source = source, .source_shared = source_shared, .workers = workers,
                             .worker_count = cfg->threads, .t0_us = monotonic_now_us()};
     uint64_t measure_start = cfg->warmup_auto ? UINT64_MAX : rs.t0_us + cfg->warmup_us;
     atomic_init(&rs.measure_start_us, measure_start);
@@ -320,8 +319,7 @@ int engine_run(const struct config *cfg, const struct protocol *protocol, const 
         snprintf(errbuf, errlen, "cannot write --hdr-log %s: %s", cfg->hdr_log_path, strerror(errno));
     } else if (rs.notify_fd < 0) {
         snprintf(errbuf, errlen, "eventfd: %s", strerror(errno));
-    } else if (workers && (rs.source_shared = source->shared_new(cfg, errbuf, errlen)) &&
-               (rs.protocol_shared = protocol->shared_new(cfg))) {
+    } else if (workers && (rs.protocol_shared = protocol->shared_new(cfg))) {
         rc = run_workers(workers, cfg, &rs, out, errbuf, errlen);
         if (rc == 0 && merge_results(workers, cfg->threads, out)) {
             snprintf(errbuf, errlen, "out of memory");

@@ -328,18 +328,18 @@ static bool never_connected(const struct config *cfg, const struct stats *st)
 /* The run, reported: with a script its setup and init first, its done after
  * the text report (as wrk) or before the --json record (so the record can
  * name an error of done). Returns the exit status. */
-static int run_and_report(struct config *cfg, const struct protocol *protocol, const struct jwt *jwt)
+static int run_and_report(struct config *cfg, const struct protocol *protocol, const struct source_type *source,
+                          void *source_shared, const struct jwt *jwt)
 {
     struct run_result result = {0};
     char err[512];
     int status = 0;
-    const struct source_type *source = cfg->script ? &source_script : config_generated(cfg) ? &source_gen : &source_static;
     if (cfg->script && source_script_threads(cfg->script, cfg)) {
         /* nothing was measured: an empty record with the error */
         return report_empty(cfg, script_error(cfg->script));
     } else if (signals_caught()) {
         return report_empty(cfg, "");
-    } else if (engine_run(cfg, protocol, source, &result, err, sizeof err)) {
+    } else if (engine_run(cfg, protocol, source, source_shared, &result, err, sizeof err)) {
         report_error("%s", err);
         return EXIT_FAILURE;
     } else if (result.interrupted && cfg->script) {
@@ -431,6 +431,17 @@ int main(int argc, char **argv)
         cli_free(&cfg);
         return status;
     }
+    /* before the probe: a bad --urls line, body file or --rand-url pattern is
+     * a usage error, whether or not the target is up */
+    const struct source_type *source = cfg.script ? &source_script : config_generated(&cfg) ? &source_gen : &source_static;
+    void *source_shared = source->shared_new(&cfg, err, sizeof err);
+    if (!source_shared) {
+        report_error("%s", err);
+        jwt_free(jwt);
+        script_free(cfg.script);
+        cli_free(&cfg);
+        return EXIT_USAGE;
+    }
     int status = EXIT_UNREACHABLE;
     struct control control;
     bool bad_ca = tls_client_setup(&cfg, err, sizeof err) != 0 || quic_client_setup(&cfg, err, sizeof err) != 0;
@@ -455,8 +466,9 @@ int main(int argc, char **argv)
         report_error("%s", err);
         status = EXIT_USAGE;
     } else {
-        status = run_and_report(&cfg, run_protocol(&cfg), jwt);
+        status = run_and_report(&cfg, run_protocol(&cfg), source, source_shared, jwt);
     }
+    source->shared_free(source_shared);
     jwtpool_free(cfg.jwt_pool);
     jwt_free(jwt);
     if (close_run_files(&cfg) && status == 0) status = EXIT_FAILURE;

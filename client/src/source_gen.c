@@ -166,7 +166,9 @@ static void *gen_shared_new(const struct config *cfg, char *err, size_t errlen)
     sh->cfg = cfg;
     sh->random = cfg->urls_random;
     err[0] = '\0';
-    if (cfg->urls_file && urllist_load(&sh->list, cfg->urls_file, cfg->tls, cfg->host, cfg->port, err, errlen)) goto fail;
+    if (cfg->urls_file && urllist_load(&sh->list, cfg->urls_text, cfg->urls_len, cfg->urls_file, cfg->tls, cfg->host,
+                                       cfg->port, err, errlen))
+        goto fail;
     if (cfg->rand_url) {
         char why[200];
         if (cfg->rand_url[0] != '/') {

@@ -112,6 +112,23 @@ static size_t split(char *line, char *fields[4])
     return n;
 }
 
+/* Whether the first field is a METHOD (not a path, not an absolute URL). */
+static bool is_method(const char *field)
+{
+    return field[0] != '/' && !strstr(field, "://");
+}
+
+/* The TARGET field of line (split in place): NULL for a blank or comment line,
+ * "" for a METHOD without one. */
+static const char *line_target(char *line)
+{
+    char *f[4];
+    size_t n = split(line, f);
+    if (n == 0 || f[0][0] == '#') return NULL;
+    size_t i = is_method(f[0]) ? 1 : 0;
+    return i < n ? f[i] : "";
+}
+
 static int parse_line(struct urllist *l, char *line, unsigned lineno, const char *name, bool tls, char *err,
                       size_t errlen)
 {
@@ -121,7 +138,7 @@ static int parse_line(struct urllist *l, char *line, unsigned lineno, const char
     if (n > 3) return fail(err, errlen, name, lineno, "too many fields (expected [METHOD] TARGET [@BODYFILE])");
     size_t i = 0;
     const char *method = "GET";
-    if (f[0][0] != '/' && !strstr(f[0], "://")) {
+    if (is_method(f[0])) {
         method = f[i++];
         for (const char *c = method; *c; c++)
             if (!tchar(*c)) return fail(err, errlen, name, lineno, "bad method '%s'", method);
@@ -191,11 +208,9 @@ int urllist_parse(struct urllist *l, const char *text, size_t len, const char *n
     return rc;
 }
 
-/* The whole file at path, malloc'd; NULL with errno. */
-static char *slurp(const char *path, size_t *len)
+/* Everything left in f, malloc'd; NULL with errno. */
+static char *slurp_stream(FILE *f, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
     size_t cap = 4096, n = 0, r;
     char *buf = malloc(cap);
     while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
@@ -206,9 +221,7 @@ static char *slurp(const char *path, size_t *len)
             buf = bigger;
         }
     }
-    int bad = ferror(f) || !buf;
-    fclose(f);
-    if (bad) {
+    if (ferror(f) || !buf) {
         free(buf);
         errno = errno ? errno : ENOMEM;
         return NULL;
@@ -217,10 +230,36 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* The whole file at path, malloc'd; NULL with errno. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = slurp_stream(f, len);
+    int saved = errno;
+    fclose(f);
+    errno = saved;
+    return buf;
+}
+
+const char *urllist_name(const char *path)
+{
+    return strcmp(path, "-") ? path : "stdin";
+}
+
+int urllist_read(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+    errno = 0;
+    *text = strcmp(path, "-") ? slurp(path, len) : slurp_stream(stdin, len);
+    if (*text) return 0;
+    snprintf(err, errlen, "--urls %s: %s", urllist_name(path), strerror(errno));
+    return -1;
+}
+
 /* Reads each line's body file, relative to the list's folder. */
 static int read_bodies(struct urllist *l, const char *path, char *err, size_t errlen)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = strcmp(path, "-") ? strrchr(path, '/') : NULL; /* stdin's: from the working folder */
     size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
     for (size_t i = 0; i < l->count; i++) {
         struct urllist_line *ln = &l->lines[i];
@@ -230,24 +269,16 @@ static int read_bodies(struct urllist *l, const char *path, char *err, size_t er
         else snprintf(full, sizeof full, "%.*s%s", (int)dir_len, path, ln->body_file);
         errno = 0;
         if (!(ln->body = slurp(full, &ln->body_len)))
-            return fail(err, errlen, path, ln->lineno, "cannot read body file %s: %s", full, strerror(errno));
+            return fail(err, errlen, urllist_name(path), ln->lineno, "cannot read body file %s: %s", full,
+                        strerror(errno));
     }
     return 0;
 }
 
-int urllist_load(struct urllist *l, const char *path, bool tls, const char *host, const char *port, char *err,
-                 size_t errlen)
+int urllist_load(struct urllist *l, const char *text, size_t len, const char *path, bool tls, const char *host,
+                 const char *port, char *err, size_t errlen)
 {
-    size_t len;
-    errno = 0;
-    char *text = slurp(path, &len);
-    if (!text) {
-        memset(l, 0, sizeof *l);
-        snprintf(err, errlen, "--urls %s: %s", path, strerror(errno));
-        return -1;
-    }
-    int rc = urllist_parse(l, text, len, path, tls, host, port, err, errlen);
-    free(text);
+    int rc = urllist_parse(l, text, len, urllist_name(path), tls, host, port, err, errlen);
     if (rc == 0 && read_bodies(l, path, err, errlen)) {
         urllist_free(l);
         return -1;
@@ -268,28 +299,12 @@ void urllist_free(struct urllist *l)
     memset(l, 0, sizeof *l);
 }
 
-/* The TARGET field of line (split in place): NULL for a blank or comment line,
- * "" for a METHOD without one. */
-static const char *line_target(char *line)
+int urllist_first_url(const char *text, size_t len, const char *name, char **url, char *err, size_t errlen)
 {
-    char *f[4];
-    size_t n = split(line, f);
-    if (n == 0 || f[0][0] == '#') return NULL;
-    size_t i = f[0][0] != '/' && !strstr(f[0], "://") ? 1 : 0; /* after a METHOD */
-    return i < n ? f[i] : "";
-}
-
-int urllist_first_url(const char *path, char **url, char *err, size_t errlen)
-{
-    size_t len, at = 0;
+    size_t at = 0;
     unsigned lineno = 0;
     *url = NULL;
-    errno = 0;
-    char *text = slurp(path, &len), *line = NULL;
-    if (!text) {
-        snprintf(err, errlen, "--urls %s: %s", path, strerror(errno));
-        return -1;
-    }
+    char *line = NULL;
     const char *target = NULL;
     int rc = 0;
     while (!target && at < len) {
@@ -297,20 +312,18 @@ int urllist_first_url(const char *path, char **url, char *err, size_t errlen)
         size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
         lineno++;
         free(line);
-        if (!(line = dup_range(text + at, n))) break;
+        if (!(line = dup_range(text + at, n && text[at + n - 1] == '\r' ? n - 1 : n))) break;
         at += n + (nl != NULL);
-        line[strcspn(line, "\r")] = '\0';
         target = line_target(line);
     }
-    if (at < len && !line) rc = fail(err, errlen, path, lineno, "out of memory");
-    else if (!target) rc = fail(err, errlen, path, lineno, "no request in the list");
-    else if (!*target) rc = fail(err, errlen, path, lineno, "no target after the method");
+    if (at < len && !line) rc = fail(err, errlen, name, lineno, "out of memory");
+    else if (!target) rc = fail(err, errlen, name, lineno, "no request in the list");
+    else if (!*target) rc = fail(err, errlen, name, lineno, "no target after the method");
     else if (!strstr(target, "://"))
-        rc = fail(err, errlen, path, lineno,
+        rc = fail(err, errlen, name, lineno,
                   "the first request is a path ('%s'): give the URL on the command line, or make it an absolute URL",
                   target);
-    else if (!(*url = dup_range(target, strlen(target)))) rc = fail(err, errlen, path, lineno, "out of memory");
+    else if (!(*url = dup_range(target, strlen(target)))) rc = fail(err, errlen, name, lineno, "out of memory");
     free(line);
-    free(text);
     return rc;
 }

@@ -4,6 +4,7 @@
  *            (http[s]://host[:port]/path) with the command line's scheme;
  *            each distinct host:port is an origin with its own connections
  *   METHOD   a token (GET when absent); BODYFILE relative to the list's folder
+ * The list is a file, or standard input for "-" (read once, by cli.c).
  * Blank lines and lines starting with '#' are skipped. A bad line is an error
  * "FILE:LINE: why"; a list without a request is an error too.
  * Ownership: everything is in the urllist (urllist_free). */
@@ -41,14 +42,21 @@ struct urllist {
  * 0, or -1 with "name:line: why" in err (the list is then empty). */
 int urllist_parse(struct urllist *l, const char *text, size_t len, const char *name, bool tls, const char *host,
                   const char *port, char *err, size_t errlen);
-/* Reads the file at path, parses it and reads the body files; 0 or -1 with err. */
-int urllist_load(struct urllist *l, const char *path, bool tls, const char *host, const char *port, char *err,
-                 size_t errlen);
+/* The list's text from path, or from standard input when path is "-" (as
+ * h2load -i -): 0 with *text malloc'd (the caller's) and *len set, or -1 with
+ * "--urls PATH: why" in err. */
+int urllist_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
+/* The name errors give the list at path: "stdin" for "-", else path. */
+const char *urllist_name(const char *path);
+/* Parses text, the list read from path, and reads its body files (relative to
+ * path's folder; stdin's to the working folder); 0 or -1 with err. */
+int urllist_load(struct urllist *l, const char *text, size_t len, const char *path, bool tls, const char *host,
+                 const char *port, char *err, size_t errlen);
 void urllist_free(struct urllist *l);
 /* As h2load -i takes the first URI's origin: the first request line's TARGET
- * in the file at path, when no URL is on the command line. 0 with *url set
- * (malloc'd, the caller's) when it is an absolute URL, else -1 with the
- * reason in err ("path:line: ..." for a path, the file's error, an empty list). */
-int urllist_first_url(const char *path, char **url, char *err, size_t errlen);
+ * in text (len bytes, the list called name), when no URL is on the command
+ * line. 0 with *url set (malloc'd, the caller's) when it is an absolute URL,
+ * else -1 with the reason in err ("name:line: ..." for a path, an empty list). */
+int urllist_first_url(const char *text, size_t len, const char *name, char **url, char *err, size_t errlen);
 
 #endif

@@ -2,6 +2,7 @@
  * CRLF, and each kind of bad line as "file:line: why". */
 #include "../src/urllist.c"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -57,6 +58,17 @@ static void test_errors(void)
     }
 }
 
+/* urllist_read then urllist_load, as cli.c and source_gen.c do */
+static int load_file(struct urllist *l, const char *path, char *err, size_t errlen)
+{
+    char *text;
+    size_t len;
+    if (urllist_read(path, &text, &len, err, errlen)) return -1;
+    int rc = urllist_load(l, text, len, path, false, "h", "80", err, errlen);
+    free(text);
+    return rc;
+}
+
 static void test_load_bodies(void)
 {
     char dir[] = "/tmp/urllist test.XXXXXX", path[200], body[200];
@@ -71,13 +83,13 @@ static void test_load_bodies(void)
     fclose(f);
     struct urllist l;
     char err[300] = "";
-    int rc = urllist_load(&l, path, false, "h", "80", err, sizeof err);
+    int rc = load_file(&l, path, err, sizeof err);
     TAP_CHECK(rc == -1 && strstr(err, "list.txt:2: cannot read body file") && strstr(err, "missing"),
               "a missing body file: file:line (%s)", err);
     f = fopen(path, "w");
     fputs("POST /a @b.json\n", f);
     fclose(f);
-    rc = urllist_load(&l, path, false, "h", "80", err, sizeof err);
+    rc = load_file(&l, path, err, sizeof err);
     TAP_CHECK(rc == 0 && l.lines[0].body_len == 7 && !memcmp(l.lines[0].body, "{\"k\":1}", 7),
               "a body file read relative to the list's folder");
     if (rc == 0) urllist_free(&l);
@@ -87,14 +99,18 @@ static void test_load_bodies(void)
 }
 
 /* writes text to path; the first URL of the file, or the error, into out */
-static int first_url_of(const char *path, const char *text, char *out, size_t cap)
+static int first_url_of(const char *path, const char *content, char *out, size_t cap)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -2;
-    fputs(text, f);
+    fputs(content, f);
     fclose(f);
-    char *url = NULL;
-    int rc = urllist_first_url(path, &url, out, cap);
+    char *url = NULL, *text;
+    size_t len;
+    int rc = urllist_read(path, &text, &len, out, cap);
+    if (rc) return rc;
+    rc = urllist_first_url(text, len, path, &url, out, cap);
+    free(text);
     if (rc == 0) snprintf(out, cap, "%s", url);
     free(url);
     return rc;
@@ -120,10 +136,57 @@ static void test_first_url(void)
     TAP_CHECK(rc == -1 && strstr(out, "list.txt:1: no target after the method"), "a method alone (%s)", out);
     remove(path);
     rmdir(dir);
-    char *url = (char *)"untouched";
-    rc = urllist_first_url("/nonexistent/urls.txt", &url, out, sizeof out);
-    TAP_CHECK(rc == -1 && url == NULL && strstr(out, "--urls /nonexistent/urls.txt: No such file"), "a missing file (%s)",
-              out);
+    char *text = (char *)"untouched";
+    size_t len;
+    rc = urllist_read("/nonexistent/urls.txt", &text, &len, out, sizeof out);
+    TAP_CHECK(rc == -1 && text == NULL && strstr(out, "--urls /nonexistent/urls.txt: No such file"),
+              "a missing file (%s)", out);
+}
+
+/* "-" is standard input (h2load -i -): read whole, named "stdin" in errors,
+ * body files from the working folder. */
+static void test_stdin(void)
+{
+    char dir[] = "/tmp/urllist stdin.XXXXXX", path[200], cwd[4096], err[300] = "";
+    if (!mkdtemp(dir) || !getcwd(cwd, sizeof cwd)) return;
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < 2000; i++) fprintf(f, "/p%d\n", i); /* more than one read's 4 KiB */
+    fputs("POST /last @b.txt\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/b.txt", dir);
+    f = fopen(path, "w");
+    fputs("body", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    int saved = dup(0), in = open(path, O_RDONLY);
+    dup2(in, 0);
+    close(in);
+    char *text;
+    size_t len;
+    int rc = urllist_read("-", &text, &len, err, sizeof err);
+    dup2(saved, 0);
+    close(saved);
+    TAP_CHECK(rc == 0 && len > 4096 && !memcmp(text, "/p0\n", 4), "\"-\" reads standard input whole (%zu bytes)",
+              rc == 0 ? len : 0);
+    struct urllist l;
+    if (rc == 0 && chdir(dir) == 0) {
+        rc = urllist_load(&l, text, len, "-", false, "h", "80", err, sizeof err);
+        TAP_CHECK(rc == 0 && l.count == 2001 && l.lines[2000].body_len == 4, "its body files from the working folder (%s)",
+                  err);
+        if (rc == 0) urllist_free(&l);
+        if (chdir(cwd)) return;
+    }
+    free(text);
+    rc = urllist_load(&l, "/a\nGET\n", 7, "-", false, "h", "80", err, sizeof err);
+    TAP_CHECK(rc == -1 && !strcmp(err, "stdin:2: no target after the method"), "its errors name stdin (%s)", err);
+    char *url = NULL;
+    rc = urllist_first_url("/a\n", 3, urllist_name("-"), &url, err, sizeof err);
+    TAP_CHECK(rc == -1 && strstr(err, "stdin:1: the first request is a path"), "and its first line too (%s)", err);
+    remove(path);
+    snprintf(path, sizeof path, "%s/b.txt", dir);
+    remove(path);
+    rmdir(dir);
 }
 
 int main(void)
@@ -132,5 +195,6 @@ int main(void)
     test_errors();
     test_load_bodies();
     test_first_url();
+    test_stdin();
     TAP_EXIT();
 }

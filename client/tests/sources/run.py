@@ -44,15 +44,15 @@ class Recorder(h2run.Nginx):
 
 
 class SourceRunner(Runner):
-    def run(self, args, url, timeout=120):
-        """url None: no URL on the command line."""
+    def run(self, args, url, timeout=120, stdin="", cwd=None):
+        """url None: no URL on the command line; stdin: barrage's standard input; cwd: its working folder."""
         command = [self.barrage, "--json", *args, *([url] if url else [])]
-        p = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(command, capture_output=True, text=True, timeout=timeout, input=stdin, cwd=cwd)
         record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 else None
         return p.returncode, record, p.stderr
 
-    def ok_run(self, args, url, timeout=120):
-        rc, record, err = self.run(args, url, timeout)
+    def ok_run(self, args, url, timeout=120, stdin="", cwd=None):
+        rc, record, err = self.run(args, url, timeout, stdin, cwd)
         expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
         return record
 
@@ -151,10 +151,13 @@ def case_list_errors(t):
         for text, want in cases:
             lst = t.write("bad list.txt", text)
             rc, _, err = t.run(["-c", "1", "-n", "5", "--urls", lst], url_of(ng.port))
-            expect(rc != 0 and want in err, f"exit {rc}: {err.strip()} (want {want})")
+            expect(rc == 2 and want in err, f"exit {rc}: {err.strip()} (want {want})")
         rc, _, err = t.run(["-c", "1", "-n", "5", "--urls", os.path.join(t.workdir, "missing.txt")], url_of(ng.port))
-        expect(rc != 0 and "missing.txt" in err, f"a missing list: {err}")
+        expect(rc == 2 and "missing.txt" in err, f"a missing list: exit {rc}: {err}")
         expect(ng.requests() == [], "a request was sent")
+    # a usage error whether or not the target is up (not exit 3, unreachable)
+    rc, _, err = t.run(["-c", "1", "-n", "5", "--urls", lst], url_of(harness.free_port()))
+    expect(rc == 2 and "bad list.txt:1: no request in the list" in err, f"with no server: exit {rc}: {err.strip()}")
 
 
 def case_list_without_url(t):
@@ -171,6 +174,22 @@ def case_list_without_url(t):
     rc, _, err = t.run(["-n", "1", "--urls", lst], None)
     expect(rc == 2 and "list path first.txt:1: the first request is a path ('/a'): give the URL" in err,
            f"exit {rc}: {err}")
+
+
+def case_list_stdin(t):
+    """--urls - reads the list from standard input (h2load -i -), the URL from its first line; errors name stdin."""
+    with Recorder(t.workdir, "stdin") as ng:
+        t.write("stdin-body.json", "{}")
+        lines = f"http://127.0.0.1:{ng.port}/s0\n" + "".join(f"/s{i}\n" for i in range(1, 600)) + "PUT /put @stdin-body.json\n"
+        # the body file from the working folder
+        r = t.ok_run(["-c", "1", "-n", "601", "--urls", "-"], None, stdin=lines, cwd=t.workdir)
+        reqs = ng.requests()
+        rc, _, err = t.run(["-c", "1", "-n", "5", "--urls", "-"], url_of(ng.port), stdin="/a\nGET\n")
+        expect(rc == 2 and "stdin:2: no target after the method" in err, f"a bad line: exit {rc}: {err.strip()}")
+        expect(len(ng.requests()) == len(reqs), "the bad list sent a request")
+    expect_eq(r, "requests", 601)
+    expect([q[2] for q in reqs] == [f"/s{i}" for i in range(600)] + ["/put"], f"targets: {targets(reqs)[:5]}...")
+    expect((reqs[-1][1], reqs[-1][4]) == ("PUT", "2"), f"the body line: {reqs[-1]}")
 
 
 # ---- --rand-url ----
@@ -240,9 +259,9 @@ def case_rand_url_errors(t):
     """A bad pattern is an error before the run, with where."""
     with Recorder(t.workdir, "rand errors") as ng:
         rc, _, err = t.run(["-n", "5", "--rand-url", "/a(b"], url_of(ng.port))
-        expect(rc != 0 and "--rand-url '/a(b': an unclosed ( (at offset 4)" in err, err)
+        expect(rc == 2 and "--rand-url '/a(b': an unclosed ( (at offset 4)" in err, f"exit {rc}: {err}")
         rc, _, err = t.run(["-n", "5", "--rand-url", "a"], url_of(ng.port))
-        expect(rc != 0 and "must start with /" in err, err)
+        expect(rc == 2 and "must start with /" in err, f"exit {rc}: {err}")
         expect(ng.requests() == [], "a request was sent")
 
 
@@ -344,6 +363,7 @@ CASES = [
     ("--urls with two origins: connections per origin", case_list_origins),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
     ("--urls without a URL: the first line's URL (h2load -i), --urls-from-file as oha", case_list_without_url),
+    ("--urls - reads standard input (h2load -i -)", case_list_stdin),
     ("--rand-url: targets match the pattern on h1 and h2, seeded", case_rand_url),
     ("--rand-url: an absolute pattern (oha's form, --rand-regex-url too): its origin is the URL's, "
      "only the path drawn",
