@@ -31,6 +31,13 @@ static bool target_char(char c)
     return c > 0x20 && c < 0x7f;
 }
 
+static bool visible(const char *s)
+{
+    for (; *s; s++)
+        if (!target_char(*s)) return false;
+    return true;
+}
+
 static void set_authority(struct urllist_origin *o, bool tls)
 {
     bool ipv6 = strchr(o->host, ':') != NULL, dflt = strcmp(o->port, tls ? "443" : "80") == 0;
@@ -162,8 +169,7 @@ static int parse_line(struct urllist *l, char *line, unsigned lineno, const char
         if (!*path) path = "/";
         if (*path != '/') return fail(err, errlen, name, lineno, "bad target '%s'", target);
     }
-    for (const char *c = path; *c; c++)
-        if (!target_char(*c)) return fail(err, errlen, name, lineno, "bad character in target '%s'", target);
+    if (!visible(path)) return fail(err, errlen, name, lineno, "bad character in target '%s'", target);
     struct urllist_line *more = realloc(l->lines, (l->count + 1) * sizeof *more);
     if (!more) return fail(err, errlen, name, lineno, "out of memory");
     l->lines = more;
@@ -307,22 +313,27 @@ int urllist_first_url(const char *text, size_t len, const char *name, char **url
     char *line = NULL;
     const char *target = NULL;
     int rc = 0;
-    while (!target && at < len) {
+    bool nul = false;
+    while (!target && !nul && at < len) {
         const char *nl = memchr(text + at, '\n', len - at);
-        size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+        size_t raw = nl ? (size_t)(nl - (text + at)) : len - at, n = raw;
         lineno++;
         free(line);
-        if (!(line = dup_range(text + at, n && text[at + n - 1] == '\r' ? n - 1 : n))) break;
-        at += n + (nl != NULL);
+        if (n && text[at + n - 1] == '\r') n--;
+        if (!(line = dup_range(text + at, n))) break;
+        nul = memchr(text + at, '\0', n) != NULL;
+        at += raw + (nl != NULL);
         target = line_target(line);
     }
-    if (at < len && !line) rc = fail(err, errlen, name, lineno, "out of memory");
+    if (nul) rc = fail(err, errlen, name, lineno, "a NUL byte");
+    else if (at < len && !line) rc = fail(err, errlen, name, lineno, "out of memory");
     else if (!target) rc = fail(err, errlen, name, lineno, "no request in the list");
     else if (!*target) rc = fail(err, errlen, name, lineno, "no target after the method");
     else if (!strstr(target, "://"))
         rc = fail(err, errlen, name, lineno,
                   "the first request is a path ('%s'): give the URL on the command line, or make it an absolute URL",
                   target);
+    else if (!visible(target)) rc = fail(err, errlen, name, lineno, "bad character in target '%s'", target);
     else if (!(*url = dup_range(target, strlen(target)))) rc = fail(err, errlen, name, lineno, "out of memory");
     free(line);
     return rc;

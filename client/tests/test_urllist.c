@@ -132,6 +132,11 @@ static void test_first_url(void)
     TAP_CHECK(rc == -1 && strstr(out, "list.txt:2: no request in the list"), "no request (%s)", out);
     rc = first_url_of(path, "", out, sizeof out);
     TAP_CHECK(rc == -1 && strstr(out, "no request in the list"), "an empty file (%s)", out);
+    rc = first_url_of(path, "http://h/a\rb\n", out, sizeof out);
+    TAP_CHECK(rc == -1 && strstr(out, "list.txt:1: bad character in target"), "a CR inside the line, as the parser (%s)",
+              out);
+    rc = first_url_of(path, "\r\n\r\nhttp://h/\r\n", out, sizeof out);
+    TAP_CHECK(rc == 0 && !strcmp(out, "http://h/"), "CRLF lines before it (%s)", out);
     rc = first_url_of(path, "DELETE\n", out, sizeof out);
     TAP_CHECK(rc == -1 && strstr(out, "list.txt:1: no target after the method"), "a method alone (%s)", out);
     remove(path);
