@@ -54,6 +54,9 @@ die_usage() { log::error "$*"; log::error "see ./report.sh --help"; exit 2; }
 
 WORK_DIR='' PAGE_TMP=''
 cleanup() {
+  # a subshell that a signal reaches as it is forked runs the traps it inherited (bash): only
+  # the main shell removes its files (see on_exit in run-benchmarks.sh)
+  [[ $BASHPID == "$$" ]] || return 0
   [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
   [[ -n $PAGE_TMP ]] && rm -f -- "$PAGE_TMP"
   return 0
@@ -130,4 +133,5 @@ main() {
   printf '%s\n' "$output"
 }
 
-main "$@"
+# sourced by tests: then only the functions
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

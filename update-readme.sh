@@ -84,6 +84,9 @@ STAGE_DIR=''
 # ever deletes there (a user's own rps-*.png stays).
 MANIFEST=.update-readme-manifest
 cleanup() {
+  # a subshell that a signal reaches as it is forked runs the traps it inherited (bash): only
+  # the main shell removes its files (see on_exit in run-benchmarks.sh)
+  [[ $BASHPID == "$$" ]] || return 0
   [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
   [[ -n $README_TMP ]] && rm -f -- "$README_TMP"
   [[ -n $STAGE_DIR ]] && rm -rf -- "$STAGE_DIR"
@@ -227,4 +230,5 @@ main() {
   log::info "wrote the performance section of $readme from $file (${#charts[@]} charts in $charts_dir)"
 }
 
-main "$@"
+# sourced by tests: then only the functions
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then main "$@"; fi

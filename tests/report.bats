@@ -282,3 +282,14 @@ for row in json.load(open(sys.argv[2]))["results"]:
     [ "$(stat -c %s "$png")" -gt 30000 ]
   done
 }
+
+@test "report: only the main shell removes its work files, not a subshell a signal reaches as it forks" {
+  # bash runs inherited traps in such a subshell; cleanup must then leave the files to the run
+  # shellcheck disable=SC2016 # expanded by that bash
+  run bash -c 'source "$1"; WORK_DIR=$2/work; PAGE_TMP=$2/.page; mkdir "$WORK_DIR"; : >"$PAGE_TMP"
+    (cleanup); [[ -d $WORK_DIR && -f $PAGE_TMP ]] && echo "kept by a subshell"
+    cleanup; [[ ! -e $WORK_DIR && ! -e $PAGE_TMP ]] && echo "removed by the main shell"' _ "$REPORT" "$TMP"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'kept by a subshell\nremoved by the main shell' ]
+}

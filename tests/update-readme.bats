@@ -467,3 +467,16 @@ is_png() {
   section | grep -qF '1 of 9 pairs are flagged.'
   section | grep -qxF '| Server warm-up | barrage on each freshly started server, per protocol and scenario, until steady state (at most 60 s) |'
 }
+
+@test "update-readme: only the main shell removes its work files, not a subshell a signal reaches as it forks" {
+  # bash runs inherited traps in such a subshell; cleanup must then leave the files to the run
+  # shellcheck disable=SC2016 # expanded by that bash
+  run bash -c 'source "$1"; WORK_DIR=$2/work; STAGE_DIR=$2/stage; README_TMP=$2/.README
+    mkdir "$WORK_DIR" "$STAGE_DIR"; : >"$README_TMP"
+    (cleanup); [[ -d $WORK_DIR && -d $STAGE_DIR && -f $README_TMP ]] && echo "kept by a subshell"
+    cleanup; [[ ! -e $WORK_DIR && ! -e $STAGE_DIR && ! -e $README_TMP ]] && echo "removed by the main shell"' \
+    _ "$UPDATE" "$TMP"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'kept by a subshell\nremoved by the main shell' ]
+}
