@@ -16,12 +16,14 @@
 #include "url.h"
 #include "urllist.h"
 
+#define OHA_MAX_REPEAT 4 /* oha's --max-repeat default, under its --rand-regex-url */
+
 enum {
     OPT_WARMUP = 256, OPT_TIMEOUT, OPT_CONNECT_TIMEOUT, OPT_GRACE, OPT_NO_KEEPALIVE, OPT_PER_CONNECTION,
     OPT_UNIX, OPT_JSON, OPT_LATENCY, OPT_MAX_HEADER, OPT_VERBOSE, OPT_HELP, OPT_VERSION,
     OPT_H1, OPT_H2, OPT_H3, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
-    OPT_URLS, OPT_URLS_RANDOM, OPT_RAND_URL, OPT_MAX_REPEAT, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
+    OPT_URLS, OPT_URLS_RANDOM, OPT_URLS_FROM_FILE, OPT_RAND_URL, OPT_RAND_REGEX_URL, OPT_MAX_REPEAT, OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
 };
 
@@ -68,10 +70,10 @@ static const struct option options[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
     {"urls", required_argument, NULL, OPT_URLS},
-    {"urls-from-file", required_argument, NULL, OPT_URLS}, /* oha's name: `oha --urls-from-file FILE` reads the same */
+    {"urls-from-file", no_argument, NULL, OPT_URLS_FROM_FILE}, /* oha's flag: the argument is the list */
     {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
     {"rand-url", required_argument, NULL, OPT_RAND_URL},
-    {"rand-regex-url", required_argument, NULL, OPT_RAND_URL}, /* oha's name, its pattern after it */
+    {"rand-regex-url", no_argument, NULL, OPT_RAND_REGEX_URL}, /* oha's flag: the argument is the pattern */
     {"max-repeat", required_argument, NULL, OPT_MAX_REPEAT},
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
     {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
@@ -593,7 +595,9 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         return CLI_RUN;
     case OPT_URLS: cfg->urls_file = arg; return CLI_RUN;
     case OPT_URLS_RANDOM: cfg->urls_random = true; return CLI_RUN;
+    case OPT_URLS_FROM_FILE: cfg->oha_urls_from_file = true; return CLI_RUN;
     case OPT_RAND_URL: cfg->rand_url = arg; return CLI_RUN;
+    case OPT_RAND_REGEX_URL: cfg->oha_rand_regex_url = true; return CLI_RUN;
     case OPT_MAX_REPEAT: return set_count(&cfg->rand_url_max_repeat, "--max-repeat", arg, 0, REGEXGEN_MAX_REPEAT, err, errlen);
     case OPT_PACE_RESOLUTION:
         if (set_duration(&cfg->pace_resolution_us, "--pace-resolution", arg, err, errlen) != CLI_RUN) return CLI_ERROR;
@@ -630,6 +634,35 @@ static enum cli_result check_h3(const struct config *cfg, char *err, size_t errl
 #endif
 }
 
+/* oha's --urls-from-file and --rand-regex-url are flags: the one argument
+ * (where oha takes its URL) is the list or the pattern. As in oha, the list's
+ * requests are drawn at random and the pattern's repeats are capped at 4
+ * (--max-repeat changes it); the URL then comes from the list or the pattern. */
+static enum cli_result oha_argument(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+    bool list = cfg->oha_urls_from_file;
+    const char *flag = list ? "--urls-from-file" : "--rand-regex-url", *what = list ? "the list file" : "the pattern";
+    if (cfg->oha_urls_from_file && cfg->oha_rand_regex_url)
+        return fail(err, errlen, "--urls-from-file and --rand-regex-url both choose the target: give one");
+    if (list ? cfg->urls_file != NULL : cfg->rand_url != NULL)
+        return fail(err, errlen, "%s (oha's flag) takes %s from its argument: not with %s", flag, what,
+                    list ? "--urls" : "--rand-url");
+    if (optind >= argc) return fail(err, errlen, "%s (oha's flag): give %s as the argument, as to oha", flag, what);
+    if (optind + 1 < argc)
+        return fail(err, errlen, "%s (oha's flag): one argument, %s ('%s' is one too many)", flag, what, argv[optind + 1]);
+    if (list) {
+        cfg->urls_file = argv[optind];
+        cfg->urls_random = true;
+        return CLI_RUN;
+    }
+    if (!rand_url_absolute(argv[optind]))
+        return fail(err, errlen, "--rand-regex-url (oha's flag): '%s' is not an absolute pattern, http[s]://host[:port]/PATTERN",
+                    argv[optind]);
+    cfg->rand_url = argv[optind];
+    if (cfg->rand_url_max_repeat < 0) cfg->rand_url_max_repeat = OHA_MAX_REPEAT;
+    return CLI_RUN;
+}
+
 enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen)
 {
     bool duration_set = false;
@@ -641,6 +674,8 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         enum cli_result r = apply(opt, optarg, cfg, &duration_set, err, errlen);
         if (r != CLI_RUN) return r;
     }
+    bool oha_form = cfg->oha_urls_from_file || cfg->oha_rand_regex_url;
+    if (oha_form && oha_argument(cfg, argc, argv, err, errlen) != CLI_RUN) return CLI_ERROR;
     if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
     if (cfg->rand_url_max_repeat >= 0 && !cfg->rand_url) return fail(err, errlen, "--max-repeat needs --rand-url");
     if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
@@ -650,7 +685,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (cfg->urls_file && urllist_read(cfg->urls_file, &cfg->urls_text, &cfg->urls_len, err, errlen)) return CLI_ERROR;
     /* as wrk: options anywhere (GNU getopt), the URL, then the script's
      * arguments (after "--" when they look like options) */
-    if (optind < argc) {
+    if (optind < argc && !oha_form) {
         cfg->url = argv[optind];
         cfg->script_args = (const char *const *)argv + optind + 1;
         cfg->script_arg_count = (unsigned)(argc - optind - 1);

@@ -77,6 +77,8 @@ struct config {
     char *urls_text;           /* owned: the list as read once by cli.c */
     size_t urls_len;
     bool urls_random;          /* --urls-random: lines drawn at random (seeded), else in order */
+    bool oha_urls_from_file;   /* --urls-from-file, oha's flag: the argument is the list (drawn at random) */
+    bool oha_rand_regex_url;   /* --rand-regex-url, oha's flag: the argument is the pattern */
     const char *rand_url;      /* --rand-url PATTERN: the path pattern (an absolute one's path, cli.c) */
     bool rand_url_literal_dot; /* the pattern was absolute (oha's form): a bare '.' is a dot */
     long long rand_url_max_repeat; /* --max-repeat: -1 when not given (regexgen's default) */

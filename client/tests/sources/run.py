@@ -165,11 +165,9 @@ def case_list_without_url(t):
     with Recorder(t.workdir, "first url") as ng:
         lst = t.write("list first.txt", f"# from h2load -i\nPOST http://127.0.0.1:{ng.port}/a\n/b\n")
         r = t.ok_run(["-c", "1", "-n", "4", "--urls", lst], None)
-        # oha's command line: `oha --urls-from-file FILE`
-        t.ok_run(["-c", "1", "-n", "2", "--urls-from-file", lst], None)
         reqs = ng.requests()
     expect_eq(r, "requests", 4)
-    expect([(q[1], q[2]) for q in reqs] == [("POST", "/a"), ("GET", "/b")] * 3, f"requests: {reqs}")
+    expect([(q[1], q[2]) for q in reqs] == [("POST", "/a"), ("GET", "/b")] * 2, f"requests: {reqs}")
     lst = t.write("list path first.txt", "/a\nhttp://127.0.0.1:1/b\n")
     rc, _, err = t.run(["-n", "1", "--urls", lst], None)
     expect(rc == 2 and "list path first.txt:1: the first request is a path ('/a'): give the URL" in err,
@@ -190,6 +188,24 @@ def case_list_stdin(t):
     expect_eq(r, "requests", 601)
     expect([q[2] for q in reqs] == [f"/s{i}" for i in range(600)] + ["/put"], f"targets: {targets(reqs)[:5]}...")
     expect((reqs[-1][1], reqs[-1][4]) == ("PUT", "2"), f"the body line: {reqs[-1]}")
+
+
+def case_oha_urls_from_file(t):
+    """oha's --urls-from-file is a flag, its argument (oha's URL) the list, each request drawn from it at random."""
+    with Recorder(t.workdir, "oha list") as ng:
+        lst = t.write("oha list.txt", f"http://127.0.0.1:{ng.port}/a\n\nhttp://127.0.0.1:{ng.port}/b\n")
+        seqs = []
+        for args in (["--urls-from-file", lst], [lst, "--urls-from-file"]):  # as oha reads them: the flag anywhere
+            r = t.ok_run(["-c", "1", "-n", "400", "--seed", "9", *args], None)
+            expect_eq(r, "requests", 400)
+            seqs.append(targets(ng.requests())[-400:])
+        rc, _, err = t.run(["-n", "1", "--urls-from-file", lst, "http://127.0.0.1:1/"], None)
+        expect(rc == 2 and "one argument, the list file" in err, f"two arguments: exit {rc}: {err.strip()}")
+    count = collections.Counter(seqs[0])
+    expect(set(count) == {"/a", "/b"} and min(count.values()) > 150, f"drawn: {count}")
+    repeats = sum(x == y for x, y in zip(seqs[0], seqs[0][1:]))
+    expect(100 < repeats < 300, f"{repeats} of 399 neighbours alike: not drawn at random (in order gives 0)")
+    expect(seqs[0] == seqs[1], "the same seed drew another sequence")
 
 
 # ---- --rand-url ----
@@ -247,12 +263,16 @@ def case_max_repeat(t):
                  url_of(ng.port))
         lengths = collections.Counter(len(x) for x in targets(ng.requests()))
         expect(min(lengths) == 3 and max(lengths) == 7, f"lengths drawn: {dict(lengths)}")
+        # oha's flag draws as oha does: at most 4 more by default (--rand-url: 8)
+        t.ok_run(["-c", "1", "-n", "200", "--seed", "2", "--rand-regex-url", f"http://127.0.0.1:{ng.port}/x[a-z]*"], None)
+        lengths = collections.Counter(len(x) for x in targets(ng.requests())[-200:])
+        expect(min(lengths) == 2 and max(lengths) == 6, f"--rand-regex-url lengths drawn: {dict(lengths)}")
         for args, want in [(["--max-repeat", "2"], "--max-repeat needs --rand-url"),
                            (["--max-repeat", "101", "--rand-url", "/a*"],
                             "bad --max-repeat '101': must be a whole number 0..100")]:
             rc, _, err = t.run(["-n", "1", *args], url_of(ng.port))
             expect(rc == 2 and want in err, f"exit {rc}: {err}")
-        expect(len(ng.requests()) == 200, "a bad use sent a request")
+        expect(len(ng.requests()) == 400, "a bad use sent a request")
 
 
 def case_rand_url_errors(t):
@@ -362,8 +382,9 @@ CASES = [
     ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
     ("--urls with two origins: connections per origin", case_list_origins),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
-    ("--urls without a URL: the first line's URL (h2load -i), --urls-from-file as oha", case_list_without_url),
+    ("--urls without a URL: the first line's URL (h2load -i)", case_list_without_url),
     ("--urls - reads standard input (h2load -i -)", case_list_stdin),
+    ("--urls-from-file as oha's flag: the argument is the list, drawn at random", case_oha_urls_from_file),
     ("--rand-url: targets match the pattern on h1 and h2, seeded", case_rand_url),
     ("--rand-url: an absolute pattern (oha's form, --rand-regex-url too): its origin is the URL's, "
      "only the path drawn",
