@@ -10,7 +10,7 @@ the server does with each request is logged to LOGFILE as one JSON line
 tests/harness.py check_sent): "status NNN" (a whole response), "reset",
 "refused", "unanswered", "closed" (the connection closed before its answer).
 Each request is logged as it arrives whole: {"event": "request", "method": M,
-"headers": [names], "body": length}. Connection events are logged too: {"event": "connection"}, {"event":
+"headers": [names], "body": length, "path": P, "authorization": value or ""}. Connection events are logged too: {"event": "connection"}, {"event":
 "goaway", "id": N}, {"event": "close", "code": C, "transport": bool}.
 
 Modes:
@@ -97,12 +97,14 @@ class Protocol(QuicConnectionProtocol):
             if isinstance(ev, HeadersReceived):
                 fields = dict(ev.headers)
                 self._requests[ev.stream_id] = [fields.get(b":method", b"").decode(),
-                                                sorted(k.decode() for k in fields), 0]
+                                                sorted(k.decode() for k in fields), 0,
+                                                fields.get(b":path", b"").decode(),
+                                                fields.get(b"authorization", b"").decode()]
             elif isinstance(ev, DataReceived) and ev.stream_id in self._requests:
                 self._requests[ev.stream_id][2] += len(ev.data)
             if getattr(ev, "stream_ended", False):
-                method, names, body = self._requests.pop(ev.stream_id, ["", [], 0])
-                STATE.log(event="request", method=method, headers=names, body=body)
+                method, names, body, path, auth = self._requests.pop(ev.stream_id, ["", [], 0, "", ""])
+                STATE.log(event="request", method=method, headers=names, body=body, path=path, authorization=auth)
                 self.request(ev.stream_id)
 
     def respond(self, stream_id, size):

@@ -373,6 +373,56 @@ def case_script(t):
         expect(not bad, f"requests not as the script made them: {bad[:2]}")
 
 
+# prints the jti of each token on stdin (one a line) that verifies as ES256 with audience "api" against the key
+VERIFY_JWT = """import json, sys, jwt
+key = open(sys.argv[1], "rb").read()
+print(json.dumps([jwt.decode(t, key, algorithms=["ES256"], audience="api")["jti"] for t in sys.stdin.read().split()]))"""
+
+
+def verified_jtis(tokens, public_key, workdir):
+    """Each token's jti, verified by PyJWT (Debian's python3-jwt: this python's, else /usr/bin/python3's)."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        if subprocess.run([python, "-c", "import jwt.api_jwt"], capture_output=True, cwd=workdir).returncode == 0:
+            p = subprocess.run([python, "-c", VERIFY_JWT, public_key], input="\n".join(tokens), capture_output=True,
+                               text=True, cwd=workdir)
+            expect(p.returncode == 0, f"a token does not verify: {p.stderr.strip()[-400:]}")
+            return json.loads(p.stdout)
+    raise Failure("PyJWT missing (apt-get install python3-jwt python3-cryptography)")
+
+
+def case_sources(t):
+    """--urls (in order, a method and a body file), --rand-url (seeded) and --jwt-key (ES256 at a fixed rate: every
+    token verified with PyJWT, jti distinct) over HTTP/3."""
+    t.needs_h3()
+    d = lambda name: os.path.join(t.workdir, name)  # noqa: E731
+    with open(d("body.bin"), "wb") as f:
+        f.write(b"abc")
+    with open(d("list.txt"), "w") as f:
+        f.write("/a\nPOST /b @body.bin\n/c?x=1\n")
+    for args in (["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", d("ec.pem")],
+                 ["pkey", "-in", d("ec.pem"), "-pubout", "-out", d("ec.pub")]):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+    with H3Server(t, "ok") as s:
+        requests = lambda: [e for e in s.events() if e["event"] == "request"]  # noqa: E731
+        t.ok_run(["-c", "1", "-n", "6", "--urls", d("list.txt")], s.url)
+        got = [(e["method"], e["path"], e["body"]) for e in requests()]
+        expect(got == [("GET", "/a", 0), ("POST", "/b", 3), ("GET", "/c?x=1", 0)] * 2, f"--urls: {got}")
+        drawn = []
+        for _ in range(2):
+            t.ok_run(["-c", "1", "-n", "20", "--seed", "4", "--rand-url", "/item/[0-9]{3}"], s.url)
+            drawn.append([e["path"] for e in requests()[-20:]])
+        expect(all(len(p) == 9 and p[:6] == "/item/" and p[6:].isdigit() for p in drawn[0]), f"--rand-url: {drawn[0]}")
+        expect(drawn[0] == drawn[1] and len(set(drawn[0])) > 10, f"the same seed, another sequence: {drawn}")
+        r = t.ok_run(["-c", "2", "-m", "2", "-R", "100", "-n", "40", "--jwt-key", d("ec.pem"), "--jwt-aud", "api"], s.url)
+        tokens = [e["authorization"] for e in requests()[-40:]]
+    expect_eq(r, "succeeded", 40)
+    j = r["jwt"]
+    expect(j["alg"] == "ES256" and j["used"] >= 40 and j["signed"] >= j["used"], f"the record's jwt: {j}")
+    expect(all(tok.startswith("Bearer ") for tok in tokens), f"authorization: {tokens[:2]}")
+    jtis = verified_jtis([tok[7:] for tok in tokens], d("ec.pub"), t.workdir)
+    expect(len(set(jtis)) == 40, f"{len(set(jtis))} distinct jti in 40 requests")
+
+
 def case_usage(t):
     for args, why in ((["--h3", "http://127.0.0.1:1/"], "needs an https://"),
                       (["--h3", "--h2", "https://127.0.0.1:1/"], "--h3 excludes --h1 and --h2"),
@@ -405,6 +455,7 @@ CASES = [
     ("1 MiB and 50 MiB bodies exact, memory flat", case_large_bodies),
     ("-R 200: fixed rate, corrected and uncorrected latency", case_fixed_rate),
     ("a wrk script over h3: request() POSTs, response() reads", case_script),
+    ("--urls, --rand-url and --jwt-key over h3", case_sources),
 ]
 
 
