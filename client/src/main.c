@@ -435,6 +435,8 @@ int main(int argc, char **argv)
      * a usage error, whether or not the target is up */
     const struct source_type *source = cfg.script ? &source_script : config_generated(&cfg) ? &source_gen : &source_static;
     void *source_shared = source->shared_new(&cfg, err, sizeof err);
+    free(cfg.urls_text); /* the list's text, parsed now */
+    cfg.urls_text = NULL;
     if (!source_shared) {
         report_error("%s", err);
         jwt_free(jwt);

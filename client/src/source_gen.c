@@ -1,10 +1,13 @@
 /* source_gen: requests made from the command line without a script: a list
  * of requests (--urls), a target drawn from a pattern (--rand-url). A
- * request that is the same every time it is sent (a list's line) is encoded
- * once and handed out as is, as the static source does; one whose bytes
- * differ per request (a drawn target) is written into a block from the
- * source's free list, which goes back to the list at its outcome: no
- * allocation per request once as many blocks exist as requests are in flight.
+ * request that is the same every time it is sent (the command line's, a
+ * list's line with a body file) is encoded once and handed out as is, as the
+ * static source does. One whose bytes are written per request (a drawn
+ * target, a list's line without a body) goes into a block from the source's
+ * free list, which goes back to the list at its outcome: no allocation per
+ * request once as many blocks exist as requests are in flight. A list's
+ * lines without a body share one encoding per method and origin, so that a
+ * list of a million lines costs its paths, not a million encoded requests.
  *
  * Connections are per origin: connection conn of thread t (of T) serves
  * origin (conn * T + t) mod origins, so with at least as many connections as
@@ -29,9 +32,13 @@
 #include "source.h"
 #include "urllist.h"
 
+#define OWN_LINES_MAX 1024 /* a list up to this long: each line encoded once, its own (make_targets) */
+
 struct gen_target {
-    struct reqbuild build;
+    size_t build;     /* its encoding in gen_shared.builds */
+    bool own;         /* the encoding is this target's alone: its fixed request is the request */
     const char *path; /* the target (not owned) */
+    size_t path_len;
     size_t origin;
 };
 
@@ -47,6 +54,9 @@ struct gen_shared {
     struct urllist list;
     struct gen_target *targets; /* owned */
     size_t target_count;
+    struct reqbuild *builds;    /* owned: the encodings the targets share or own */
+    size_t build_count, build_cap;
+    bool all_own;               /* every target owns its encoding: no request is written per request */
     struct gen_origin *origins; /* owned */
     size_t origin_count;
     bool random;
@@ -76,7 +86,8 @@ static void gen_shared_free(void *shared)
 {
     struct gen_shared *sh = shared;
     if (!sh) return;
-    for (size_t i = 0; i < sh->target_count; i++) reqbuild_free(&sh->targets[i].build);
+    for (size_t i = 0; i < sh->build_count; i++) reqbuild_free(&sh->builds[i]);
+    free(sh->builds);
     free(sh->targets);
     for (size_t i = 0; i < sh->origin_count; i++) free(sh->origins[i].targets);
     free(sh->origins);
@@ -131,19 +142,58 @@ static int make_origins(struct gen_shared *sh, const struct config *cfg, char *e
     return 0;
 }
 
-/* One target per list line, or the command line's request. */
+/* A new encoding of spec in sh->builds; its index, or -1 when out of memory. */
+static long add_build(struct gen_shared *sh, const struct config *cfg, const struct reqbuild_spec *spec)
+{
+    if (sh->build_count == sh->build_cap) {
+        size_t cap = sh->build_cap ? 2 * sh->build_cap : 16;
+        struct reqbuild *more = realloc(sh->builds, cap * sizeof *more);
+        if (!more) return -1;
+        sh->builds = more;
+        sh->build_cap = cap;
+    }
+    struct reqbuild *b = &sh->builds[sh->build_count++];
+    memset(b, 0, sizeof *b);
+    return reqbuild_init(b, cfg, spec) ? -1 : (long)sh->build_count - 1;
+}
+
+/* The slot of ln's method and origin in an open-addressing table (mask + 1
+ * slots, more than the lines) of the first such line's index + 1 (0: none). */
+static size_t *shared_slot(size_t *slots, size_t mask, const struct urllist *l, const struct urllist_line *ln)
+{
+    uint64_t h = 1469598103934665603ULL ^ ln->origin; /* FNV-1a */
+    for (const char *c = ln->method; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+        if (!slots[i]) return &slots[i];
+        const struct urllist_line *first = &l->lines[slots[i] - 1];
+        if (first->origin == ln->origin && !strcmp(first->method, ln->method)) return &slots[i];
+    }
+}
+
+/* One target per list line, or the command line's request. A list of up to
+ * OWN_LINES_MAX lines encodes each line (about 1 KiB each, handed out as is);
+ * a longer one shares an encoding among the body-less lines of a method and
+ * origin, each request written with its path (a million lines in ~100 MB,
+ * not 1 GB). A line with a body file always has its own (not copied per
+ * request). */
 static int make_targets(struct gen_shared *sh, const struct config *cfg)
 {
-    size_t n = sh->list.count ? sh->list.count : 1;
-    if (!(sh->targets = calloc(n, sizeof *sh->targets))) return -1;
+    size_t n = sh->list.count ? sh->list.count : 1, mask = 1, *slots = NULL;
+    bool share = n > OWN_LINES_MAX;
+    while (mask < 2 * n) mask <<= 1;
+    if (!(sh->targets = calloc(n, sizeof *sh->targets)) || (share && !(slots = calloc(mask, sizeof *slots)))) return -1;
+    mask--;
     char authority[300];
     bool ipv6 = strchr(cfg->host, ':') != NULL, dflt = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0;
     snprintf(authority, sizeof authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "", dflt ? "" : ":",
              dflt ? "" : cfg->port);
-    for (size_t i = 0; i < n; i++) {
+    int rc = 0;
+    sh->all_own = true;
+    for (size_t i = 0; i < n && rc == 0; i++) {
         struct reqbuild_spec spec = {.method = cfg->method, .path = cfg->path, .authority = authority, .tls = cfg->tls,
                                      .body = cfg->body, .body_len = cfg->body_len};
         struct gen_target *t = &sh->targets[i];
+        size_t *slot = NULL;
         if (sh->list.count) {
             const struct urllist_line *ln = &sh->list.lines[i];
             spec.method = ln->method;
@@ -151,12 +201,24 @@ static int make_targets(struct gen_shared *sh, const struct config *cfg)
             if (ln->origin) spec.authority = sh->list.origins[ln->origin].authority;
             if (ln->body) spec.body = ln->body, spec.body_len = ln->body_len;
             t->origin = ln->origin;
+            if (share && !ln->body) slot = shared_slot(slots, mask, &sh->list, ln);
         }
         t->path = spec.path;
+        t->path_len = strlen(spec.path);
+        t->own = slot == NULL;
+        sh->all_own = sh->all_own && t->own;
+        if (slot && *slot) {
+            t->build = sh->targets[*slot - 1].build;
+        } else {
+            long b = add_build(sh, cfg, &spec);
+            if (b < 0) rc = -1;
+            t->build = b < 0 ? 0 : (size_t)b;
+            if (slot) *slot = i + 1;
+        }
         sh->target_count++;
-        if (reqbuild_init(&t->build, cfg, &spec)) return -1;
     }
-    return 0;
+    free(slots);
+    return rc;
 }
 
 static void *gen_shared_new(const struct config *cfg, char *err, size_t errlen)
@@ -223,7 +285,8 @@ static const struct gen_target *pick(struct gen_source *s, unsigned conn)
 
 static const struct request *gen_next_fixed(struct source *base, unsigned conn)
 {
-    return &pick((struct gen_source *)base, conn)->build.fixed;
+    const struct gen_source *s = (struct gen_source *)base;
+    return &s->sh->builds[pick((struct gen_source *)base, conn)->build].fixed;
 }
 
 /* A block of at least size bytes, from the free list when one is big enough. */
@@ -262,25 +325,26 @@ static const struct request *gen_next_drawn(struct source *base, unsigned conn)
 {
     struct gen_source *s = (struct gen_source *)base;
     const struct gen_target *t = pick(s, conn);
+    const struct reqbuild *build = &s->sh->builds[t->build];
     const char *path = t->path;
-    size_t path_len;
+    size_t path_len = t->path_len;
     if (s->sh->pattern) {
         path_len = regexgen_generate(s->sh->pattern, &s->rng, s->path);
         path = s->path;
-    } else {
-        path_len = strlen(path);
     }
     struct reqbuild_extra jwt, *extra = NULL;
     if (s->sh->cfg->jwt_pool) {
         if (!(extra = take_token(s, &jwt))) return NULL;
+    } else if (t->own && !s->sh->pattern) {
+        return &build->fixed; /* a line with a body in a long list: as encoded (no block: source_data 0) */
     }
-    struct gen_block *b = block_get(s, reqbuild_size(&t->build, path_len, extra));
+    struct gen_block *b = block_get(s, reqbuild_size(build, path_len, extra));
     if (!b) {
         s->base.state = SOURCE_FAILED;
         s->base.error = "out of memory";
         return NULL;
     }
-    reqbuild_fill(&t->build, b->data, path, path_len, extra, &s->req);
+    reqbuild_fill(build, b->data, path, path_len, extra, &s->req);
     s->req.source_data = (uintptr_t)b;
     return &s->req;
 }
@@ -291,6 +355,7 @@ static void gen_on_done(struct source *base, unsigned conn, const struct req_ctx
     struct gen_block *b = (struct gen_block *)ctx->source_data;
     (void)conn;
     (void)o;
+    if (!b) return; /* an encoded request, not written into a block */
     b->next = s->free_blocks;
     s->free_blocks = b;
 }
@@ -329,7 +394,7 @@ static struct source *gen_source_new(const void *shared, unsigned thread, unsign
     s->sh = sh;
     s->threads = sh->cfg->threads;
     s->thread = thread;
-    s->base.ops = sh->pattern || sh->cfg->jwt_pool ? &drawn_ops : &fixed_ops;
+    s->base.ops = sh->pattern || sh->cfg->jwt_pool || !sh->all_own ? &drawn_ops : &fixed_ops;
     rng_seed(&s->rng, sh->cfg->seed ^ ((uint64_t)thread * 0xd1b54a32d192ed03ULL));
     s->cursor = calloc(sh->origin_count, sizeof *s->cursor);
     if (sh->pattern) s->path = malloc(regexgen_max_len(sh->pattern) + 1);

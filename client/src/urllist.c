@@ -170,10 +170,14 @@ static int parse_line(struct urllist *l, char *line, unsigned lineno, const char
         if (*path != '/') return fail(err, errlen, name, lineno, "bad target '%s'", target);
     }
     if (!visible(path)) return fail(err, errlen, name, lineno, "bad character in target '%s'", target);
-    struct urllist_line *more = realloc(l->lines, (l->count + 1) * sizeof *more);
-    if (!more) return fail(err, errlen, name, lineno, "out of memory");
-    l->lines = more;
-    struct urllist_line *ln = &more[l->count];
+    if (l->count == l->lines_cap) { /* doubling: a million lines without a million reallocations */
+        size_t cap = l->lines_cap ? 2 * l->lines_cap : 64;
+        struct urllist_line *more = realloc(l->lines, cap * sizeof *more);
+        if (!more) return fail(err, errlen, name, lineno, "out of memory");
+        l->lines = more;
+        l->lines_cap = cap;
+    }
+    struct urllist_line *ln = &l->lines[l->count];
     *ln = (struct urllist_line){.method = dup_range(method, strlen(method)), .path = dup_range(path, strlen(path)),
                                 .origin = (size_t)origin, .lineno = lineno};
     l->count++;

@@ -33,6 +33,7 @@ struct urllist_line {
 struct urllist {
     struct urllist_line *lines;
     size_t count;
+    size_t lines_cap; /* lines' room (urllist.c's) */
     struct urllist_origin *origins;
     size_t origin_count;
 };

@@ -97,6 +97,27 @@ def case_list_h2_rate_headers(t):
     expect(targets(reqs) == ["/one", "/two", "/three"] * 10, f"order: {targets(reqs)[:6]}")
 
 
+def case_list_long(t):
+    """A list longer than 1,024 lines (its body-less lines share an encoding per method and origin, each request
+    written with its path): the same order, methods and body file, over HTTP/1.1 and HTTP/2."""
+    t.write("long-body.json", '{"k": 1}')
+    lines = [f"/l{i}?q={i}" for i in range(1500)]
+    lines[700] = "POST /p700 @long-body.json"
+    lines[701] = "DELETE /d701"
+    lines[900] = "DELETE /d900"
+    want = [("GET", f"/l{i}?q={i}") for i in range(1500)]
+    want[700], want[701], want[900] = ("POST", "/p700"), ("DELETE", "/d701"), ("DELETE", "/d900")
+    for listen, flags in (("", []), ("http2", ["--h2"])):
+        lst = t.write("long list.txt", "\n".join(lines) + "\n")
+        with Recorder(t.workdir, f"long {listen}", listen) as ng:
+            r = t.ok_run(["-c", "1", "-n", "1502", *flags, "--urls", lst], url_of(ng.port))
+            reqs = ng.requests()
+        expect_eq(r, "requests", 1502)
+        got = [(q[1], q[2]) for q in reqs]
+        expect(got == want + want[:2], f"{flags}: not the list's order: {[x for x in zip(got, want) if x[0] != x[1]][:3]}")
+        expect(reqs[700][4] == "8" and reqs[699][4] == "-", f"{flags}: the body line: {reqs[699:701]}")
+
+
 def case_list_random(t):
     """--urls-random: each line about as often (within 5 sigma), the same --seed the same sequence."""
     lst = t.write("list random.txt", "/a\n/b\n/c\n/d\n")
@@ -378,6 +399,7 @@ def case_pace_resolution(t):
 CASES = [
     ("--urls in order: methods, body files, round and round", case_list_in_order),
     ("--urls over HTTP/2 at a fixed rate with -H", case_list_h2_rate_headers),
+    ("--urls longer than 1,024 lines: shared encodings, the same order, h1 and h2", case_list_long),
     ("--urls-random: frequencies, seeded", case_list_random),
     ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
     ("--urls with two origins: connections per origin", case_list_origins),
