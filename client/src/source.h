@@ -65,7 +65,9 @@ struct source {
 struct source_type {
     const char *name;
     /* What every thread's source shares, read-only, from cfg (which must
-     * outlive it); NULL with the reason in err. Freed with shared_free. */
+     * outlive it); NULL with the reason in err (a usage error: main builds it
+     * before the target is probed). Freed with shared_free. The protocol is
+     * not known yet (cfg->h2 follows ALPN): read it in source_new. */
     void *(*shared_new)(const struct config *cfg, char *err, size_t errlen);
     void (*shared_free)(void *shared);
     /* The source of worker thread (0 .. -t - 1) with connections

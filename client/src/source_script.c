@@ -31,7 +31,7 @@
 
 struct script_shared {
     struct script *script;
-    bool h2;
+    const struct config *cfg;       /* its h2 and h3, known once the target answered (ALPN) */
     struct reqtext_h2_opts h2_opts; /* HTTP/2 only: the URL's scheme and authority */
     char authority[300];
 };
@@ -57,6 +57,7 @@ struct script_source {
     struct script_conn_state *conns;
     unsigned conn_count;
     struct request req;            /* what next() returns */
+    bool h2;                       /* header fields, not text: HTTP/2 (ALPN's or --h2) or HTTP/3 */
     struct reqtext_set *default_set; /* no request() function: wrk's default request, parsed once */
     struct cache_entry cache[CACHE_SLOTS];
     unsigned evict;                /* which of a string's slots a miss takes when all are used */
@@ -79,7 +80,7 @@ static void *script_shared_new(const struct config *cfg, char *err, size_t errle
         return NULL;
     }
     sh->script = cfg->script;
-    sh->h2 = cfg->h2 || cfg->h3; /* HTTP/3 sends the same header fields */
+    sh->cfg = cfg;
     /* a request without Host gets the URL's authority, as the static request does */
     url_authority(cfg->host, cfg->port, cfg->tls, sh->authority, sizeof sh->authority);
     sh->h2_opts = (struct reqtext_h2_opts){.scheme = cfg->tls ? "https" : "http", .authority = sh->authority};
@@ -137,7 +138,7 @@ static struct reqtext_set *parse(struct script_source *s, const char *text, size
     struct cache_entry *e = cache_slot(s, text, len, &hit);
     if (hit) return e->set;
     struct reqtext_error err;
-    struct reqtext_set *set = reqtext_parse(text, len, s->sh->h2 ? &s->sh->h2_opts : NULL, &err);
+    struct reqtext_set *set = reqtext_parse(text, len, s->h2 ? &s->sh->h2_opts : NULL, &err);
     if (!set) {
         int n = snprintf(s->error, sizeof s->error, "request(): the text it returned is not a request barrage can "
                                                     "send: ");
@@ -193,7 +194,7 @@ static const struct request *give(struct script_source *s, struct script_conn_st
     struct request *req = &s->req;
     *req = (struct request){.copies = 1, .head = is_head(r), .kind = c->kind, .source_data = (uintptr_t)set};
     if (c->kind >= 0) req->kind_name = script_kind_name(s->t, (unsigned)c->kind + 1);
-    if (s->sh->h2) {
+    if (s->h2) {
         req->fields = set->h2[i].nva;
         req->field_count = set->h2[i].nvlen;
         req->body = r->body;
@@ -302,6 +303,7 @@ static struct source *script_source_new(const void *shared, unsigned thread, uns
     }
     s->sh = sh;
     s->t = t;
+    s->h2 = sh->cfg->h2 || sh->cfg->h3; /* HTTP/3 sends the same header fields */
     s->conn_count = connections;
     s->conns = calloc(connections, sizeof *s->conns);
     if (!s->conns) {
