@@ -16,7 +16,8 @@ static int fail(char *err, size_t errlen, const char *name, unsigned lineno, con
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    snprintf(err, errlen, "%s:%u: %s", name, lineno, why);
+    if (lineno) snprintf(err, errlen, "%s:%u: %s", name, lineno, why);
+    else snprintf(err, errlen, "%s: %s", name, why); /* an empty list: no line to name */
     return -1;
 }
 

@@ -131,7 +131,7 @@ static void test_first_url(void)
     rc = first_url_of(path, "# nothing\n\n", out, sizeof out);
     TAP_CHECK(rc == -1 && strstr(out, "list.txt:2: no request in the list"), "no request (%s)", out);
     rc = first_url_of(path, "", out, sizeof out);
-    TAP_CHECK(rc == -1 && strstr(out, "no request in the list"), "an empty file (%s)", out);
+    TAP_CHECK(rc == -1 && strstr(out, "list.txt: no request in the list"), "an empty file, no line named (%s)", out);
     rc = first_url_of(path, "http://h/a\rb\n", out, sizeof out);
     TAP_CHECK(rc == -1 && strstr(out, "list.txt:1: bad character in target"), "a CR inside the line, as the parser (%s)",
               out);
