@@ -1,12 +1,12 @@
 /* source_gen: requests made from the command line without a script: a list
  * of requests (--urls), a target drawn from a pattern (--rand-url). A
  * request that is the same every time it is sent (the command line's, a
- * list's line with a body file) is encoded once and handed out as is, as the
- * static source does. One whose bytes are written per request (a drawn
- * target, a list's line without a body) goes into a block from the source's
- * free list, which goes back to the list at its outcome: no allocation per
- * request once as many blocks exist as requests are in flight. A list's
- * lines without a body share one encoding per method and origin, so that a
+ * short list's line) is encoded once and handed out as is, as the static
+ * source does. One whose bytes are written per request (a drawn target, a
+ * long list's line) goes into a block from the source's free list, which
+ * goes back to the list at its outcome: no allocation per request once as
+ * many blocks exist as requests are in flight. The lines of
+ * a long list share one encoding per method, origin and body file, so that a
  * list of a million lines costs its paths, not a million encoded requests.
  *
  * Connections are per origin: connection conn of thread t (of T) serves
@@ -157,25 +157,26 @@ static long add_build(struct gen_shared *sh, const struct config *cfg, const str
     return reqbuild_init(b, cfg, spec) ? -1 : (long)sh->build_count - 1;
 }
 
-/* The slot of ln's method and origin in an open-addressing table (mask + 1
- * slots, more than the lines) of the first such line's index + 1 (0: none). */
+/* The slot of ln's method, origin and body (lines naming one body file share
+ * it) in an open-addressing table (mask + 1 slots, more than the lines) of
+ * the first such line's index + 1 (0: none). */
 static size_t *shared_slot(size_t *slots, size_t mask, const struct urllist *l, const struct urllist_line *ln)
 {
-    uint64_t h = 1469598103934665603ULL ^ ln->origin; /* FNV-1a */
+    uint64_t h = (1469598103934665603ULL ^ ln->origin ^ (uintptr_t)ln->body) * 1099511628211ULL; /* FNV-1a */
     for (const char *c = ln->method; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
         if (!slots[i]) return &slots[i];
         const struct urllist_line *first = &l->lines[slots[i] - 1];
-        if (first->origin == ln->origin && !strcmp(first->method, ln->method)) return &slots[i];
+        if (first->origin == ln->origin && first->body == ln->body && !strcmp(first->method, ln->method))
+            return &slots[i];
     }
 }
 
 /* One target per list line, or the command line's request. A list of up to
  * OWN_LINES_MAX lines encodes each line (about 1 KiB each, handed out as is);
- * a longer one shares an encoding among the body-less lines of a method and
- * origin, each request written with its path (a million lines in ~100 MB,
- * not 1 GB). A line with a body file always has its own (not copied per
- * request). */
+ * a longer one shares an encoding among the lines of a method, origin and
+ * body file, each request written with its path (and body) into a block: a
+ * million lines in ~200 MB, not 1 GB. */
 static int make_targets(struct gen_shared *sh, const struct config *cfg)
 {
     size_t n = sh->list.count ? sh->list.count : 1, mask = 1, *slots = NULL;
@@ -201,7 +202,7 @@ static int make_targets(struct gen_shared *sh, const struct config *cfg)
             if (ln->origin) spec.authority = sh->list.origins[ln->origin].authority;
             if (ln->body) spec.body = ln->body, spec.body_len = ln->body_len;
             t->origin = ln->origin;
-            if (share && !ln->body) slot = shared_slot(slots, mask, &sh->list, ln);
+            if (share) slot = shared_slot(slots, mask, &sh->list, ln);
         }
         t->path = spec.path;
         t->path_len = strlen(spec.path);
@@ -336,7 +337,7 @@ static const struct request *gen_next_drawn(struct source *base, unsigned conn)
     if (s->sh->cfg->jwt_pool) {
         if (!(extra = take_token(s, &jwt))) return NULL;
     } else if (t->own && !s->sh->pattern) {
-        return &build->fixed; /* a line with a body in a long list: as encoded (no block: source_data 0) */
+        return &build->fixed; /* as encoded (no block: source_data 0) */
     }
     struct gen_block *b = block_get(s, reqbuild_size(build, path_len, extra));
     if (!b) {

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,23 +268,52 @@ int urllist_read(const char *path, char **text, size_t *len, char *err, size_t e
     return -1;
 }
 
-/* Reads each line's body file, relative to the list's folder. */
+/* The slot of name in an open-addressing table (mask + 1 slots, more than the
+ * lines) of the first line naming it, as its index + 1 (0: none yet). */
+static size_t *body_slot(size_t *slots, size_t mask, const struct urllist *l, const char *name)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (size_t i = (size_t)h & mask;; i = (i + 1) & mask)
+        if (!slots[i] || !strcmp(l->lines[slots[i] - 1].body_file, name)) return &slots[i];
+}
+
+/* Reads each body file once, relative to the list's folder; the lines naming
+ * it share what was read. */
 static int read_bodies(struct urllist *l, const char *path, char *err, size_t errlen)
 {
     const char *slash = strcmp(path, "-") ? strrchr(path, '/') : NULL; /* stdin's: from the working folder */
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-    for (size_t i = 0; i < l->count; i++) {
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0, mask = 1;
+    while (mask < 2 * l->count) mask <<= 1;
+    size_t *slots = calloc(mask, sizeof *slots);
+    if (!slots || !(l->bodies = calloc(l->count, sizeof *l->bodies))) {
+        free(slots);
+        return fail(err, errlen, urllist_name(path), 0, "out of memory");
+    }
+    int rc = 0;
+    for (size_t i = 0; i < l->count && rc == 0; i++) {
         struct urllist_line *ln = &l->lines[i];
         if (!ln->body_file) continue;
+        size_t *slot = body_slot(slots, mask - 1, l, ln->body_file);
+        if (*slot) {
+            const struct urllist_line *first = &l->lines[*slot - 1];
+            ln->body = first->body, ln->body_len = first->body_len;
+            continue;
+        }
         char full[4096];
         if (ln->body_file[0] == '/') snprintf(full, sizeof full, "%s", ln->body_file);
         else snprintf(full, sizeof full, "%.*s%s", (int)dir_len, path, ln->body_file);
         errno = 0;
-        if (!(ln->body = slurp(full, &ln->body_len)))
-            return fail(err, errlen, urllist_name(path), ln->lineno, "cannot read body file %s: %s", full,
-                        strerror(errno));
+        char *body = slurp(full, &ln->body_len);
+        if (!body) {
+            rc = fail(err, errlen, urllist_name(path), ln->lineno, "cannot read body file %s: %s", full, strerror(errno));
+            break;
+        }
+        ln->body = l->bodies[l->body_count++] = body;
+        *slot = i + 1;
     }
-    return 0;
+    free(slots);
+    return rc;
 }
 
 int urllist_load(struct urllist *l, const char *text, size_t len, const char *path, bool tls, const char *host,
@@ -303,8 +333,9 @@ void urllist_free(struct urllist *l)
         free(l->lines[i].method);
         free(l->lines[i].path);
         free(l->lines[i].body_file);
-        free(l->lines[i].body);
     }
+    for (size_t i = 0; i < l->body_count; i++) free(l->bodies[i]);
+    free(l->bodies);
     free(l->lines);
     free(l->origins);
     memset(l, 0, sizeof *l);

@@ -25,7 +25,8 @@ struct urllist_line {
     char *path;       /* owned */
     size_t origin;    /* index in origins; 0 is the command line's URL */
     char *body_file;  /* owned, as written (NULL: none) */
-    char *body;       /* owned: read by urllist_load (NULL: -b's body) */
+    const char *body; /* in urllist.bodies, read by urllist_load (NULL: -b's body); lines naming
+                       * the same file share it */
     size_t body_len;
     unsigned lineno;
 };
@@ -36,6 +37,8 @@ struct urllist {
     size_t lines_cap; /* lines' room (urllist.c's) */
     struct urllist_origin *origins;
     size_t origin_count;
+    char **bodies;    /* owned: each body file read, once however many lines name it */
+    size_t body_count;
 };
 
 /* Parses text (len bytes) of the file called name; origin 0 is the command

@@ -93,6 +93,14 @@ static void test_load_bodies(void)
     TAP_CHECK(rc == 0 && l.lines[0].body_len == 7 && !memcmp(l.lines[0].body, "{\"k\":1}", 7),
               "a body file read relative to the list's folder");
     if (rc == 0) urllist_free(&l);
+    f = fopen(path, "w");
+    fputs("POST /a @b.json\nPUT /b @b.json\n/c\nPOST /d @b.json\n", f);
+    fclose(f);
+    rc = load_file(&l, path, err, sizeof err);
+    TAP_CHECK(rc == 0 && l.body_count == 1 && l.lines[1].body == l.lines[0].body && l.lines[3].body == l.lines[0].body &&
+                  l.lines[3].body_len == 7 && !l.lines[2].body,
+              "a body file named by three lines is read once, the lines share it (%s)", err);
+    if (rc == 0) urllist_free(&l);
     remove(body);
     remove(path);
     rmdir(dir);

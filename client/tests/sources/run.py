@@ -98,15 +98,18 @@ def case_list_h2_rate_headers(t):
 
 
 def case_list_long(t):
-    """A list longer than 1,024 lines (its body-less lines share an encoding per method and origin, each request
-    written with its path): the same order, methods and body file, over HTTP/1.1 and HTTP/2."""
+    """A list longer than 1,024 lines (its lines share an encoding per method, origin and body file, each request
+    written with its path): the same order, methods and body files, over HTTP/1.1 and HTTP/2."""
     t.write("long-body.json", '{"k": 1}')
     lines = [f"/l{i}?q={i}" for i in range(1500)]
     lines[700] = "POST /p700 @long-body.json"
     lines[701] = "DELETE /d701"
     lines[900] = "DELETE /d900"
+    lines[901] = "POST /p901 @long-body.json"
+    lines[950] = "POST /n950"  # no body: not the body lines' encoding
     want = [("GET", f"/l{i}?q={i}") for i in range(1500)]
-    want[700], want[701], want[900] = ("POST", "/p700"), ("DELETE", "/d701"), ("DELETE", "/d900")
+    want[700], want[701], want[900], want[901], want[950] = ("POST", "/p700"), ("DELETE", "/d701"), \
+        ("DELETE", "/d900"), ("POST", "/p901"), ("POST", "/n950")
     for listen, flags in (("", []), ("http2", ["--h2"])):
         lst = t.write("long list.txt", "\n".join(lines) + "\n")
         with Recorder(t.workdir, f"long {listen}", listen) as ng:
@@ -115,7 +118,8 @@ def case_list_long(t):
         expect_eq(r, "requests", 1502)
         got = [(q[1], q[2]) for q in reqs]
         expect(got == want + want[:2], f"{flags}: not the list's order: {[x for x in zip(got, want) if x[0] != x[1]][:3]}")
-        expect(reqs[700][4] == "8" and reqs[699][4] == "-", f"{flags}: the body line: {reqs[699:701]}")
+        expect(reqs[700][4] == reqs[901][4] == "8" and reqs[699][4] == reqs[950][4] == "-",
+               f"{flags}: the body lines: {[reqs[i] for i in (699, 700, 901, 950)]}")
 
 
 def case_list_random(t):
