@@ -269,7 +269,8 @@ int urllist_read(const char *path, char **text, size_t *len, char *err, size_t e
 }
 
 /* The slot of name in an open-addressing table (mask + 1 slots, more than the
- * lines) of the first line naming it, as its index + 1 (0: none yet). */
+ * lines naming a body file) of the first line naming it, as its index + 1
+ * (0: none yet). */
 static size_t *body_slot(size_t *slots, size_t mask, const struct urllist *l, const char *name)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -283,10 +284,12 @@ static size_t *body_slot(size_t *slots, size_t mask, const struct urllist *l, co
 static int read_bodies(struct urllist *l, const char *path, char *err, size_t errlen)
 {
     const char *slash = strcmp(path, "-") ? strrchr(path, '/') : NULL; /* stdin's: from the working folder */
-    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0, mask = 1;
-    while (mask < 2 * l->count) mask <<= 1;
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0, mask = 1, named = 0;
+    for (size_t i = 0; i < l->count; i++) named += l->lines[i].body_file != NULL;
+    if (!named) return 0;
+    while (mask < 2 * named) mask <<= 1;
     size_t *slots = calloc(mask, sizeof *slots);
-    if (!slots || !(l->bodies = calloc(l->count, sizeof *l->bodies))) {
+    if (!slots || !(l->bodies = calloc(named, sizeof *l->bodies))) {
         free(slots);
         return fail(err, errlen, urllist_name(path), 0, "out of memory");
     }
