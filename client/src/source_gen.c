@@ -36,7 +36,6 @@
 
 struct gen_target {
     size_t build;     /* its encoding in gen_shared.builds */
-    bool own;         /* the encoding is this target's alone: its fixed request is the request */
     const char *path; /* the target (not owned) */
     size_t path_len;
     size_t origin;
@@ -56,7 +55,7 @@ struct gen_shared {
     size_t target_count;
     struct reqbuild *builds;    /* owned: the encodings the targets share or own */
     size_t build_count, build_cap;
-    bool all_own;               /* every target owns its encoding: no request is written per request */
+    bool shared;                /* a list over OWN_LINES_MAX: lines share encodings, each request written */
     struct gen_origin *origins; /* owned */
     size_t origin_count;
     bool random;
@@ -180,16 +179,16 @@ static size_t *shared_slot(size_t *slots, size_t mask, const struct urllist *l, 
 static int make_targets(struct gen_shared *sh, const struct config *cfg)
 {
     size_t n = sh->list.count ? sh->list.count : 1, mask = 1, *slots = NULL;
-    bool share = n > OWN_LINES_MAX;
-    while (mask < 2 * n) mask <<= 1;
-    if (!(sh->targets = calloc(n, sizeof *sh->targets)) || (share && !(slots = calloc(mask, sizeof *slots)))) return -1;
+    sh->shared = n > OWN_LINES_MAX;
+    while (sh->shared && mask < 2 * n) mask <<= 1;
+    if (!(sh->targets = calloc(n, sizeof *sh->targets)) || (sh->shared && !(slots = calloc(mask, sizeof *slots))))
+        return -1;
     mask--;
     char authority[300];
     bool ipv6 = strchr(cfg->host, ':') != NULL, dflt = strcmp(cfg->port, cfg->tls ? "443" : "80") == 0;
     snprintf(authority, sizeof authority, "%s%s%s%s%s", ipv6 ? "[" : "", cfg->host, ipv6 ? "]" : "", dflt ? "" : ":",
              dflt ? "" : cfg->port);
     int rc = 0;
-    sh->all_own = true;
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct reqbuild_spec spec = {.method = cfg->method, .path = cfg->path, .authority = authority, .tls = cfg->tls,
                                      .body = cfg->body, .body_len = cfg->body_len};
@@ -202,12 +201,10 @@ static int make_targets(struct gen_shared *sh, const struct config *cfg)
             if (ln->origin) spec.authority = sh->list.origins[ln->origin].authority;
             if (ln->body) spec.body = ln->body, spec.body_len = ln->body_len;
             t->origin = ln->origin;
-            if (share) slot = shared_slot(slots, mask, &sh->list, ln);
+            if (sh->shared) slot = shared_slot(slots, mask, &sh->list, ln);
         }
         t->path = spec.path;
         t->path_len = strlen(spec.path);
-        t->own = slot == NULL;
-        sh->all_own = sh->all_own && t->own;
         if (slot && *slot) {
             t->build = sh->targets[*slot - 1].build;
         } else {
@@ -336,8 +333,6 @@ static const struct request *gen_next_drawn(struct source *base, unsigned conn)
     struct reqbuild_extra jwt, *extra = NULL;
     if (s->sh->cfg->jwt_pool) {
         if (!(extra = take_token(s, &jwt))) return NULL;
-    } else if (t->own && !s->sh->pattern) {
-        return &build->fixed; /* as encoded (no block: source_data 0) */
     }
     struct gen_block *b = block_get(s, reqbuild_size(build, path_len, extra));
     if (!b) {
@@ -356,7 +351,6 @@ static void gen_on_done(struct source *base, unsigned conn, const struct req_ctx
     struct gen_block *b = (struct gen_block *)ctx->source_data;
     (void)conn;
     (void)o;
-    if (!b) return; /* an encoded request, not written into a block */
     b->next = s->free_blocks;
     s->free_blocks = b;
 }
@@ -395,7 +389,7 @@ static struct source *gen_source_new(const void *shared, unsigned thread, unsign
     s->sh = sh;
     s->threads = sh->cfg->threads;
     s->thread = thread;
-    s->base.ops = sh->pattern || sh->cfg->jwt_pool || !sh->all_own ? &drawn_ops : &fixed_ops;
+    s->base.ops = sh->pattern || sh->cfg->jwt_pool || sh->shared ? &drawn_ops : &fixed_ops;
     rng_seed(&s->rng, sh->cfg->seed ^ ((uint64_t)thread * 0xd1b54a32d192ed03ULL));
     s->cursor = calloc(sh->origin_count, sizeof *s->cursor);
     if (sh->pattern) s->path = malloc(regexgen_max_len(sh->pattern) + 1);
