@@ -11,7 +11,9 @@
 # message names a "Pause" and ends with its duration in ms; the time stamp is its end.
 # Allocation rate: what the young generation filled between two pauses (heap before a pause
 # minus heap after the previous one) over the time between the window's first and last pause:
-# null with fewer than two pauses in the window, or when the lines give no heap sizes.
+# null with fewer than two pauses in the window, when the lines give no heap sizes, or when the
+# sizes show nothing filled: they are whole MiB (truncated), so a heap that is full (back-to-back
+# full collections, 14M->14M) shows 0 where the server still allocates less than the resolution.
 
 def _line:
   capture("^\\[(?<t>[0-9]+)ms\\]\\[[0-9]+ms\\]\\[[a-z]+ *\\]\\[(?<tags>[a-z0-9,]+) *\\] ?(?<msg>.*)$")
@@ -39,7 +41,7 @@ def _allocation_rate:
   if length < 2 or any(.[]; .heap == null) then null
   else (.[-1].t - .[0].t) as $span
     | [range(1; length) as $i | .[$i].heap.before - .[$i - 1].heap.after | if . < 0 then 0 else . end] | add
-    | if $span > 0 then . / ($span / 1000) | _round3 else null end
+    | if $span > 0 and . > 0 then . / ($span / 1000) | _round3 else null end
   end;
 
 # Nearest-rank percentile of a sorted array of numbers.
