@@ -419,17 +419,22 @@ exact_accounting() {
 }
 
 # steady ARGS...: the fixture server "good" answering every request but /hello after
-# FAKE_DELAY_S (10 ms: with 4 connections, about 400/s, set by the sleep, not the CPU), times
-# 1 + FAKE_DELAY_GROWTH x its age; baseline with barrage for 10 s after a steady-state server
-# warm-up (10 seconds for the trend test: a falling series stays significant with up to 7 of its
-# 45 pairs out of order, as a loaded machine's seconds can put them; with 8 seconds, 3 of 28).
+# FAKE_DELAY_S (default 10 ms: with STEADY_CONNECTIONS, default 4, about 360/s, set by the sleep,
+# not the CPU), times 1 + FAKE_DELAY_GROWTH x its age; baseline with barrage for 10 s after a
+# steady-state server warm-up (10 seconds for the trend test: a falling series stays significant
+# with up to 7 of its 45 pairs out of order, as a loaded machine's seconds can put them; with 8
+# seconds, 3 of 28).
 steady() {
-  FAKE_DELAY_S=0.01 BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" --duration 10s --warmup 0s \
-    --connections 4 --servers good --scenarios baseline --tool barrage "$@"
+  FAKE_DELAY_S=${FAKE_DELAY_S:-0.01} BARRAGE_SERVERS_DIR=$FAKES "$RUN" --port "$PORT" --output "$TMP/out" \
+    --duration 10s --warmup 0s --connections "${STEADY_CONNECTIONS:-4}" --servers good --scenarios baseline \
+    --tool barrage "$@"
 }
 
 @test "steady: a steady server reaches steady state in its warm-up, and its row is not drifting" {
-  FAKE_DELAY_GROWTH=0 run steady --server-warmup auto:12s
+  # 50 ms a request on 16 connections (about 310/s): the ~1 ms a request costs the Python server
+  # and the loopback is a fiftieth of each request's time, not a tenth as at 10 ms, where a
+  # machine slowing down across the window moved the rate 3% (flagged drifting, z 2.99)
+  FAKE_DELAY_GROWTH=0 FAKE_DELAY_S=0.05 STEADY_CONNECTIONS=16 run steady --server-warmup auto:12s
   echo "$output"
   [ "$status" -eq 0 ]
   local f
