@@ -8,6 +8,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,57 @@ static SSL *new_ssl(struct tls_client *c, int fd)
 struct tls_state {
     SSL *ssl;
     struct tls_client *client;
+    uint64_t received_ns; /* stamped: the stamp of this read's last socket read, 0 for none */
 };
+
+/* The read BIO of a stamped TLS transport: OpenSSL's socket BIO with a read
+ * that keeps the kernel's receive stamp (transport_recv_stamped) in the
+ * connection's tls_state (the BIO's data). Made once, shared by all threads. */
+static BIO_METHOD *stamped_bio;
+static pthread_once_t stamped_bio_once = PTHREAD_ONCE_INIT;
+
+/* As OpenSSL's socket read (retry on EAGAIN, the EOF flag at 0). */
+static int stamped_bio_read(BIO *b, char *out, int outl)
+{
+    struct tls_state *st = BIO_get_data(b);
+    if (!out || outl <= 0) return 0;
+    errno = 0;
+    int n = (int)transport_recv_stamped(BIO_get_fd(b, NULL), out, (size_t)outl, &st->received_ns);
+    BIO_clear_retry_flags(b);
+    if (n <= 0) {
+        if (BIO_sock_should_retry(n)) BIO_set_retry_read(b);
+        else if (n == 0) BIO_set_flags(b, BIO_FLAGS_IN_EOF);
+    }
+    return n;
+}
+
+static void stamped_bio_make(void)
+{
+    const BIO_METHOD *sock = BIO_s_socket();
+    BIO_METHOD *m = BIO_meth_new(BIO_TYPE_SOCKET, "socket, stamped reads");
+    if (m && BIO_meth_set_read(m, stamped_bio_read) && BIO_meth_set_write(m, BIO_meth_get_write(sock)) &&
+        BIO_meth_set_puts(m, BIO_meth_get_puts(sock)) && BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(sock)) &&
+        BIO_meth_set_create(m, BIO_meth_get_create(sock)) && BIO_meth_set_destroy(m, BIO_meth_get_destroy(sock)))
+        stamped_bio = m;
+    else
+        BIO_meth_free(m);
+}
+
+static int tls_stamp_reads(struct transport *t)
+{
+    struct tls_state *st = t->state;
+    pthread_once(&stamped_bio_once, stamped_bio_make);
+    BIO *b = stamped_bio ? BIO_new(stamped_bio) : NULL;
+    if (!b || !st || !st->ssl || transport_socket_stamp(t->fd) < 0) {
+        BIO_free(b);
+        return -1;
+    }
+    BIO_set_fd(b, t->fd, BIO_NOCLOSE);
+    BIO_set_data(b, st);
+    SSL_set0_rbio(st->ssl, b); /* writes keep SSL_set_fd's socket BIO */
+    t->stamped = true;
+    return 0;
+}
 
 static int tls_handshake(struct transport *t)
 {
@@ -177,10 +228,11 @@ static ssize_t tls_io_error(SSL *ssl, int r)
     return -1;
 }
 
-static ssize_t tls_read(struct transport *t, uint8_t *buf, size_t len)
+static ssize_t tls_read(struct transport *t, uint8_t *buf, size_t len, uint64_t *received_ns)
 {
     struct tls_state *st = t->state;
     size_t total = 0;
+    st->received_ns = 0;
     /* One record per call (no read-ahead): what is left stays in the socket,
      * where readiness shows it. Only a record larger than buf leaves
      * decrypted bytes in OpenSSL (SSL_pending), and those are taken now. */
@@ -188,9 +240,13 @@ static ssize_t tls_read(struct transport *t, uint8_t *buf, size_t len)
         size_t got;
         ERR_clear_error();
         int r = SSL_read_ex(st->ssl, buf + total, len - total, &got);
-        if (r != 1) return total > 0 ? (ssize_t)total : tls_io_error(st->ssl, r);
+        if (r != 1) {
+            if (total == 0) return tls_io_error(st->ssl, r);
+            break;
+        }
         total += got;
     } while (total < len && SSL_pending(st->ssl) > 0);
+    if (st->received_ns) *received_ns = st->received_ns; /* stamped: its last socket read's */
     return (ssize_t)total;
 }
 
@@ -220,12 +276,14 @@ static const struct transport_ops tls_ops = {
     .read = tls_read,
     .write = tls_write,
     .close = tls_close,
+    .stamp_reads = tls_stamp_reads,
 };
 
 int transport_tls_init(struct transport *t, int fd, struct tls_client *c)
 {
     t->ops = &tls_ops;
     t->fd = fd;
+    t->stamped = false;
     struct tls_state *st = calloc(1, sizeof *st);
     t->state = st;
     if (!st || fd < 0) return -1;

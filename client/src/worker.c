@@ -36,6 +36,7 @@
 #define BACKOFF_MIN_US 10000
 #define BACKOFF_MAX_US 1000000
 #define SECOND_US 1000000u
+#define WINDOW_SLEEP_MAX_US 10000u /* --pace-resolution: the longest sleep through a window */
 
 enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN };
 
@@ -103,6 +104,12 @@ struct worker {
     ev_prepare pace_prepare; /* before the loop sleeps: sends what is due, sets the timer */
     uint64_t armed_us; /* what timer_fd is set to; PACER_PAUSED: disarmed */
     bool timer_fired;  /* armed_us has passed: set it again even if unchanged */
+    /* --pace-resolution over TCP (TLS too): the kernel stamps what each connection
+     * receives, so the loop sleeps through each window once instead of waking
+     * for every response, and times each response by its stamp */
+    bool window_sleep;
+    bool stamps_flowing; /* the last stamped read had its stamp */
+    uint64_t sent_window, sent_in_window; /* requests sent in the window ending at sent_window */
     struct conn **ready;
     unsigned ready_head, ready_len;
     /* the current second's stats, and what crosses to the main thread under
@@ -140,6 +147,19 @@ static void worker_maybe_finish(struct worker *w)
     if (w->inflight == 0 && !may_start(w)) ev_break(w->loop, EVBREAK_ONE);
 }
 
+static uint64_t pace_window_end(const struct worker *w, uint64_t at);
+
+/* --pace-resolution with window sleeps: one more request sent in now's window. */
+static void pace_count_sent(struct worker *w, uint64_t now)
+{
+    uint64_t end = pace_window_end(w, now);
+    if (end != w->sent_window) {
+        w->sent_window = end;
+        w->sent_in_window = 0;
+    }
+    w->sent_in_window++;
+}
+
 /* Counts a request as started (may_start() must hold, but for a request
  * written in the text of the one before it), due at scheduled (closed loop:
  * now) and sent now; returns its context. */
@@ -156,6 +176,7 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
         w->cur->sent++;
     }
     w->inflight++;
+    if (w->window_sleep) pace_count_sent(w, now);
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
                             .kind = req->kind, .measured = measured, .collect = w->source->wants_response};
 }
@@ -462,12 +483,35 @@ static void conn_write_out(struct conn *c, uint64_t now)
 
 #define DGRAM_READS 16 /* datagrams read per wake-up before answering them */
 
+/* When bytes read now arrived, on the monotonic clock: from the kernel's
+ * stamp (realtime) when the read has one, its age taken off the monotonic
+ * now (the realtime clock read first: a pause between the two reads can only
+ * make the arrival later, never before its request was sent); a stamp in the
+ * future or older than a second (the realtime clock stepped) is not trusted.
+ * The loop sleeps through windows only while reads come stamped: the kernel
+ * turns stamping on a moment after the first socket asks for it, so the
+ * first answers of a run can come without. */
+static uint64_t conn_arrival(struct conn *c, uint64_t received_ns, uint64_t now)
+{
+    if (!c->tr.stamped) return now;
+    c->w->stamps_flowing = received_ns != 0;
+    if (!received_ns) return now;
+    struct timespec real, mono;
+    clock_gettime(CLOCK_REALTIME, &real);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    uint64_t real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+    uint64_t mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+    if (received_ns > real_ns || real_ns - received_ns > 1000000000u || real_ns - received_ns > mono_ns) return now;
+    return (mono_ns - (real_ns - received_ns)) / 1000;
+}
+
 /* Reads once (a datagram protocol: up to DGRAM_READS datagrams), then writes
  * what the session has to say. false when the connection closed. */
 static bool conn_read_one(struct conn *c, uint64_t *now)
 {
     struct worker *w = c->w;
-    ssize_t n = c->tr.ops->read(&c->tr, w->rbuf, sizeof w->rbuf);
+    uint64_t received_ns = 0;
+    ssize_t n = c->tr.ops->read(&c->tr, w->rbuf, sizeof w->rbuf, &received_ns);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return false;
     if (n == 0 && w->dgram) return true; /* an empty datagram */
     if (n <= 0) {
@@ -477,7 +521,8 @@ static bool conn_read_one(struct conn *c, uint64_t *now)
     *now = monotonic_now_us();
     if (w->measuring) w->stats.bytes_received += (uint64_t)n;
     c->received += (uint64_t)n;
-    if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, *now) == SESSION_CLOSE) {
+    uint64_t arrived = conn_arrival(c, received_ns, *now);
+    if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, arrived) == SESSION_CLOSE) {
         conn_close(c, CLOSE_LOCAL);
         return false;
     }
@@ -624,6 +669,8 @@ static void conn_connect(struct conn *c)
     if (w->dgram) transport_plain_init(&c->tr, fd);
     else if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
     else transport_plain_init(&c->tr, fd);
+    if (w->window_sleep && fd >= 0 && (addr->sa_family == AF_UNIX || transport_stamp_reads(&c->tr) < 0))
+        w->window_sleep = false;
     if (fd < 0 || tr_failed) {
         connect_failed(c);
         return;
@@ -1011,6 +1058,18 @@ static void pace_cb(struct ev_loop *loop, ev_io *io, int revents)
     w->timer_fired = true;
 }
 
+/* May the loop sleep through the rest of this window (window_sleep)? While
+ * reads come stamped, with answers on their way, not in the run's last window
+ * (its answers must be read before the deadline sends what is left), and
+ * only when the connections already free can carry as many requests as this
+ * window sent: answers that arrive during the sleep are read after it, so
+ * their connections are not free when the next window's requests go out. */
+static bool pace_may_sleep(const struct worker *w, uint64_t now)
+{
+    return w->window_sleep && w->stamps_flowing && w->inflight > 0 && !w->stopping &&
+           pace_window_end(w, now + 1) < w->cap_us && w->ready_len >= w->sent_in_window;
+}
+
 /* Before the loop sleeps, whatever woke it (the timer, a response, a
  * connection, a command): every request due by now goes to a connection with
  * room, from this one place, and the timer is set once for the next. */
@@ -1019,7 +1078,19 @@ static void pace_prepare_cb(struct ev_loop *loop, ev_prepare *p, int revents)
     struct worker *w = p->data;
     (void)loop;
     (void)revents;
-    pace_dispatch(w, monotonic_now_us());
+    uint64_t now = monotonic_now_us();
+    pace_dispatch(w, now);
+    if (pace_may_sleep(w, now)) {
+        /* Answers are on their way: sleep to the window's end rather than
+         * waking for each (their stamps time them), then send what is due.
+         * Never longer than WINDOW_SLEEP_MAX_US: the loop's timers and
+         * commands (a stop, Ctrl-C) wait while it sleeps. */
+        uint64_t end = pace_window_end(w, now + 1);
+        if (end > now + WINDOW_SLEEP_MAX_US) end = now + WINDOW_SLEEP_MAX_US;
+        struct timespec ts = {.tv_sec = (time_t)(end / SECOND_US), .tv_nsec = (long)(end % SECOND_US) * 1000};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
+        pace_dispatch(w, monotonic_now_us());
+    }
     pace_arm(w);
 }
 
@@ -1028,6 +1099,8 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
 {
     const struct config *cfg = w->cfg;
     w->paced = true;
+    /* TCP only: a datagram protocol's session times its own packets */
+    w->window_sleep = cfg->pace_resolution_us > 0 && !w->dgram;
     w->cap_us = UINT64_MAX;
     w->armed_us = PACER_PAUSED;
     w->ready = calloc(w->conn_count, sizeof *w->ready);

@@ -99,6 +99,14 @@ class DelayServer:
 class Runner(harness.Runner):
     prefix = "barrage rate"
     delay_server = None
+    _certs = None
+
+    def certs(self):
+        """The test CA and certificates (tests/h2/run.py's), made once per run."""
+        if self._certs is None:
+            self._certs = h2run.Certs(self.workdir)
+            self._certs.make()
+        return self._certs
 
     def start(self, args, url, stderr_path=None):
         """barrage --json in the background; finish() reads its record."""
@@ -231,6 +239,50 @@ def case_busy_sleeps(t):
     expect(r["rate"]["backlog_max"] > 4000, f"backlog max {r['rate']['backlog_max']}: the line was not kept")
     # ~100 answers and ~100 ticks a second: a few hundred sleeps; one per scheduled request would be 8,000
     expect(sleeps < scheduled / 4, f"{sleeps} sleeps for {scheduled} scheduled requests")
+
+
+def case_window_sleeps(t):
+    """--pace-resolution 5ms at 2,000/s (10 requests a window) against a 3 ms server: the loop
+    sleeps once per window, not once per answer (the voluntary context switches of barrage, a
+    count), and each answer is timed by its arrival (the kernel's stamp), not by when the loop
+    woke to read it: from the send, p50 near 3 ms, where reading at the window's end gives 5."""
+    with DelayServer(t.delay_server, 3000) as server:
+        # counted before the server (a child too) is waited for
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw
+        r = t.ok_run(["-t", "1", "-R", "2000", "-d", "2s", "--warmup", "0", "-c", "20", "--pace-resolution", "5ms"],
+                     url_of(server.port))
+        sleeps = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw - before
+    windows = 2 * 1000 // 5
+    unc = r["latency_uncorrected_us"]
+    comment(f"5 ms windows: {sleeps} sleeps for {windows} windows and {r['requests']} requests; "
+            f"from the send p50 {unc['p50']} us, p99 {unc['p99']} us; lag {lag_text(r)}")
+    expect_eq(r, "requests", 4000)
+    expect_eq(r, "failed", 0)
+    # waking for each answer as well as for each window: 3 or more a window (1,250-1,350 measured)
+    expect(sleeps < windows * 3 // 2, f"{sleeps} sleeps for {windows} windows")
+    expect(3000 <= unc["p50"] < 4000, f"p50 from the send {unc['p50']} us: not the 3 ms server's")
+
+
+def case_window_sleeps_tls(t):
+    """The same over TLS, h1 and h2 (ALPN), against nginx: one sleep a window, and answers timed by
+    their arrival through OpenSSL (its reads stamped): from the send, p50 under 1.5 ms, where reading
+    at the end of a 5 ms window gives several."""
+    c = t.certs()
+    listen, server = h2run.tls_server(c.path("server.pem"), c.path("server.key"))
+    with h2run.Nginx(t.workdir, "tls windows", listen, server, KEEPALIVE) as ng:
+        for proto in ("h1", "h2"):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw
+            r = t.ok_run(["-t", "1", "-R", "2000", "-d", "2s", "--warmup", "0", "-c", "20", "--pace-resolution", "5ms",
+                          "--" + proto, "--cacert", c.path("ca.pem")],
+                         f"https://127.0.0.1:{ng.port}/")
+            sleeps = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw - before
+            unc = r["latency_uncorrected_us"]
+            comment(f"TLS {proto}, 5 ms windows: {sleeps} sleeps for 400 windows; from the send p50 {unc['p50']} us")
+            expect_eq(r, "protocol", "http/1.1" if proto == "h1" else "h2")
+            expect_eq(r, "requests", 4000)
+            expect_eq(r, "failed", 0)
+            expect(sleeps < 600, f"TLS {proto}: {sleeps} sleeps for 400 windows")
+            expect(unc["p50"] < 1500, f"TLS {proto}: p50 from the send {unc['p50']} us")
 
 
 def case_h2_stream_slots(t):
@@ -408,8 +460,7 @@ def case_merge_records(t):
 
 def case_tls_h2_warmup(t):
     """TLS with ALPN h2, streams, a warm-up: the window's 1,000 requests due exactly, sent."""
-    c = h2run.Certs(t.workdir)
-    c.make()
+    c = t.certs()
     listen, server = h2run.tls_server(c.path("server.pem"), c.path("server.key"))
     with h2run.Nginx(t.workdir, "tls rate", listen, server, KEEPALIVE) as ng:
         r = t.ok_run(["-R", "1000", "--warmup", "300ms", "-d", "1s", "-c", "2", "-m", "8", "--cacert", c.path("ca.pem")],
@@ -450,6 +501,9 @@ CASES = [
     ("tools/merge-records: exact merge against HdrHistogram's", case_merge_records),
     ("TLS, h2 streams and warm-up at a fixed rate", case_tls_h2_warmup),
     ("every connection busy: the loop sleeps until one is free", case_busy_sleeps),
+    ("--pace-resolution: one sleep a window, answers timed by their arrival", case_window_sleeps),
+    ("--pace-resolution over TLS, h1 and h2: one sleep a window, answers timed by their arrival",
+     case_window_sleeps_tls),
     ("-n and Poisson arrival with --seed", case_requests_and_poisson),
 ]
 
