@@ -249,7 +249,8 @@ def case_window_sleeps(t):
     with DelayServer(t.delay_server, 3000) as server:
         # counted before the server (a child too) is waited for
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw
-        r = t.ok_run(["-t", "1", "-R", "2000", "-d", "2s", "--warmup", "0", "-c", "20", "--pace-resolution", "5ms"],
+        # 40 connections for 10 requests a window: free ones enough even when answers come late
+        r = t.ok_run(["-t", "1", "-R", "2000", "-d", "2s", "--warmup", "0", "-c", "40", "--pace-resolution", "5ms"],
                      url_of(server.port))
         sleeps = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw - before
     windows = 2 * 1000 // 5
@@ -265,14 +266,14 @@ def case_window_sleeps(t):
 
 def case_window_sleeps_tls(t):
     """The same over TLS, h1 and h2 (ALPN), against nginx: one sleep a window, and answers timed by
-    their arrival through OpenSSL (its reads stamped): from the send, p50 under 1.5 ms, where reading
-    at the end of a 5 ms window gives several."""
+    their arrival through OpenSSL (its reads stamped): from the send, p50 under 2.5 ms (0.7-1 ms
+    measured), where reading at the end of a 5 ms window gives about 5."""
     c = t.certs()
     listen, server = h2run.tls_server(c.path("server.pem"), c.path("server.key"))
     with h2run.Nginx(t.workdir, "tls windows", listen, server, KEEPALIVE) as ng:
         for proto in ("h1", "h2"):
             before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw
-            r = t.ok_run(["-t", "1", "-R", "2000", "-d", "2s", "--warmup", "0", "-c", "20", "--pace-resolution", "5ms",
+            r = t.ok_run(["-t", "1", "-R", "2000", "-d", "2s", "--warmup", "0", "-c", "40", "--pace-resolution", "5ms",
                           "--" + proto, "--cacert", c.path("ca.pem")],
                          f"https://127.0.0.1:{ng.port}/")
             sleeps = resource.getrusage(resource.RUSAGE_CHILDREN).ru_nvcsw - before
@@ -281,8 +282,9 @@ def case_window_sleeps_tls(t):
             expect_eq(r, "protocol", "http/1.1" if proto == "h1" else "h2")
             expect_eq(r, "requests", 4000)
             expect_eq(r, "failed", 0)
-            expect(sleeps < 600, f"TLS {proto}: {sleeps} sleeps for 400 windows")
-            expect(unc["p50"] < 1500, f"TLS {proto}: p50 from the send {unc['p50']} us")
+            # a wake or two per connection for its TLS handshake; waking per answer too: 815 (h1)
+            expect(sleeps < 400 * 3 // 2 + 2 * 40, f"TLS {proto}: {sleeps} sleeps for 400 windows")
+            expect(unc["p50"] < 2500, f"TLS {proto}: p50 from the send {unc['p50']} us")
 
 
 def case_h2_stream_slots(t):
