@@ -7,6 +7,12 @@
 #include <stdint.h>
 #include <time.h>
 
+/* A timespec in nanoseconds (a clock's reading, a socket's receive stamp). */
+static inline uint64_t timespec_ns(const struct timespec *ts)
+{
+    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
 static inline uint64_t monotonic_now_us(void)
 {
     struct timespec ts;

@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monotonic.h"
+
 static int plain_handshake(struct transport *t)
 {
     (void)t;
@@ -34,7 +36,7 @@ ssize_t transport_recv_stamped(int fd, void *buf, size_t len, uint64_t *received
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
         struct timespec ts;
         memcpy(&ts, CMSG_DATA(c), sizeof ts);
-        *received_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        *received_ns = timespec_ns(&ts);
     }
     return n;
 }

@@ -499,8 +499,7 @@ static uint64_t conn_arrival(struct conn *c, uint64_t received_ns, uint64_t now)
     struct timespec real, mono;
     clock_gettime(CLOCK_REALTIME, &real);
     clock_gettime(CLOCK_MONOTONIC, &mono);
-    uint64_t real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
-    uint64_t mono_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec;
+    uint64_t real_ns = timespec_ns(&real), mono_ns = timespec_ns(&mono);
     if (received_ns > real_ns || real_ns - received_ns > 1000000000u || real_ns - received_ns > mono_ns) return now;
     return (mono_ns - (real_ns - received_ns)) / 1000;
 }
@@ -1058,16 +1057,16 @@ static void pace_cb(struct ev_loop *loop, ev_io *io, int revents)
     w->timer_fired = true;
 }
 
-/* May the loop sleep through the rest of this window (window_sleep)? While
+/* May the loop sleep to window_end, the end of this window (window_sleep)? While
  * reads come stamped, with answers on their way, not in the run's last window
  * (its answers must be read before the deadline sends what is left), and
  * only when the connections already free can carry as many requests as this
  * window sent: answers that arrive during the sleep are read after it, so
  * their connections are not free when the next window's requests go out. */
-static bool pace_may_sleep(const struct worker *w, uint64_t now)
+static bool pace_may_sleep(const struct worker *w, uint64_t window_end)
 {
-    return w->window_sleep && w->stamps_flowing && w->inflight > 0 && !w->stopping &&
-           pace_window_end(w, now + 1) < w->cap_us && w->ready_len >= w->sent_in_window;
+    return w->window_sleep && w->stamps_flowing && w->inflight > 0 && !w->stopping && window_end < w->cap_us &&
+           w->ready_len >= w->sent_in_window;
 }
 
 /* Before the loop sleeps, whatever woke it (the timer, a response, a
@@ -1080,12 +1079,12 @@ static void pace_prepare_cb(struct ev_loop *loop, ev_prepare *p, int revents)
     (void)revents;
     uint64_t now = monotonic_now_us();
     pace_dispatch(w, now);
-    if (pace_may_sleep(w, now)) {
+    uint64_t end = w->window_sleep ? pace_window_end(w, now + 1) : 0;
+    if (pace_may_sleep(w, end)) {
         /* Answers are on their way: sleep to the window's end rather than
          * waking for each (their stamps time them), then send what is due.
          * Never longer than WINDOW_SLEEP_MAX_US: the loop's timers and
          * commands (a stop, Ctrl-C) wait while it sleeps. */
-        uint64_t end = pace_window_end(w, now + 1);
         if (end > now + WINDOW_SLEEP_MAX_US) end = now + WINDOW_SLEEP_MAX_US;
         struct timespec ts = {.tv_sec = (time_t)(end / SECOND_US), .tv_nsec = (long)(end % SECOND_US) * 1000};
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
