@@ -1,5 +1,8 @@
-/* config: the run as the command line describes it. Filled by cli.c, read-only
- * afterwards (shared by every thread). */
+/* config: the run as the command line describes it, filled by cli.c. main
+ * then adds what it sets up before the first thread starts (the fields marked
+ * "set by main": the address, the protocol ALPN chose, the TLS and QUIC
+ * clients, the script, the run's files, the token pool, a chosen seed); from
+ * the engine's start on it is read-only, shared by every thread. */
 #ifndef BARRAGE_CONFIG_H
 #define BARRAGE_CONFIG_H
 

@@ -224,7 +224,7 @@ static void supervise(const struct config *cfg, struct worker **workers, struct 
     int timeout = -1;
     bool stopped = false;
     struct warmup_watch ww = {.deciding = cfg->warmup_auto, .cap_at = rs->t0_us + cfg->warmup_us};
-    steady_init(&ww.steady, cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate);
+    steady_init(&ww.steady, steady_rule_for(cfg->rate > 0));
     /* --warmup auto: the latest the measured phase can start is the cap */
     struct watch watch = {.halt_at = halt_time(cfg, cfg->warmup_auto ? ww.cap_at + WARMUP_END_AHEAD_US
                                                                      : rs->measure_start_us)};

@@ -1,4 +1,4 @@
-/* barrage: HTTP/1.1 and HTTP/2 load generator. main parses the command line,
+/* barrage: HTTP/1.1, HTTP/2 and HTTP/3 load generator. main parses the command line,
  * checks the file limit and that the target answers, chooses the protocol
  * (after ALPN for https://) and the request source (a script's states made
  * here: setup and init before the run, done after), runs the engine and
@@ -302,11 +302,21 @@ static void jwt_result(const struct config *cfg, const struct jwt *jwt, struct r
                                    .stale = st.stale};
 }
 
+/* The HTTP/3 libraries' versions ("" in a build without them). */
+static struct run_libraries run_libraries(void)
+{
+    struct run_libraries libs = {.ngtcp2 = "", .nghttp3 = ""};
+#ifdef HAVE_H3
+    http3_library_versions(&libs.ngtcp2, &libs.nghttp3);
+#endif
+    return libs;
+}
+
 /* A run that measured nothing (a script error in setup or init, a signal
  * before the run): its empty report with the error (or ""); the exit status. */
 static int report_empty(const struct config *cfg, const char *error)
 {
-    struct run_result result = {0};
+    struct run_result result = {.libraries = run_libraries()};
     if (stats_init(&result.stats) || hist_init(&result.thread_rps)) return EXIT_FAILURE;
     snprintf(result.error, sizeof result.error, "%s", error);
     result.interrupted = signals_caught();
@@ -331,7 +341,7 @@ static bool never_connected(const struct config *cfg, const struct stats *st)
 static int run_and_report(struct config *cfg, const struct protocol *protocol, const struct source_type *source,
                           void *source_shared, const struct jwt *jwt)
 {
-    struct run_result result = {0};
+    struct run_result result = {.libraries = run_libraries()};
     char err[512];
     int status = 0;
     if (cfg->script && source_script_threads(cfg->script, cfg)) {
@@ -392,93 +402,102 @@ static void on_first_signal(int sig)
     script_halt_signal(true);
 }
 
+/* err printed; status returned (for one-line error branches). */
+static int fail(const char *err, int status)
+{
+    report_error("%s", err);
+    return status;
+}
+
+/* After the source is built: the TLS or QUIC client, the probe, the run's
+ * files, the JWT pool, --start-at's wait, then the run. Frees what it made
+ * (the clients, the files, the pool) on every path. */
+static int connect_and_run(struct config *cfg, const struct source_type *source, void *source_shared,
+                           const struct jwt *jwt, char *err, size_t errlen)
+{
+    int status = EXIT_UNREACHABLE;
+    struct control control;
+    bool bad_ca = tls_client_setup(cfg, err, errlen) != 0 || quic_client_setup(cfg, err, errlen) != 0;
+    bool unreachable = !bad_ca && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
+    if (bad_ca) {
+        status = fail(err, EXIT_USAGE);
+    } else if (signals_caught()) {
+        /* interrupted while connecting: the empty report of a run that did not begin */
+        status = report_empty(cfg, "");
+    } else if (unreachable) {
+        status = fail(err, EXIT_UNREACHABLE);
+    } else if (open_run_files(cfg, &control, err, errlen)) {
+        status = fail(err, EXIT_USAGE);
+    } else if (jwt && !(cfg->jwt_pool = jwt_pool_start(cfg, (struct jwt *)jwt))) {
+        /* before --start-at's wait: the pool's prefill must not delay the start */
+        status = fail("--jwt-key: cannot sign ahead (out of memory, no thread, or a signature failed)", EXIT_FAILURE);
+    } else if (wait_for_start(cfg, err, errlen)) {
+        status = fail(err, EXIT_USAGE);
+    } else {
+        status = run_and_report(cfg, run_protocol(cfg), source, source_shared, jwt);
+    }
+    jwtpool_free(cfg->jwt_pool);
+    cfg->jwt_pool = NULL;
+    if (close_run_files(cfg) && status == 0) status = EXIT_FAILURE;
+    tls_client_free(cfg->tls_client);
+    cfg->tls_client = NULL;
+#ifdef HAVE_H3
+    quic_client_free(cfg->quic_client);
+    cfg->quic_client = NULL;
+#endif
+    return status;
+}
+
+/* A parsed command line run: the key, the file limit, the address, the
+ * script, the request source (before the probe: a bad --urls line, body file
+ * or --rand-url pattern is a usage error whether or not the target is up),
+ * then connect_and_run. Frees what it made on every path; the exit status. */
+static int setup_and_run(struct config *cfg, char *err, size_t errlen)
+{
+    const struct source_type *source = cfg->script_file ? &source_script
+                                       : config_generated(cfg) ? &source_gen : &source_static;
+    void *source_shared = NULL;
+    struct jwt *jwt = jwt_setup(cfg, err, errlen);
+    int status;
+    if (cfg->jwt_key && !jwt) {
+        status = fail(err, EXIT_USAGE);
+    } else if (ensure_file_limit(cfg->connections, err, errlen)) {
+        status = fail(err, EXIT_USAGE);
+    } else if (resolve(cfg, err, errlen)) {
+        status = fail(err, EXIT_UNREACHABLE);
+    } else if (load_script(cfg, err, errlen)) {
+        /* a signal stopped the script's top level: the empty report of a run that did not begin */
+        status = signals_caught() ? report_empty(cfg, err) : fail(err, EXIT_USAGE);
+    } else if (!(source_shared = source->shared_new(cfg, err, errlen))) {
+        status = fail(err, EXIT_USAGE);
+    } else {
+        free(cfg->urls_text); /* the list's text, parsed now */
+        cfg->urls_text = NULL;
+        status = connect_and_run(cfg, source, source_shared, jwt, err, errlen);
+    }
+    if (source_shared) source->shared_free(source_shared);
+    jwt_free(jwt);
+    script_free(cfg->script);
+    cfg->script = NULL;
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     struct config cfg;
-    struct jwt *jwt = NULL;
     char err[SCRIPT_ERROR_MAX];
-    if (signals_init(on_first_signal)) {
-        report_error("cannot set up the signal handlers");
-        return EXIT_FAILURE;
-    }
+    int status = 0;
+    if (signals_init(on_first_signal)) return fail("cannot set up the signal handlers", EXIT_FAILURE);
     switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
-    case CLI_HELP: report_help(); cli_free(&cfg); return 0;
-    case CLI_VERSION: report_version(); cli_free(&cfg); return 0;
-    case CLI_ERROR: report_error("%s", err); cli_free(&cfg); return EXIT_USAGE;
-    case CLI_RUN: break;
+    case CLI_HELP: report_help(); break;
+    case CLI_VERSION: {
+        struct run_libraries libs = run_libraries();
+        report_version(&libs);
+        break;
     }
-    jwt = jwt_setup(&cfg, err, sizeof err);
-    if (cfg.jwt_key && !jwt) {
-        report_error("%s", err);
-        cli_free(&cfg);
-        return EXIT_USAGE;
+    case CLI_ERROR: status = fail(err, EXIT_USAGE); break;
+    case CLI_RUN: status = setup_and_run(&cfg, err, sizeof err); break;
     }
-    if (ensure_file_limit(cfg.connections, err, sizeof err)) {
-        report_error("%s", err);
-        jwt_free(jwt);
-        cli_free(&cfg);
-        return EXIT_USAGE;
-    }
-    if (resolve(&cfg, err, sizeof err)) {
-        report_error("%s", err);
-        jwt_free(jwt);
-        cli_free(&cfg);
-        return EXIT_UNREACHABLE;
-    }
-    if (load_script(&cfg, err, sizeof err)) {
-        /* a signal stopped the script's top level: the empty report of a run that did not begin */
-        int status = signals_caught() ? report_empty(&cfg, err) : (report_error("%s", err), EXIT_USAGE);
-        cli_free(&cfg);
-        return status;
-    }
-    /* before the probe: a bad --urls line, body file or --rand-url pattern is
-     * a usage error, whether or not the target is up */
-    const struct source_type *source = cfg.script ? &source_script : config_generated(&cfg) ? &source_gen : &source_static;
-    void *source_shared = source->shared_new(&cfg, err, sizeof err);
-    free(cfg.urls_text); /* the list's text, parsed now */
-    cfg.urls_text = NULL;
-    if (!source_shared) {
-        report_error("%s", err);
-        jwt_free(jwt);
-        script_free(cfg.script);
-        cli_free(&cfg);
-        return EXIT_USAGE;
-    }
-    int status = EXIT_UNREACHABLE;
-    struct control control;
-    bool bad_ca = tls_client_setup(&cfg, err, sizeof err) != 0 || quic_client_setup(&cfg, err, sizeof err) != 0;
-    bool unreachable = !bad_ca && !cfg.h3 &&
-                       (probe(&cfg, err, sizeof err) || (cfg.tls && tls_setup(&cfg, err, sizeof err)));
-    if (bad_ca) {
-        report_error("%s", err);
-        status = EXIT_USAGE;
-    } else if (signals_caught()) {
-        /* interrupted while connecting: the empty report of a run that did not begin */
-        status = report_empty(&cfg, "");
-    } else if (unreachable) {
-        report_error("%s", err);
-    } else if (open_run_files(&cfg, &control, err, sizeof err)) {
-        report_error("%s", err);
-        status = EXIT_USAGE;
-    } else if (jwt && !(cfg.jwt_pool = jwt_pool_start(&cfg, jwt))) {
-        /* before --start-at's wait: the pool's prefill must not delay the start */
-        report_error("--jwt-key: cannot sign ahead (out of memory, no thread, or a signature failed)");
-        status = EXIT_FAILURE;
-    } else if (wait_for_start(&cfg, err, sizeof err)) {
-        report_error("%s", err);
-        status = EXIT_USAGE;
-    } else {
-        status = run_and_report(&cfg, run_protocol(&cfg), source, source_shared, jwt);
-    }
-    source->shared_free(source_shared);
-    jwtpool_free(cfg.jwt_pool);
-    jwt_free(jwt);
-    if (close_run_files(&cfg) && status == 0) status = EXIT_FAILURE;
-    tls_client_free(cfg.tls_client);
-#ifdef HAVE_H3
-    quic_client_free(cfg.quic_client);
-#endif
-    script_free(cfg.script);
     cli_free(&cfg);
     return status;
 }

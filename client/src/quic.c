@@ -492,7 +492,3 @@ enum quic_end quic_conn_ended(const struct quic_conn *q, uint64_t *code, const c
     return q->end;
 }
 
-bool quic_conn_handshake_completed(const struct quic_conn *q)
-{
-    return q->handshake_done;
-}

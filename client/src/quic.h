@@ -119,6 +119,5 @@ void quic_conn_close(struct quic_conn *q, uint64_t app_error);
 /* Why the connection is over (QUIC_END_NONE while up) and the peer's error
  * code for QUIC_END_PEER_*; a one-line reason for QUIC_END_TLS/HANDSHAKE. */
 enum quic_end quic_conn_ended(const struct quic_conn *q, uint64_t *code, const char **reason);
-bool quic_conn_handshake_completed(const struct quic_conn *q);
 
 #endif

@@ -15,9 +15,6 @@ static FILE *record_out;
 #include <stdlib.h>
 
 #include "hist_codec.h"
-#ifdef HAVE_H3
-#include "http3.h"
-#endif
 #include "steady.h"
 
 /* A fixed-rate run delivered its target when it sent at least this share of
@@ -140,22 +137,10 @@ void report_help(void)
           stdout);
 }
 
-/* The HTTP/3 libraries' versions ("" and "" in a build without them). */
-static void h3_versions(const char **ngtcp2, const char **nghttp3)
+void report_version(const struct run_libraries *libs)
 {
-#ifdef HAVE_H3
-    http3_library_versions(ngtcp2, nghttp3);
-#else
-    *ngtcp2 = *nghttp3 = "";
-#endif
-}
-
-void report_version(void)
-{
-    const char *ngtcp2, *nghttp3;
-    h3_versions(&ngtcp2, &nghttp3);
     printf("barrage %s\nprotocols: http/1.1 h2c h2", BARRAGE_VERSION);
-    if (ngtcp2[0]) printf(" h3 (ngtcp2 %s, nghttp3 %s)\n", ngtcp2, nghttp3);
+    if (libs->ngtcp2[0]) printf(" h3 (ngtcp2 %s, nghttp3 %s)\n", libs->ngtcp2, libs->nghttp3);
     else printf(" (no h3: built without libngtcp2/libnghttp3)\n");
 }
 
@@ -167,19 +152,18 @@ static const char *const h3_code_names[STATS_H3_CODES] = {
     "H3_REQUEST_INCOMPLETE", "H3_MESSAGE_ERROR", "H3_CONNECT_ERROR", "H3_VERSION_FALLBACK"};
 
 /* The record's quic object: null unless --h3. */
-static void json_quic(FILE *f, const struct config *cfg, const struct stats *s)
+static void json_quic(FILE *f, const struct config *cfg, const struct run_libraries *libs, const struct stats *s)
 {
-    const char *ngtcp2, *nghttp3, *sep = "";
+    const char *sep = "";
     if (!cfg->h3) {
         fputs("  \"quic\": null,\n", f);
         return;
     }
-    h3_versions(&ngtcp2, &nghttp3);
     const struct stats_quic *q = &s->quic;
     fprintf(f, "  \"quic\": {\"ngtcp2\": \"%s\", \"nghttp3\": \"%s\", \"handshake_failures\": %" PRIu64
                ", \"idle_timeouts\": %" PRIu64 ", \"closed_transport\": %" PRIu64 ", \"closed_application\": %" PRIu64
                ", \"goaways\": %" PRIu64 ", \"stream_resets\": {",
-            ngtcp2, nghttp3, q->handshake_failures, q->idle_timeouts, q->closed_transport, q->closed_application,
+            libs->ngtcp2, libs->nghttp3, q->handshake_failures, q->idle_timeouts, q->closed_transport, q->closed_application,
             q->goaways);
     for (int i = 0; i <= STATS_H3_CODES; i++) {
         if (!q->stream_resets[i]) continue;
@@ -410,7 +394,7 @@ static void json_timeline(FILE *f, const struct config *cfg, const char *name, c
  * from the run's start). */
 static void json_warmup(FILE *f, const struct config *cfg, const struct run_result *r)
 {
-    const struct steady_rule *rule = cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate;
+    const struct steady_rule *rule = steady_rule_for(cfg->rate > 0);
     fprintf(f, "  \"warmup\": {\"mode\": \"%s\", \"seconds\": %.3f, ",
             cfg->warmup_auto ? "auto" : cfg->warmup_us ? "fixed" : "none", (double)r->warmup.duration_us / 1e6);
     if (!cfg->warmup_auto) {
@@ -419,7 +403,7 @@ static void json_warmup(FILE *f, const struct config *cfg, const struct run_resu
         fprintf(f, "\"max_seconds\": %.3f, \"steady\": %s, \"rule\": {\"watched\": \"%s\", \"window_s\": %u, "
                    "\"trend\": %.3f, \"spread\": %.3f, \"floor\": %g}},\n",
                 (double)cfg->warmup_us / 1e6, r->warmup.steady ? "true" : "false",
-                cfg->rate > 0 ? "p99_us" : "successful_rps", rule->window, rule->trend, rule->spread, rule->floor);
+                rule->watched, rule->window, rule->trend, rule->spread, rule->floor);
     }
     json_timeline(f, cfg, "warmup_timeline", &r->warmup.timeline);
 }
@@ -518,7 +502,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_timeline(f, cfg, "timeline", &r->timeline);
     json_warmup(f, cfg, r);
     json_jwt(f, &r->jwt);
-    json_quic(f, cfg, s);
+    json_quic(f, cfg, &r->libraries, s);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
 }
@@ -620,10 +604,10 @@ static void text_warmup(const struct config *cfg, const struct run_result *r)
         printf("  Warm-up: %.2fs (fixed), not measured\n", seconds);
         return;
     }
-    const struct steady_rule *rule = cfg->rate > 0 ? &steady_rule_p99 : &steady_rule_rate;
+    const struct steady_rule *rule = steady_rule_for(cfg->rate > 0);
     if (r->warmup.steady)
         printf("  Warm-up: %.2fs, until steady state (%s: no trend beyond %.0f%%, spread within %.0f%%%s over %us)\n",
-               seconds, cfg->rate > 0 ? "p99" : "successful requests/s", rule->trend * 100, rule->spread * 100,
+               seconds, rule->watched_text, rule->trend * 100, rule->spread * 100,
                rule->floor > 0 ? " or 1 ms" : "", rule->window);
     else
         printf("  Warm-up: %.2fs, STEADY STATE NOT REACHED (%s)\n", seconds,

@@ -18,7 +18,9 @@
 #define BARRAGE_VERSION "0.1.0"
 
 void report_help(void);
-void report_version(void);
+/* --version: barrage's and the HTTP/3 libraries' (libs: main asks http3.c, so
+ * that report.c includes no protocol module). */
+void report_version(const struct run_libraries *libs);
 /* "barrage: MESSAGE" on stderr. */
 void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One line of --live on stderr: a second of the timeline. */

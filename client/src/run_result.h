@@ -30,6 +30,12 @@ struct run_jwt {
     uint64_t signed_count, taken, waited, wait_us_max, stale;
 };
 
+/* The HTTP/3 libraries' versions (static strings, "" in a build without
+ * them), as http3_library_versions gives them: set by main. */
+struct run_libraries {
+    const char *ngtcp2, *nghttp3;
+};
+
 /* The result of a run: merged stats, the measured window and the per-second timeline. */
 struct run_result {
     struct stats stats;   /* owned by the caller: stats_free */
@@ -43,6 +49,7 @@ struct run_result {
                                * to the totals; changes[1..] are --control's rate changes */
     struct run_warmup warmup;
     struct run_jwt jwt;       /* set by main */
+    struct run_libraries libraries; /* set by main */
 };
 
 #endif

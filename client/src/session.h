@@ -1,4 +1,4 @@
-/* session: one protocol speaking over one connection (http1.c, http2.c), and
+/* session: one protocol speaking over one connection (http1.c, http2.c, http3.c), and
  * the protocol table a worker (worker.c) creates sessions from. The worker owns
  * the socket and the transport and decides which request starts when; the
  * session encodes the requests it is given, parses what arrives, tracks what

@@ -2,8 +2,9 @@
  * and asks its source what it is; the source gives the content and hears how
  * each request ended. One source per worker thread, used by that thread only;
  * what the threads' sources share is built once (source_type.shared_new).
- * source_static.c is the -X/-H/-b request, encoded once; source_script.c asks
- * a wrk script (-s). A source may stop its thread or fail the run: after each
+ * source_static.c is the -X/-H/-b request, encoded once; source_gen.c draws
+ * from a list (--urls), a pattern (--rand-url) and signs tokens (--jwt-key);
+ * source_script.c asks a wrk script (-s). A source may stop its thread or fail the run: after each
  * call the worker looks at source.state. */
 #ifndef BARRAGE_SOURCE_H
 #define BARRAGE_SOURCE_H

@@ -5,8 +5,15 @@
 #include <stdlib.h>
 
 /* Chosen from the series in docs/steady-state.md. */
-const struct steady_rule steady_rule_rate = {.window = 5, .trend = 0.10, .spread = 0.10};
-const struct steady_rule steady_rule_p99 = {.window = 5, .trend = 0.30, .spread = 0.30, .floor = 1000, .delivered = 0.10};
+const struct steady_rule steady_rule_rate = {.watched = "successful_rps", .watched_text = "successful requests/s",
+                                             .window = 5, .trend = 0.10, .spread = 0.10};
+const struct steady_rule steady_rule_p99 = {.watched = "p99_us", .watched_text = "p99", .window = 5, .trend = 0.30,
+                                            .spread = 0.30, .floor = 1000, .delivered = 0.10};
+
+const struct steady_rule *steady_rule_for(bool fixed_rate)
+{
+    return fixed_rate ? &steady_rule_p99 : &steady_rule_rate;
+}
 
 double steady_second(const struct steady_rule *rule, double successful_rps, double target, double p99)
 {

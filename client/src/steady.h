@@ -24,6 +24,8 @@
 #define STEADY_WINDOW_MAX 32
 
 struct steady_rule {
+    const char *watched;      /* the watched value's name in the record (rule.watched) */
+    const char *watched_text; /* and in the text report */
     unsigned window; /* seconds, 2..STEADY_WINDOW_MAX */
     double trend;    /* largest change across the window (Theil-Sen), as a fraction of the median */
     double spread;   /* largest median absolute deviation, as a fraction of the median */
@@ -33,8 +35,11 @@ struct steady_rule {
                        * can have a steady, huge p99); 0 for closed loop */
 };
 
-/* The rules barrage uses: closed loop (successful requests/s) and fixed rate (p99). */
+/* The rule a run's --warmup auto is judged by, the one place it is chosen:
+ * at a fixed rate (fixed_rate) the second's p99 (steady_rule_p99), else its
+ * successful requests/s (steady_rule_rate). */
 extern const struct steady_rule steady_rule_rate, steady_rule_p99;
+const struct steady_rule *steady_rule_for(bool fixed_rate);
 
 struct steady {
     struct steady_rule rule;
