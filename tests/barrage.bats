@@ -6,10 +6,8 @@
 load test_helper
 
 setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  common_setup
   F=$ROOT/tests/fixtures/barrage
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
-  SERVER_PID=''
   # shellcheck source=SCRIPTDIR/../lib/log.sh
   source "$ROOT/lib/log.sh"
   # shellcheck source=SCRIPTDIR/../lib/deps.sh
@@ -24,10 +22,7 @@ setup() {
   source "$ROOT/lib/tools/barrage.sh"
 }
 
-teardown() {
-  if [[ -n $SERVER_PID ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
+teardown() { common_teardown; }
 
 @test "barrage driver: h1, h2c and h3, every scenario (mixed too: it runs the scenario's script)" {
   run barrage::protocols
@@ -93,12 +88,9 @@ teardown() {
 }
 
 @test "barrage driver: run measures a real server and writes a valid record" {
-  python3 "$ROOT/client/tests/server.py" ok > "$TMP/server.out" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
-  port=$(jq -r .port "$TMP/server.out")
+  test_server ok
   local -A spec
-  run_spec spec url="http://127.0.0.1:$port" scenario=baseline connections=4
+  run_spec spec url="http://127.0.0.1:$PORT" scenario=baseline connections=4
   run barrage::run spec
   [ "$status" -eq 0 ]
   schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/out.json"
@@ -106,19 +98,16 @@ teardown() {
   # started where a request starts, the buckets where it ends: the identity that can fail
   assert_jq '.started == .requests + .aborted' "$TMP/out.json"
   # what the server sent (GET /_sent): every 200 in the record, short by at most the aborted
-  curl -sf "http://127.0.0.1:$port/_sent" > "$TMP/sent.json"
+  curl -sf "http://127.0.0.1:$PORT/_sent" > "$TMP/sent.json"
   # shellcheck disable=SC2016 # jq's variables
   assert_jq --slurpfile sent "$TMP/sent.json" '$sent[0]["status 200"] as $n | ($sent[0] | keys) == ["status 200"]
     and .status.codes == {"200": .succeeded} and .succeeded <= $n and $n - .succeeded <= .aborted' "$TMP/out.json"
 }
 
 @test "barrage driver: run measures mixed over h1 with the scenario's script, done()'s output kept in the raw log" {
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  python3 "$ROOT/tests/fixtures/fake-servers/contract_server.py" "$port" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/hello" >/dev/null && break; sleep 0.1; done
+  contract_server
   local -A spec
-  run_spec spec url="http://127.0.0.1:$port" scenario=mixed connections=4
+  run_spec spec url="http://127.0.0.1:$PORT" scenario=mixed connections=4
   run barrage::run spec
   [ "$status" -eq 0 ]
   schema::validate "$ROOT/schemas/metrics.schema.json" "$TMP/out.json"
@@ -131,12 +120,9 @@ teardown() {
   mkdir -p "$TMP/scenarios dir"
   printf 'function response() error("broken on purpose") end\n' > "$TMP/scenarios dir/broken.lua"
   scenarios::script() { printf '%s\n' "$TMP/scenarios dir/broken.lua"; }
-  python3 "$ROOT/client/tests/server.py" ok > "$TMP/server.out" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
-  port=$(jq -r .port "$TMP/server.out")
+  test_server ok
   local -A spec
-  run_spec spec url="http://127.0.0.1:$port" scenario=broken connections=1
+  run_spec spec url="http://127.0.0.1:$PORT" scenario=broken connections=1
   run barrage::run spec
   [ "$status" -eq 1 ]
   [[ $output == *"script failed"* ]]
@@ -144,10 +130,7 @@ teardown() {
 }
 
 @test "barrage driver: a run a signal interrupted (its record says so, exit 143) is a failed run" {
-  python3 "$ROOT/client/tests/server.py" ok > "$TMP/server.out" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
-  port=$(jq -r .port "$TMP/server.out")
+  test_server ok
   barrage::build
   # barrage, sent SIGTERM a second into its 5 s run (as the time limit's `timeout` does)
   # shellcheck disable=SC2016 # the wrapper's own $@, $! and $pid, expanded when it runs
@@ -155,7 +138,7 @@ teardown() {
     "$BARRAGE_BIN" > "$TMP/barrage sigterm"
   chmod +x "$TMP/barrage sigterm"
   local -A spec
-  run_spec spec url="http://127.0.0.1:$port" scenario=baseline connections=2 duration_s=5 barrage_bin="$TMP/barrage sigterm"
+  run_spec spec url="http://127.0.0.1:$PORT" scenario=baseline connections=2 duration_s=5 barrage_bin="$TMP/barrage sigterm"
   run barrage::run spec
   [ "$status" -eq 1 ]
   [[ $output == *"interrupted"* ]]

@@ -8,7 +8,7 @@ load test_helper
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   F=$ROOT/tests/fixtures
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  common_setup
   # shellcheck source=lib/log.sh
   source "$ROOT/lib/log.sh"
   # shellcheck source=lib/schema.sh
@@ -20,10 +20,7 @@ setup() {
   tools::load
 }
 
-teardown() {
-  [[ -n ${SERVER_PID:-} ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  rm -rf "$TMP"
-}
+teardown() { common_teardown; }
 
 # field JSON PATH: one value of a record.
 field() { jq -c "$2" <<<"$1"; }
@@ -261,13 +258,10 @@ identities() {
 }
 
 @test "scenarios: each script, run by wrk against a contract server, prints a clean record" {
-  local port name out
-  port=$(free_port)
-  python3 "$F/fake-servers/contract_server.py" "$port" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$port/hello" >/dev/null && break; sleep 0.1; done
+  local name out
+  contract_server
   for name in $(scenarios::list); do
-    out=$(timeout 20 wrk -t1 -c2 -d1s -s "$(scenarios::script "$name")" "http://127.0.0.1:$port/" | grep '^{')
+    out=$(timeout 20 wrk -t1 -c2 -d1s -s "$(scenarios::script "$name")" "http://127.0.0.1:$PORT/" | grep '^{')
     echo "$name: $out"
     [ "$(jq '.requests > 0 and .failed == 0 and .errors.status == 0' <<<"$out")" = true ]
     [ "$(jq -c '[has("error_latency_us"), .error_latency_us, has("completed_in_grace"), .completed_in_grace]' <<<"$out")" = '[true,null,true,null]' ]

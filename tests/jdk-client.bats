@@ -27,8 +27,7 @@ setup_file() {
 
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/jdk client test.XXXX")
-  SERVER_PID=''
+  common_setup "jdk client test"
   # shellcheck source=lib/log.sh
   source "$ROOT/lib/log.sh"
   # shellcheck source=lib/java.sh
@@ -46,18 +45,10 @@ setup() {
   JAVA=$(java::home)/bin/java
 }
 
-teardown() {
-  if [[ -n $SERVER_PID ]]; then kill -- "-$SERVER_PID" "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$TMP"
-}
+teardown() { common_teardown; }
 
 # counting_server MODE [PARAM=VALUE...]: client/tests/server.py in MODE; sets PORT, SERVER_PID.
-counting_server() {
-  python3 "$ROOT/client/tests/server.py" "$@" >"$TMP/server.out" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
-  PORT=$(jq -r .port "$TMP/server.out")
-}
+counting_server() { test_server "$@"; }
 
 # sent: what the counting server did, by kind ({"status 200": N, "unanswered": N, ...}).
 sent() { curl -sf "http://127.0.0.1:$PORT/_sent"; }
@@ -173,14 +164,14 @@ exact() {
     and $s["status 200"] + $s.unanswered == .requests + .prime_requests
     and .errors.timeout >= 4 and .succeeded + .errors.timeout == 20 and .failed == .errors.timeout
     and .error_latency_us.min >= 900000' "$TMP/record.json"
-  kill "$SERVER_PID"; wait "$SERVER_PID" || true
+  stop_background "$SERVER_PID"
   # half a body, then the connection closes: read errors
   counting_server truncated
   client --request 'GET /' --connections 2 --requests 20
   exact "$TMP/record.json"
   [ "$(sent)" = '{"truncated": 21}' ]
   assert_jq '.errors.read == 20 and .succeeded == 0 and .latency_us == null' "$TMP/record.json"
-  kill "$SERVER_PID"; wait "$SERVER_PID" || true
+  stop_background "$SERVER_PID"
   counting_server garbage
   client --request 'GET /' --connections 2 --requests 20
   exact "$TMP/record.json"
@@ -203,10 +194,7 @@ exact() {
 }
 
 @test "jdk-client: POST bodies and the rotation reach the server (mixed over h1 on the contract server)" {
-  PORT=$(free_port)
-  setsid python3 "$ROOT/tests/fixtures/fake-servers/contract_server.py" "$PORT" &
-  SERVER_PID=$!
-  for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/hello" >/dev/null && break; sleep 0.1; done
+  contract_server
   local args=() line
   while read -r line; do args+=(--request "$line"); done < <(jdk-client::requests mixed)
   # one slot, so that 100 requests are exactly 20 rounds of the 5 (slots share the count)

@@ -21,18 +21,16 @@ setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   RUN=$ROOT/run-benchmarks.sh
   FAKES=$ROOT/tests/fixtures/fake-servers
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  common_setup
   PORT=$(free_port)
-  RUN_PID=''
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
 }
 
 teardown() {
-  # A failed test may leave its run going: stop it, and the processes it recorded, by group.
-  if [[ -n $RUN_PID ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
+  # A failed test may leave its run going (common_teardown stops it) and what it recorded.
   stop_recorded
-  rm -rf "$TMP"
+  common_teardown
 }
 
 # fake ARGS...: run-benchmarks.sh on the fixture servers, barrage only, 2 s steps.
@@ -221,10 +219,10 @@ fake() {
 
 @test "openloop: Ctrl-C during a capacity search keeps the steps so far, exits 130, leaves no process" {
   local i rc=0 f
-  FAKE_CAPACITY=100 BARRAGE_SERVERS_DIR=$FAKES setsid "$RUN" --port "$PORT" --output "$TMP/out" \
+  background env FAKE_CAPACITY=100 BARRAGE_SERVERS_DIR="$FAKES" setsid "$RUN" --port "$PORT" --output "$TMP/out" \
     --duration 2s --warmup 1s --server-warmup 0s --tool barrage --servers loaded --scenarios hello \
-    --connections 16 --capacity 'p99<100ms' --capacity-start 25 >"$TMP/stdout" 2>"$TMP/stderr" &
-  RUN_PID=$!
+    --connections 16 --capacity 'p99<100ms' --capacity-start 25 >"$TMP/stdout" 2>"$TMP/stderr"
+  local run_pid=$BG_PID
   # Ctrl-C during the second step, whichever it is: on a loaded machine the Python fake can
   # miss 25/s, and the search then lowers the rate instead of raising it (a run waiting for
   # the raise saw the search end before its Ctrl-C)
@@ -233,10 +231,9 @@ fake() {
     sleep 0.1
   done
   sleep 1
-  kill -INT -- "-$RUN_PID"
-  for ((i = 0; i < 300; i++)); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
-  wait "$RUN_PID" || rc=$?
-  RUN_PID=''
+  kill -INT -- "-$run_pid"
+  for ((i = 0; i < 300; i++)); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done
+  wait "$run_pid" || rc=$?
   cat "$TMP/stderr"
   [ "$rc" -eq 130 ]
   f=$(results_file)

@@ -19,7 +19,7 @@ setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   RUN=$ROOT/run-benchmarks.sh
   LOGS=$ROOT/tests/fixtures/gc-logs
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage profile test.XXXX")
+  common_setup "barrage profile test"
   PORT=$(free_port)
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
@@ -30,7 +30,7 @@ setup() {
 teardown() {
   # A failed run may leave what it recorded running: stop it by process group.
   stop_recorded
-  rm -rf "$TMP"
+  common_teardown
 }
 
 # facts LOG FROM TO: lib/jvm.sh's facts of a fixture log.
@@ -112,10 +112,10 @@ PY
 }
 
 @test "attach: a process that is not a HotSpot JVM is left alone (no SIGQUIT)" {
-  sleep 30 &
-  local pid=$!
+  background sleep 30
+  local pid=$BG_PID
   run python3 "$ROOT/lib/hotspot_attach.py" "$pid" /nonexistent/lib.so status
-  kill "$pid"
+  stop_background "$pid"
   [ "$status" -eq 2 ]
   [[ $output == *"not a HotSpot JVM"* ]]
   [ ! -e "/proc/$pid/cwd/.attach_pid$pid" ]

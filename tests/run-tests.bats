@@ -6,14 +6,9 @@
 
 load test_helper
 
-setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
-}
+setup() { common_setup; }
 
-teardown() {
-  rm -rf "$TMP"
-}
+teardown() { common_teardown; }
 
 # in_run_tests SCRIPT: SCRIPT in a bash that has sourced run-tests.sh.
 in_run_tests() {
@@ -104,4 +99,23 @@ in_run_tests() {
     paste -sd, "$ORDER"' bench "$ROOT/client/bench/common.sh" "$TMP"
   [ "$status" -eq 0 ]
   [ "${lines[-1]}" = "wrk,barrage,barrage,wrk,wrk,barrage,barrage,wrk" ]
+}
+
+@test "test_helper: common_teardown stops what background started (a setsid group whole) and removes TMP" {
+  local tmp=$TMP plain group child
+  background sleep 60
+  plain=$BG_PID
+  background setsid bash -c 'sleep 60 & echo $! >"$1/child"; wait' _ "$TMP"
+  group=$BG_PID
+  for _ in $(seq 50); do [[ -s $TMP/child ]] && break; sleep 0.1; done
+  child=$(<"$TMP/child")
+  kill -0 "$plain" && kill -0 "$group" && kill -0 "$child"
+  common_teardown
+  [ -z "$(ps -o pid= -p "$plain")" ]
+  [ -z "$(ps -o pid= -p "$group")" ]
+  # the group's child is stopped too (a zombie until init reaps it counts as stopped)
+  for _ in $(seq 20); do [[ $(ps -o stat= -p "$child" 2>/dev/null) == Z* || -z $(ps -o pid= -p "$child") ]] && break; sleep 0.1; done
+  [[ -z $(ps -o pid= -p "$child") || $(ps -o stat= -p "$child") == Z* ]]
+  [ ! -e "$tmp" ]
+  [[ $tmp == *" "* ]]
 }

@@ -1,6 +1,11 @@
 # shellcheck shell=bash
 # What every bats file shares (`load test_helper`). Loading it sets ROOT (the suite) and
 # defines:
+#   common_setup [LABEL]  the set-up every test shares: TMP, a new temp dir with a space in its
+#                       name, and an empty list of background processes; call it first in setup()
+#   common_teardown     stops every process `background` started that still runs (its process
+#                       group when it leads one, as setsid makes it; TERM, KILL after 2 s),
+#                       reaps them, removes TMP; always 0. Call it in teardown()
 #   make_tmp [LABEL]    a new temp dir with a space in its name (under BATS_TMPDIR), printed
 #   free_port           a free TCP port on 127.0.0.1, printed
 #   fixture NAME...     the path of tests/fixtures/NAME..., printed
@@ -17,6 +22,12 @@
 #                       (a failed test may leave them running); always 0
 #   background CMD...   starts CMD in the background with bats' fd 3 closed (else bats waits
 #                       for it before it ends), stdout and stderr as the caller set them; sets BG_PID
+#                       and lists it for common_teardown
+#   stop_background PID stops one of them now (as common_teardown does), reaps it; always 0
+#   test_server [ARG...]  client/tests/server.py ARG... in the background, waits (bounded) for the
+#                       port it prints; sets PORT and SERVER_PID, its line in $TMP/server.out
+#   contract_server     tests/fixtures/fake-servers/contract_server.py on a free port in the
+#                       background, waits (bounded) until /hello answers; sets PORT and SERVER_PID
 #   assert_jq [JQ_OPTION...] FILTER FILE|-
 #                       an assertion on a JSON file a tool wrote (- reads stdin): fails, saying
 #                       why, when the input is missing, empty or not JSON, when FILTER gives no
@@ -31,6 +42,34 @@
 ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 
 make_tmp() { mktemp -d "${BATS_TMPDIR:-/tmp}/${1:-barrage test}.XXXX"; }
+
+BACKGROUND_PIDS=()
+
+common_setup() {
+  TMP=$(make_tmp "${1:-barrage test}")
+  BACKGROUND_PIDS=()
+}
+
+common_teardown() {
+  local pid
+  for pid in "${BACKGROUND_PIDS[@]}"; do stop_background "$pid"; done
+  BACKGROUND_PIDS=()
+  [[ -n ${TMP:-} ]] && rm -rf -- "$TMP"
+  return 0
+}
+
+stop_background() {
+  local pid=$1 target i
+  kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+  target=$pid
+  # a process that leads its own group (setsid) may have children in it: stop them all
+  [[ $(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ') == "$pid" ]] && target=-$pid
+  kill -TERM -- "$target" 2>/dev/null || true
+  for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL -- "$target" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  return 0
+}
 
 # BARRAGE_TEST_PYTHON: the interpreter python3 stands for, asked once and exported (a bats
 # file's tests and the Python fixture servers they start use it): a version manager's shim in
@@ -90,6 +129,23 @@ background() {
   "$@" 3>&- &
   # shellcheck disable=SC2034 # read by the caller
   BG_PID=$!
+  BACKGROUND_PIDS+=("$BG_PID")
+}
+
+test_server() {
+  background "$BARRAGE_TEST_PYTHON" "$ROOT/client/tests/server.py" "$@" >"$TMP/server.out"
+  # shellcheck disable=SC2034 # read by the caller
+  SERVER_PID=$BG_PID
+  for _ in $(seq 100); do [[ -s $TMP/server.out ]] && break; sleep 0.1; done
+  PORT=$(jq -r .port "$TMP/server.out")
+}
+
+contract_server() {
+  PORT=$(free_port)
+  background "$BARRAGE_TEST_PYTHON" "$ROOT/tests/fixtures/fake-servers/contract_server.py" "$PORT"
+  # shellcheck disable=SC2034 # read by the caller
+  SERVER_PID=$BG_PID
+  for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/hello" >/dev/null && break; sleep 0.1; done
 }
 
 assert_jq() {
