@@ -197,16 +197,19 @@ seconds_of() {
 }
 
 # pick_names ARRAY KIND REQUESTED VALID...: sets ARRAY to REQUESTED (a comma list, or "all"
-# for every valid name) after checking each name; exits 2 listing the valid ones otherwise.
+# for every valid name) after checking each name; exits 2 listing the valid ones otherwise,
+# and for a name given twice (it would be measured twice, its rows under one key).
 pick_names() {
   local -n picked=$1
-  local kind=$2 requested=$3 name
+  local kind=$2 requested=$3 name seen=' '
   shift 3
   if [[ $requested == all ]]; then picked=("$@"); return 0; fi
   IFS=, read -r -a picked <<<"$requested"
   ((${#picked[@]})) || usage_error "no $kind given"
   for name in "${picked[@]}"; do
     [[ " $* " == *" $name "* ]] || usage_error "unknown $kind '$name' (valid: $* all)"
+    [[ $seen != *" $name "* ]] || usage_error "$kind '$name' given twice in '$requested'"
+    seen+="$name "
   done
 }
 
@@ -218,6 +221,7 @@ QUICK=0 LIST=0 DRY_RUN=0 AA=0 PROFILE='' GC_LOG=1
 LAB_SERVER_OPT='' LAB_LOADS_OPT='' LAB_FILE_OPT='' LAB_DIR_OPT='' STRICT=0
 
 parse_options() {
+  local why
   while (($#)); do
     local opt=$1
     case $opt in
@@ -262,7 +266,8 @@ parse_options() {
       --load-hosts) LAB_LOADS_OPT=$value ;;
       --lab) LAB_FILE_OPT=$value ;;
       --lab-dir) LAB_DIR_OPT=$value ;;
-      --rates) openloop::parse_rates "$value" >/dev/null 2>&1 || usage_error "--rates wants whole requests/s like 500,1000, got '$value'"
+      --rates) why=$(openloop::parse_rates "$value" 2>&1 >/dev/null) ||
+          usage_error "--rates wants whole requests/s like 500,1000, got '$value' (${why#"${LOG_RED}error:${LOG_RESET} "})"
         OPENLOOP_RATES=$value ;;
       --rate-stages) openloop::stages_seconds "$value" >/dev/null 2>&1 ||
           usage_error "--rate-stages wants RATE:DURATION,... like 100:5s,2000:20s (the first rate above 0), got '$value'"
@@ -309,7 +314,6 @@ parse_options() {
   # "all" is every protocol this place measures; a named one is checked there
   pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c h3
   [[ $OPT_PROTOCOL == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
-  local why
   why=$(place::check_options) || usage_error "$why"
   SERVER_CPUS='' CLIENT_CPUS=''
   if [[ -z $CPUS ]]; then

@@ -117,9 +117,31 @@ lab::configure() {
   [[ -z $LAB_SSH_CONFIG || -r $LAB_SSH_CONFIG ]] || { log::error "ssh_config: cannot read $LAB_SSH_CONFIG"; return 1; }
   # The address the load hosts use: the host part of [USER@]HOST unless given.
   LAB_SERVER_ADDR=${LAB_SERVER_ADDR:-${LAB_SERVER#*@}}
+  lab::_check_names
 }
 
 lab::active() { [[ -n $LAB_SERVER ]]; }
+
+# lab::_check_names: 1 with a message for a host name ssh would read as an option (a leading
+# -), one holding white space, or two hosts with one work folder (lab::_host_dir): a load host
+# given twice would run two tools in one folder, one record merged twice and the other lost.
+lab::_check_names() {
+  local hosts=("$LAB_SERVER" "${LAB_LOADS[@]}") folders=() host i j
+  for host in "${hosts[@]}"; do
+    [[ $host != -* ]] || { log::error "lab host '$host' begins with '-': ssh would read it as an option"; return 1; }
+    [[ $host != *[[:space:]]* ]] || { log::error "lab host '$host' holds white space"; return 1; }
+  done
+  [[ $LAB_SERVER_ADDR != *[[:space:]]* ]] || { log::error "server_address '$LAB_SERVER_ADDR' holds white space"; return 1; }
+  for i in "${!hosts[@]}"; do
+    folders+=("$(lab::_host_dir "${hosts[i]}")")
+    for ((j = 0; j < i; j++)); do
+      [[ ${folders[j]} == "${folders[i]}" ]] || continue
+      if [[ ${hosts[j]} == "${hosts[i]}" ]]; then log::error "load host '${hosts[i]}' given twice"
+      else log::error "lab hosts '${hosts[j]}' and '${hosts[i]}' would share the work folder ${folders[i]}"; fi
+      return 1
+    done
+  done
+}
 
 lab::record_to() { LAB_PIDS_FILE=$1; }
 

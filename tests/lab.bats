@@ -269,6 +269,36 @@ no_process_left() {
   [[ $output == *"unknown key 'load_host'"* ]]
 }
 
+@test "lab: option errors: a load host given twice, a host name that begins with - or holds white space (exit 2)" {
+  local bad
+  for bad in "--server-host srv --load-hosts ld1,ld2,ld1" "--server-host srv --load-hosts ld1,root@ld1,ld1" \
+    "--server-host -oProxyCommand=x --load-hosts ld1" "--server-host srv --load-hosts ld1,-F/tmp/x"; do
+    # shellcheck disable=SC2086 # options and their values
+    run "$RUN" $bad --dry-run
+    echo "$bad: $output"
+    [ "$status" -eq 2 ]
+  done
+  run "$RUN" --server-host srv --load-hosts ld1,ld2,ld1 --dry-run
+  [[ $output == *"load host 'ld1' given twice"* ]]
+  run "$RUN" --server-host -oProxyCommand=x --load-hosts ld1 --dry-run
+  [[ $output == *"lab host '-oProxyCommand=x' begins with '-'"* ]]
+  run "$RUN" --server-host 'srv x' --load-hosts ld1 --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"lab host 'srv x' holds white space"* ]]
+  run "$RUN" --server-host srv --load-hosts $'ld1\tld2' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"holds white space"* ]]
+  # two names, one work folder on a host that shares its home: as bad as one name twice
+  run "$RUN" --server-host srv --load-hosts 'u@ld1,u:ld1' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"lab hosts 'u@ld1' and 'u:ld1' would share the work folder barrage-lab/u_ld1"* ]]
+  # in a lab file too
+  printf 'server_host = srv\nload_hosts = ld1, ld2, ld2\n' >"$TMP/twice.conf"
+  run "$RUN" --lab "$TMP/twice.conf" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"load host 'ld2' given twice"* ]]
+}
+
 @test "lab: a server that declares h3 gets the certificate staged for it on the server host (labhost::server)" {
   local lab="$TMP/lab dir" s
   mkdir -p "$lab/servers/quic" "$lab/servers/plain"

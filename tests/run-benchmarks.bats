@@ -94,6 +94,22 @@ exact_accounting() {
   [[ $output == *"unknown protocol 'h4'"* && $output == *"h1 h2c h3"* ]]
 }
 
+@test "options: a server, scenario, tool, protocol or rate given twice exits 2 before anything runs" {
+  # measured twice, every row under one key, the first start's log overwritten: refused
+  run fake --servers good,good --scenarios hello --tool wrk
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"server 'good' given twice in 'good,good'"* ]]
+  [ ! -e "$TMP/out" ]
+  local bad
+  for bad in "--scenarios hello,mixed,hello" "--tool wrk,barrage,wrk" "--protocol h1,h1" "--rates 500,600,500"; do
+    # shellcheck disable=SC2086 # an option and its value
+    run fake --servers good $bad --dry-run
+    [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
+    [[ $output == *"given twice"* ]] || { echo "'$bad': $output"; return 1; }
+  done
+}
+
 @test "options: bad values exit 2" {
   local bad
   for bad in "--duration 10x" "--warmup -1" "--runs 0" "--port 99999" "--cpus 0" "--threads x" \
