@@ -60,6 +60,8 @@ source "$ROOT/lib/rows.sh"
 source "$ROOT/lib/measure.sh"
 # shellcheck source=lib/steady.sh
 source "$ROOT/lib/steady.sh"
+# shellcheck source=lib/spec.sh
+source "$ROOT/lib/spec.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -190,10 +192,30 @@ usage_error() {
   exit 2
 }
 
-# seconds_of TEXT OPTION: 30s / 2m / 30 -> seconds; exit 2 otherwise.
+# within_range OPTION KEY VALUE [AS_GIVEN [UNIT]]: exit 2 unless VALUE is within the range of
+# the run spec's KEY (lib/spec.tsv: barrage's own limits), so that no value accepted here is
+# refused by a tool in the middle of the run.
+within_range() {
+  spec::in_range "$2" "$3" && return 0
+  local min max
+  read -r min max <<<"$(spec::range "$2")"
+  usage_error "$1 wants $min to $max ${5:-$(spec::unit "$2")} (barrage's limit), got '${4:-$3}'"
+}
+
+# A taskset CPU list: 0-3,6.
+CPU_LIST_RE='[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*'
+
+# seconds_of TEXT OPTION KEY: 30s / 2m / 30 -> seconds; exit 2 otherwise, and above the most
+# the run spec's KEY takes (0 is left to the caller).
 seconds_of() {
   [[ $1 =~ ^([0-9]+)([sm]?)$ ]] || usage_error "$2 wants a duration like 30s or 2m, got '$1'"
-  if [[ ${BASH_REMATCH[2]} == m ]]; then echo $((BASH_REMATCH[1] * 60)); else echo "$((10#${BASH_REMATCH[1]}))"; fi
+  local n=${BASH_REMATCH[1]} seconds
+  # (digits too many for shell arithmetic stay text: out of range)
+  if ((${#n} > 12)); then seconds=$n
+  elif [[ ${BASH_REMATCH[2]} == m ]]; then seconds=$((10#$n * 60))
+  else seconds=$((10#$n)); fi
+  [[ $seconds == 0 ]] || within_range "$2" "$3" "$seconds" "$1"
+  echo "$seconds"
 }
 
 # pick_names ARRAY KIND REQUESTED VALID...: sets ARRAY to REQUESTED (a comma list, or "all"
@@ -250,18 +272,22 @@ parse_options() {
       --scenarios) OPT_SCENARIOS=$value ;;
       --tool) OPT_TOOL=$value ;;
       --protocol) OPT_PROTOCOL=$value ;;
-      --duration) DURATION_S=$(seconds_of "$value" --duration) ;;
-      --warmup) WARMUP_S=$(seconds_of "$value" --warmup) ;;
+      --duration) DURATION_S=$(seconds_of "$value" --duration duration_s) ;;
+      --warmup) WARMUP_S=$(seconds_of "$value" --warmup warmup_s) ;;
       --server-warmup) steady::parse_server_warmup "$value" ||
-          usage_error "--server-warmup wants auto, auto:CAP (e.g. auto:30s) or a duration like 5s, got '$value'" ;;
+          usage_error "--server-warmup wants auto, auto:CAP (e.g. auto:30s) or a duration like 5s, got '$value'"
+        # the cap (barrage --warmup auto:CAP) or the fixed warm-up's length (-d)
+        within_range --server-warmup warmup_s "${SERVER_WARMUP_S:-0}" "$value" ;;
       --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SEED=$((10#$value)) ;;
       --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; RUNS=$value ;;
       --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; LABEL=$value ;;
       --description) DESCRIPTION=$value ;;
       --output) OUTPUT_DIR=$value ;;
-      --connections) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--connections wants a positive integer, got '$value'"; CONNECTIONS_OVERRIDE=$value ;;
-      --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"; THREADS_OVERRIDE=$value ;;
-      --cpus) [[ $value == none || $value =~ ^[0-9,-]+:[0-9,-]+$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; CPUS=$value ;;
+      --connections) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--connections wants a positive integer, got '$value'"
+        within_range --connections connections "$value"; CONNECTIONS_OVERRIDE=$value ;;
+      --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"
+        within_range --threads threads "$value"; THREADS_OVERRIDE=$value ;;
+      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; CPUS=$value ;;
       --server-host) LAB_SERVER_OPT=$value ;;
       --load-hosts) LAB_LOADS_OPT=$value ;;
       --lab) LAB_FILE_OPT=$value ;;
@@ -269,8 +295,11 @@ parse_options() {
       --rates) why=$(openloop::parse_rates "$value" 2>&1 >/dev/null) ||
           usage_error "--rates wants whole requests/s like 500,1000, got '$value' (${why#"${LOG_RED}error:${LOG_RESET} "})"
         OPENLOOP_RATES=$value ;;
-      --rate-stages) openloop::stages_seconds "$value" >/dev/null 2>&1 ||
+      --rate-stages) why=$(openloop::stages_seconds "$value" 2>/dev/null) ||
           usage_error "--rate-stages wants RATE:DURATION,... like 100:5s,2000:20s (the first rate above 0), got '$value'"
+        # no more stages than barrage takes, lasting no longer than a run may
+        within_range --rate-stages stages "$(($(tr -cd , <<<"$value" | wc -c) + 1))" "$value" stages
+        within_range --rate-stages duration_s "$why" "$value" 's in all'
         OPENLOOP_STAGES=$value ;;
       --capacity) OPENLOOP_CAPACITY=$(openloop::conditions "$value" 2>&1) || usage_error "--capacity: ${OPENLOOP_CAPACITY#jq: error*: }" ;;
       --capacity-precision) [[ $value =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || usage_error "--capacity-precision wants a fraction like 0.02, got '$value'"
@@ -325,6 +354,8 @@ parse_options() {
   elif [[ -n $CLIENT_CPUS ]]; then THREADS=$(system::count_cpus "$CLIENT_CPUS")
   else THREADS=$(system::cores)
   fi
+  # a machine with more cores than barrage takes threads: as many as it takes
+  spec::in_range threads "$THREADS" || read -r _ THREADS <<<"$(spec::range threads)"
 }
 
 # load_place: where the run happens, the one of lib/place/*.sh that defines the place::

@@ -47,9 +47,9 @@
 #   lab::sample_start / lab::sample_stop LOCAL_FILE
 #     Samples the server's CPU and memory on the server host; stop fetches the samples.
 #   lab::run_tool SPEC_NAME
-#     One run of the run spec SPEC_NAME (lib/plan.sh: tool, out, dir, protocol, scenario,
-#     connections, streams, duration_s, warmup_s, cpus, rate; h3 over https:// with the
-#     staged CA as cacert): barrage on every load host at
+#     One run of the run spec SPEC_NAME (lib/spec.tsv), the whole spec sent to each host
+#     (spec::serialize) with that host's share and paths (out, dir, url, cacert: for h3
+#     https:// with the staged CA; threads, connections, rate, start_at): barrage on every load host at
 #     once, each with its share of the connections and, at a fixed rate (requests/s in
 #     total), of the rate in proportion; the hosts start together at one wall-clock time
 #     (barrage --start-at, each host's measured clock offset applied). THREADS_OVERRIDE
@@ -66,7 +66,7 @@
 #   lab::cleanup
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
-# Depends on lib/log.sh, lib/system.sh and lib/certs.sh.
+# Depends on lib/log.sh, lib/system.sh, lib/certs.sh and lib/spec.sh.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0 LAB_H3_VENV=''
@@ -489,9 +489,10 @@ lab::_start_at() { echo $((${EPOCHREALTIME/[.,]/} / 1000 + LAB_START_MARGIN_MS +
 lab::run_tool() {
   local -n lab_spec=$1
   local tool=${lab_spec[tool]} out=${lab_spec[out]} local_dir=${lab_spec[dir]} connections=${lab_spec[connections]}
-  local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]}
+  local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]:-}
   local threads=$THREADS_OVERRIDE hosts=() shares=() rates=() entries=()
-  local i host conns host_threads host_rate host_start work rc failed=0 start_at=''
+  local i host conns host_threads host_rate host_start work rc failed=0 start_at='' key words=()
+  local -A host_spec=()
   if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
   # Never a host with no connection, nor one with no request to send at a fixed rate.
   ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
@@ -507,15 +508,22 @@ lab::run_tool() {
     else host_threads=$(lab::_fact "$host" '.cpuCores // 1')
     fi
     ((host_threads <= conns)) || host_threads=$conns
+    spec::in_range threads "$host_threads" || read -r _ host_threads <<<"$(spec::range threads)"
     # The host's clock runs ahead of ours by its offset: the same instant, on its clock.
     host_start=${start_at:+$((start_at + $(lab::_fact "$host" '(.clock_offset_us // 0) / 1000 | round')))}
+    # The whole spec goes to the host (warmup_auto, stages and all), with this host's share
+    # and its paths: relative to the suite's folder there (labhost::tool).
+    # shellcheck disable=SC2034 # serialized by name below
+    for key in "${!lab_spec[@]}"; do host_spec[$key]=${lab_spec[$key]}; done
+    host_spec["out"]=$work/metrics.json host_spec["dir"]=$work host_spec["start_at"]=$host_start
+    host_spec["url"]=$(lab::base_url "$LAB_PORT" "${lab_spec[protocol]}") host_spec["cacert"]=certs/ca.pem
+    host_spec["threads"]=$host_threads host_spec["connections"]=$conns host_spec["rate"]=$host_rate
+    # shellcheck disable=SC2034 # serialized by name below
+    host_spec["samples"]='' host_spec["barrage_bin"]=''
+    spec::serialize host_spec words || return 1
     lab::_remote "$host" mkdir -p "$work" || return 1
     lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
-      labhost::tool tool="$tool" out="$work/metrics.json" dir="$work" start_at="$host_start" \
-      url="$(lab::base_url "$LAB_PORT" "${lab_spec[protocol]}")" cacert=certs/ca.pem \
-      protocol="${lab_spec[protocol]}" scenario="${lab_spec[scenario]}" \
-      threads="$host_threads" connections="$conns" streams="${lab_spec[streams]}" duration_s="$duration" \
-      warmup_s="$warmup" cpus="$cpus" rate="$host_rate" || return 1
+      labhost::tool "${words[@]}" || return 1
     entries+=("$host"$'\t'"$LAB_PGID")
     # ("-": none; a tab is blank to read, so an empty field would vanish)
     printf '%s\t%s\t%s\t%s\t%s\n' "$host" "$conns" "$host_threads" "${host_rate:--}" "${host_start:--}" >>"$local_dir/lab-shares"
@@ -564,6 +572,10 @@ lab::_merge() {
            not_delivered: ([to_entries[] | select(.value.rate.not_delivered != null)
                             | "\($names[.key]): \(.value.rate.not_delivered)"] | if length == 0 then null else join("; ") end)} end),
        accounting: (if all(.[]; .accounting == "exact") then "exact" else "approximate" end),
+       # each host warmed up until its own load was steady: the longest, steady when all were
+       warmup: (if all(.[]; .warmup.mode == "auto") then
+         .[0].warmup + {seconds: (map(.warmup.seconds) | max), steady: all(.[]; .warmup.steady == true)}
+         else .[0].warmup end),
        merged_from: length}
     | del(.histograms, .timeline, .connect_us, .ttfb_us, .kinds, .max_rss_kb, .threads)' \
     "${records[@]}" >"$out"

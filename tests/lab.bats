@@ -161,6 +161,31 @@ no_process_left() {
   no_process_left
 }
 
+@test "lab: --server-warmup auto reaches the load hosts as barrage --warmup auto: until steady state, said in the rows" {
+  lab_conf srv ld1,ld2
+  run lab_run --quick --warmup 0s --server-warmup auto:20s --connections 4 --threads 1
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f host
+  f=$(results_file)
+  valid "$f"
+  # each load host ran barrage's own steady-state warm-up (not a fixed one at the cap)
+  for host in ld1 ld2; do
+    assert_jq '.warmup.mode == "auto" and .warmup.max_seconds == 20 and (.warmup.steady | type) == "boolean"' \
+      "${f%.json}.logs/1-counting-warmup-h1-hello/hosts/$host/metrics.json"
+  done
+  # the warm-up says whether the server got steady, and so does its row
+  assert_jq '.server_warmups[0] | .mode == "auto" and .duration_s == 20
+    and (.shapes[0] | .status == "ok" and (.steady | type) == "boolean" and .warmup_s <= 20)' "$f"
+  assert_jq '.results[0].server_warmup | .mode == "auto" and (.steady | type) == "boolean"' "$f"
+  # steady on both hosts or not, as the row says: the longest host's warm-up, steady when both were
+  # shellcheck disable=SC2016 # jq's variables
+  jq -s '[.[].warmup] | {seconds: (map(.seconds) | max), steady: all(.steady)}' \
+    "${f%.json}".logs/1-counting-warmup-h1-hello/hosts/ld{1,2}/metrics.json >"$TMP/hosts.json"
+  [ "$(jq -c '{seconds, steady}' "$TMP/hosts.json")" = "$(jq -c '.server_warmups[0].shapes[0] | {seconds: .warmup_s, steady}' "$f")" ]
+  no_process_left
+}
+
 @test "lab: --cpus pins the server on the server host and barrage on each load host" {
   lab_conf srv ld1,ld2
   lab_run --quick --warmup 0s --server-warmup 0s --connections 2 --cpus 1:0 >"$TMP/stdout" 2>"$TMP/stderr" &
