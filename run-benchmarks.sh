@@ -180,8 +180,9 @@ Environment: BARRAGE_PORT (default port), BARRAGE_SERVERS_DIR (servers folder, d
 
 Exit: 0 when every planned run was measured or skipped; 1 when something failed (a
 build, a start, a verification, a tool), the results file is not valid against its schema
-or the set-up is missing; 2 for a bad option; 3 when everything ran but a row broke an --slo
-condition (1 wins over 3); 130 / 143 when interrupted by SIGINT / SIGTERM.
+or the set-up is missing; 2 for a bad option (a name given twice, or a value beyond what
+barrage takes: the run spec's ranges, lib/spec.tsv); 3 when everything ran but a row broke
+an --slo condition (1 wins over 3); 130 / 143 when interrupted by SIGINT / SIGTERM.
 USAGE
 }
 
