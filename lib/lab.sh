@@ -22,7 +22,9 @@
 #     barrage built here, and certs/: a CA and a server certificate for server_address made
 #     here for this run, which servers that declare h3 serve QUIC with and the load hosts
 #     verify against), gathers each host's facts and runs the pre-flight: errors (no
-#     JDK 21+ on the server host, barrage or curl unusable on a load host) return 1;
+#     JDK 21+ on the server host, barrage or curl unusable on a load host, a --cpus list
+#     a host's taskset refuses: SERVER_CPUS on the server host, CLIENT_CPUS on the load
+#     hosts) return 1;
 #     warnings return 1 too when STRICT was set.
 #   lab::record_to FILE
 #     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
@@ -259,6 +261,16 @@ lab::_quic_libs() {
 # lab::_warn MSG: a pre-flight warning (kept for the results file).
 lab::_warn() { LAB_WARNINGS+=("$1"); log::warn "pre-flight: $1"; }
 
+# lab::_cpus_usable HOST CPULIST ROLE: 0 when CPULIST is empty or HOST's taskset pins to it;
+# else 1 with an error.
+lab::_cpus_usable() {
+  local why
+  [[ -n $2 ]] || return 0
+  why=$(lab::_remote "$1" taskset -c "$2" true 2>&1) && return 0
+  log::error "$3 host $1 cannot pin to CPUs $2 (--cpus): ${why#taskset: }"
+  return 1
+}
+
 # lab::_preflight: errors and warnings from the gathered facts (see lab::prepare).
 lab::_preflight() {
   local host errors=0 value offsets=() rtt offset error
@@ -274,6 +286,9 @@ lab::_preflight() {
       errors=1
     fi
   done
+  # --cpus: each host's own taskset on its list (a CPU the host lacks would fail every start or run)
+  lab::_cpus_usable "$LAB_SERVER" "${SERVER_CPUS:-}" server || errors=1
+  for host in "${LAB_LOADS[@]}"; do lab::_cpus_usable "$host" "${CLIENT_CPUS:-}" load || errors=1; done
   if [[ $(lab::_fact "${LAB_LOADS[0]}" '.curl') != true ]]; then
     log::error "load host ${LAB_LOADS[0]} has no curl: the contract checks and the readiness probe run from it"
     errors=1

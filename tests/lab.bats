@@ -264,6 +264,18 @@ no_process_left() {
   no_process_left
 }
 
+@test "lab: a --cpus list a host cannot pin to: a clear error before any server starts" {
+  lab_conf srv ld1,ld2
+  # the namespaces share this machine's CPUs: none has CPU $(nproc)
+  run lab_run --quick --connections 2 --cpus "0:$(nproc)"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"load host ld1 cannot pin to CPUs $(nproc) (--cpus): "* ]]
+  [[ $output == *"load host ld2 cannot pin to CPUs $(nproc) (--cpus): "* ]]
+  [[ $output != *"server host srv cannot pin"* && $output != *"starting counting"* ]]
+  no_process_left
+}
+
 @test "lab: --strict stops before starting anything when the pre-flight warns (a busy process here)" {
   lab_conf srv ld1,ld2
   # Every namespace shares this PID space: a busy loop is an "other busy process" on each host.
