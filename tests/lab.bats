@@ -163,7 +163,7 @@ no_process_left() {
 
 @test "lab: --server-warmup auto reaches the load hosts as barrage --warmup auto: until steady state, said in the rows" {
   lab_conf srv ld1,ld2
-  run lab_run --quick --warmup 0s --server-warmup auto:20s --connections 4 --threads 1
+  run lab_run --quick --warmup 0s --server-warmup auto:8s --connections 4 --threads 1
   echo "$output"
   [ "$status" -eq 0 ]
   local f host
@@ -171,12 +171,12 @@ no_process_left() {
   valid "$f"
   # each load host ran barrage's own steady-state warm-up (not a fixed one at the cap)
   for host in ld1 ld2; do
-    assert_jq '.warmup.mode == "auto" and .warmup.max_seconds == 20 and (.warmup.steady | type) == "boolean"' \
+    assert_jq '.warmup.mode == "auto" and .warmup.max_seconds == 8 and (.warmup.steady | type) == "boolean"' \
       "${f%.json}.logs/1-counting-warmup-h1-hello/hosts/$host/metrics.json"
   done
   # the warm-up says whether the server got steady, and so does its row
-  assert_jq '.server_warmups[0] | .mode == "auto" and .duration_s == 20
-    and (.shapes[0] | .status == "ok" and (.steady | type) == "boolean" and .warmup_s <= 21)' "$f"
+  assert_jq '.server_warmups[0] | .mode == "auto" and .duration_s == 8
+    and (.shapes[0] | .status == "ok" and (.steady | type) == "boolean" and .warmup_s <= 9)' "$f"
   assert_jq '.results[0].server_warmup | .mode == "auto" and (.steady | type) == "boolean"' "$f"
   # steady on both hosts or not, as the row says: the longest host's warm-up, steady when both were
   # shellcheck disable=SC2016 # jq's variables
