@@ -60,6 +60,8 @@ source "$ROOT/lib/rows.sh"
 source "$ROOT/lib/measure.sh"
 # shellcheck source=lib/steady.sh
 source "$ROOT/lib/steady.sh"
+# shellcheck source=lib/spec.sh
+source "$ROOT/lib/spec.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -178,8 +180,9 @@ Environment: BARRAGE_PORT (default port), BARRAGE_SERVERS_DIR (servers folder, d
 
 Exit: 0 when every planned run was measured or skipped; 1 when something failed (a
 build, a start, a verification, a tool), the results file is not valid against its schema
-or the set-up is missing; 2 for a bad option; 3 when everything ran but a row broke an --slo
-condition (1 wins over 3); 130 / 143 when interrupted by SIGINT / SIGTERM.
+or the set-up is missing; 2 for a bad option (a name given twice, or a value beyond what
+barrage takes: the run spec's ranges, lib/spec.tsv); 3 when everything ran but a row broke
+an --slo condition (1 wins over 3); 130 / 143 when interrupted by SIGINT / SIGTERM.
 USAGE
 }
 
@@ -190,23 +193,46 @@ usage_error() {
   exit 2
 }
 
-# seconds_of TEXT OPTION: 30s / 2m / 30 -> seconds; exit 2 otherwise.
+# within_range OPTION KEY VALUE [AS_GIVEN [UNIT]]: exit 2 unless VALUE is within the range of
+# the run spec's KEY (lib/spec.tsv: barrage's own limits), so that no value accepted here is
+# refused by a tool in the middle of the run.
+within_range() {
+  spec::in_range "$2" "$3" && return 0
+  local min max
+  read -r min max <<<"$(spec::range "$2")"
+  usage_error "$1 wants $min to $max ${5:-$(spec::unit "$2")} (barrage's limit), got '${4:-$3}'"
+}
+
+# A taskset CPU list: 0-3,6.
+CPU_LIST_RE='[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*'
+
+# seconds_of TEXT OPTION KEY: 30s / 2m / 30 -> seconds; exit 2 otherwise, and above the most
+# the run spec's KEY takes (0 is left to the caller).
 seconds_of() {
   [[ $1 =~ ^([0-9]+)([sm]?)$ ]] || usage_error "$2 wants a duration like 30s or 2m, got '$1'"
-  if [[ ${BASH_REMATCH[2]} == m ]]; then echo $((BASH_REMATCH[1] * 60)); else echo "$((10#${BASH_REMATCH[1]}))"; fi
+  local n=${BASH_REMATCH[1]} seconds
+  # (digits too many for shell arithmetic stay text: out of range)
+  if ((${#n} > 12)); then seconds=$n
+  elif [[ ${BASH_REMATCH[2]} == m ]]; then seconds=$((10#$n * 60))
+  else seconds=$((10#$n)); fi
+  [[ $seconds == 0 ]] || within_range "$2" "$3" "$seconds" "$1"
+  echo "$seconds"
 }
 
 # pick_names ARRAY KIND REQUESTED VALID...: sets ARRAY to REQUESTED (a comma list, or "all"
-# for every valid name) after checking each name; exits 2 listing the valid ones otherwise.
+# for every valid name) after checking each name; exits 2 listing the valid ones otherwise,
+# and for a name given twice (it would be measured twice, its rows under one key).
 pick_names() {
   local -n picked=$1
-  local kind=$2 requested=$3 name
+  local kind=$2 requested=$3 name seen=' '
   shift 3
   if [[ $requested == all ]]; then picked=("$@"); return 0; fi
   IFS=, read -r -a picked <<<"$requested"
   ((${#picked[@]})) || usage_error "no $kind given"
   for name in "${picked[@]}"; do
     [[ " $* " == *" $name "* ]] || usage_error "unknown $kind '$name' (valid: $* all)"
+    [[ $seen != *" $name "* ]] || usage_error "$kind '$name' given twice in '$requested'"
+    seen+="$name "
   done
 }
 
@@ -218,6 +244,7 @@ QUICK=0 LIST=0 DRY_RUN=0 AA=0 PROFILE='' GC_LOG=1
 LAB_SERVER_OPT='' LAB_LOADS_OPT='' LAB_FILE_OPT='' LAB_DIR_OPT='' STRICT=0
 
 parse_options() {
+  local why
   while (($#)); do
     local opt=$1
     case $opt in
@@ -246,26 +273,34 @@ parse_options() {
       --scenarios) OPT_SCENARIOS=$value ;;
       --tool) OPT_TOOL=$value ;;
       --protocol) OPT_PROTOCOL=$value ;;
-      --duration) DURATION_S=$(seconds_of "$value" --duration) ;;
-      --warmup) WARMUP_S=$(seconds_of "$value" --warmup) ;;
+      --duration) DURATION_S=$(seconds_of "$value" --duration duration_s) ;;
+      --warmup) WARMUP_S=$(seconds_of "$value" --warmup warmup_s) ;;
       --server-warmup) steady::parse_server_warmup "$value" ||
-          usage_error "--server-warmup wants auto, auto:CAP (e.g. auto:30s) or a duration like 5s, got '$value'" ;;
+          usage_error "--server-warmup wants auto, auto:CAP (e.g. auto:30s) or a duration like 5s, got '$value'"
+        # the cap (barrage --warmup auto:CAP) or the fixed warm-up's length (-d)
+        within_range --server-warmup warmup_s "${SERVER_WARMUP_S:-0}" "$value" ;;
       --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SEED=$((10#$value)) ;;
       --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; RUNS=$value ;;
       --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; LABEL=$value ;;
       --description) DESCRIPTION=$value ;;
       --output) OUTPUT_DIR=$value ;;
-      --connections) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--connections wants a positive integer, got '$value'"; CONNECTIONS_OVERRIDE=$value ;;
-      --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"; THREADS_OVERRIDE=$value ;;
-      --cpus) [[ $value == none || $value =~ ^[0-9,-]+:[0-9,-]+$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; CPUS=$value ;;
+      --connections) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--connections wants a positive integer, got '$value'"
+        within_range --connections connections "$value"; CONNECTIONS_OVERRIDE=$value ;;
+      --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"
+        within_range --threads threads "$value"; THREADS_OVERRIDE=$value ;;
+      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; CPUS=$value ;;
       --server-host) LAB_SERVER_OPT=$value ;;
       --load-hosts) LAB_LOADS_OPT=$value ;;
       --lab) LAB_FILE_OPT=$value ;;
       --lab-dir) LAB_DIR_OPT=$value ;;
-      --rates) openloop::parse_rates "$value" >/dev/null 2>&1 || usage_error "--rates wants whole requests/s like 500,1000, got '$value'"
+      --rates) why=$(openloop::parse_rates "$value" 2>&1 >/dev/null) ||
+          usage_error "--rates wants whole requests/s like 500,1000, got '$value' (${why#"${LOG_RED}error:${LOG_RESET} "})"
         OPENLOOP_RATES=$value ;;
-      --rate-stages) openloop::stages_seconds "$value" >/dev/null 2>&1 ||
+      --rate-stages) why=$(openloop::stages_seconds "$value" 2>/dev/null) ||
           usage_error "--rate-stages wants RATE:DURATION,... like 100:5s,2000:20s (the first rate above 0), got '$value'"
+        # no more stages than barrage takes, lasting no longer than a run may
+        within_range --rate-stages stages "$(($(tr -cd , <<<"$value" | wc -c) + 1))" "$value" stages
+        within_range --rate-stages duration_s "$why" "$value" 's in all'
         OPENLOOP_STAGES=$value ;;
       --capacity) OPENLOOP_CAPACITY=$(openloop::conditions "$value" 2>&1) || usage_error "--capacity: ${OPENLOOP_CAPACITY#jq: error*: }" ;;
       --capacity-precision) [[ $value =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || usage_error "--capacity-precision wants a fraction like 0.02, got '$value'"
@@ -309,7 +344,6 @@ parse_options() {
   # "all" is every protocol this place measures; a named one is checked there
   pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c h3
   [[ $OPT_PROTOCOL == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
-  local why
   why=$(place::check_options) || usage_error "$why"
   SERVER_CPUS='' CLIENT_CPUS=''
   if [[ -z $CPUS ]]; then
@@ -321,6 +355,8 @@ parse_options() {
   elif [[ -n $CLIENT_CPUS ]]; then THREADS=$(system::count_cpus "$CLIENT_CPUS")
   else THREADS=$(system::cores)
   fi
+  # a machine with more cores than barrage takes threads: as many as it takes
+  spec::in_range threads "$THREADS" || read -r _ THREADS <<<"$(spec::range threads)"
 }
 
 # load_place: where the run happens, the one of lib/place/*.sh that defines the place::

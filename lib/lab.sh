@@ -22,7 +22,9 @@
 #     barrage built here, and certs/: a CA and a server certificate for server_address made
 #     here for this run, which servers that declare h3 serve QUIC with and the load hosts
 #     verify against), gathers each host's facts and runs the pre-flight: errors (no
-#     JDK 21+ on the server host, barrage or curl unusable on a load host) return 1;
+#     JDK 21+ on the server host, barrage or curl unusable on a load host, a --cpus list
+#     a host's taskset refuses: SERVER_CPUS on the server host, CLIENT_CPUS on the load
+#     hosts) return 1;
 #     warnings return 1 too when STRICT was set.
 #   lab::record_to FILE
 #     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
@@ -47,9 +49,9 @@
 #   lab::sample_start / lab::sample_stop LOCAL_FILE
 #     Samples the server's CPU and memory on the server host; stop fetches the samples.
 #   lab::run_tool SPEC_NAME
-#     One run of the run spec SPEC_NAME (lib/plan.sh: tool, out, dir, protocol, scenario,
-#     connections, streams, duration_s, warmup_s, cpus, rate; h3 over https:// with the
-#     staged CA as cacert): barrage on every load host at
+#     One run of the run spec SPEC_NAME (lib/spec.tsv), the whole spec sent to each host
+#     (spec::serialize) with that host's share and paths (out, dir, url, cacert: for h3
+#     https:// with the staged CA; threads, connections, rate, start_at): barrage on every load host at
 #     once, each with its share of the connections and, at a fixed rate (requests/s in
 #     total), of the rate in proportion; the hosts start together at one wall-clock time
 #     (barrage --start-at, each host's measured clock offset applied). THREADS_OVERRIDE
@@ -66,7 +68,7 @@
 #   lab::cleanup
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
-# Depends on lib/log.sh, lib/system.sh and lib/certs.sh.
+# Depends on lib/log.sh, lib/system.sh, lib/certs.sh and lib/spec.sh.
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0 LAB_H3_VENV=''
@@ -117,9 +119,31 @@ lab::configure() {
   [[ -z $LAB_SSH_CONFIG || -r $LAB_SSH_CONFIG ]] || { log::error "ssh_config: cannot read $LAB_SSH_CONFIG"; return 1; }
   # The address the load hosts use: the host part of [USER@]HOST unless given.
   LAB_SERVER_ADDR=${LAB_SERVER_ADDR:-${LAB_SERVER#*@}}
+  lab::_check_names
 }
 
 lab::active() { [[ -n $LAB_SERVER ]]; }
+
+# lab::_check_names: 1 with a message for a host name ssh would read as an option (a leading
+# -), one holding white space, or two hosts with one work folder (lab::_host_dir): a load host
+# given twice would run two tools in one folder, one record merged twice and the other lost.
+lab::_check_names() {
+  local hosts=("$LAB_SERVER" "${LAB_LOADS[@]}") folders=() host i j
+  for host in "${hosts[@]}"; do
+    [[ $host != -* ]] || { log::error "lab host '$host' begins with '-': ssh would read it as an option"; return 1; }
+    [[ $host != *[[:space:]]* ]] || { log::error "lab host '$host' holds white space"; return 1; }
+  done
+  [[ $LAB_SERVER_ADDR != *[[:space:]]* ]] || { log::error "server_address '$LAB_SERVER_ADDR' holds white space"; return 1; }
+  for i in "${!hosts[@]}"; do
+    folders+=("$(lab::_host_dir "${hosts[i]}")")
+    for ((j = 0; j < i; j++)); do
+      [[ ${folders[j]} == "${folders[i]}" ]] || continue
+      if [[ ${hosts[j]} == "${hosts[i]}" ]]; then log::error "load host '${hosts[i]}' given twice"
+      else log::error "lab hosts '${hosts[j]}' and '${hosts[i]}' would share the work folder ${folders[i]}"; fi
+      return 1
+    done
+  done
+}
 
 lab::record_to() { LAB_PIDS_FILE=$1; }
 
@@ -237,6 +261,16 @@ lab::_quic_libs() {
 # lab::_warn MSG: a pre-flight warning (kept for the results file).
 lab::_warn() { LAB_WARNINGS+=("$1"); log::warn "pre-flight: $1"; }
 
+# lab::_cpus_usable HOST CPULIST ROLE: 0 when CPULIST is empty or HOST's taskset pins to it;
+# else 1 with an error.
+lab::_cpus_usable() {
+  local why
+  [[ -n $2 ]] || return 0
+  why=$(lab::_remote "$1" taskset -c "$2" true 2>&1) && return 0
+  log::error "$3 host $1 cannot pin to CPUs $2 (--cpus): ${why#taskset: }"
+  return 1
+}
+
 # lab::_preflight: errors and warnings from the gathered facts (see lab::prepare).
 lab::_preflight() {
   local host errors=0 value offsets=() rtt offset error
@@ -252,6 +286,9 @@ lab::_preflight() {
       errors=1
     fi
   done
+  # --cpus: each host's own taskset on its list (a CPU the host lacks would fail every start or run)
+  lab::_cpus_usable "$LAB_SERVER" "${SERVER_CPUS:-}" server || errors=1
+  for host in "${LAB_LOADS[@]}"; do lab::_cpus_usable "$host" "${CLIENT_CPUS:-}" load || errors=1; done
   if [[ $(lab::_fact "${LAB_LOADS[0]}" '.curl') != true ]]; then
     log::error "load host ${LAB_LOADS[0]} has no curl: the contract checks and the readiness probe run from it"
     errors=1
@@ -467,9 +504,10 @@ lab::_start_at() { echo $((${EPOCHREALTIME/[.,]/} / 1000 + LAB_START_MARGIN_MS +
 lab::run_tool() {
   local -n lab_spec=$1
   local tool=${lab_spec[tool]} out=${lab_spec[out]} local_dir=${lab_spec[dir]} connections=${lab_spec[connections]}
-  local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]}
+  local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]:-}
   local threads=$THREADS_OVERRIDE hosts=() shares=() rates=() entries=()
-  local i host conns host_threads host_rate host_start work rc failed=0 start_at=''
+  local i host conns host_threads host_rate host_start work rc failed=0 start_at='' key words=()
+  local -A host_spec=()
   if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
   # Never a host with no connection, nor one with no request to send at a fixed rate.
   ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
@@ -485,15 +523,22 @@ lab::run_tool() {
     else host_threads=$(lab::_fact "$host" '.cpuCores // 1')
     fi
     ((host_threads <= conns)) || host_threads=$conns
+    spec::in_range threads "$host_threads" || read -r _ host_threads <<<"$(spec::range threads)"
     # The host's clock runs ahead of ours by its offset: the same instant, on its clock.
     host_start=${start_at:+$((start_at + $(lab::_fact "$host" '(.clock_offset_us // 0) / 1000 | round')))}
+    # The whole spec goes to the host (warmup_auto, stages and all), with this host's share
+    # and its paths: relative to the suite's folder there (labhost::tool).
+    # shellcheck disable=SC2034 # serialized by name below
+    for key in "${!lab_spec[@]}"; do host_spec[$key]=${lab_spec[$key]}; done
+    host_spec["out"]=$work/metrics.json host_spec["dir"]=$work host_spec["start_at"]=$host_start
+    host_spec["url"]=$(lab::base_url "$LAB_PORT" "${lab_spec[protocol]}") host_spec["cacert"]=certs/ca.pem
+    host_spec["threads"]=$host_threads host_spec["connections"]=$conns host_spec["rate"]=$host_rate
+    # shellcheck disable=SC2034 # serialized by name below
+    host_spec["samples"]='' host_spec["barrage_bin"]=''
+    spec::serialize host_spec words || return 1
     lab::_remote "$host" mkdir -p "$work" || return 1
     lab::_spawn "$host" "tool $tool" "$work/stderr" labhost::call "$work/stdout" "$work/rc" \
-      labhost::tool tool="$tool" out="$work/metrics.json" dir="$work" start_at="$host_start" \
-      url="$(lab::base_url "$LAB_PORT" "${lab_spec[protocol]}")" cacert=certs/ca.pem \
-      protocol="${lab_spec[protocol]}" scenario="${lab_spec[scenario]}" \
-      threads="$host_threads" connections="$conns" streams="${lab_spec[streams]}" duration_s="$duration" \
-      warmup_s="$warmup" cpus="$cpus" rate="$host_rate" || return 1
+      labhost::tool "${words[@]}" || return 1
     entries+=("$host"$'\t'"$LAB_PGID")
     # ("-": none; a tab is blank to read, so an empty field would vanish)
     printf '%s\t%s\t%s\t%s\t%s\n' "$host" "$conns" "$host_threads" "${host_rate:--}" "${host_start:--}" >>"$local_dir/lab-shares"
@@ -542,6 +587,10 @@ lab::_merge() {
            not_delivered: ([to_entries[] | select(.value.rate.not_delivered != null)
                             | "\($names[.key]): \(.value.rate.not_delivered)"] | if length == 0 then null else join("; ") end)} end),
        accounting: (if all(.[]; .accounting == "exact") then "exact" else "approximate" end),
+       # each host warmed up until its own load was steady: the longest, steady when all were
+       warmup: (if all(.[]; .warmup.mode == "auto") then
+         .[0].warmup + {seconds: (map(.warmup.seconds) | max), steady: all(.[]; .warmup.steady == true)}
+         else .[0].warmup end),
        merged_from: length}
     | del(.histograms, .timeline, .connect_us, .ttfb_us, .kinds, .max_rss_kb, .threads)' \
     "${records[@]}" >"$out"

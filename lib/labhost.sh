@@ -35,12 +35,11 @@
 #     contract::verify from here: TAP on stdout, 0 when every check passed. h3 checks verify
 #     against certs/ca.pem and run in H3_VENV when given (else one made here from PyPI).
 #   labhost::tool KEY=VALUE...
-#     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here on the run spec the pairs
-#     make (lib/tools/README.md: tool, out, dir, url, protocol, scenario, threads,
-#     connections, streams, duration_s, warmup_s, cpus, rate, start_at: ms since the epoch on
-#     this host's clock, or empty; cacert: relative to the lab directory), with the barrage
-#     copied here (barrage_bin: nothing is built) and the tool's CPU sampled into
-#     DIR/tool-samples; its exit status. TERM or INT
+#     Runs the tool's driver (lib/tools/TOOL.sh, TOOL::run) here on the run spec the words
+#     make (spec::deserialize; lib/spec.tsv: out, dir and cacert relative to the lab
+#     directory, start_at ms since the epoch on this host's clock or empty), with the
+#     barrage copied here (barrage_bin: nothing is built) and the tool's CPU sampled into
+#     DIR/tool-samples; its exit status (2 for a word that is no spec key). TERM or INT
 #     stops the tool's process group.
 #   labhost::rtt ADDRESS PORT
 #     Prints the TCP connect time to ADDRESS:PORT in microseconds (one round trip), or
@@ -126,8 +125,8 @@ labhost::stop() {
 labhost::server() {
   local launcher=() tls=()
   [[ -n ${4:-} ]] && launcher=(taskset -c "$4")
-  # A server that declares h3 does not start without its certificate (servers/CONTRACT.md),
-  # whatever the run measures: the one lib/lab.sh made for the lab address.
+  # A server that declares h3 gets its certificate, whatever the run measures (without one
+  # it would serve no HTTP/3: servers/CONTRACT.md): the one lib/lab.sh made for the lab address.
   if grep -qE '^protocols=(.*,)?h3(,|$)' "servers/$1/server.properties" 2>/dev/null; then
     [[ -s certs/server.pem && -s certs/server.key ]] || { echo "labhost: no certs/server.pem and server.key in $PWD (lib/lab.sh copies them)" >&2; return 1; }
     tls=("TLS_CERT=$PWD/certs/server.pem" "TLS_KEY=$PWD/certs/server.key")
@@ -164,10 +163,11 @@ labhost::contract() {
 
 labhost::tool() {
   local -A LABHOST_SPEC=()
-  local pair
-  for pair in "$@"; do LABHOST_SPEC[${pair%%=*}]=${pair#*=}; done
   # shellcheck source=lib/log.sh
   source lib/log.sh
+  # shellcheck source=lib/spec.sh
+  source lib/spec.sh
+  spec::deserialize LABHOST_SPEC "$@" || return 2
   # shellcheck source=lib/deps.sh
   source lib/deps.sh
   # shellcheck source=lib/scenarios.sh
@@ -178,7 +178,7 @@ labhost::tool() {
   source "lib/tools/${LABHOST_SPEC[tool]}.sh"
   # barrage was built on the controller and copied: a load host needs no compiler.
   LABHOST_SPEC["barrage_bin"]=${BARRAGE_BIN:-}
-  [[ -n ${LABHOST_SPEC[cacert]:-} && ${LABHOST_SPEC[cacert]} != /* ]] && LABHOST_SPEC[cacert]=$PWD/${LABHOST_SPEC[cacert]}
+  [[ -n ${LABHOST_SPEC[cacert]:-} && ${LABHOST_SPEC[cacert]} != /* ]] && LABHOST_SPEC["cacert"]=$PWD/${LABHOST_SPEC[cacert]}
   LABHOST_SPEC["samples"]=${LABHOST_SPEC[dir]}/tool-samples
   mkdir -p "${LABHOST_SPEC[dir]}"
   # tools::exec starts the tool in a process group of its own, outside the one lib/lab.sh

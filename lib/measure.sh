@@ -20,7 +20,7 @@
 # shellcheck disable=SC2034 # EXIT_CODE_AT_END and DONE_COUNT belong to run-benchmarks.sh's main
 # Reads the run's settings and state: PLAN, LOG_DIR, OUTPUT_DIR, SERVER_WARMUP_S, PROFILE,
 # READY_TIMEOUT_S; counts DONE_COUNT, sets EXIT_CODE_AT_END=1 on a failure.
-# Depends on lib/plan.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
+# Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
 # measure::_progress WHAT: the run's progress and time left, on stderr.
@@ -35,6 +35,8 @@ measure::_run_tool() {
   local -n tool_spec=$1
   mkdir -p "${tool_spec[dir]}"
   tool_spec["out"]=${tool_spec[dir]}/metrics.json
+  # a key lib/spec.tsv does not declare is a mistake in this code: the run fails saying so
+  spec::check "$1" 2>"${tool_spec[dir]}/stderr" || return 1
   place::run_tool "$1" 2>"${tool_spec[dir]}/stderr"
 }
 

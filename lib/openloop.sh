@@ -4,8 +4,8 @@
 # Only barrage measures at a fixed rate (see openloop::supports for why not wrk or h2load).
 #
 #   openloop::parse_rates TEXT
-#     Prints TEXT ("500,1000,2000") as one rate per line (positive whole requests/s);
-#     returns 1 with a message for anything else.
+#     Prints TEXT ("500,1000,2000") as one rate per line (positive whole requests/s, each
+#     once); returns 1 with a message for anything else.
 #   openloop::conditions TEXT / openloop::gates TEXT
 #     Prints the conditions (lib/slo.jq conditions) or gates (lib/slo.jq gates; TEXT may be
 #     the path of a file holding them) as compact JSON; returns 1 with jq's message when bad.
@@ -54,11 +54,14 @@ OPENLOOP_CAPACITY_MAX_RPS=10000000 OPENLOOP_CAPACITY_MAX_STEPS=40
 OPENLOOP_SLO_EXIT=3
 
 openloop::parse_rates() {
-  local rate rates=()
+  local rate rates=() seen=' '
   IFS=, read -r -a rates <<<"$1"
   ((${#rates[@]})) || { log::error "no rate given"; return 1; }
   for rate in "${rates[@]}"; do
     [[ $rate =~ ^[1-9][0-9]{0,7}$ ]] || { log::error "a rate is a whole number of requests/s (1 to 10^8), got '$rate'"; return 1; }
+    # (measured twice, both rows under one key)
+    [[ $seen != *" $rate "* ]] || { log::error "rate $rate given twice"; return 1; }
+    seen+="$rate "
     printf '%s\n' "$rate"
   done
 }

@@ -19,14 +19,9 @@
 #     entries, round by round in each round's order).
 #   plan::spec SPEC_NAME ENTRY
 #     Fills the associative array SPEC_NAME (declared by the caller: `local -A NAME`) with the
-#     run spec of ENTRY, every key a driver or a row reads: run slot server aa_group tool
-#     protocol scenario load rate (requests/s, empty: closed loop) stages (barrage
-#     --rate-stages' text, empty: none; duration_s is then the stages' length) connections
-#     streams threads (THREADS: a driver caps it at connections) duration_s warmup_s cpus (the load
-#     tool's CPU list, empty: no pinning). Measuring adds dir (the work dir), out (the
-#     metrics record's file), url, samples (the tool's CPU samples file, empty: none),
-#     start_at (ms since the epoch, empty: now) and barrage_bin (a prebuilt barrage, empty:
-#     build it); lib/tools/README.md lists what drivers read.
+#     run spec of ENTRY: every key lib/spec.tsv declares (what each means, who sets and who
+#     reads it), those measuring and the place set later (dir, out, url, cacert, samples,
+#     start_at, barrage_bin) empty.
 #   plan::estimate_s
 #     Seconds the whole PLAN should take.
 #   plan::minutes SECONDS
@@ -154,7 +149,7 @@ plan::spec() {
     [tool]=$tool [protocol]=$proto [scenario]=$scenario [load]=$load
     [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
-    [threads]=$THREADS [duration_s]=$duration [warmup_s]=$WARMUP_S [cpus]=$CLIENT_CPUS
+    [threads]=$THREADS [duration_s]=$duration [warmup_s]=$WARMUP_S [warmup_auto]='' [cpus]=$CLIENT_CPUS
     [dir]='' [out]='' [url]='' [cacert]='' [samples]='' [start_at]='' [barrage_bin]='')
 }
 

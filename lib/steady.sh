@@ -7,7 +7,7 @@
 #     --server-warmup's value: auto (until steady state, at most the cap), auto:CAP (30s, 2m),
 #     or a fixed duration (5s; 0 for none). Sets SERVER_WARMUP_MODE (auto or fixed) and, for
 #     auto:CAP and a fixed one, SERVER_WARMUP_S (the cap or the duration). Returns 1 (nothing
-#     set) for anything else.
+#     set) for anything else (more than 12 digits included: out of any range).
 #   steady::defaults QUICK
 #     The cap when none was given: STEADY_CAP_S (60) or, with QUICK=1, STEADY_QUICK_CAP_S (15).
 #   steady::warmup_spec SPEC_NAME

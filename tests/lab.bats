@@ -161,6 +161,31 @@ no_process_left() {
   no_process_left
 }
 
+@test "lab: --server-warmup auto reaches the load hosts as barrage --warmup auto: until steady state, said in the rows" {
+  lab_conf srv ld1,ld2
+  run lab_run --quick --warmup 0s --server-warmup auto:8s --connections 4 --threads 1
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f host
+  f=$(results_file)
+  valid "$f"
+  # each load host ran barrage's own steady-state warm-up (not a fixed one at the cap)
+  for host in ld1 ld2; do
+    assert_jq '.warmup.mode == "auto" and .warmup.max_seconds == 8 and (.warmup.steady | type) == "boolean"' \
+      "${f%.json}.logs/1-counting-warmup-h1-hello/hosts/$host/metrics.json"
+  done
+  # the warm-up says whether the server got steady, and so does its row
+  assert_jq '.server_warmups[0] | .mode == "auto" and .duration_s == 8
+    and (.shapes[0] | .status == "ok" and (.steady | type) == "boolean" and .warmup_s <= 9)' "$f"
+  assert_jq '.results[0].server_warmup | .mode == "auto" and (.steady | type) == "boolean"' "$f"
+  # steady on both hosts or not, as the row says: the longest host's warm-up, steady when both were
+  # shellcheck disable=SC2016 # jq's variables
+  jq -s '[.[].warmup] | {seconds: (map(.seconds) | max), steady: all(.steady)}' \
+    "${f%.json}".logs/1-counting-warmup-h1-hello/hosts/ld{1,2}/metrics.json >"$TMP/hosts.json"
+  [ "$(jq -c '{seconds, steady}' "$TMP/hosts.json")" = "$(jq -c '.server_warmups[0].shapes[0] | {seconds: .warmup_s, steady}' "$f")" ]
+  no_process_left
+}
+
 @test "lab: --cpus pins the server on the server host and barrage on each load host" {
   lab_conf srv ld1,ld2
   lab_run --quick --warmup 0s --server-warmup 0s --connections 2 --cpus 1:0 >"$TMP/stdout" 2>"$TMP/stderr" &
@@ -239,6 +264,18 @@ no_process_left() {
   no_process_left
 }
 
+@test "lab: a --cpus list a host cannot pin to: a clear error before any server starts" {
+  lab_conf srv ld1,ld2
+  # the namespaces share this machine's CPUs: none has CPU $(nproc)
+  run lab_run --quick --connections 2 --cpus "0:$(nproc)"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"load host ld1 cannot pin to CPUs $(nproc) (--cpus): "* ]]
+  [[ $output == *"load host ld2 cannot pin to CPUs $(nproc) (--cpus): "* ]]
+  [[ $output != *"server host srv cannot pin"* && $output != *"starting counting"* ]]
+  no_process_left
+}
+
 @test "lab: --strict stops before starting anything when the pre-flight warns (a busy process here)" {
   lab_conf srv ld1,ld2
   # Every namespace shares this PID space: a busy loop is an "other busy process" on each host.
@@ -267,6 +304,36 @@ no_process_left() {
   run "$RUN" --lab "$TMP/bad.conf" --dry-run
   [ "$status" -eq 2 ]
   [[ $output == *"unknown key 'load_host'"* ]]
+}
+
+@test "lab: option errors: a load host given twice, a host name that begins with - or holds white space (exit 2)" {
+  local bad
+  for bad in "--server-host srv --load-hosts ld1,ld2,ld1" "--server-host srv --load-hosts ld1,root@ld1,ld1" \
+    "--server-host -oProxyCommand=x --load-hosts ld1" "--server-host srv --load-hosts ld1,-F/tmp/x"; do
+    # shellcheck disable=SC2086 # options and their values
+    run "$RUN" $bad --dry-run
+    echo "$bad: $output"
+    [ "$status" -eq 2 ]
+  done
+  run "$RUN" --server-host srv --load-hosts ld1,ld2,ld1 --dry-run
+  [[ $output == *"load host 'ld1' given twice"* ]]
+  run "$RUN" --server-host -oProxyCommand=x --load-hosts ld1 --dry-run
+  [[ $output == *"lab host '-oProxyCommand=x' begins with '-'"* ]]
+  run "$RUN" --server-host 'srv x' --load-hosts ld1 --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"lab host 'srv x' holds white space"* ]]
+  run "$RUN" --server-host srv --load-hosts $'ld1\tld2' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"holds white space"* ]]
+  # two names, one work folder on a host that shares its home: as bad as one name twice
+  run "$RUN" --server-host srv --load-hosts 'u@ld1,u:ld1' --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"lab hosts 'u@ld1' and 'u:ld1' would share the work folder barrage-lab/u_ld1"* ]]
+  # in a lab file too
+  printf 'server_host = srv\nload_hosts = ld1, ld2, ld2\n' >"$TMP/twice.conf"
+  run "$RUN" --lab "$TMP/twice.conf" --dry-run
+  [ "$status" -eq 2 ]
+  [[ $output == *"load host 'ld2' given twice"* ]]
 }
 
 @test "lab: a server that declares h3 gets the certificate staged for it on the server host (labhost::server)" {

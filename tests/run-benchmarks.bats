@@ -94,6 +94,22 @@ exact_accounting() {
   [[ $output == *"unknown protocol 'h4'"* && $output == *"h1 h2c h3"* ]]
 }
 
+@test "options: a server, scenario, tool, protocol or rate given twice exits 2 before anything runs" {
+  # measured twice, every row under one key, the first start's log overwritten: refused
+  run fake --servers good,good --scenarios hello --tool wrk
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"server 'good' given twice in 'good,good'"* ]]
+  [ ! -e "$TMP/out" ]
+  local bad
+  for bad in "--scenarios hello,mixed,hello" "--tool wrk,barrage,wrk" "--protocol h1,h1" "--rates 500,600,500"; do
+    # shellcheck disable=SC2086 # an option and its value
+    run fake --servers good $bad --dry-run
+    [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
+    [[ $output == *"given twice"* ]] || { echo "'$bad': $output"; return 1; }
+  done
+}
+
 @test "options: bad values exit 2" {
   local bad
   for bad in "--duration 10x" "--warmup -1" "--runs 0" "--port 99999" "--cpus 0" "--threads x" \
@@ -107,6 +123,60 @@ exact_accounting() {
   run fake --duration 10x --dry-run
   [ "$status" -eq 2 ]
   [[ $output == *"--duration wants a duration like 30s or 2m, got '10x'"* ]]
+}
+
+@test "options: a value beyond what barrage takes exits 2 before anything runs (ranges of lib/spec.tsv)" {
+  # barrage refused auto:999999999999s at run time and every server went without a warm-up
+  run fake --servers good --scenarios hello --tool wrk --server-warmup auto:999999999999s
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--server-warmup wants 0 to 1000000000 s (barrage's limit), got 'auto:999999999999s'"* ]]
+  [ ! -e "$TMP/out" ]
+  local bad stages
+  stages=$(printf '100:1s,%.0s' {1..64})100:1s
+  for bad in "--server-warmup 1000000001s" "--duration 16666667m" "--duration 99999999999999999999s" \
+    "--warmup 1000000001s" "--connections 1000001" "--threads 1025" "--rate-stages $stages" \
+    "--cpus 0:$(nproc)" "--cpus 1-0:0"; do
+    # shellcheck disable=SC2086 # an option and its value
+    run fake --servers good --scenarios hello --tool barrage $bad --dry-run
+    [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
+  done
+  # the limits themselves are taken
+  run fake --servers good --scenarios hello --tool barrage --server-warmup auto:1000000000s --duration 1000000000s \
+    --warmup 1000000000s --connections 1000000 --threads 1024 --rate-stages "${stages%,100:1s}" --dry-run
+  [ "$status" -eq 0 ]
+}
+
+@test "spec: the ranges lib/spec.tsv declares are barrage's own: it takes each limit and refuses one beyond" {
+  make -s -C "$ROOT/client" >&2
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/spec.sh"
+  local key option min max over bin=$ROOT/client/build/barrage checked=0
+  # options whose value is barrage's one to one; the URL (refused last) tells a taken value
+  while read -r key option; do
+    read -r min max <<<"$(spec::range "$key")"
+    [[ -n $max ]] || { echo "no range for $key"; return 1; }
+    over=$((max + 1))
+    if [[ $key == stages ]]; then
+      max=$(printf '1:1s,%.0s' $(seq 2 "$max"))1:1s over=$max,1:1s
+    elif [[ $option == -d || $option == --warmup* ]]; then max+=s over+=s
+    fi
+    run "$bin" -c 1024 "$option$max" x://nowhere
+    [[ $output == *"URL must start with http"* ]] || { echo "$key: barrage refused $option$max: $output"; return 1; }
+    run "$bin" -c 1024 "$option$over" x://nowhere
+    [[ $status -eq 2 && $output != *"URL must"* ]] || { echo "$key: barrage took $option$over: $output"; return 1; }
+    checked=$((checked + 1))
+  done <<'KEYS'
+connections --connections=
+threads --threads=
+streams --streams=
+duration_s -d
+warmup_s --warmup=
+warmup_s --warmup=auto:
+rate -R
+stages --rate-stages=
+KEYS
+  [ "$checked" -eq 8 ]
 }
 
 @test "options: --list shows servers with protocols and the scenario table" {
@@ -200,6 +270,59 @@ exact_accounting() {
     duration_s warmup_s cpus dir out url samples start_at barrage_bin; do
     [[ -v spec[$key] ]] || { echo "no key $key"; return 1; }
   done
+}
+
+# spec_keys_set: every key the code sets in a run spec, one a line: NAME["key"]= and
+# NAME[key]= for an array whose name holds "spec", and the [key]= of plan::spec's and
+# run_spec's (tests/test_helper.bash) whole-array assignments.
+spec_keys_set() {
+  {
+    grep -rhoiE '[a-z_]*spec\["?[a-z_]+"?\]=' "$ROOT/lib" "$ROOT/run-benchmarks.sh" "$ROOT/tests/test_helper.bash" |
+      sed -E 's/.*\["?([a-z_]+)"?\]=/\1/'
+    awk '/^plan::spec\(\)/, /^}/' "$ROOT/lib/plan.sh" | grep -oE '\[[a-z_]+\]=' | tr -d '[]='
+    awk '/^run_spec\(\)/, /^}/' "$ROOT/tests/test_helper.bash" | grep -oE '\[[a-z_]+\]=' | tr -d '[]='
+  } | sort -u
+}
+
+@test "spec: every run spec key the code sets is declared in lib/spec.tsv, and plan::spec sets every declared key" {
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/spec.sh"
+  local set declared missing
+  set=$(spec_keys_set)
+  declared=$(spec::keys | sort)
+  # the scan finds what it should (else it would pass on nothing)
+  [[ $(wc -l <<<"$set") -ge 20 && $set == *warmup_auto* && $set == *cacert* && $set == *barrage_bin* ]]
+  missing=$(comm -23 <(echo "$set") <(echo "$declared"))
+  [ -z "$missing" ] || { echo "set but not declared in lib/spec.tsv: $missing"; return 1; }
+  # every declared key has its unit, range, setter, reader and meaning
+  assert_jq -R 'split("\t") | length == 6 and all(.[]; length > 0)' - < <(grep -v '^#' "$ROOT/lib/spec.tsv")
+  # plan::spec makes the whole spec: every declared key, none other
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'plan::build; declare -A spec; plan::spec spec "${PLAN[0]}"; printf "%s\n" "${!spec[@]}" | sort' \
+    --servers good --scenarios hello --tool barrage
+  [ "$status" -eq 0 ]
+  [ "$output" = "$declared" ]
+}
+
+@test "spec: a run spec crosses as words and back whole; a key not declared is refused both ways" {
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/spec.sh"
+  local -A spec=([url]='http://h:1/a b' [stages]='1:1s,2:2s' [warmup_auto]=1 [dir]=$'two\nlines' [rate]='' [cacert]='x=y')
+  local words=() key
+  spec::serialize spec words
+  [ "${#words[@]}" -eq 6 ]
+  local -A back=([leftover]=1)
+  spec::deserialize back "${words[@]}"
+  [ "${#back[@]}" -eq 6 ]
+  for key in "${!spec[@]}"; do [ "${back[$key]}" = "${spec[$key]}" ]; done
+  spec[bogus]=1
+  run spec::serialize spec words
+  [ "$status" -eq 1 ]
+  [[ $output == *"not declared in lib/spec.tsv: bogus"* ]]
+  run spec::deserialize back url=x bogus=1
+  [ "$status" -eq 1 ]
+  run spec::deserialize back noequals
+  [ "$status" -eq 1 ]
 }
 
 @test "plan: a server's contract is checked over h1 and the protocols the plan measures it with" {

@@ -7,7 +7,8 @@
 #     Prints "SERVER_CPUS CLIENT_CPUS" when --cpus is not given (here: disjoint halves of the
 #     cores, system::default_pinning), nothing for no pinning.
 #   place::check_options
-#     Returns 1 with the reason on stdout when an option cannot be honoured here.
+#     Returns 1 with the reason on stdout when an option cannot be honoured here (here: a
+#     --cpus list taskset refuses).
 #   place::protocols
 #     The protocols measured here, one a line: what --protocol all means.
 #   place::connect / place::prepare SERVER...
@@ -31,14 +32,24 @@
 #   place::cleanup
 #     From the EXIT trap: stops what this place started and still runs.
 # Here: SERVER_PID is the running server's process group, SERVER_GC_LOG its GC log (empty:
-# none). Reads PORT, GC_LOG, PROFILE, PROFILE_LIB, LOG_DIR, SERVER_CPUS, STOP_TIMEOUT_S,
+# none). Reads CPUS, PORT, GC_LOG, PROFILE, PROFILE_LIB, LOG_DIR, SERVER_CPUS, STOP_TIMEOUT_S,
 # READY_TIMEOUT_S, SCRATCH_DIR.
 
 SERVER_PID='' SERVER_GC_LOG=''
 
 place::default_pinning() { system::default_pinning; }
 
-place::check_options() { return 0; }
+place::check_options() {
+  local list why
+  # taskset's own verdict on each --cpus list, before anything starts: a CPU this machine does
+  # not have (or may not use) would fail every start and every run
+  if [[ -z ${CPUS:-} || $CPUS == none ]] || ! command -v taskset >/dev/null; then return 0; fi
+  for list in "${CPUS%%:*}" "${CPUS#*:}"; do
+    why=$(taskset -c "$list" true 2>&1) && continue
+    echo "--cpus: taskset cannot pin to CPUs $list here (${why#taskset: }; CPUs here: $(taskset -pc $$ | sed 's/.*: //'))"
+    return 1
+  done
+}
 
 place::protocols() { printf '%s\n' h1 h2c h3; }
 

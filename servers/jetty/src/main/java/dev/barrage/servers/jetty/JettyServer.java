@@ -40,7 +40,8 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 /**
  * The Barrage contract (servers/CONTRACT.md) on Jetty 12's core (non-servlet) API: one
  * ServerConnector speaking HTTP/1.1 and h2c (Upgrade and prior knowledge) on one port, and a
- * QuicheServerConnector speaking HTTP/3 on the same port number over UDP (TLS_CERT, TLS_KEY).
+ * QuicheServerConnector speaking HTTP/3 on the same port number over UDP when given a
+ * certificate (TLS_CERT, TLS_KEY); without one, HTTP/1.1 and h2c only, as its start-up line says.
  */
 public final class JettyServer {
     private static final int DEFAULT_FILE_SIZE = 1_048_576;
@@ -55,7 +56,7 @@ public final class JettyServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
-        SslContextFactory.Server tls = sslContextFactory(); // exits when the certificate is missing
+        SslContextFactory.Server tls = sslContextFactory(); // null without a certificate: no HTTP/3
 
         Server server = new Server();
         HttpConfiguration config = new HttpConfiguration();
@@ -70,16 +71,19 @@ public final class JettyServer {
         // HTTP/3, as in Jetty's programming guide: its own HttpConfiguration (a copy, plus the
         // SecureRequestCustomizer the guide adds), quiche reading the key pair from a PEM
         // directory that Jetty writes from the KeyStore.
-        HttpConfiguration h3Config = new HttpConfiguration(config);
-        h3Config.addCustomizer(new SecureRequestCustomizer());
-        Path pemDir = Files.createTempDirectory("barrage-jetty-quic-");
-        pemDir.toFile().deleteOnExit(); // Jetty deletes the PEM files on stop, then the JVM the directory
-        QuicheServerConnector h3 = new QuicheServerConnector(server, tls,
-                HTTP3ServerQuicConfiguration.configure(new QuicheServerQuicConfiguration(pemDir)),
-                new HTTP3ServerConnectionFactory(h3Config));
-        h3.setHost(bind);
-        h3.setPort(port);
-        server.addConnector(h3);
+        QuicheServerConnector h3 = null;
+        if (tls != null) {
+            HttpConfiguration h3Config = new HttpConfiguration(config);
+            h3Config.addCustomizer(new SecureRequestCustomizer());
+            Path pemDir = Files.createTempDirectory("barrage-jetty-quic-");
+            pemDir.toFile().deleteOnExit(); // Jetty deletes the PEM files on stop, then the JVM the directory
+            h3 = new QuicheServerConnector(server, tls,
+                    HTTP3ServerQuicConfiguration.configure(new QuicheServerQuicConfiguration(pemDir)),
+                    new HTTP3ServerConnectionFactory(h3Config));
+            h3.setHost(bind);
+            h3.setPort(port);
+            server.addConnector(h3);
+        }
 
         server.setHandler(new ContractHandler());
         server.setStopAtShutdown(true);
@@ -87,22 +91,30 @@ public final class JettyServer {
         try {
             server.start();
         } catch (Exception e) { // e.g. a BindException: do not run on without the port
-            System.err.printf("jetty: cannot start on %s:%d (tcp and udp): %s%n", bind, port, e);
+            System.err.printf("jetty: cannot start on %s:%d (%s): %s%n", bind, port, h3 == null ? "tcp" : "tcp and udp", e);
             server.stop();
             System.exit(1);
         }
-        System.out.printf("server=jetty version=%s protocols=h1,h2c,h3 transport=nio port=%d bind=%s h3=udp:%d%n",
-                Jetty.VERSION, connector.getLocalPort(), bind, h3.getLocalPort());
+        if (h3 != null) {
+            System.out.printf("server=jetty version=%s protocols=h1,h2c,h3 transport=nio port=%d bind=%s h3=udp:%d%n",
+                    Jetty.VERSION, connector.getLocalPort(), bind, h3.getLocalPort());
+        } else {
+            System.out.printf("server=jetty version=%s protocols=h1,h2c transport=nio port=%d bind=%s"
+                    + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n",
+                    Jetty.VERSION, connector.getLocalPort(), bind);
+        }
         server.join();
     }
 
     /**
      * HTTP/3's TLS: a KeyStore made in memory from the PEM certificate chain and PKCS#8 key named
-     * by TLS_CERT and TLS_KEY (Jetty's SslContextFactory reads key stores, not PEM files).
+     * by TLS_CERT and TLS_KEY (Jetty's SslContextFactory reads key stores, not PEM files); null
+     * when neither is set (no HTTP/3). One set without the other, or unreadable, exits 2.
      */
     private static SslContextFactory.Server sslContextFactory() throws IOException, GeneralSecurityException {
         String cert = System.getenv("TLS_CERT");
         String key = System.getenv("TLS_KEY");
+        if ((cert == null || cert.isEmpty()) && (key == null || key.isEmpty())) return null;
         if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
                 || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
             System.err.printf("jetty: HTTP/3 needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"

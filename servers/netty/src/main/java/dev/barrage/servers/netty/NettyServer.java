@@ -69,8 +69,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The Barrage contract (servers/CONTRACT.md) on Netty 4.2 with the native epoll transport
  * (NIO when epoll is unavailable). One TCP port speaks HTTP/1.1 and h2c, by Upgrade or with
- * prior knowledge; the same port number on UDP speaks HTTP/3 (netty-codec-http3 over QUIC,
- * TLS_CERT and TLS_KEY). HTTP/2 and HTTP/3 streams are child channels running the same handler.
+ * prior knowledge; given a certificate (TLS_CERT and TLS_KEY), the same port number on UDP
+ * speaks HTTP/3 (netty-codec-http3 over QUIC); without one, its start-up line says h3=off.
+ * HTTP/2 and HTTP/3 streams are child channels running the same handler.
  */
 public final class NettyServer {
     private static final int DEFAULT_FILE_SIZE = 1_048_576;
@@ -86,7 +87,7 @@ public final class NettyServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
-        QuicSslContext tls = quicSslContext(); // exits when the certificate is missing
+        QuicSslContext tls = quicSslContext(); // null without a certificate: no HTTP/3
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -97,7 +98,7 @@ public final class NettyServer {
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);
         Channel server;
-        Channel quic;
+        Channel quic = null;
         try {
             server = new ServerBootstrap()
                     .group(boss, workers)
@@ -105,32 +106,45 @@ public final class NettyServer {
                     .childHandler(new ConnectionInitializer())
                     .bind(new InetSocketAddress(bind, port)).sync().channel();
             // HTTP/3: one UDP channel on the same port number, as in Netty's HTTP/3 example.
-            quic = new Bootstrap()
-                    .group(workers)
-                    .channel(datagram)
-                    .handler(quicCodec(tls))
-                    .bind(new InetSocketAddress(bind, port)).sync().channel();
+            if (tls != null) {
+                quic = new Bootstrap()
+                        .group(workers)
+                        .channel(datagram)
+                        .handler(quicCodec(tls))
+                        .bind(new InetSocketAddress(bind, port)).sync().channel();
+            }
         } catch (Exception e) { // sync() rethrows the bind failure, e.g. a BindException
             // the event loops are not daemon threads: without an exit the JVM would run on, port-less
-            System.err.printf("netty: cannot listen on %s:%d (tcp and udp): %s%n", bind, port, e.getMessage());
+            System.err.printf("netty: cannot listen on %s:%d (%s): %s%n", bind, port, tls == null ? "tcp" : "tcp and udp",
+                    e.getMessage());
             System.exit(1);
             return;
         }
+        Channel h3 = quic;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            quic.close().syncUninterruptibly();
+            if (h3 != null) h3.close().syncUninterruptibly();
             server.close().syncUninterruptibly();
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }));
-        System.out.printf("server=netty version=%s protocols=h1,h2c,h3 transport=%s port=%d bind=%s h3=udp:%d%n",
-                VERSION, transport, port, bind, port);
+        if (h3 != null) {
+            System.out.printf("server=netty version=%s protocols=h1,h2c,h3 transport=%s port=%d bind=%s h3=udp:%d%n",
+                    VERSION, transport, port, bind, port);
+        } else {
+            System.out.printf("server=netty version=%s protocols=h1,h2c transport=%s port=%d bind=%s"
+                    + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n", VERSION, transport, port, bind);
+        }
         server.closeFuture().sync();
     }
 
-    /** HTTP/3's TLS: the PEM certificate chain and PKCS#8 key named by TLS_CERT and TLS_KEY. */
+    /**
+     * HTTP/3's TLS: the PEM certificate chain and PKCS#8 key named by TLS_CERT and TLS_KEY; null
+     * when neither is set (no HTTP/3). One set without the other, or unreadable, exits 2.
+     */
     private static QuicSslContext quicSslContext() {
         String cert = System.getenv("TLS_CERT");
         String key = System.getenv("TLS_KEY");
+        if ((cert == null || cert.isEmpty()) && (key == null || key.isEmpty())) return null;
         if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
                 || !new File(cert).canRead() || !new File(key).canRead()) {
             System.err.printf("netty: HTTP/3 needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
