@@ -10,6 +10,12 @@
 #   latency        microseconds -> "850 µs", "1.23 ms", "2.50 s"
 #   kib            KiB -> "180 MiB", "1.2 GiB"
 #   pad($w), lpad($w)  pad a string to width $w, text left, numbers right
+#   safe           a string from a results file made fit for a terminal: each control character
+#                  (C0 and DEL as their Unicode pictures, "\u001b" -> "␛", "\n" -> "␊"; C1 and
+#                  the invisible ones that reorder or break lines, U+2028/9, U+200E/F,
+#                  U+202A-E, U+2066-9, as "<U+202E>"); anything else as it is. A crafted name
+#                  can then neither move the cursor, recolour nor hide a line, nor split a
+#                  table's row or a @tsv field
 
 def dash: "–";
 
@@ -68,3 +74,17 @@ def kib:
 
 def pad($w): . + (" " * ([$w - length, 0] | max) // "");
 def lpad($w): (" " * ([$w - length, 0] | max) // "") + .;
+
+def _hex4: [(. / 4096 | floor) % 16, (. / 256 | floor) % 16, (. / 16 | floor) % 16, . % 16]
+  | map("0123456789ABCDEF"[.:. + 1]) | join("");
+
+def safe:
+  if type != "string" then .
+  else explode
+    | map(if . < 32 then [9216 + .]
+          elif . == 127 then [9249]
+          elif (. >= 128 and . < 160) or . == 8206 or . == 8207 or (. >= 8232 and . <= 8238)
+               or (. >= 8294 and . <= 8297) then "<U+\(_hex4)>" | explode
+          else [.] end)
+    | add // [] | implode
+  end;
