@@ -41,7 +41,8 @@ The page holds its charting library (Apache ECharts, lib/report/vendor/), styles
 opens from disk without a network. Tables are HTML, readable without JavaScript.
 
 Options:
-  -o, --output FILE    where the page goes (default: as above)
+  -o, --output PATH    where the page goes (default: as above); a folder: the page goes in it
+                       under its default name. Never replaces anything but a regular file
   --baseline SERVER    server of the "vs" column of a run's page (default java-http)
   -h, --help           this text
 
@@ -96,13 +97,18 @@ main() {
     known=$(jq -r '[.results[].server] | unique | join(", ")' "${files[0]}")
     [[ ", $known, " == *", $baseline, "* ]] || die_usage "--baseline: '$baseline' is not a server of ${files[0]} (known: $known)"
   fi
-  if [[ -z $output ]]; then
-    if ((${#files[@]} == 1)); then output=${files[0]%.json}.html
-    else
-      local base_name=${files[0]##*/}
-      output=$(dirname -- "${files[1]}")/${base_name%.json}-vs-${files[1]##*/}
-      output=${output%.json}.html
-    fi
+  # the page's own name: RESULTS.html, or BASE-vs-NEW.html; beside the (new) file by default,
+  # inside the folder that -o names
+  local name=${files[-1]##*/} base_name=${files[0]##*/}
+  ((${#files[@]} == 1)) || name=${base_name%.json}-vs-$name
+  name=${name%.json}.html
+  if [[ -z $output ]]; then output=$(dirname -- "${files[-1]}")/$name
+  elif [[ -d $output ]]; then output=${output%/}/$name
+  fi
+  # the page replaces a page, never a device, a FIFO, a socket or a folder (as root, -o
+  # /dev/null would replace the system's own)
+  if [[ -e $output || -L $output ]] && [[ ! -f $output ]]; then
+    die_usage "$output exists and is not a regular file: the page would replace it (give a file or a folder)"
   fi
   [[ -d $(dirname -- "$output") ]] || { log::error "$(dirname -- "$output"): no such directory"; exit 1; }
 
@@ -127,7 +133,7 @@ main() {
       --document "$WORK_DIR/compare.json" --text "$WORK_DIR/compare.txt" --out "$PAGE_TMP" || exit 1
   fi
   chmod 644 -- "$PAGE_TMP"
-  mv -f -- "$PAGE_TMP" "$output"
+  mv -fT -- "$PAGE_TMP" "$output"
   PAGE_TMP=''
   log::info "wrote $output"
   printf '%s\n' "$output"

@@ -263,6 +263,36 @@ for row in json.load(open(sys.argv[2]))["results"]:
   [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
 }
 
+@test "report: -o replaces only a regular file: a FIFO or a dangling link is refused (exit 2), a folder gets the page inside" {
+  cp "$F/single-base.json" "$TMP/r.json"
+  mkfifo "$TMP/fifo"
+  run "$REPORT" -o "$TMP/fifo" "$TMP/r.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"$TMP/fifo exists and is not a regular file"* ]]
+  [ -p "$TMP/fifo" ]
+  ln -s "$TMP/nowhere" "$TMP/link"
+  run "$REPORT" -o "$TMP/link" "$TMP/r.json"
+  [ "$status" -eq 2 ]
+  [ -L "$TMP/link" ] && [ ! -e "$TMP/nowhere" ]
+  # a folder: the page inside it, under its default name, nothing hidden left there
+  mkdir "$TMP/pages dir"
+  run "$REPORT" -o "$TMP/pages dir" "$TMP/r.json"
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "$TMP/pages dir/r.html" ]
+  [ -s "$TMP/pages dir/r.html" ]
+  run "$REPORT" -o "$TMP/pages dir/" "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "$TMP/pages dir/single-base-vs-single-drop20.html" ]
+  [ "$(find "$TMP/pages dir" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = "r.html,single-base-vs-single-drop20.html" ]
+  # a regular file is replaced, as before
+  : >"$TMP/old.html"
+  run "$REPORT" -o "$TMP/old.html" "$TMP/r.json"
+  [ "$status" -eq 0 ]
+  [ -s "$TMP/old.html" ]
+  [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
+}
+
 @test "report: report::page (run-benchmarks.sh's hook) warns and keeps the results file when the page fails" {
   cp "$F/bad-not-json.json" "$TMP/r.json"
   run bash -c "source '$ROOT/lib/log.sh'; source '$ROOT/lib/report.sh'; report::page '$TMP/r.json'"
