@@ -263,6 +263,47 @@ for row in json.load(open(sys.argv[2]))["results"]:
   [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
 }
 
+@test "report: any string of a results file survives the page: names like <!--<script> or </script> leave every chart drawn" {
+  need_chromium
+  local f=$F/recorded-quick-3runs-b.json
+  # each name can end the page's data early or keep it from ending: every chart would be blank
+  jq '.results[] |= (.server |= ({"netty": "<!--<script>", "jetty": "</script><script>document.title = \"pwned\"</script>",
+                                  "java-http": "x\u2028y\u2029\"\u0027&amp;<b>\u001b[31m"}[.] // .))
+      | .system.description = "<!--" | .label = "<script>"' "$f" >"$TMP/names.json"
+  [ "$(jq '[.results[].server | select(test("^(<!--|</script|x)"))] | unique | length' "$TMP/names.json")" -eq 3 ]
+  "$REPORT" "$TMP/names.json" >/dev/null 2>&1
+  browse "$TMP/names.html"
+  loads_clean
+  diff <(expected_charts "$TMP/names.json") <(drawn_charts)
+  check_numbers "$TMP/names.json"
+  [ "$(facts '.title')" = "$(jq -r '"Barrage run \(.timestamp) (\(.label))"' "$TMP/names.json")" ]
+  # the names are the tables' text, as written
+  [ "$(facts '[.cells[] | select(.table == "ranking") | .key[0:4]] | unique | join(" ")')" = "$(printf '<!-- </sc x\u2028y\u2029')" ]
+}
+
+@test "report: links go only to files beside the results file or to http(s) URLs, never to script" {
+  need_chromium
+  mkdir -p "$TMP/run/flame dir"
+  # each exists, so that only its form can keep it from being a link
+  : >"$TMP/run/javascript:alert(document.title)"
+  : >"$TMP/outside.html"
+  : >"$TMP/run/flame dir/cpu#1.html"
+  jq '.settings.profile = "cpu" | .results |= [foreach .[] as $r (-1; . + 1; $r + {profile: {event: "cpu", mode: "ctimer",
+        fallback_reason: null, samples: 10, top_frames: [], error: null,
+        flame_graph: (["javascript:alert(document.title)", "/etc/passwd", "../outside.html", "https://example.com/flame.html",
+                       "flame dir/cpu#1.html"][. % 5])}})]' "$F/single-base.json" >"$TMP/run/r.json"
+  "$REPORT" "$TMP/run/r.json" >/dev/null 2>&1
+  browse "$TMP/run/r.html"
+  loads_clean
+  # every link: this page's anchors, a file in the results file's folder or below it, an https URL
+  facts --arg dir "$TMP/run/" '.links[] | select((.protocol == "file:" and (.path | startswith($dir))) or .protocol == "https:" | not)' >"$TMP/bad links"
+  if [ -s "$TMP/bad links" ]; then cat "$TMP/bad links"; false; fi
+  # the flame graphs that may be links are: the file named like a script (a file, not script),
+  # the one in a folder with a space and a # in its name, the https one
+  [ "$(facts '[.links[] | select(.text == "flame graph") | .path] | unique | join(",")')" = \
+    "/flame.html,$TMP/run/flame dir/cpu#1.html,$TMP/run/javascript:alert(document.title)" ]
+}
+
 @test "report: -o replaces only a regular file: a FIFO or a dangling link is refused (exit 2), a folder gets the page inside" {
   cp "$F/single-base.json" "$TMP/r.json"
   mkfifo "$TMP/fifo"
