@@ -12,7 +12,11 @@ setup() {
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage report.XXXX")
 }
 
-teardown() { rm -rf "$TMP"; }
+teardown() {
+  # a generator a failed test left running (by its PID)
+  [ -z "${CHILD:-}" ] || kill -KILL "$CHILD" 2>/dev/null || true
+  rm -rf "$TMP"
+}
 
 need_chromium() { command -v chromium >/dev/null || skip "chromium is not installed (run-tests.sh deps installs it)"; }
 
@@ -259,6 +263,12 @@ for row in json.load(open(sys.argv[2]))["results"]:
   run "$REPORT" -o "$TMP/b.html" --baseline jety "$F/single-base.json"
   [ "$status" -eq 2 ]
   [[ $output == *"--baseline: 'jety' is not a server of $F/single-base.json (known: "*"jetty"* ]]
+  # the names it lists as a terminal may show them: no escape of a results file raw
+  jq '.results[0].server = "jetty\u001b[2K\r"' "$F/single-base.json" >"$TMP/escapes.json"
+  run "$REPORT" -o "$TMP/b.html" --baseline jety "$TMP/escapes.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"(known: java-http, jdk-httpserver, jetty, jetty^[[2K^M, netty, tomcat)"* ]]
+  [[ $output != *$'\e'* && $output != *$'\r'* ]]
   [ ! -e "$TMP/r.html" ] && [ ! -e "$TMP/b.html" ]
   [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
 }
@@ -296,6 +306,7 @@ for row in json.load(open(sys.argv[2]))["results"]:
   browse "$TMP/run/r.html"
   loads_clean
   # every link: this page's anchors, a file in the results file's folder or below it, an https URL
+  # shellcheck disable=SC2016 # $dir is jq's
   facts --arg dir "$TMP/run/" '.links[] | select((.protocol == "file:" and (.path | startswith($dir))) or .protocol == "https:" | not)' >"$TMP/bad links"
   if [ -s "$TMP/bad links" ]; then cat "$TMP/bad links"; false; fi
   # the flame graphs that may be links are: the file named like a script (a file, not script),
@@ -352,6 +363,30 @@ for row in json.load(open(sys.argv[2]))["results"]:
     [ "$(stat -c %s "$png")" -lt 307200 ]
     [ "$(stat -c %s "$png")" -gt 30000 ]
   done
+}
+
+@test "report: a SIGTERM stops the page's generator at once and leaves no file behind (exit 143)" {
+  # a run of 30 x 21 rows: its page takes a while to write
+  jq '.results |= [range(0; 30) as $k | .[] | .run += 10 * $k]' "$F/recorded-quick-3runs-b.json" >"$TMP/big.json"
+  "$REPORT" "$TMP/big.json" >/dev/null 2>"$TMP/err" 3>&- &
+  local pid=$! i rc=0
+  # the generator: the child of report.sh that runs report.py (found among its children)
+  CHILD=''
+  for ((i = 0; i < 1200 && ${#CHILD} == 0; i++)); do
+    CHILD=$(ps -o pid=,args= --ppid "$pid" | awk '/report\.py/ {print $1; exit}')
+    [ -n "$CHILD" ] || sleep 0.05
+  done
+  [ -n "$CHILD" ]
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  [ "$rc" -eq 143 ]
+  # gone, not writing on: no hidden page now nor a moment later
+  for ((i = 0; i < 20; i++)); do kill -0 "$CHILD" 2>/dev/null || break; sleep 0.1; done
+  run kill -0 "$CHILD"
+  [ "$status" -ne 0 ]
+  CHILD=''
+  [ -z "$(find "$TMP" -name '.report.*')" ]
+  [ ! -e "$TMP/big.html" ]
 }
 
 @test "report: only the main shell removes its work files, not a subshell a signal reaches as it forks" {
