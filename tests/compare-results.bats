@@ -520,9 +520,9 @@ raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x
     printf '%s\n' "$output" | raw_controls >"$TMP/raw"
     if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
     # the row still says it regressed, its name shown with its control characters made visible
-    [[ $output == *"jetty␛[1A␛[2K␍<U+009B>2K<U+202E>␀"*"regression"* ]]
+    [[ $output == *"jetty^[[1A^[[2K^M<U+009B>2K<U+202E>^@"*"regression"* ]]
     # the SLO regression lines too
-    grep -qE '^(  |- )?jetty␛\[1A␛\[2K␍<U\+009B>2K<U\+202E>.* p99<2\.6ms' <<<"$output"
+    grep -qE '^(  |- )?jetty\^\[\[1A\^\[\[2K\^M<U\+009B>2K<U\+202E>.* p99<2\.6ms' <<<"$output"
   done
   # the table keeps its columns: the escaped name is padded like the others
   run "$COMPARE" "$TMP/base.json" "$TMP/new.json"
@@ -533,12 +533,12 @@ raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x
   [ "$status" -eq 2 ]
   printf '%s\n' "$output" | raw_controls >"$TMP/raw"
   if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
-  [[ $output == *"known: "*"tomcat␛[2K␍"* ]]
+  [[ $output == *"known: "*"tomcat^[[2K^M"* ]]
   # the run summary of run-benchmarks.sh (lib/summary.jq): one line a row, nothing raw
   jq '.results[0].reason = "bad\u001b[2K\nline" | .results[0].scenario += "\u009b"' "$TMP/new.json" >"$TMP/summary.json"
   jq -L "$ROOT/lib" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$TMP/summary.json" >"$TMP/summary.tsv"
   tr '\t' ' ' <"$TMP/summary.tsv" | raw_controls >"$TMP/raw"
   if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
   [ "$(tr -cd '\t\n' <"$TMP/summary.tsv" | tr -d '\n' | wc -c)" -eq $((9 * $(jq '.results | length' "$TMP/summary.json"))) ]
-  grep -qF 'bad␛[2K␊line' "$TMP/summary.tsv"
+  grep -qF 'bad^[[2K^Jline' "$TMP/summary.tsv"
 }

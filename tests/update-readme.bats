@@ -366,7 +366,7 @@ is_png() {
   # The chart draws successful requests/s too.
   run jq -L "$ROOT/lib" -r 'import "readme" as r; r::model("java-http") | r::chart_scripts("d")[] | select(.file == "rps-h2c-h2load.png") | .script' \
     "$F/readme-errors-rank.json"
-  [[ $output == *'"Successful requests per second by scenario: HTTP/2 cleartext (h2c), h2load (higher is better)"'* ]]
+  [[ $output == *"'Successful requests per second by scenario: HTTP/2 cleartext (h2c), h2load (higher is better)'"* ]]
   [[ $output == *$'\n"hello" 52000 45000 36600 38000\n'* ]]
 }
 
@@ -479,4 +479,33 @@ is_png() {
   echo "$output"
   [ "$status" -eq 0 ]
   [ "$output" = $'kept by a subshell\nremoved by the main shell' ]
+}
+
+@test "update-readme: a name with a newline, backquotes, quotes or escapes runs nothing: charts drawn, the README's rows whole" {
+  # gnuplot runs `...` inside a double-quoted string and reads a new line as a new command
+  # shellcheck disable=SC2016 # the backquotes are the name's own, for gnuplot, not for bash
+  local name='net
+ty`touch ra-pwned`"q'"'"'\x'
+  local f
+  # backquotes alone: the README would be written, the command run
+  jq '.results[] |= (if .server == "netty" then .server = "net`touch ra-pwned`ty" else . end)' "$F/single-base.json" >"$TMP/names.json"
+  (cd "$TMP" && "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$TMP/names.json") >"$TMP/out" 2>&1 || { cat "$TMP/out"; false; }
+  [ ! -e "$TMP/ra-pwned" ]
+  for f in "$F/single-base.json" "$F/readme-timeline.json" "$ROOT/tests/fixtures/openloop/base.json"; do
+    jq --arg name "$name" '.results[] |= (if .server == "netty" or .server == "loaded" then .server = $name + "\u001b[31m" else . end)' \
+      "$f" >"$TMP/names.json"
+    (cd "$TMP" && "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$TMP/names.json") >"$TMP/out" 2>&1 || { cat "$TMP/out"; false; }
+    [ ! -e "$TMP/ra-pwned" ]
+    # the name is one row's cell, its control characters made visible, in every table it is in
+    # shellcheck disable=SC2016 # the name's backquotes, as the README shows them
+    [ "$(section | grep -cF '| net^Jty`touch ra-pwned`"q'"'"'\x^[[31m')" -ge 1 ]
+    [ "$(section | grep -c '^ty')" -eq 0 ]
+    ! section | grep -q $'\e'
+    while IFS= read -r chart; do is_png "$CHARTS/$chart"; done < <(grep '\.png$' "$CHARTS/.update-readme-manifest")
+  done
+  # the chart over time's data file names the server on its comment line
+  jq --arg name "$name" '.results[] |= (if .server == "netty" then .server = $name else . end)' "$F/readme-timeline.json" >"$TMP/names.json"
+  update --file "$TMP/names.json"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^# net^Jty' "$CHARTS"/timeline-*.dat)" -eq 1 ]
 }
