@@ -15,7 +15,12 @@ setup() {
   printf '# Project\n\nIntro text.\n\n## Usage\n\nRun it.\n' >"$README"
 }
 
-teardown() { rm -rf "$TMP"; }
+teardown() {
+  # what a failed test left running under update-readme.sh (by PID)
+  local p
+  for p in ${UNDER:-}; do kill -KILL "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
 
 update() { run "$UPDATE" --readme "$README" --charts "$CHARTS" "$@"; }
 
@@ -226,6 +231,15 @@ is_png() {
   [ "$(section | grep -cF '(docs/charts/')" -ge 5 ]
   for link in $(section | grep -oE '\(docs/charts/[^)]+\)' | tr -d '()'); do [ -f "$TMP/$link" ]; done
   [ -d "$CHARTS/rps-h1-barrage.png/rps-h1-barrage.png" ]
+  # a FIFO in a chart's place: not replaced (nor deleted with the charts replaced)
+  rm -r "$CHARTS/rps-h1-barrage.png"
+  mkfifo "$CHARTS/rps-h1-barrage.png"
+  update --file "$F/readme-timeline.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"rps-h1-barrage.png is not a regular file"* && $output == *"README and charts unchanged"* ]]
+  [ -p "$CHARTS/rps-h1-barrage.png" ]
+  cmp "$README" "$TMP/before.md"
+  [ "$(cd "$CHARTS" && find . -type f -exec md5sum {} + | sort)" = "$(cat "$TMP/before.md5")" ]
   # nothing staged is left behind, next to the README or among the charts
   [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
 }
@@ -508,4 +522,64 @@ ty`touch ra-pwned`"q'"'"'\x'
   update --file "$TMP/names.json"
   [ "$status" -eq 0 ]
   [ "$(grep -c '^# net^Jty' "$CHARTS"/timeline-*.dat)" -eq 1 ]
+}
+
+@test "update-readme: gnuplot failing is said plainly (exit 1); README and charts stay as they were" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
+  # a gnuplot that fails as it starts (a broken install, a missing font or library)
+  mkdir "$TMP/bin"
+  printf '#!/bin/sh\necho "gnuplot: error while loading shared libraries" >&2\nexit 127\n' >"$TMP/bin/gnuplot"
+  chmod +x "$TMP/bin/gnuplot"
+  PATH=$TMP/bin:$PATH update --file "$F/multi-loud-a.json"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"error: could not draw the charts (gnuplot's words above); README and charts unchanged"* ]]
+  [[ $output == *"error while loading shared libraries"* ]]
+  [[ $output != *"bad array subscript"* ]]
+  cmp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
+  [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
+}
+
+# descendants PID: every process under PID, one PID a line.
+descendants() {
+  ps -e -o pid=,ppid= | awk -v top="$1" '{parent[$1] = $2} END {
+    for (p in parent) { q = parent[p]; while (q != "" && q != top && q in parent && q != 1) q = parent[q]; if (q == top) print p } }'
+}
+
+@test "update-readme: a SIGTERM while the charts are drawn stops gnuplot and leaves nothing behind (exit 143)" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
+  # a gnuplot as slow as on a loaded machine: what the signal finds running would run on
+  mkdir "$TMP/bin"
+  printf '#!/bin/sh\nsleep 2\nexec %s "$@"\n' "$(command -v gnuplot)" >"$TMP/bin/gnuplot"
+  chmod +x "$TMP/bin/gnuplot"
+  PATH=$TMP/bin:$PATH "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$F/readme-timeline.json" >/dev/null 2>"$TMP/err" 3>&- &
+  local pid=$! i rc=0 drawing='' left p
+  # wait for a gnuplot under it: the charts are being drawn
+  for ((i = 0; i < 1200 && ${#drawing} == 0; i++)); do
+    drawing=$(descendants "$pid" | while read -r p; do
+                if [[ $(cat "/proc/$p/comm" 2>/dev/null) == gnuplot ]]; then echo "$p"; fi; done)
+    [ -n "$drawing" ] || sleep 0.05
+  done
+  [ -n "$drawing" ]
+  UNDER=$(descendants "$pid")
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  [ "$rc" -eq 143 ]
+  # what ran under it is gone as it exits (a zombie is gone), not running on into files it
+  # removed, and nothing it wrote is left
+  left=$(for p in $UNDER; do ps -o pid=,stat=,args= -p "$p" | awk '$2 !~ /^Z/'; done)
+  echo "left: $left"
+  [ -z "$left" ]
+  UNDER=''
+  sleep 0.5
+  [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
+  cmp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
 }
