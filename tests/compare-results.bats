@@ -534,6 +534,13 @@ raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x
   printf '%s\n' "$output" | raw_controls >"$TMP/raw"
   if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
   [[ $output == *"known: "*"tomcat^[[2K^M"* ]]
+  # an input error names the rows: made visible too (lib/resultfile.sh)
+  jq '.results += [.results[] | select(.server | startswith("tomcat"))][0:1]' "$TMP/tomcat.json" >"$TMP/twice.json"
+  run "$COMPARE" "$TMP/base.json" "$TMP/twice.json"
+  [ "$status" -eq 2 ]
+  printf '%s\n' "$output" | raw_controls >"$TMP/raw"
+  if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
+  [[ $output == *"the same run recorded more than once: tomcat^[[2K^M hello h1 wrk run 1"* ]]
   # the run summary of run-benchmarks.sh (lib/summary.jq): one line a row, nothing raw
   jq '.results[0].reason = "bad\u001b[2K\nline" | .results[0].scenario += "\u009b"' "$TMP/new.json" >"$TMP/summary.json"
   jq -L "$ROOT/lib" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$TMP/summary.json" >"$TMP/summary.tsv"
