@@ -363,6 +363,18 @@ for row in json.load(open(sys.argv[2]))["results"]:
     [ "$(stat -c %s "$png")" -lt 307200 ]
     [ "$(stat -c %s "$png")" -gt 30000 ]
   done
+  [ "$(find "$TMP/docs" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = "report-compare.png,report-run.png" ]
+  # a FIFO in a picture's place is refused (before any work), not written into (which would
+  # block) nor replaced
+  rm "$TMP/docs/report-compare.png"
+  mkfifo "$TMP/docs/report-compare.png"
+  cp "$TMP/docs/report-run.png" "$TMP/run.png"
+  run timeout 120 "$ROOT/lib/report/screenshots.sh" "$TMP/docs"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"report-compare.png exists and is not a regular file"* ]]
+  [ -p "$TMP/docs/report-compare.png" ]
+  cmp "$TMP/run.png" "$TMP/docs/report-run.png"
 }
 
 @test "report: a SIGTERM stops the page's generator at once and leaves no file behind (exit 143)" {
