@@ -123,16 +123,20 @@ USAGE
 
 die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exit 2; }
 
+# safe: stdin's lines with their control characters made visible (lib/format.jq's safe): a
+# string of a results file never reaches the terminal raw.
+safe() { jq -Rr -L "$ROOT/lib" 'import "format" as fmt; fmt::safe'; }
+
 # is_number VALUE: a non-negative decimal number.
 is_number() { [[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]]; }
 
 # known FIELD BASE NEW: the values of FIELD (server: also an A/A run's labels, jetty@A) in the
-# rows of both files, one a line, sorted.
+# rows of both files, one a line, sorted (but a name with a NUL: no one can type it).
 known() {
   jq -rn -L "$ROOT/lib" --arg field "$1" --slurpfile base "$2" --slurpfile new "$3" '
     import "noise" as noise;
     [$base[0], $new[0] | .results[] | (.[$field] // empty), (if $field == "server" then noise::row_name else empty end)
-     | tostring] | unique[]'
+     | tostring | select(test("\u0000") | not)] | unique[]'
 }
 
 # check_names OPTION KNOWN NAME...: a usage error (exit 2, naming the known ones) unless every
@@ -144,7 +148,7 @@ check_names() {
   for name in "${names[@]}"; do
     [[ -n $name ]] || continue
     grep -qxF -- "$name" <<<"$known_names" \
-      || die_usage "$option: '$name' is in neither file (known: $(paste -sd, <<<"$known_names" | sed 's/,/, /g'))"
+      || die_usage "$(safe <<<"$option: '$name' is in neither file (known: $(paste -sd, <<<"$known_names" | sed 's/,/, /g'))")"
   done
 }
 
@@ -248,7 +252,8 @@ main() {
     log::warn "no rows to compare (check the filters)"
   fi
   compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
-  [[ -z $broken || $format == json ]] || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$broken"
+  [[ -z $broken || $format == json ]] \
+    || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$(safe <<<"$broken")"
   regressions=$(compare::regressions <<<"$document")
   if ((regressions > 0)); then exit 1; fi
 }

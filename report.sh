@@ -14,6 +14,8 @@ source "$ROOT/lib/schema.sh"
 source "$ROOT/lib/resultfile.sh"
 # shellcheck source=lib/readme.sh
 source "$ROOT/lib/readme.sh"
+# shellcheck source=lib/procs.sh
+source "$ROOT/lib/procs.sh"
 
 usage() {
   cat <<'USAGE'
@@ -41,7 +43,8 @@ The page holds its charting library (Apache ECharts, lib/report/vendor/), styles
 opens from disk without a network. Tables are HTML, readable without JavaScript.
 
 Options:
-  -o, --output FILE    where the page goes (default: as above)
+  -o, --output PATH    where the page goes (default: as above); a folder: the page goes in it
+                       under its default name. Never replaces anything but a regular file
   --baseline SERVER    server of the "vs" column of a run's page (default java-http)
   -h, --help           this text
 
@@ -53,10 +56,14 @@ USAGE
 die_usage() { log::error "$*"; log::error "see ./report.sh --help"; exit 2; }
 
 WORK_DIR='' PAGE_TMP=''
+# cleanup: the one EXIT trap: stops the child still running (the page's generator, jq,
+# compare-results.sh), by its process group, before its files go: else it writes on.
 cleanup() {
   # a subshell that a signal reaches as it is forked runs the traps it inherited (bash): only
   # the main shell removes its files (see on_exit in run-benchmarks.sh)
   [[ $BASHPID == "$$" ]] || return 0
+  trap '' INT TERM
+  procs::stop_all
   [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
   [[ -n $PAGE_TMP ]] && rm -f -- "$PAGE_TMP"
   return 0
@@ -92,42 +99,55 @@ main() {
   # a --baseline that names no server of the file would give a page without its "vs" column
   if ((baseline_given)); then
     ((${#files[@]} == 1)) || die_usage "--baseline is an option of one run's page (one file)"
+    # the names as a terminal may show them (lib/format.jq's safe), or "" when one is $baseline
     local known
-    known=$(jq -r '[.results[].server] | unique | join(", ")' "${files[0]}")
-    [[ ", $known, " == *", $baseline, "* ]] || die_usage "--baseline: '$baseline' is not a server of ${files[0]} (known: $known)"
+    known=$(jq -r -L "$ROOT/lib" --arg b "$baseline" 'import "format" as fmt;
+      if any(.results[]; .server == $b) then "" else [.results[].server] | unique | map(fmt::safe) | join(", ") | if . == "" then "none" else . end end' "${files[0]}")
+    [[ -z $known ]] || die_usage "--baseline: '$(jq -Rr -L "$ROOT/lib" 'import "format" as fmt; fmt::safe' <<<"$baseline")' is not a server of ${files[0]} (known: $known)"
   fi
-  if [[ -z $output ]]; then
-    if ((${#files[@]} == 1)); then output=${files[0]%.json}.html
-    else
-      local base_name=${files[0]##*/}
-      output=$(dirname -- "${files[1]}")/${base_name%.json}-vs-${files[1]##*/}
-      output=${output%.json}.html
-    fi
+  # the page's own name: RESULTS.html, or BASE-vs-NEW.html; beside the (new) file by default,
+  # inside the folder that -o names
+  local name=${files[-1]##*/} base_name=${files[0]##*/}
+  ((${#files[@]} == 1)) || name=${base_name%.json}-vs-$name
+  name=${name%.json}.html
+  if [[ -z $output ]]; then output=$(dirname -- "${files[-1]}")/$name
+  elif [[ -d $output ]]; then output=${output%/}/$name
+  fi
+  # the page replaces a page, never a device, a FIFO, a socket or a folder (as root, -o
+  # /dev/null would replace the system's own)
+  if [[ -e $output || -L $output ]] && [[ ! -f $output ]]; then
+    die_usage "$output exists and is not a regular file: the page would replace it (give a file or a folder)"
   fi
   [[ -d $(dirname -- "$output") ]] || { log::error "$(dirname -- "$output"): no such directory"; exit 1; }
 
+  # INT and TERM end the script through cleanup (130, 143); each child runs in a process group
+  # of its own (procs::run), which a signal's wait does not hold up
   trap cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
   WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/report.XXXXXX")
   PAGE_TMP=$(mktemp "$(dirname -- "$output")/.report.XXXXXX")
   if ((${#files[@]} == 1)); then
-    readme::model "${files[0]}" "$baseline" >"$WORK_DIR/model.json" || { log::error "${files[0]}: could not read the results"; exit 1; }
-    python3 "$ROOT/lib/report/report.py" run --results "${files[0]}" --model "$WORK_DIR/model.json" --out "$PAGE_TMP" || exit 1
+    procs::run model readme::model "${files[0]}" "$baseline" >"$WORK_DIR/model.json" \
+      || { log::error "${files[0]}: could not read the results"; exit 1; }
+    procs::run page python3 "$ROOT/lib/report/report.py" run --results "${files[0]}" --model "$WORK_DIR/model.json" \
+      --out "$PAGE_TMP" || exit 1
   else
     local rc=0
     # compare-results.sh decides; the page shows its document. Exit 1 is a regression, not a failure.
-    "$ROOT/compare-results.sh" --format json "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.json" || rc=$?
+    procs::run compare "$ROOT/compare-results.sh" --format json "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.json" || rc=$?
     # the files passed resultfile::check above: an exit 2 is a comparison option's usage error
     # (an unknown name, a bad threshold), said on stderr
     ((rc != 2)) || exit 2
     ((rc <= 1)) || { log::error "compare-results.sh could not compare ${files[*]}"; exit 1; }
     rc=0
-    "$ROOT/compare-results.sh" --format text "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.txt" 2>/dev/null || rc=$?
+    procs::run compare "$ROOT/compare-results.sh" --format text "${compare_opts[@]}" "${files[@]}" >"$WORK_DIR/compare.txt" 2>/dev/null || rc=$?
     ((rc <= 1)) || { log::error "compare-results.sh could not compare ${files[*]}"; exit 1; }
-    python3 "$ROOT/lib/report/report.py" compare --base "${files[0]}" --new "${files[1]}" \
+    procs::run page python3 "$ROOT/lib/report/report.py" compare --base "${files[0]}" --new "${files[1]}" \
       --document "$WORK_DIR/compare.json" --text "$WORK_DIR/compare.txt" --out "$PAGE_TMP" || exit 1
   fi
   chmod 644 -- "$PAGE_TMP"
-  mv -f -- "$PAGE_TMP" "$output"
+  mv -fT -- "$PAGE_TMP" "$output"
   PAGE_TMP=''
   log::info "wrote $output"
   printf '%s\n' "$output"

@@ -15,6 +15,8 @@ source "$ROOT/lib/schema.sh"
 source "$ROOT/lib/resultfile.sh"
 # shellcheck source=lib/readme.sh
 source "$ROOT/lib/readme.sh"
+# shellcheck source=lib/procs.sh
+source "$ROOT/lib/procs.sh"
 
 usage() {
   cat <<'USAGE'
@@ -83,15 +85,22 @@ STAGE_DIR=''
 # The names of the files this tool made in a charts directory, one a line: the only ones it
 # ever deletes there (a user's own rps-*.png stays).
 MANIFEST=.update-readme-manifest
+# cleanup: the one EXIT trap: stops the child still running (jq, the charts' gnuplot), by its
+# process group, before its files go: else it writes on into them.
 cleanup() {
   # a subshell that a signal reaches as it is forked runs the traps it inherited (bash): only
   # the main shell removes its files (see on_exit in run-benchmarks.sh)
   [[ $BASHPID == "$$" ]] || return 0
+  trap '' INT TERM
+  procs::stop_all
   [[ -n $WORK_DIR ]] && rm -rf -- "$WORK_DIR"
   [[ -n $README_TMP ]] && rm -f -- "$README_TMP"
   [[ -n $STAGE_DIR ]] && rm -rf -- "$STAGE_DIR"
   return 0
 }
+
+# from_model MODEL CMD...: CMD with MODEL on its stdin.
+from_model() { local model=$1; shift; "$@" <"$model"; }
 
 # made_before CHARTS_DIR README CHARTS_LINK: the files an earlier run made in CHARTS_DIR, one a
 # line: its manifest; without one (a directory from before manifests), the charts the README's
@@ -132,6 +141,12 @@ install_all() {
   for file in "$@" "$MANIFEST"; do
     if [[ -d $charts_dir/$file && ! -L $charts_dir/$file ]]; then
       log::error "$charts_dir/$file is a directory: the chart cannot be put in its place"
+      install_undo "$charts_dir" "${placed[@]}"; return 1
+    fi
+    # a FIFO, a socket, a device: not a chart of ours to replace (it would be deleted with the
+    # files replaced)
+    if [[ -e $charts_dir/$file && ! -f $charts_dir/$file && ! -L $charts_dir/$file ]]; then
+      log::error "$charts_dir/$file is not a regular file: the chart cannot be put in its place"
       install_undo "$charts_dir" "${placed[@]}"; return 1
     fi
     if [[ -e $charts_dir/$file || -L $charts_dir/$file ]] && ! mv -T -- "$charts_dir/$file" "$STAGE_DIR/old/$file"; then
@@ -203,27 +218,37 @@ main() {
   readme_dir=$(dirname -- "$readme")
   readme_target=$(readlink -f -- "$readme")
 
+  # INT and TERM end the script through cleanup (130, 143); each step that may take a while
+  # runs in a process group of its own (procs::run), which a signal's wait does not hold up
   trap cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
   WORK_DIR=$(mktemp -d "$readme_dir/.update-readme.XXXXXX")
   README_TMP=$(mktemp "$(dirname -- "$readme_target")/.README.XXXXXX")
 
   local charts_link charts=()
   charts_link=$(realpath -m --relative-to="$readme_dir" -- "$charts_dir")
-  readme::model "$file" "$baseline" "$(realpath -m --relative-to="$readme_dir" -- "$(dirname -- "$file")")" \
+  procs::run model readme::model "$file" "$baseline" "$(realpath -m --relative-to="$readme_dir" -- "$(dirname -- "$file")")" \
     >"$WORK_DIR/model.json" || log::die "$file: could not read the results"
   if ! jq -e --arg b "$baseline" 'any(.tables[].measured[]; .server == $b)' "$WORK_DIR/model.json" >/dev/null; then
     log::warn "baseline server '$baseline' has no successful run: the \"vs\" column is empty"
   fi
-  readme::section "$charts_link" "${file##*/}" <"$WORK_DIR/model.json" >"$WORK_DIR/section.md" \
+  # (a spawned job's stdin is /dev/null: the model goes in inside the job, from_model)
+  procs::run section from_model "$WORK_DIR/model.json" readme::section "$charts_link" "${file##*/}" >"$WORK_DIR/section.md" \
     || log::die "could not write the performance section"
   mkdir "$WORK_DIR/charts"
-  mapfile -t charts < <(readme::charts "$WORK_DIR/charts" <"$WORK_DIR/model.json"; echo "rc=$?")
-  [[ ${charts[-1]} == rc=0 ]] || log::die "could not draw the charts; README and charts unchanged"
-  unset 'charts[-1]'
+  procs::run charts from_model "$WORK_DIR/model.json" readme::charts "$WORK_DIR/charts" >"$WORK_DIR/charts.list" \
+    || log::die "could not draw the charts (gnuplot's words above); README and charts unchanged"
+  mapfile -t charts <"$WORK_DIR/charts.list"
+  # every file with a successful row has a chart at least: none is a step that did not run
+  ((${#charts[@]})) || log::die "no chart was drawn; README and charts unchanged"
   readme::splice "$readme" "$WORK_DIR/section.md" >"$README_TMP" \
     || log::die "$readme: cannot place the performance section; README unchanged"
   chmod --reference="$readme_target" -- "$README_TMP"
 
+  # all or nothing: a signal must not cut the swap in half (cleanup would delete the charts it
+  # moved aside); it takes milliseconds, and the run ends right after it
+  trap '' INT TERM
   install_all "$WORK_DIR/charts" "$charts_dir" "$README_TMP" "$readme_target" \
     "$(made_before "$charts_dir" "$readme" "$charts_link")" "${charts[@]}" || exit 1
   README_TMP=''

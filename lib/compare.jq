@@ -22,7 +22,8 @@
 # Failed requests are never throughput: requests/s is judged as successful requests/s
 # (successful_rps, or succeeded / duration for a record without it), and the share of
 # requests that failed is judged on its own (_judge_errors says how).
-#   render_text, render_markdown   comparison document -> the report as text lines
+#   render_text, render_markdown   comparison document -> the report as text lines, every
+#     string of the files made safe for a terminal (format.jq's safe)
 
 import "stats" as stats;
 import "format" as fmt;
@@ -388,14 +389,16 @@ def _method_line:
   + "(error rate: the test on the runs' rates; ~ = not significant or within the noise floor); "
   + "fail on: \(.settings.fail_on | join(","))";
 
-def _table_text($rows):
-  ($rows | map(map(length)) | transpose | map(max)) as $w
+def _table_text($rows_given):
+  # cells made safe before they are measured: a column keeps its width
+  ($rows_given | map(map(fmt::safe))) as $rows
+  | ($rows | map(map(length)) | transpose | map(max)) as $w
   | $rows[]
   | [to_entries[] | . as {key: $k, value: $v}
      | if $k < 4 or $k == ($w | length) - 1 then $v | fmt::pad($w[$k]) else $v | fmt::lpad($w[$k]) end]
   | join("  ") | sub(" +$"; "");
 
-def render_text:
+def _render_text:
   "base: \(.base.file) (\(.base.timestamp), commit \(.base.commit // "unknown"), \(.base.runs) run(s), \(.base.machine))",
   "new:  \(.new.file) (\(.new.timestamp), commit \(.new.commit // "unknown"), \(.new.runs) run(s), \(.new.machine))",
   "",
@@ -417,12 +420,16 @@ def render_text:
   _aa_lines,
   "Summary: " + _summary_line;
 
-def _table_md($rows):
-  ("| " + ($rows[0] | join(" | ")) + " |"),
+# Every line passes fmt::safe: no string of a results file reaches a terminal raw.
+def render_text: _render_text | fmt::safe;
+
+def _table_md($rows_given):
+  ($rows_given | map(map(fmt::safe))) as $rows
+  | ("| " + ($rows[0] | join(" | ")) + " |"),
   ("|" + ($rows[0] | to_entries | map(if .key < 4 or .key == (($rows[0] | length) - 1) then "---" else "---:" end) | join("|")) + "|"),
   ($rows[1:][] | "| " + (map(gsub("\\|"; "\\|")) | join(" | ")) + " |");
 
-def render_markdown:
+def _render_markdown:
   "**Base:** `\(.base.file)` (\(.base.timestamp), commit `\(.base.commit // "unknown")`, \(.base.runs) run(s), \(.base.machine))  ",
   "**New:** `\(.new.file)` (\(.new.timestamp), commit `\(.new.commit // "unknown")`, \(.new.runs) run(s), \(.new.machine))",
   "",
@@ -443,3 +450,5 @@ def render_markdown:
   (_aa_lines | "", "_\(.)._"),
   "",
   "**Summary:** " + _summary_line;
+
+def render_markdown: _render_markdown | fmt::safe;

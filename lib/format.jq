@@ -1,5 +1,6 @@
 # format: number formatting for people, shared by compare-results.sh and update-readme.sh
-# (jq -L lib 'import "format" as fmt; ...'). A null input renders as "–" everywhere.
+# (jq -L lib 'import "format" as fmt; ...'), and strings of a results file made safe where
+# they go (a terminal, a gnuplot script). A null input renders as "–" everywhere.
 #
 #   fixed($d)      number -> string with exactly $d decimals ("-3.10")
 #   thousands      number -> rounded integer with thousands separators ("45,210")
@@ -10,6 +11,19 @@
 #   latency        microseconds -> "850 µs", "1.23 ms", "2.50 s"
 #   kib            KiB -> "180 MiB", "1.2 GiB"
 #   pad($w), lpad($w)  pad a string to width $w, text left, numbers right
+#   safe           a string from a results file made fit for a terminal: each control character
+#                  shown in ASCII (C0 and DEL in caret notation as cat -v and less show them,
+#                  "\u001b" -> "^[", "\r" -> "^M", "\n" -> "^J", DEL -> "^?"; C1 and the invisible
+#                  ones that reorder or break lines, U+2028/9, U+200E/F, U+202A-E, U+2066-9, as
+#                  "<U+202E>"); anything else as it is. A crafted name can then neither move
+#                  the cursor, recolour nor hide a line, nor split a table's row or a @tsv
+#                  field; ASCII, so that any font draws it (a chart's too)
+#   gp_string      a string as a literal of a gnuplot command: single-quoted (inside double
+#                  quotes gnuplot runs `...` as a shell command and reads escapes), safe (a
+#                  newline would end the command and start one of the string's own)
+#   gp_datum       a string as a quoted column of gnuplot data (a datablock's line): double-
+#                  quoted, safe, its double quotes shown as single ones (gnuplot's data has no
+#                  escape for them)
 
 def dash: "–";
 
@@ -68,3 +82,21 @@ def kib:
 
 def pad($w): . + (" " * ([$w - length, 0] | max) // "");
 def lpad($w): (" " * ([$w - length, 0] | max) // "") + .;
+
+def _hex4: [(. / 4096 | floor) % 16, (. / 256 | floor) % 16, (. / 16 | floor) % 16, . % 16]
+  | map("0123456789ABCDEF"[.:. + 1]) | join("");
+
+def safe:
+  if type != "string" then .
+  else explode
+    | map(if . < 32 then [94, 64 + .]
+          elif . == 127 then [94, 63]
+          elif (. >= 128 and . < 160) or . == 8206 or . == 8207 or (. >= 8232 and . <= 8238)
+               or (. >= 8294 and . <= 8297) then "<U+\(_hex4)>" | explode
+          else [.] end)
+    | add // [] | implode
+  end;
+
+def gp_string: "'" + (safe | gsub("'"; "''")) + "'";
+
+def gp_datum: "\"" + (safe | gsub("\""; "'")) + "\"";

@@ -6,10 +6,13 @@
 #                          successful requests/s; with 3+ runs, ranked by the 95% confidence
 #                          intervals of successful requests/s (overlapping ones share a rank)
 #   section($charts; $source)   model -> the Markdown between the performance markers;
-#                          $charts is the charts directory relative to the README
+#                          $charts is the charts directory relative to the README; no
+#                          control character (format.jq's safe)
 #   chart_scripts($dir)    model -> [{file, script, data_file, data}]: one gnuplot script per
 #                          chart writing a PNG file into $dir; data inline, or for the chart
-#                          over time in data_file (written before the script runs; "" if none)
+#                          over time in data_file (written before the script runs; "" if none);
+#                          every string of the results file a single-quoted literal
+#                          (format.jq's gp_string, gp_datum): no command of its own
 #
 # Over time: when barrage's rows carry their per-second `timeline`, the first table of the
 # README's order that has them (the headline scenario) gets a chart of successful requests/s
@@ -327,7 +330,7 @@ def _footer:
     "| Suite commit | \($m.commit // "unknown" | if . == "unknown" then . else "`\(.)`" end) |",
     "| Reproduce | `\($m.command)` |";
 
-def section($charts; $source):
+def _section($charts; $source):
   .baseline as $baseline
   | .meta.settings.runs as $runs
   | .timeouts as $all_timeouts
@@ -369,12 +372,16 @@ def section($charts; $source):
     .where_time_goes[],
     _footer;
 
+# Every line passes fmt::safe: a control character of a results file (a newline in a server's
+# name) would split a table's row, or reach the terminal of whoever reads the README.
+def section($charts; $source): _section($charts; $source) | fmt::safe;
+
 # ---- gnuplot ----------------------------------------------------------------------------
 
 # One colour per server, the same in every chart (index in the sorted list of all servers).
 def _palette: ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 def _colour($servers): . as $s | _palette[(($servers | index([$s])) // 0) % (_palette | length)];
-def _gp_string: "\"" + (gsub("\\\\"; "\\\\") | gsub("\""; "\\\"")) + "\"";
+def _gp_string: fmt::gp_string;
 
 def _gp_common($file; $title):
   "set terminal pngcairo size 1000,560 noenhanced font \"Sans,11\"",
@@ -400,7 +407,7 @@ def _rps_script($dir; $servers; $runs):
     "set datafile missing \"?\"",
     "$rps << EOD",
     (range(0; .scenarios | length) as $i
-     | ([$chart.scenarios[$i] | _gp_string] + [$chart.servers[] | $chart.values[$i][.] // "?" | tostring]) | join(" ")),
+     | ([$chart.scenarios[$i] | fmt::gp_datum] + [$chart.servers[] | $chart.values[$i][.] // "?" | tostring]) | join(" ")),
     "EOD",
     # Value labels over the bars keep small bars (large files) readable; bar j of a cluster
     # of n with a gap of 1 sits at x + (j - (n-1)/2) / (n+1).
@@ -440,7 +447,7 @@ def _latency_script($dir; $servers; $runs):
 # `index`) of "second successful_rps p99_ms" lines under a comment naming the server and run.
 def _timeline_data:
   [.series[]
-   | "# \(.server): run \(.run) of \(.runs) (median successful requests/s); second, successful requests/s, p99 ms",
+   | "# \(.server | fmt::safe): run \(.run) of \(.runs) (median successful requests/s); second, successful requests/s, p99 ms",
      (.points[] | "\(.t_s) \(.successful_rps) \(if .p99_us == null then "?" else .p99_us / 1000 end)"),
      "", ""]
   | join("\n");

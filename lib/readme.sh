@@ -36,7 +36,8 @@ readme::charts() {
   mapfile -d '' -t charts < <(jq -j -L "$README_LIB" --arg dir "$dir" \
     'import "readme" as r; r::chart_scripts($dir)[] | .file, "\u0000", .script, "\u0000", .data_file, "\u0000", .data, "\u0000"'
     printf 'rc=%s' "$?")
-  [[ ${charts[-1]} == rc=0 ]] || return 1
+  # none when errexit ended the subshell before its last line
+  if ((${#charts[@]} == 0)) || [[ ${charts[-1]} != rc=0 ]]; then return 1; fi
   for ((i = 0; i + 3 < ${#charts[@]}; i += 4)); do
     file=${charts[i]} data_file=${charts[i + 2]}
     if [[ -n $data_file ]]; then

@@ -158,7 +158,7 @@ def section($charts):
        "")
   end;
 
-def _gp_string: "\"" + (gsub("\\\\"; "\\\\") | gsub("\""; "\\\"")) + "\"";
+def _gp_string: fmt::gp_string;
 def _gp_head($file; $title):
   "set terminal pngcairo size 1000,560 noenhanced font \"Sans,11\"",
   "set output \($file | _gp_string)",
@@ -225,7 +225,7 @@ def _capacity_script($dir):
   "set style fill solid 0.9 border -1",
   "set datafile missing \"?\"",
   "$d << EOD",
-  (.entries[] | "\(.server | _gp_string) \(.capacity_rps // "?") \(.peak_rps // "?")"),
+  (.entries[] | "\(.server | fmt::gp_datum) \(.capacity_rps // "?") \(.peak_rps // "?")"),
   "EOD",
   "plot $d using 2:xtic(1) title \"capacity\" lc rgb \"#1f77b4\", $d using 3 title \"peak (closed loop)\" lc rgb \"#bbbbbb\"";
 

@@ -43,10 +43,11 @@ resultfile::check() {
     log::error "$file: not a valid results file (schemas/results.schema.json; findings above)"; return 1
   fi
   local twice
-  twice=$(jq -r '.results | to_entries | group_by(.value | [.server, .aa_group, .scenario, .protocol, .tool, .load, .run])
+  # the rows named as a terminal may show them (lib/format.jq's safe)
+  twice=$(jq -r -L "$SCHEMA_ROOT/lib" 'import "format" as fmt; .results | to_entries | group_by(.value | [.server, .aa_group, .scenario, .protocol, .tool, .load, .run])
     | map(select(length > 1) | (.[0].value | "\(.server)\(if .aa_group then "@" + .aa_group else "" end) \(.scenario) \(.protocol) \(.tool)\(if .load then " " + (.load | tojson) else "" end) run \(.run)")
           + " (rows " + (map(.key + 1 | tostring) | join(", ")) + ")")
-    | .[]' "$file")
+    | .[] | fmt::safe' "$file")
   if [[ -n $twice ]]; then
     log::error "$file: the same run recorded more than once: $(paste -sd';' <<<"$twice" | sed 's/;/; /g') (each run is one row: a duplicated row is not a second run)"
     return 1

@@ -2,7 +2,8 @@
 # (jq -L lib 'import "summary" as summary; .results[] | summary::fields | @tsv').
 #
 #   fields   row -> [server, tool, protocol, scenario, run, status, req/s, p99 µs, errors, note];
-#            "-" for a number the row lacks
+#            "-" for a number the row lacks; every string made safe for a terminal (format.jq's
+#            safe: no control character, so no tab or newline to split a @tsv field either)
 #   note     row -> why a row is skipped or failed, a rate not delivered (a ramp: where delivery
 #            first fell short), the capacity found, a
 #            broken SLO, a client-bound tool, steal time large enough to lower the figures, a
@@ -12,6 +13,8 @@
 #            row is noted: on the development VM requests/s fell with steal (r = -0.81 over
 #            30 runs) and every pinned run at 5% or more was below its set's median
 #            (docs/statistics.md)
+
+import "format" as fmt;
 
 def steal_note_pct: 5;
 
@@ -38,4 +41,5 @@ def fields:
    (.metrics.rps? | shown),
    # a rate not delivered has no latency to show (the note says what was achieved)
    (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
-   (.metrics.failed? | shown), note];
+   (.metrics.failed? | shown), note]
+  | map(fmt::safe);

@@ -502,3 +502,50 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [[ $output == *"could not be checked: the schema validator could not run"* ]]
   [[ $output != *"not a valid results file"* ]]
 }
+
+# raw_controls: the lines of stdin that hold a control character (C0 but the newline, DEL, C1)
+# or an invisible character that reorders or breaks a line (bidi overrides, U+2028/9).
+raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x{200f}\x{2028}-\x{202e}\x{2066}-\x{2069}]/'; }
+
+@test "compare: control characters of a results file never reach the terminal raw: a crafted name cannot hide a regression" {
+  # jetty regresses; its name, moved up a line and cleared, would erase the row that says so
+  local crafted='.results[] |= (if .server == "jetty" then .server = "jetty\u001b[1A\u001b[2K\r\u009b2K\u202e\u0000" else . end)
+    | .system.cpuModel += "\u001b]0;title\u0007" | .commit = "c0ffee\r\u001b[31m"'
+  jq "$crafted" "$F/single-base.json" >"$TMP/base.json"
+  jq "$crafted" "$F/single-drop20.json" >"$TMP/new.json"
+  local format
+  for format in text markdown; do
+    run "$COMPARE" --format "$format" --slo 'hello:p99<2.6ms' "$TMP/base.json" "$TMP/new.json"
+    [ "$status" -eq 1 ]
+    printf '%s\n' "$output" | raw_controls >"$TMP/raw"
+    if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
+    # the row still says it regressed, its name shown with its control characters made visible
+    [[ $output == *"jetty^[[1A^[[2K^M<U+009B>2K<U+202E>^@"*"regression"* ]]
+    # the SLO regression lines too
+    grep -qE '^(  |- )?jetty\^\[\[1A\^\[\[2K\^M<U\+009B>2K<U\+202E>.* p99<2\.6ms' <<<"$output"
+  done
+  # the table keeps its columns: the escaped name is padded like the others
+  run "$COMPARE" "$TMP/base.json" "$TMP/new.json"
+  [ "$(perl -CSD -ne 'print index($_, " hello "), "\n" if / hello +h1 +wrk +[0-9]/' <<<"$output" | sort -u | wc -l)" -eq 1 ]
+  # a usage error names the known servers: made visible too
+  jq '.results[] |= (if .server == "tomcat" then .server = "tomcat\u001b[2K\r" else . end)' "$TMP/new.json" >"$TMP/tomcat.json"
+  run "$COMPARE" --server jety "$TMP/base.json" "$TMP/tomcat.json"
+  [ "$status" -eq 2 ]
+  printf '%s\n' "$output" | raw_controls >"$TMP/raw"
+  if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
+  [[ $output == *"known: "*"tomcat^[[2K^M"* ]]
+  # an input error names the rows: made visible too (lib/resultfile.sh)
+  jq '.results += [.results[] | select(.server | startswith("tomcat"))][0:1]' "$TMP/tomcat.json" >"$TMP/twice.json"
+  run "$COMPARE" "$TMP/base.json" "$TMP/twice.json"
+  [ "$status" -eq 2 ]
+  printf '%s\n' "$output" | raw_controls >"$TMP/raw"
+  if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
+  [[ $output == *"the same run recorded more than once: tomcat^[[2K^M hello h1 wrk run 1"* ]]
+  # the run summary of run-benchmarks.sh (lib/summary.jq): one line a row, nothing raw
+  jq '.results[0].reason = "bad\u001b[2K\nline" | .results[0].scenario += "\u009b"' "$TMP/new.json" >"$TMP/summary.json"
+  jq -L "$ROOT/lib" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$TMP/summary.json" >"$TMP/summary.tsv"
+  tr '\t' ' ' <"$TMP/summary.tsv" | raw_controls >"$TMP/raw"
+  if [ -s "$TMP/raw" ]; then cat -v "$TMP/raw"; false; fi
+  [ "$(tr -cd '\t\n' <"$TMP/summary.tsv" | tr -d '\n' | wc -c)" -eq $((9 * $(jq '.results | length' "$TMP/summary.json"))) ]
+  grep -qF 'bad^[[2K^Jline' "$TMP/summary.tsv"
+}

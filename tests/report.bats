@@ -12,7 +12,11 @@ setup() {
   TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage report.XXXX")
 }
 
-teardown() { rm -rf "$TMP"; }
+teardown() {
+  # a generator a failed test left running (by its PID)
+  [ -z "${CHILD:-}" ] || kill -KILL "$CHILD" 2>/dev/null || true
+  rm -rf "$TMP"
+}
 
 need_chromium() { command -v chromium >/dev/null || skip "chromium is not installed (run-tests.sh deps installs it)"; }
 
@@ -259,7 +263,85 @@ for row in json.load(open(sys.argv[2]))["results"]:
   run "$REPORT" -o "$TMP/b.html" --baseline jety "$F/single-base.json"
   [ "$status" -eq 2 ]
   [[ $output == *"--baseline: 'jety' is not a server of $F/single-base.json (known: "*"jetty"* ]]
+  # the names it lists as a terminal may show them: no escape of a results file raw
+  jq '.results[0].server = "jetty\u001b[2K\r"' "$F/single-base.json" >"$TMP/escapes.json"
+  run "$REPORT" -o "$TMP/b.html" --baseline jety "$TMP/escapes.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"(known: java-http, jdk-httpserver, jetty, jetty^[[2K^M, netty, tomcat)"* ]]
+  [[ $output != *$'\e'* && $output != *$'\r'* ]]
   [ ! -e "$TMP/r.html" ] && [ ! -e "$TMP/b.html" ]
+  [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
+}
+
+@test "report: any string of a results file survives the page: names like <!--<script> or </script> leave every chart drawn" {
+  need_chromium
+  local f=$F/recorded-quick-3runs-b.json
+  # each name can end the page's data early or keep it from ending: every chart would be blank
+  jq '.results[] |= (.server |= ({"netty": "<!--<script>", "jetty": "</script><script>document.title = \"pwned\"</script>",
+                                  "java-http": "x\u2028y\u2029\"\u0027&amp;<b>\u001b[31m"}[.] // .))
+      | .system.description = "<!--" | .label = "<script>"' "$f" >"$TMP/names.json"
+  [ "$(jq '[.results[].server | select(test("^(<!--|</script|x)"))] | unique | length' "$TMP/names.json")" -eq 3 ]
+  "$REPORT" "$TMP/names.json" >/dev/null 2>&1
+  browse "$TMP/names.html"
+  loads_clean
+  diff <(expected_charts "$TMP/names.json") <(drawn_charts)
+  check_numbers "$TMP/names.json"
+  [ "$(facts '.title')" = "$(jq -r '"Barrage run \(.timestamp) (\(.label))"' "$TMP/names.json")" ]
+  # the names are the tables' text, as written
+  [ "$(facts '[.cells[] | select(.table == "ranking") | .key[0:4]] | unique | join(" ")')" = "$(printf '<!-- </sc x\u2028y\u2029')" ]
+}
+
+@test "report: links go only to files beside the results file or to http(s) URLs, never to script" {
+  need_chromium
+  mkdir -p "$TMP/run/flame dir"
+  # each exists, so that only its form can keep it from being a link
+  : >"$TMP/run/javascript:alert(document.title)"
+  : >"$TMP/outside.html"
+  : >"$TMP/run/flame dir/cpu#1.html"
+  jq '.settings.profile = "cpu" | .results |= [foreach .[] as $r (-1; . + 1; $r + {profile: {event: "cpu", mode: "ctimer",
+        fallback_reason: null, samples: 10, top_frames: [], error: null,
+        flame_graph: (["javascript:alert(document.title)", "/etc/passwd", "../outside.html", "https://example.com/flame.html",
+                       "flame dir/cpu#1.html"][. % 5])}})]' "$F/single-base.json" >"$TMP/run/r.json"
+  "$REPORT" "$TMP/run/r.json" >/dev/null 2>&1
+  browse "$TMP/run/r.html"
+  loads_clean
+  # every link: this page's anchors, a file in the results file's folder or below it, an https URL
+  # shellcheck disable=SC2016 # $dir is jq's
+  facts --arg dir "$TMP/run/" '.links[] | select((.protocol == "file:" and (.path | startswith($dir))) or .protocol == "https:" | not)' >"$TMP/bad links"
+  if [ -s "$TMP/bad links" ]; then cat "$TMP/bad links"; false; fi
+  # the flame graphs that may be links are: the file named like a script (a file, not script),
+  # the one in a folder with a space and a # in its name, the https one
+  [ "$(facts '[.links[] | select(.text == "flame graph") | .path] | unique | join(",")')" = \
+    "/flame.html,$TMP/run/flame dir/cpu#1.html,$TMP/run/javascript:alert(document.title)" ]
+}
+
+@test "report: -o replaces only a regular file: a FIFO or a dangling link is refused (exit 2), a folder gets the page inside" {
+  cp "$F/single-base.json" "$TMP/r.json"
+  mkfifo "$TMP/fifo"
+  run "$REPORT" -o "$TMP/fifo" "$TMP/r.json"
+  echo "$output"
+  [ "$status" -eq 2 ]
+  [[ $output == *"$TMP/fifo exists and is not a regular file"* ]]
+  [ -p "$TMP/fifo" ]
+  ln -s "$TMP/nowhere" "$TMP/link"
+  run "$REPORT" -o "$TMP/link" "$TMP/r.json"
+  [ "$status" -eq 2 ]
+  [ -L "$TMP/link" ] && [ ! -e "$TMP/nowhere" ]
+  # a folder: the page inside it, under its default name, nothing hidden left there
+  mkdir "$TMP/pages dir"
+  run "$REPORT" -o "$TMP/pages dir" "$TMP/r.json"
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "$TMP/pages dir/r.html" ]
+  [ -s "$TMP/pages dir/r.html" ]
+  run "$REPORT" -o "$TMP/pages dir/" "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "$TMP/pages dir/single-base-vs-single-drop20.html" ]
+  [ "$(find "$TMP/pages dir" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = "r.html,single-base-vs-single-drop20.html" ]
+  # a regular file is replaced, as before
+  : >"$TMP/old.html"
+  run "$REPORT" -o "$TMP/old.html" "$TMP/r.json"
+  [ "$status" -eq 0 ]
+  [ -s "$TMP/old.html" ]
   [ "$(find "$TMP" -name '.report.*' | wc -l)" -eq 0 ]
 }
 
@@ -281,6 +363,42 @@ for row in json.load(open(sys.argv[2]))["results"]:
     [ "$(stat -c %s "$png")" -lt 307200 ]
     [ "$(stat -c %s "$png")" -gt 30000 ]
   done
+  [ "$(find "$TMP/docs" -mindepth 1 -printf '%f\n' | sort | paste -sd,)" = "report-compare.png,report-run.png" ]
+  # a FIFO in a picture's place is refused (before any work), not written into (which would
+  # block) nor replaced
+  rm "$TMP/docs/report-compare.png"
+  mkfifo "$TMP/docs/report-compare.png"
+  cp "$TMP/docs/report-run.png" "$TMP/run.png"
+  run timeout 120 "$ROOT/lib/report/screenshots.sh" "$TMP/docs"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"report-compare.png exists and is not a regular file"* ]]
+  [ -p "$TMP/docs/report-compare.png" ]
+  cmp "$TMP/run.png" "$TMP/docs/report-run.png"
+}
+
+@test "report: a SIGTERM stops the page's generator at once and leaves no file behind (exit 143)" {
+  # a run of 30 x 21 rows: its page takes a while to write
+  jq '.results |= [range(0; 30) as $k | .[] | .run += 10 * $k]' "$F/recorded-quick-3runs-b.json" >"$TMP/big.json"
+  "$REPORT" "$TMP/big.json" >/dev/null 2>"$TMP/err" 3>&- &
+  local pid=$! i rc=0
+  # the generator: the child of report.sh that runs report.py (found among its children)
+  CHILD=''
+  for ((i = 0; i < 1200 && ${#CHILD} == 0; i++)); do
+    CHILD=$(ps -o pid=,args= --ppid "$pid" | awk '/report\.py/ {print $1; exit}')
+    [ -n "$CHILD" ] || sleep 0.05
+  done
+  [ -n "$CHILD" ]
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  [ "$rc" -eq 143 ]
+  # gone, not writing on: no hidden page now nor a moment later
+  for ((i = 0; i < 20; i++)); do kill -0 "$CHILD" 2>/dev/null || break; sleep 0.1; done
+  run kill -0 "$CHILD"
+  [ "$status" -ne 0 ]
+  CHILD=''
+  [ -z "$(find "$TMP" -name '.report.*')" ]
+  [ ! -e "$TMP/big.html" ]
 }
 
 @test "report: only the main shell removes its work files, not a subshell a signal reaches as it forks" {

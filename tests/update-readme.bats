@@ -15,7 +15,12 @@ setup() {
   printf '# Project\n\nIntro text.\n\n## Usage\n\nRun it.\n' >"$README"
 }
 
-teardown() { rm -rf "$TMP"; }
+teardown() {
+  # what a failed test left running under update-readme.sh (by PID)
+  local p
+  for p in ${UNDER:-}; do kill -KILL "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
 
 update() { run "$UPDATE" --readme "$README" --charts "$CHARTS" "$@"; }
 
@@ -226,6 +231,15 @@ is_png() {
   [ "$(section | grep -cF '(docs/charts/')" -ge 5 ]
   for link in $(section | grep -oE '\(docs/charts/[^)]+\)' | tr -d '()'); do [ -f "$TMP/$link" ]; done
   [ -d "$CHARTS/rps-h1-barrage.png/rps-h1-barrage.png" ]
+  # a FIFO in a chart's place: not replaced (nor deleted with the charts replaced)
+  rm -r "$CHARTS/rps-h1-barrage.png"
+  mkfifo "$CHARTS/rps-h1-barrage.png"
+  update --file "$F/readme-timeline.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"rps-h1-barrage.png is not a regular file"* && $output == *"README and charts unchanged"* ]]
+  [ -p "$CHARTS/rps-h1-barrage.png" ]
+  cmp "$README" "$TMP/before.md"
+  [ "$(cd "$CHARTS" && find . -type f -exec md5sum {} + | sort)" = "$(cat "$TMP/before.md5")" ]
   # nothing staged is left behind, next to the README or among the charts
   [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
 }
@@ -366,7 +380,7 @@ is_png() {
   # The chart draws successful requests/s too.
   run jq -L "$ROOT/lib" -r 'import "readme" as r; r::model("java-http") | r::chart_scripts("d")[] | select(.file == "rps-h2c-h2load.png") | .script' \
     "$F/readme-errors-rank.json"
-  [[ $output == *'"Successful requests per second by scenario: HTTP/2 cleartext (h2c), h2load (higher is better)"'* ]]
+  [[ $output == *"'Successful requests per second by scenario: HTTP/2 cleartext (h2c), h2load (higher is better)'"* ]]
   [[ $output == *$'\n"hello" 52000 45000 36600 38000\n'* ]]
 }
 
@@ -479,4 +493,93 @@ is_png() {
   echo "$output"
   [ "$status" -eq 0 ]
   [ "$output" = $'kept by a subshell\nremoved by the main shell' ]
+}
+
+@test "update-readme: a name with a newline, backquotes, quotes or escapes runs nothing: charts drawn, the README's rows whole" {
+  # gnuplot runs `...` inside a double-quoted string and reads a new line as a new command
+  # shellcheck disable=SC2016 # the backquotes are the name's own, for gnuplot, not for bash
+  local name='net
+ty`touch ra-pwned`"q'"'"'\x'
+  local f
+  # backquotes alone: the README would be written, the command run
+  jq '.results[] |= (if .server == "netty" then .server = "net`touch ra-pwned`ty" else . end)' "$F/single-base.json" >"$TMP/names.json"
+  (cd "$TMP" && "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$TMP/names.json") >"$TMP/out" 2>&1 || { cat "$TMP/out"; false; }
+  [ ! -e "$TMP/ra-pwned" ]
+  for f in "$F/single-base.json" "$F/readme-timeline.json" "$ROOT/tests/fixtures/openloop/base.json"; do
+    jq --arg name "$name" '.results[] |= (if .server == "netty" or .server == "loaded" then .server = $name + "\u001b[31m" else . end)' \
+      "$f" >"$TMP/names.json"
+    (cd "$TMP" && "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$TMP/names.json") >"$TMP/out" 2>&1 || { cat "$TMP/out"; false; }
+    [ ! -e "$TMP/ra-pwned" ]
+    # the name is one row's cell, its control characters made visible, in every table it is in
+    # shellcheck disable=SC2016 # the name's backquotes, as the README shows them
+    [ "$(section | grep -cF '| net^Jty`touch ra-pwned`"q'"'"'\x^[[31m')" -ge 1 ]
+    [ "$(section | grep -c '^ty')" -eq 0 ]
+    ! section | grep -q $'\e'
+    while IFS= read -r chart; do is_png "$CHARTS/$chart"; done < <(grep '\.png$' "$CHARTS/.update-readme-manifest")
+  done
+  # the chart over time's data file names the server on its comment line
+  jq --arg name "$name" '.results[] |= (if .server == "netty" then .server = $name else . end)' "$F/readme-timeline.json" >"$TMP/names.json"
+  update --file "$TMP/names.json"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^# net^Jty' "$CHARTS"/timeline-*.dat)" -eq 1 ]
+}
+
+@test "update-readme: gnuplot failing is said plainly (exit 1); README and charts stay as they were" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
+  # a gnuplot that fails as it starts (a broken install, a missing font or library)
+  mkdir "$TMP/bin"
+  printf '#!/bin/sh\necho "gnuplot: error while loading shared libraries" >&2\nexit 127\n' >"$TMP/bin/gnuplot"
+  chmod +x "$TMP/bin/gnuplot"
+  PATH=$TMP/bin:$PATH update --file "$F/multi-loud-a.json"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"error: could not draw the charts (gnuplot's words above); README and charts unchanged"* ]]
+  [[ $output == *"error while loading shared libraries"* ]]
+  [[ $output != *"bad array subscript"* ]]
+  cmp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
+  [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
+}
+
+# descendants PID: every process under PID, one PID a line.
+descendants() {
+  ps -e -o pid=,ppid= | awk -v top="$1" '{parent[$1] = $2} END {
+    for (p in parent) { q = parent[p]; while (q != "" && q != top && q in parent && q != 1) q = parent[q]; if (q == top) print p } }'
+}
+
+@test "update-readme: a SIGTERM while the charts are drawn stops gnuplot and leaves nothing behind (exit 143)" {
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  cp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum ./*.png) >"$TMP/before.md5"
+  # a gnuplot as slow as on a loaded machine: what the signal finds running would run on
+  mkdir "$TMP/bin"
+  printf '#!/bin/sh\nsleep 2\nexec %s "$@"\n' "$(command -v gnuplot)" >"$TMP/bin/gnuplot"
+  chmod +x "$TMP/bin/gnuplot"
+  PATH=$TMP/bin:$PATH "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$F/readme-timeline.json" >/dev/null 2>"$TMP/err" 3>&- &
+  local pid=$! i rc=0 drawing='' left p
+  # wait for a gnuplot under it: the charts are being drawn
+  for ((i = 0; i < 1200 && ${#drawing} == 0; i++)); do
+    drawing=$(descendants "$pid" | while read -r p; do
+                if [[ $(cat "/proc/$p/comm" 2>/dev/null) == gnuplot ]]; then echo "$p"; fi; done)
+    [ -n "$drawing" ] || sleep 0.05
+  done
+  [ -n "$drawing" ]
+  UNDER=$(descendants "$pid")
+  kill -TERM "$pid"
+  wait "$pid" || rc=$?
+  [ "$rc" -eq 143 ]
+  # what ran under it is gone as it exits (a zombie is gone), not running on into files it
+  # removed, and nothing it wrote is left
+  left=$(for p in $UNDER; do ps -o pid=,stat=,args= -p "$p" | awk '$2 !~ /^Z/'; done)
+  echo "left: $left"
+  [ -z "$left" ]
+  UNDER=''
+  sleep 0.5
+  [ -z "$(find "$TMP" -name '.update-readme.*' -o -name '.README.*')" ]
+  cmp "$README" "$TMP/before.md"
+  (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
 }

@@ -16,6 +16,8 @@ waits until its scripts ran, and prints one JSON object on stdout:
   cells            every table cell with a data-field: {key, field, value, text}, key being its
                    row's data-key or data-server
   banners          the id and text of each .banner; flags: the data-flag of each flag shown
+  links            every <a href>: {text, href (as written), protocol and url as the browser
+                   resolves them, path: the url's path decoded}
   screenshot       {path, width, height, bytes, painted_share, colours}: the top of the page
                    (width x height), its share of pixels that are not the background and how
                    many distinct colours it has (a blank page: ~0 and 1)
@@ -68,6 +70,8 @@ COLLECT = r"""
   return {charts, cells, charts_drawn: document.documentElement.dataset.chartsDrawn || null,
           banners: [...document.querySelectorAll('.banner')].map(b => ({id: b.id, text: b.textContent})),
           flags: [...document.querySelectorAll('.flag')].map(f => f.dataset.flag),
+          links: [...document.querySelectorAll('a[href]')].map(a => ({text: a.textContent, href: a.getAttribute('href'),
+                  protocol: a.protocol, url: a.href, path: decodeURIComponent(a.pathname)})),
           title: document.title, height: document.documentElement.scrollHeight};
 })()
 """

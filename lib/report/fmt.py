@@ -4,6 +4,26 @@ so that the page and the README say the same. None renders as "–" everywhere."
 import math
 
 DASH = "–"
+# invisible characters that reorder or break a line: LRM, RLM, U+2028/9, the bidi embeddings
+# and overrides, the bidi isolates
+_INVISIBLE = {0x200E, 0x200F, 0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069}
+
+
+def safe(text):
+    """TEXT fit for a terminal, as lib/format.jq's safe: C0 and DEL in caret notation ("\x1b" ->
+    "^["), C1 and the invisible ones as "<U+202E>"."""
+    out = []
+    for c in str(text):
+        n = ord(c)
+        if n < 32:
+            out.append("^" + chr(64 + n))
+        elif n == 127:
+            out.append("^?")
+        elif 128 <= n < 160 or n in _INVISIBLE:
+            out.append("<U+%04X>" % n)
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def _half_up(x):

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fmt  # noqa: E402
@@ -90,6 +91,23 @@ def drifting(row):
     """The row's per-second series still trended in its measured window (lib/drift.jq)."""
     drift = row.get("drift") if isinstance(row.get("drift"), dict) else {}
     return drift.get("status") == "drifting"
+
+
+def safe_href(target, folder):
+    """TARGET as a link's address, or None: an http(s) URL with a host as it is; a path relative
+    to FOLDER without "..", a leading "/", a backslash or a control character, naming a file
+    that exists, as "./" + its percent-encoded form (no scheme can be read into it)."""
+    if not isinstance(target, str) or not target or any(ord(c) < 32 or 127 <= ord(c) < 160 for c in target):
+        return None
+    if target.split(":", 1)[0].lower() in ("http", "https"):
+        url = urllib.parse.urlsplit(target)
+        return target if url.scheme in ("http", "https") and url.hostname else None
+    parts = target.split("/")
+    if "\\" in target or any(p in ("", ".", "..") for p in parts):  # "" first: an absolute path
+        return None
+    if not os.path.exists(os.path.join(folder, *parts)):
+        return None
+    return "./" + urllib.parse.quote(target, safe="/")
 
 
 # ---- chart series -----------------------------------------------------------------------------
@@ -198,11 +216,13 @@ class RunPage:
                 and (r.get("load") is not None) == load
                 and (load or ((r.get("profile") or {}).get("event")) == profiled)]
 
-    def link(self, rel, text):
-        """A link to a file beside the results file, only when it exists."""
-        if rel and os.path.exists(os.path.join(self.results_dir, rel)):
-            return tag("a", esc(text), href=rel)
-        return ""
+    def link(self, target, text):
+        """A link to what a results file names (a run's logs, a flame graph): only an http(s)
+        URL, or a relative path to a file that exists in the results file's folder or below it,
+        percent-encoded (a file named "javascript:..." stays a file); nothing for anything else
+        (another scheme, an absolute path, "..")."""
+        href = safe_href(target, self.results_dir)
+        return tag("a", esc(text), href=href) if href else ""
 
     def row_links(self, row):
         logs = self.stem + ".logs"
@@ -830,8 +850,15 @@ def inline_script(text):
     return text.replace("</", "<\\/")
 
 
+def script_json(data):
+    """DATA as JSON that any string survives inside a <script> element: no "<" (so no "</script"
+    or "<!--" that would change how the element ends), no ">" or "&", and ASCII only (a lone
+    surrogate stays an escape); JSON.parse reads it back as it was."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def page(title, body, data):
-    data_json = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
             "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">"
@@ -840,7 +867,7 @@ def page(title, body, data):
             "<footer>Written by report.sh (Barrage). Charts: Apache ECharts, embedded (Apache-2.0).</footer>"
             "<script type=\"application/json\" id=\"report-data\">%s</script>"
             "<script>%s</script><script>%s</script></body></html>\n"
-            % (esc(title), read("report.css"), body, inline_script(data_json),
+            % (esc(title), read("report.css"), body, script_json(data),
                inline_script(read("vendor/echarts.min.js.gz")), inline_script(read("report.js"))))
 
 
@@ -867,11 +894,12 @@ def main(argv):
             with open(args.text, encoding="utf-8") as f:
                 report = f.read()
             text = ComparePage(load(args.base), load(args.new), load(args.document), report, args.base, args.new).render()
+        # a lone surrogate (a "\\ud800" of a results file) has no UTF-8: written as "?"
+        with open(args.out, "w", encoding="utf-8", errors="replace") as f:
+            f.write(text)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print("report.py: could not write the page: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        print(fmt.safe("report.py: could not write the page: %s: %s" % (type(e).__name__, e)), file=sys.stderr)
         return 1
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(text)
     return 0
 
 
