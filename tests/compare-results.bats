@@ -5,13 +5,12 @@
 load test_helper
 
 setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  common_setup
   F=$ROOT/tests/fixtures/results
   COMPARE=$ROOT/compare-results.sh
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
 }
 
-teardown() { rm -rf "$TMP"; }
+teardown() { common_teardown; }
 
 # verdict JSON ROW_SELECTOR: the verdict of the one row the jq selector picks.
 verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict else \"\(length) rows\" end" <<<"$1"; }

@@ -7,12 +7,9 @@
 
 load test_helper
 
-setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
-}
+setup() { common_setup; }
 
-teardown() { rm -rf "$TMP"; }
+teardown() { common_teardown; }
 
 @test "update-readme: fixed-rate tables (not delivered: no latency), capacity beside peak, SLO marks, their charts" {
   local readme=$TMP/README.md charts=$TMP/charts section

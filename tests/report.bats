@@ -5,17 +5,18 @@
 # to the results file's; an interrupted run, an A/A run and a comparison (compare-results.sh's
 # verdicts). Fixtures: tests/fixtures/results, tests/fixtures/openloop.
 
+load test_helper
+
 setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  common_setup "barrage report"
   F=$ROOT/tests/fixtures/results
   REPORT=$ROOT/report.sh
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage report.XXXX")
 }
 
 teardown() {
   # a generator a failed test left running (by its PID)
   [ -z "${CHILD:-}" ] || kill -KILL "$CHILD" 2>/dev/null || true
-  rm -rf "$TMP"
+  common_teardown
 }
 
 need_chromium() { command -v chromium >/dev/null || skip "chromium is not installed (run-tests.sh deps installs it)"; }
@@ -380,8 +381,8 @@ for row in json.load(open(sys.argv[2]))["results"]:
 @test "report: a SIGTERM stops the page's generator at once and leaves no file behind (exit 143)" {
   # a run of 30 x 21 rows: its page takes a while to write
   jq '.results |= [range(0; 30) as $k | .[] | .run += 10 * $k]' "$F/recorded-quick-3runs-b.json" >"$TMP/big.json"
-  "$REPORT" "$TMP/big.json" >/dev/null 2>"$TMP/err" 3>&- &
-  local pid=$! i rc=0
+  background "$REPORT" "$TMP/big.json" >/dev/null 2>"$TMP/err"
+  local pid=$BG_PID i rc=0
   # the generator: the child of report.sh that runs report.py (found among its children)
   CHILD=''
   for ((i = 0; i < 1200 && ${#CHILD} == 0; i++)); do

@@ -6,10 +6,9 @@
 load test_helper
 
 setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  common_setup
   F=$ROOT/tests/fixtures/results
   UPDATE=$ROOT/update-readme.sh
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
   README=$TMP/README.md
   CHARTS=$TMP/docs/charts
   printf '# Project\n\nIntro text.\n\n## Usage\n\nRun it.\n' >"$README"
@@ -19,7 +18,7 @@ teardown() {
   # what a failed test left running under update-readme.sh (by PID)
   local p
   for p in ${UNDER:-}; do kill -KILL "$p" 2>/dev/null || true; done
-  rm -rf "$TMP"
+  common_teardown
 }
 
 update() { run "$UPDATE" --readme "$README" --charts "$CHARTS" "$@"; }
@@ -559,8 +558,8 @@ descendants() {
   mkdir "$TMP/bin"
   printf '#!/bin/sh\nsleep 2\nexec %s "$@"\n' "$(command -v gnuplot)" >"$TMP/bin/gnuplot"
   chmod +x "$TMP/bin/gnuplot"
-  PATH=$TMP/bin:$PATH "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$F/readme-timeline.json" >/dev/null 2>"$TMP/err" 3>&- &
-  local pid=$! i rc=0 drawing='' left p
+  background env PATH="$TMP/bin:$PATH" "$UPDATE" --readme "$README" --charts "$CHARTS" --file "$F/readme-timeline.json" >/dev/null 2>"$TMP/err"
+  local pid=$BG_PID i rc=0 drawing='' left p
   # wait for a gnuplot under it: the charts are being drawn
   for ((i = 0; i < 1200 && ${#drawing} == 0; i++)); do
     drawing=$(descendants "$pid" | while read -r p; do
