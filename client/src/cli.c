@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fileread.h"
 #include "http2.h"
 #include "pacer.h"
 #include "regexgen.h"
@@ -125,31 +126,17 @@ static long long parse_count(const char *text, long long min, long long max)
     return v;
 }
 
-static int read_file(const char *path, struct config *cfg)
+/* -B: the body from a regular file of at most FILEREAD_BODY_MAX bytes (fileread.h). */
+static enum cli_result read_body_file(const char *path, struct config *cfg, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger) free(buf);
-            buf = bigger;
-        }
-    }
-    int bad = ferror(f) || !buf;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return -1;
-    }
+    char why[200], *buf;
+    size_t len;
+    if (fileread_path(path, FILEREAD_BODY_MAX, &buf, &len, why, sizeof why))
+        return fail(err, errlen, "--body-file %s: %s", path, why);
     free(cfg->body);
     cfg->body = buf;
     cfg->body_len = len;
-    return 0;
+    return CLI_RUN;
 }
 
 static void defaults(struct config *cfg)
@@ -549,7 +536,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         memcpy(cfg->body, arg, cfg->body_len + 1);
         return CLI_RUN;
     case 'B':
-        return read_file(arg, cfg) ? fail(err, errlen, "cannot read --body-file '%s'", arg) : CLI_RUN;
+        return read_body_file(arg, cfg, err, errlen);
     case OPT_NO_KEEPALIVE: cfg->keepalive = false; return CLI_RUN;
     case OPT_UNIX: cfg->unix_socket = arg; return CLI_RUN;
     case OPT_JSON: cfg->json = true; return CLI_RUN;

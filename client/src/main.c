@@ -404,7 +404,11 @@ int main(int argc, char **argv)
     switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
     case CLI_HELP: report_help(); cli_free(&cfg); return 0;
     case CLI_VERSION: report_version(); cli_free(&cfg); return 0;
-    case CLI_ERROR: report_error("%s", err); cli_free(&cfg); return EXIT_USAGE;
+    case CLI_ERROR:
+        /* a signal that stopped reading a file (fileread.h) ends the process as it would a run */
+        report_error("%s", err);
+        cli_free(&cfg);
+        return signals_caught() ? 128 + signals_caught() : EXIT_USAGE;
     case CLI_RUN: break;
     }
     jwt = jwt_setup(&cfg, err, sizeof err);

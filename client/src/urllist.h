@@ -47,13 +47,15 @@ struct urllist {
 int urllist_parse(struct urllist *l, const char *text, size_t len, const char *name, bool tls, const char *host,
                   const char *port, char *err, size_t errlen);
 /* The list's text from path, or from standard input when path is "-" (as
- * h2load -i -): 0 with *text malloc'd (the caller's) and *len set, or -1 with
- * "--urls PATH: why" in err. */
+ * h2load -i -), at most FILEREAD_LIST_MAX bytes; path must be a regular file
+ * (fileread.h: a device or a FIFO is refused): 0 with *text malloc'd (the
+ * caller's) and *len set, or -1 with "--urls PATH: why" in err. */
 int urllist_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
 /* The name errors give the list at path: "stdin" for "-", else path. */
 const char *urllist_name(const char *path);
 /* Parses text, the list read from path, and reads its body files (relative to
- * path's folder; stdin's to the working folder); 0 or -1 with err. */
+ * path's folder; stdin's to the working folder; each a regular file of at
+ * most FILEREAD_BODY_MAX bytes, FILEREAD_BODIES_MAX in all); 0 or -1 with err. */
 int urllist_load(struct urllist *l, const char *text, size_t len, const char *path, bool tls, const char *host,
                  const char *port, char *err, size_t errlen);
 void urllist_free(struct urllist *l);

@@ -8,8 +8,12 @@ import collections
 import math
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -164,6 +168,93 @@ def case_list_origins(t):
            f"the URL's origin got {collections.Counter(first)}, not /a, /b in turn")
     expect(second == ["/x", "/y"] * (len(second) // 2) + ["/x"] * (len(second) % 2),
            f"the other origin got {collections.Counter(second)}, not /x, /y in turn")
+
+
+def case_list_origin_without_lines(t):
+    """Origins are those with lines: a list naming the URL's server another way (http://localhost:P/ for
+    http://127.0.0.1:P/), with 1, 2 and 1,500 lines, or naming only another server, sends every request to its
+    line's server with its line's Host (crashed, or sent the one line to the URL's server); a list with more
+    origins than connections is the usage error it says (it crashed, exit 139)."""
+    host_format = LOG_FORMAT.replace("$http_x_test", "$http_host")
+    with Recorder(t.workdir, "url", log_format=host_format) as ng, \
+            Recorder(t.workdir, "other", log_format=host_format) as other:
+        for n in (1, 2, 1500):
+            lst = t.write(f"localhost {n}.txt", "".join(f"http://localhost:{ng.port}/h{i}\n" for i in range(n)))
+            before = len(ng.requests())
+            r = t.ok_run(["-c", "2", "-n", "20", "--urls", lst], url_of(ng.port))
+            got = ng.requests()[before:]
+            expect(r["requests"] == 20 and len(got) == 20, f"{n} lines: {r['requests']} requests, {len(got)} arrived")
+            expect({q[5] for q in got} == {f"localhost:{ng.port}"}, f"{n} lines: Host {collections.Counter(q[5] for q in got)}")
+        lst = t.write("other only.txt", f"http://127.0.0.1:{other.port}/o\n")
+        before = len(ng.requests())
+        r = t.ok_run(["-c", "2", "-n", "10", "--urls", lst], url_of(ng.port))
+        expect(len(ng.requests()) == before and len(other.requests()) == 10,
+               f"the URL's server got {len(ng.requests()) - before}, the line's {len(other.requests())}")
+        lst = t.write("three origins.txt", f"/a\nhttp://127.0.0.1:{other.port}/b\nhttp://localhost:{other.port}/c\n")
+        rc, _, err = t.run(["-c", "2", "-n", "5", "--urls", lst], url_of(ng.port))
+        expect(rc == 2 and "--urls: 3 origins need at least as many connections (-c 2)" in err, f"exit {rc}: {err.strip()}")
+
+
+def bounded(limit_bytes=1 << 30):
+    """A preexec_fn: barrage's address space capped, so that an unbounded read fails instead of eating the machine."""
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+
+def case_unbounded_reads(t):
+    """A device, a FIFO (no writer) or a file over the limit as a list or a body file is refused at once, exit 2
+    naming the file and why (a device grew until the machine ran out of memory, a FIFO blocked for ever); --urls -
+    reads standard input up to the list's limit; a SIGINT stops that read at once (130)."""
+    url = url_of(harness.free_port())
+    fifo = os.path.join(t.workdir, "no writer")
+    os.mkfifo(fifo)
+    huge_list, huge_body = os.path.join(t.workdir, "huge list"), os.path.join(t.workdir, "huge body")
+    for path, size in ((huge_list, (256 << 20) + 1), (huge_body, (64 << 20) + 1)):
+        with open(path, "wb") as f:
+            f.truncate(size)  # sparse: no disk, no read
+    zero_line = t.write("zero line.txt", "POST / @/dev/zero\n")
+    cases = [(["-B", "/dev/zero"], "--body-file /dev/zero: not a regular file (a device"),
+             (["-B", fifo], f"--body-file {fifo}: not a regular file (a FIFO"),
+             (["-B", huge_body], f"--body-file {huge_body}: 67108865 bytes, over the limit of 64 MiB"),
+             (["--urls", "/dev/zero"], "--urls /dev/zero: not a regular file (a device"),
+             (["--urls", fifo], f"--urls {fifo}: not a regular file (a FIFO"),
+             (["--urls", huge_list], f"--urls {huge_list}: 268435457 bytes, over the limit of 256 MiB"),
+             (["--urls", zero_line], "zero line.txt:1: cannot read body file /dev/zero: not a regular file (a device")]
+    for args, want in cases:
+        p = subprocess.run([t.barrage, "-n", "1", *args, url], capture_output=True, text=True, timeout=20,
+                           preexec_fn=bounded())
+        expect(p.returncode == 2 and want in p.stderr, f"{args}: exit {p.returncode}: {p.stderr.strip()[-300:]} (want {want})")
+    with open("/dev/zero") as zero:
+        p = subprocess.run([t.barrage, "-n", "1", "--urls", "-", url], stdin=zero, capture_output=True, text=True,
+                           timeout=30, preexec_fn=bounded())
+    expect(p.returncode == 2 and "--urls stdin: over the limit of 256 MiB" in p.stderr,
+           f"--urls - </dev/zero: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    # a writer that keeps sending: the first SIGINT ends the read (and the process) at once
+    p = subprocess.Popen([t.barrage, "-n", "1", "--urls", "-", url], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, preexec_fn=bounded())
+    stop = threading.Event()
+
+    def feed():
+        try:
+            while not stop.is_set():
+                p.stdin.write(b"/a\n" * 100)
+                p.stdin.flush()
+                time.sleep(0.001)
+        except (BrokenPipeError, ValueError):
+            pass
+    writer = threading.Thread(target=feed)
+    writer.start()
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        rc = p.wait(timeout=5)
+    finally:
+        stop.set()
+        p.kill()
+        writer.join()
+    took = time.monotonic() - sent
+    err = p.stderr.read().decode()
+    expect(rc == 130 and "--urls stdin: interrupted" in err and took < 2, f"SIGINT while reading: exit {rc} after {took:.1f} s: {err.strip()}")
 
 
 def case_list_errors(t):
@@ -407,6 +498,10 @@ CASES = [
     ("--urls-random: frequencies, seeded", case_list_random),
     ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
     ("--urls with two origins: connections per origin", case_list_origins),
+    ("--urls: origins without lines get no connection; more origins than -c is a usage error",
+     case_list_origin_without_lines),
+    ("--urls, -B: a device, a FIFO, a file over the limit refused; stdin bounded; SIGINT stops the read",
+     case_unbounded_reads),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
     ("--urls without a URL: the first line's URL (h2load -i)", case_list_without_url),
     ("--urls - reads standard input (h2load -i -)", case_list_stdin),
