@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include "fileread.h"
 #include "http2.h"
@@ -538,7 +539,13 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case 'B':
         return read_body_file(arg, cfg, err, errlen);
     case OPT_NO_KEEPALIVE: cfg->keepalive = false; return CLI_RUN;
-    case OPT_UNIX: cfg->unix_socket = arg; return CLI_RUN;
+    case OPT_UNIX:
+        if (!*arg) return fail(err, errlen, "bad --unix-socket '': give the socket's path");
+        if (strlen(arg) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+            return fail(err, errlen, "bad --unix-socket '%s': longer than %zu bytes (the system's limit)", arg,
+                        sizeof ((struct sockaddr_un *)0)->sun_path - 1);
+        cfg->unix_socket = arg;
+        return CLI_RUN;
     case OPT_JSON: cfg->json = true; return CLI_RUN;
     case OPT_LATENCY: cfg->latency = true; return CLI_RUN;
     case 'q': cfg->quiet = true; return CLI_RUN;
