@@ -10,6 +10,7 @@
 #include "../src/urllist.c"
 #include "../src/fileread.c"
 #include "../src/signals.c"
+#include "../src/url.c"
 
 #include <stdint.h>
 

@@ -250,7 +250,8 @@ static void *gen_shared_new(const struct config *cfg, char *err, size_t errlen)
                      cfg->rand_url);
             goto fail;
         }
-        struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP, .literal_dot = cfg->rand_url_literal_dot};
+        struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP, .literal_dot = cfg->rand_url_literal_dot,
+                                     .target = true};
         if (cfg->rand_url_max_repeat >= 0) opts.max_repeat = (unsigned)cfg->rand_url_max_repeat;
         if (!(sh->pattern = regexgen_new_opts(cfg->rand_url, &opts, why, sizeof why))) {
             snprintf(err, errlen, "--rand-url '%s': %s", cfg->rand_url, why);

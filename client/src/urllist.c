@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fileread.h"
+#include "url.h"
 
 #define MAX_FIELD 8192
 
@@ -173,16 +174,19 @@ static int parse_line(struct urllist *l, char *line, unsigned lineno, const char
         if (*path != '/') return fail(err, errlen, name, lineno, "bad target '%s'", target);
     }
     if (!visible(path)) return fail(err, errlen, name, lineno, "bad character in target '%s'", target);
+    char *made, why[200];
+    if (url_target(path, &made, why, sizeof why)) return fail(err, errlen, name, lineno, "%s: '%s'", why, target);
     if (l->count == l->lines_cap) { /* doubling: a million lines without a million reallocations */
         size_t cap = l->lines_cap ? 2 * l->lines_cap : 64;
         struct urllist_line *more = realloc(l->lines, cap * sizeof *more);
+        if (!more) free(made);
         if (!more) return fail(err, errlen, name, lineno, "out of memory");
         l->lines = more;
         l->lines_cap = cap;
     }
     struct urllist_line *ln = &l->lines[l->count];
-    *ln = (struct urllist_line){.method = dup_range(method, strlen(method)), .path = dup_range(path, strlen(path)),
-                                .origin = (size_t)origin, .lineno = lineno};
+    *ln = (struct urllist_line){.method = dup_range(method, strlen(method)), .path = made, .origin = (size_t)origin,
+                                .lineno = lineno};
     l->count++;
     if (!ln->method || !ln->path || (body_file && !(ln->body_file = dup_range(body_file, strlen(body_file)))))
         return fail(err, errlen, name, lineno, "out of memory");

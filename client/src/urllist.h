@@ -3,6 +3,9 @@
  *   TARGET   a path on the command line's URL ("/a?b=1") or an absolute URL
  *            (http[s]://host[:port]/path) with the command line's scheme;
  *            each distinct host:port is an origin with its own connections
+ *            its path made as the command line's URL's (url_target: the
+ *            fragment dropped, bytes RFC 3986 does not allow percent-encoded,
+ *            a control byte or a bad '%' escape an error)
  *   METHOD   a token (GET when absent); BODYFILE relative to the list's folder
  * The list is a file, or standard input for "-" (read once, by cli.c).
  * Blank lines and lines starting with '#' are skipped. A bad line is an error
@@ -22,7 +25,7 @@ struct urllist_origin {
 
 struct urllist_line {
     char *method;     /* owned */
-    char *path;       /* owned */
+    char *path;       /* owned: the request target (url_target's) */
     size_t origin;    /* index in origins; 0 is the command line's URL */
     char *body_file;  /* owned, as written (NULL: none) */
     const char *body; /* in urllist.bodies, read by urllist_load (NULL: -b's body); lines naming

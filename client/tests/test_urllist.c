@@ -3,6 +3,7 @@
 #include "../src/urllist.c"
 #include "../src/fileread.c"
 #include "../src/signals.c"
+#include "../src/url.c"
 
 #include <fcntl.h>
 #include <unistd.h>

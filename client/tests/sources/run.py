@@ -257,6 +257,31 @@ def case_unbounded_reads(t):
     expect(rc == 130 and "--urls stdin: interrupted" in err and took < 2, f"SIGINT while reading: exit {rc} after {took:.1f} s: {err.strip()}")
 
 
+def case_targets_checked(t):
+    """Every source of request targets goes through the URL's check: --rand-url draws only targets from '/'
+    without '#', '<', '"', '{' or a lone '%' ('/a|b' sent 'GET b', '.' drew them all) and refuses what could,
+    naming the offset; a --urls line is made as the URL (its fragment dropped, '"' percent-encoded; it went out
+    as written) and a bad '%' is refused with file:line."""
+    with Recorder(t.workdir, "targets") as ng:
+        t.ok_run(["-c", "1", "-n", "300", "--rand-url", "/.{12}", "--seed", "5"], url_of(ng.port))
+        drawn = targets(ng.requests())
+        lst = t.write("targets.txt", '/a#frag\n/b"c?d=<e>\n/f%20g\n')
+        t.ok_run(["-c", "1", "-n", "3", "--urls", lst], url_of(ng.port))
+        listed = targets(ng.requests())[len(drawn):]
+        for pattern, want in (("/a|b", "--rand-url '/a|b': a drawn target may start here, not with / (at offset 3)"),
+                              ("/x#y", "--rand-url '/x#y': a character a request target cannot hold as itself"),
+                              ("/x%", "--rand-url '/x%': a '%' not followed by two hex digits (write %25) (at offset 2)")):
+            rc, _, err = t.run(["-n", "5", "--rand-url", pattern], url_of(ng.port))
+            expect(rc == 2 and want in err, f"--rand-url {pattern}: exit {rc}: {err.strip()} (want {want})")
+        bad = t.write("bad target.txt", "/ok\n/a%zz\n")
+        rc, _, err = t.run(["-n", "5", "--urls", bad], url_of(ng.port))
+        expect(rc == 2 and "bad target.txt:2: a '%' not followed by two hex digits" in err, f"a bad escape: exit {rc}: {err.strip()}")
+        expect(len(ng.requests()) == len(drawn) + 3, "a refused source sent a request")
+    unsafe = [q for q in drawn if not q.startswith("/") or re.search(r'[#<>"{}|\\^`\[\] ]|%(?![0-9A-Fa-f]{2})', q)]
+    expect(len(drawn) == 300 and not unsafe, f"{len(drawn)} drawn, unsafe: {unsafe[:5]}")
+    expect(listed == ["/a", "/b%22c?d=%3Ce%3E", "/f%20g"], f"the list's targets: {listed}")
+
+
 def case_list_errors(t):
     """A bad line is an error with file:line before the run starts: nothing is sent."""
     cases = [("GET\n", "bad list.txt:1: no target after the method"),
@@ -502,6 +527,7 @@ CASES = [
      case_list_origin_without_lines),
     ("--urls, -B: a device, a FIFO, a file over the limit refused; stdin bounded; SIGINT stops the read",
      case_unbounded_reads),
+    ("--rand-url and --urls targets checked and made as the URL's, or refused", case_targets_checked),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
     ("--urls without a URL: the first line's URL (h2load -i)", case_list_without_url),
     ("--urls - reads standard input (h2load -i -)", case_list_stdin),
