@@ -302,15 +302,13 @@ static enum cli_result add_header(struct config *cfg, const char *arg, char *err
     return CLI_RUN;
 }
 
-/* A file that must be there to read (--cacert), checked before anything starts. */
+/* A file that must be there to read (-s, --jwt-key, --cacert), checked before
+ * anything starts: a regular file of at most FILEREAD_CONFIG_MAX bytes
+ * (fileread.h: a FIFO would block, a device be read for ever). */
 static enum cli_result readable_file(const char *option, const char *path, char *err, size_t errlen)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) return fail(err, errlen, "%s %s: %s", option, path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return fail(err, errlen, "%s %s: is a directory (it takes a PEM file)", option, path);
-    FILE *f = fopen(path, "r");
-    if (!f) return fail(err, errlen, "%s %s: %s", option, path, strerror(errno));
-    fclose(f);
+    char why[200];
+    if (fileread_check(path, FILEREAD_CONFIG_MAX, why, sizeof why)) return fail(err, errlen, "%s %s: %s", option, path, why);
     return CLI_RUN;
 }
 
@@ -549,7 +547,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_JSON: cfg->json = true; return CLI_RUN;
     case OPT_LATENCY: cfg->latency = true; return CLI_RUN;
     case 'q': cfg->quiet = true; return CLI_RUN;
-    case 's': cfg->script_file = arg; return CLI_RUN;
+    case 's': cfg->script_file = arg; return readable_file("--script", arg, err, errlen);
     case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
     case OPT_H1:
     case OPT_H2:

@@ -59,29 +59,60 @@ int fileread_fd(int fd, size_t max, char **buf, size_t *len, char *why, size_t w
     return read_all(fd, 0, max, buf, len, why, whylen);
 }
 
-int fileread_path(const char *path, size_t max, char **buf, size_t *len, char *why, size_t whylen)
+/* fd's file: regular and at most max bytes; its size in *size, or -1 with why. */
+static int check_fd(int fd, size_t max, size_t *size, char *why, size_t whylen)
 {
-    /* O_NONBLOCK: a FIFO without a writer does not block the open (and is refused below) */
-    *buf = NULL;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
         snprintf(why, whylen, "%s", strerror(errno));
         return -1;
     }
-    struct stat st;
-    int rc = -1;
-    if (fstat(fd, &st) != 0) {
-        snprintf(why, whylen, "%s", strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        snprintf(why, whylen, "not a regular file (%s: its size cannot be known, a read of it might never end)",
-                 S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket"
-                                                                                                                : "a device");
-    } else if ((unsigned long long)st.st_size > max) {
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(why, whylen, "is a directory (it takes a regular file)");
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "is %s, not a regular file: its size cannot be known, a read of it might never end",
+                 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > max) {
         snprintf(why, whylen, "%lld bytes, over the limit of %zu MiB", (long long)st.st_size, max >> 20);
-    } else {
-        /* a regular file's reads do not block: back to blocking only for clarity */
-        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-        rc = read_all(fd, (size_t)st.st_size, max, buf, len, why, whylen);
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    return 0;
+}
+
+/* path opened for reading without blocking (a FIFO without a writer does not
+ * block the open: check_fd refuses it); -1 with why. */
+static int open_nonblocking(const char *path, char *why, size_t whylen)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) snprintf(why, whylen, "%s", strerror(errno));
+    return fd;
+}
+
+int fileread_check(const char *path, size_t max, char *why, size_t whylen)
+{
+    size_t size;
+    int fd = open_nonblocking(path, why, whylen);
+    if (fd < 0) return -1;
+    int rc = check_fd(fd, max, &size, why, whylen);
+    close(fd);
+    return rc;
+}
+
+int fileread_path(const char *path, size_t max, char **buf, size_t *len, char *why, size_t whylen)
+{
+    size_t size;
+    *buf = NULL;
+    int fd = open_nonblocking(path, why, whylen);
+    if (fd < 0) return -1;
+    int rc = check_fd(fd, max, &size, why, whylen);
+    if (rc == 0) {
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* a regular file's reads never block anyway */
+        rc = read_all(fd, size, max, buf, len, why, whylen);
     }
     close(fd);
     return rc;

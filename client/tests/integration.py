@@ -600,6 +600,11 @@ def case_refused_options(t):
                        (["--cacert", os.path.join(t.workdir, "no such ca.pem"), "https://127.0.0.1:1/"],
                         "no such ca.pem: No such file"),
                        (["--cacert", t.workdir, "https://127.0.0.1:1/"], "is a directory"),
+                       # read by Lua, OpenSSL, GnuTLS: a FIFO without a writer blocked them for ever
+                       (["-s", fifo, url], f"--script {fifo}: is a FIFO, not a regular file"),
+                       (["--jwt-key", fifo, url], f"--jwt-key {fifo}: is a FIFO, not a regular file"),
+                       (["--cacert", fifo, "https://127.0.0.1:1/"], f"--cacert {fifo}: is a FIFO, not a regular file"),
+                       (["--jwt-key", "/dev/zero", "--jwt-alg", "HS256", url], "--jwt-key /dev/zero: is a device"),
                        (["-R", "10", "--control", t.workdir, url], "is a directory"),
                        (["-c", "0", url], "-c/--connections '0': must be a whole number 1..1000000"),
                        (["-t", "2000", url], "1..1024"),

@@ -8,7 +8,6 @@ import collections
 import math
 import os
 import re
-import resource
 import signal
 import subprocess
 import sys
@@ -195,11 +194,6 @@ def case_list_origin_without_lines(t):
         expect(rc == 2 and "--urls: 3 origins need at least as many connections (-c 2)" in err, f"exit {rc}: {err.strip()}")
 
 
-def bounded(limit_bytes=1 << 30):
-    """A preexec_fn: barrage's address space capped, so that an unbounded read fails instead of eating the machine."""
-    return lambda: resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
-
-
 def case_unbounded_reads(t):
     """A device, a FIFO (no writer) or a file over the limit as a list or a body file is refused at once, exit 2
     naming the file and why (a device grew until the machine ran out of memory, a FIFO blocked for ever); --urls -
@@ -212,25 +206,25 @@ def case_unbounded_reads(t):
         with open(path, "wb") as f:
             f.truncate(size)  # sparse: no disk, no read
     zero_line = t.write("zero line.txt", "POST / @/dev/zero\n")
-    cases = [(["-B", "/dev/zero"], "--body-file /dev/zero: not a regular file (a device"),
-             (["-B", fifo], f"--body-file {fifo}: not a regular file (a FIFO"),
+    cases = [(["-B", "/dev/zero"], "--body-file /dev/zero: is a device, not a regular file"),
+             (["-B", fifo], f"--body-file {fifo}: is a FIFO, not a regular file"),
              (["-B", huge_body], f"--body-file {huge_body}: 67108865 bytes, over the limit of 64 MiB"),
-             (["--urls", "/dev/zero"], "--urls /dev/zero: not a regular file (a device"),
-             (["--urls", fifo], f"--urls {fifo}: not a regular file (a FIFO"),
+             (["--urls", "/dev/zero"], "--urls /dev/zero: is a device, not a regular file"),
+             (["--urls", fifo], f"--urls {fifo}: is a FIFO, not a regular file"),
              (["--urls", huge_list], f"--urls {huge_list}: 268435457 bytes, over the limit of 256 MiB"),
-             (["--urls", zero_line], "zero line.txt:1: cannot read body file /dev/zero: not a regular file (a device")]
+             (["--urls", zero_line], "zero line.txt:1: cannot read body file /dev/zero: is a device, not a regular file")]
     for args, want in cases:
         p = subprocess.run([t.barrage, "-n", "1", *args, url], capture_output=True, text=True, timeout=20,
-                           preexec_fn=bounded())
+                           **harness.memory_bounded(t.sanitized))
         expect(p.returncode == 2 and want in p.stderr, f"{args}: exit {p.returncode}: {p.stderr.strip()[-300:]} (want {want})")
     with open("/dev/zero") as zero:
         p = subprocess.run([t.barrage, "-n", "1", "--urls", "-", url], stdin=zero, capture_output=True, text=True,
-                           timeout=30, preexec_fn=bounded())
+                           timeout=30, **harness.memory_bounded(t.sanitized))
     expect(p.returncode == 2 and "--urls stdin: over the limit of 256 MiB" in p.stderr,
            f"--urls - </dev/zero: exit {p.returncode}: {p.stderr.strip()[-300:]}")
     # a writer that keeps sending: the first SIGINT ends the read (and the process) at once
     p = subprocess.Popen([t.barrage, "-n", "1", "--urls", "-", url], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                         stdout=subprocess.DEVNULL, preexec_fn=bounded())
+                         stdout=subprocess.DEVNULL, **harness.memory_bounded(t.sanitized))
     stop = threading.Event()
 
     def feed():
