@@ -8,6 +8,9 @@
  * with "list:LINE: why" or gives a target with "://" of visible ASCII (whose
  * scheme and origin url.c then checks). Any violation is a crash. */
 #include "../src/urllist.c"
+#include "../src/fileread.c"
+#include "../src/signals.c"
+#include "../src/url.c"
 
 #include <stdint.h>
 

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
+#include "fileread.h"
 #include "http2.h"
 #include "pacer.h"
 #include "regexgen.h"
@@ -125,31 +127,17 @@ static long long parse_count(const char *text, long long min, long long max)
     return v;
 }
 
-static int read_file(const char *path, struct config *cfg)
+/* -B: the body from a regular file of at most FILEREAD_BODY_MAX bytes (fileread.h). */
+static enum cli_result read_body_file(const char *path, struct config *cfg, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger) free(buf);
-            buf = bigger;
-        }
-    }
-    int bad = ferror(f) || !buf;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return -1;
-    }
+    char why[200], *buf;
+    size_t len;
+    if (fileread_path(path, FILEREAD_BODY_MAX, &buf, &len, why, sizeof why))
+        return fail(err, errlen, "--body-file %s: %s", path, why);
     free(cfg->body);
     cfg->body = buf;
     cfg->body_len = len;
-    return 0;
+    return CLI_RUN;
 }
 
 static void defaults(struct config *cfg)
@@ -314,15 +302,13 @@ static enum cli_result add_header(struct config *cfg, const char *arg, char *err
     return CLI_RUN;
 }
 
-/* A file that must be there to read (--cacert), checked before anything starts. */
+/* A file that must be there to read (-s, --jwt-key, --cacert), checked before
+ * anything starts: a regular file of at most FILEREAD_CONFIG_MAX bytes
+ * (fileread.h: a FIFO would block, a device be read for ever). */
 static enum cli_result readable_file(const char *option, const char *path, char *err, size_t errlen)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) return fail(err, errlen, "%s %s: %s", option, path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return fail(err, errlen, "%s %s: is a directory (it takes a PEM file)", option, path);
-    FILE *f = fopen(path, "r");
-    if (!f) return fail(err, errlen, "%s %s: %s", option, path, strerror(errno));
-    fclose(f);
+    char why[200];
+    if (fileread_check(path, FILEREAD_CONFIG_MAX, why, sizeof why)) return fail(err, errlen, "%s %s: %s", option, path, why);
     return CLI_RUN;
 }
 
@@ -549,13 +535,19 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         memcpy(cfg->body, arg, cfg->body_len + 1);
         return CLI_RUN;
     case 'B':
-        return read_file(arg, cfg) ? fail(err, errlen, "cannot read --body-file '%s'", arg) : CLI_RUN;
+        return read_body_file(arg, cfg, err, errlen);
     case OPT_NO_KEEPALIVE: cfg->keepalive = false; return CLI_RUN;
-    case OPT_UNIX: cfg->unix_socket = arg; return CLI_RUN;
+    case OPT_UNIX:
+        if (!*arg) return fail(err, errlen, "bad --unix-socket '': give the socket's path");
+        if (strlen(arg) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+            return fail(err, errlen, "bad --unix-socket '%s': longer than %zu bytes (the system's limit)", arg,
+                        sizeof ((struct sockaddr_un *)0)->sun_path - 1);
+        cfg->unix_socket = arg;
+        return CLI_RUN;
     case OPT_JSON: cfg->json = true; return CLI_RUN;
     case OPT_LATENCY: cfg->latency = true; return CLI_RUN;
     case 'q': cfg->quiet = true; return CLI_RUN;
-    case 's': cfg->script_file = arg; return CLI_RUN;
+    case 's': cfg->script_file = arg; return readable_file("--script", arg, err, errlen);
     case OPT_VERBOSE: cfg->verbose = true; return CLI_RUN;
     case OPT_H1:
     case OPT_H2:

@@ -370,7 +370,21 @@ size_t jwt_sign_at(const struct jwt *j, uint64_t seq, uint64_t iat, char *out, s
     return at + jwt_b64url(sig, j->sig_len, out + at);
 }
 
-size_t jwt_sign_seq(void *jwt, uint64_t seq, char *out, size_t cap)
+size_t jwt_sign_seq(void *jwt, uint64_t seq, char *out, size_t cap, uint64_t *life_us)
 {
-    return jwt_sign_at(jwt, seq, (uint64_t)time(NULL), out, cap);
+    const struct jwt *j = jwt;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    *life_us = UINT64_MAX;
+    if (j->claims.exp_s) {
+        uint64_t into = (uint64_t)now.tv_nsec / 1000, lifetime = j->claims.exp_s * 1000000;
+        while (into + JWT_EXP_MARGIN_US >= lifetime) { /* only with exp 1 s, at the end of a second */
+            struct timespec next = {.tv_sec = now.tv_sec + 1};
+            clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &next, NULL); /* EINTR: looked at again */
+            clock_gettime(CLOCK_REALTIME, &now);
+            into = (uint64_t)now.tv_nsec / 1000;
+        }
+        *life_us = lifetime - into - JWT_EXP_MARGIN_US;
+    }
+    return jwt_sign_at(j, seq, (uint64_t)now.tv_sec, out, cap);
 }

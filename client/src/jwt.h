@@ -40,10 +40,20 @@ const char *jwt_alg_name(const struct jwt *j);
 /* The longest token jwt_sign writes (without its '\0'). */
 size_t jwt_max_len(const struct jwt *j);
 
-/* The token with jti "<run id>-<seq>" and iat now, into out (cap at least
- * jwt_max_len + 1, '\0'-terminated); its length, 0 when signing failed.
- * Thread-safe. The signature of jwtpool_sign_fn (jwt is a struct jwt *). */
-size_t jwt_sign_seq(void *jwt, uint64_t seq, char *out, size_t cap);
+/* How long before its exp a token is last sent (--jwt-exp): its signature's
+ * life ends this much before exp, so it reaches a server whose clock is
+ * within this of ours while still valid. README.md states it. */
+#define JWT_EXP_MARGIN_US 100000
+
+/* The token with jti "<run id>-<seq>" and iat now (whole seconds, as RFC 7519
+ * NumericDate is read), into out (cap at least jwt_max_len + 1,
+ * '\0'-terminated); its length, 0 when signing failed. *life_us: for how long
+ * from now it may be sent, until JWT_EXP_MARGIN_US before its exp (UINT64_MAX
+ * without exp); never 0: with --jwt-exp 1s, in the last JWT_EXP_MARGIN_US of a
+ * second (where iat's truncation leaves less than that) it waits for the
+ * next second and signs then. Thread-safe. The signature of
+ * jwtpool_sign_fn (jwt is a struct jwt *). */
+size_t jwt_sign_seq(void *jwt, uint64_t seq, char *out, size_t cap, uint64_t *life_us);
 /* The same with iat given: what the unit test calls. */
 size_t jwt_sign_at(const struct jwt *j, uint64_t seq, uint64_t iat, char *out, size_t cap);
 

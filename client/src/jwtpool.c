@@ -19,7 +19,7 @@ struct ring {
     uint64_t held;                      /* the worker's: the slot at head is in use */
     char *slots;                        /* owned: tokens * token_cap */
     size_t *lens;                       /* owned */
-    uint64_t *signed_at;                /* owned: monotonic us */
+    uint64_t *usable_until;             /* owned: monotonic us, the last moment each token may be taken */
     char *scratch;                      /* owned: the worker's own signature */
     uint64_t taken, waited, wait_us_max, stale; /* the worker's counts */
 };
@@ -44,7 +44,7 @@ static void ring_free(struct ring *r)
 {
     free(r->slots);
     free(r->lens);
-    free(r->signed_at);
+    free(r->usable_until);
     free(r->scratch);
 }
 
@@ -67,9 +67,9 @@ struct jwtpool *jwtpool_new(unsigned rings, size_t tokens, size_t token_cap, uin
         struct ring *r = &p->rings[i];
         r->slots = malloc(tokens * token_cap);
         r->lens = malloc(tokens * sizeof *r->lens);
-        r->signed_at = malloc(tokens * sizeof *r->signed_at);
+        r->usable_until = malloc(tokens * sizeof *r->usable_until);
         r->scratch = malloc(token_cap);
-        if (!r->slots || !r->lens || !r->signed_at || !r->scratch) {
+        if (!r->slots || !r->lens || !r->usable_until || !r->scratch) {
             jwtpool_free(p);
             return NULL;
         }
@@ -90,13 +90,16 @@ static bool fill_one(struct jwtpool *p, struct ring *r)
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     if (tail - atomic_load(&r->head) >= p->tokens) return false;
     size_t slot = (size_t)(tail % p->tokens);
-    size_t n = p->sign(p->ctx, atomic_fetch_add(&p->seq, 1), r->slots + slot * p->token_cap, p->token_cap);
+    uint64_t life = UINT64_MAX, now;
+    size_t n = p->sign(p->ctx, atomic_fetch_add(&p->seq, 1), r->slots + slot * p->token_cap, p->token_cap, &life);
     if (!n) {
         atomic_store(&p->failed, true);
         return false;
     }
+    now = monotonic_now_us();
+    if (life > p->max_age_us) life = p->max_age_us;
     r->lens[slot] = n;
-    r->signed_at[slot] = monotonic_now_us();
+    r->usable_until[slot] = life > UINT64_MAX - now ? UINT64_MAX : now + life;
     atomic_fetch_add_explicit(&p->signed_count, 1, memory_order_relaxed);
     atomic_store_explicit(&r->tail, tail + 1, memory_order_release);
     return true;
@@ -166,7 +169,8 @@ static void release_held(struct jwtpool *p, struct ring *r)
 static const char *sign_here(struct jwtpool *p, struct ring *r, size_t *len)
 {
     uint64_t t0 = monotonic_now_us();
-    size_t n = p->sign(p->ctx, atomic_fetch_add(&p->seq, 1), r->scratch, p->token_cap);
+    uint64_t life; /* more than 0: the token goes out now */
+    size_t n = p->sign(p->ctx, atomic_fetch_add(&p->seq, 1), r->scratch, p->token_cap, &life);
     uint64_t took = monotonic_now_us() - t0;
     if (!n) {
         atomic_store(&p->failed, true);
@@ -187,7 +191,7 @@ const char *jwtpool_take(struct jwtpool *p, unsigned ring, size_t *len)
     uint64_t now = monotonic_now_us();
     while (ready(r) > 0) {
         size_t slot = (size_t)(atomic_load(&r->head) % p->tokens);
-        if (now - r->signed_at[slot] <= p->max_age_us) {
+        if (now <= r->usable_until[slot]) {
             r->held = 1;
             r->taken++;
             *len = r->lens[slot];

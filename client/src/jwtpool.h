@@ -4,8 +4,9 @@
  * one token at a time round the rings, and sleeps when all are full. A
  * worker takes the oldest token of its ring; when its ring is empty (the
  * signer fell behind) it signs one itself: that take waited, and the pool
- * counts it and how long it took. A token older than max_age_us is dropped
- * at take (stale), so a token's iat is never older than that when it is sent.
+ * counts it and how long it took. A token older than max_age_us, or past
+ * the life its signature gave it (jwtpool_sign_fn's life_us: the time to its
+ * exp less a margin), is dropped at take (stale): no token is sent past either.
  * Memory: rings * tokens * token_cap bytes, fixed at jwtpool_new, whatever
  * the number of requests.
  *
@@ -23,8 +24,10 @@
 #include <stdint.h>
 
 /* Writes the token of seq into out (cap bytes, '\0'-terminated); its
- * length, 0 when signing failed. Called from several threads at once. */
-typedef size_t (*jwtpool_sign_fn)(void *ctx, uint64_t seq, char *out, size_t cap);
+ * length, 0 when signing failed. *life_us: for how long from now the token
+ * may be sent (more than 0; UINT64_MAX: no limit of its own, as without exp).
+ * Called from several threads at once. */
+typedef size_t (*jwtpool_sign_fn)(void *ctx, uint64_t seq, char *out, size_t cap, uint64_t *life_us);
 
 struct jwtpool_stats {
     uint64_t signed_count; /* tokens signed, by the signer and by the workers */

@@ -328,11 +328,14 @@ static int report_empty(const struct config *cfg, const char *error)
 }
 
 /* Nothing reached the server in the window: every connection attempt (TCP
- * or TLS handshake) failed and not a byte came back (over QUIC the failed
- * handshakes' packets did come back: no handshake completed). */
+ * or TLS handshake) failed, or was still connecting when the run ended (a
+ * peer that never answers, with -d shorter than --connect-timeout), and not a
+ * byte came back (over QUIC the failed handshakes' packets did come back: no
+ * handshake completed). */
 static bool never_connected(const struct config *cfg, const struct stats *st)
 {
-    return st->established == 0 && (cfg->h3 || st->bytes_received == 0) && st->connect_errors > 0;
+    return st->established == 0 && (cfg->h3 || st->bytes_received == 0) &&
+           st->connect_errors + st->connects_abandoned > 0;
 }
 
 /* The run, reported: with a script its setup and init first, its done after
@@ -364,9 +367,10 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
         report_error("%s", result.error);
         status = EXIT_SCRIPT;
     } else if (never_connected(cfg, &result.stats)) {
-        report_error("no connection to %s was ever established%s (%" PRIu64 " attempts failed): unreachable",
+        report_error("no connection to %s was ever established%s (%" PRIu64 " attempts failed, %" PRIu64
+                     " still connecting at the end): unreachable",
                      cfg->unix_socket ? cfg->unix_socket : cfg->url, cfg->h3 ? " (no QUIC handshake completed)" : cfg->tls ? " (no TLS handshake completed)" : "",
-                     result.stats.connect_errors);
+                     result.stats.connect_errors, result.stats.connects_abandoned);
         status = EXIT_UNREACHABLE;
     }
     report_run(cfg, &result, peak_rss_kb());
@@ -495,7 +499,10 @@ int main(int argc, char **argv)
         report_version(&libs);
         break;
     }
-    case CLI_ERROR: status = fail(err, EXIT_USAGE); break;
+    case CLI_ERROR:
+        /* a signal that stopped reading a file (fileread.h) ends the process as it would a run */
+        status = fail(err, signals_caught() ? 128 + signals_caught() : EXIT_USAGE);
+        break;
     case CLI_RUN: status = setup_and_run(&cfg, err, sizeof err); break;
     }
     cli_free(&cfg);

@@ -141,6 +141,61 @@ uint64_t pacer_take(struct pacer *p)
     return t;
 }
 
+/* The segment holding progress x: the last whose start is below it (or the first). */
+static const struct pacer_segment *segment_of(const struct pacer *p, uint64_t x)
+{
+    size_t i = 0;
+    while (i + 1 < p->nsegments && p->segments[i + 1].start_x < x) i++;
+    return &p->segments[i];
+}
+
+static uint64_t time_of(const struct pacer *p, uint64_t x)
+{
+    return segment_time(segment_of(p, x), x);
+}
+
+/* The progress reached at t: at most the next segment's start while t is before its origin. */
+static uint64_t progress_at(const struct pacer *p, uint64_t t)
+{
+    size_t i = 0;
+    while (i + 1 < p->nsegments && p->segments[i + 1].origin_us <= t) i++;
+    const struct pacer_segment *s = &p->segments[i];
+    return t < s->origin_us ? s->start_x : segment_progress(s, t);
+}
+
+/* Even spacing: how many of this thread's requests from next_x on are due by t. */
+static uint64_t even_due_by(const struct pacer *p, uint64_t t)
+{
+    uint64_t step = p->threads * X_PER_REQUEST, x = p->next_x;
+    if (t == UINT64_MAX || time_of(p, x) > t) return 0;
+    uint64_t reached = progress_at(p, t), k = reached > x ? (reached - x) / step : 0;
+    /* the progress is floored and a ramp's times are rounded: settle on the exact count */
+    while (k > 0 && time_of(p, x + k * step) > t) k--;
+    while (time_of(p, x + (k + 1) * step) <= t) k++;
+    return k + 1;
+}
+
+uint64_t pacer_count_due(const struct pacer *p, uint64_t from_us, uint64_t until_us, uint64_t exact_max)
+{
+    if (until_us < from_us) return 0;
+    if (p->arrival == PACER_EVEN)
+        return even_due_by(p, until_us) - (from_us ? even_due_by(p, from_us - 1) : 0);
+    uint64_t x = p->next_x, n = 0, drawn = 0, t;
+    struct pacer copy = *p; /* the draws on a copy of the generator (poisson_gap uses only it) */
+    while (drawn < exact_max && (t = time_of(p, x)) <= until_us) {
+        n += t >= from_us;
+        x += poisson_gap(&copy);
+        drawn++;
+    }
+    if (drawn == exact_max && time_of(p, x) <= until_us) {
+        /* the rest by its expected number: progress left over the mean gap */
+        uint64_t from_x = x, reached = progress_at(p, until_us);
+        if (from_us > time_of(p, x)) from_x = progress_at(p, from_us);
+        if (reached > from_x) n += (reached - from_x) / (p->threads * X_PER_REQUEST) + 1;
+    }
+    return n;
+}
+
 /* Appends next (its start_x and origin set from the last segment at now_us). */
 static int append(struct pacer *p, struct pacer_segment next)
 {

@@ -66,6 +66,13 @@ uint64_t pacer_next(const struct pacer *p);
 /* Takes the next request off the schedule and returns its scheduled time (what
  * pacer_next returned); when paused, returns PACER_PAUSED and takes nothing. */
 uint64_t pacer_take(struct pacer *p);
+/* How many of this thread's requests not taken yet are due in [from_us,
+ * until_us], without taking them (the caller's backlog left in the pacer,
+ * counted in bounded memory and time). Even spacing: exact, from the
+ * schedule's arithmetic. Poisson: the first `exact_max` of them drawn as
+ * pacer_take would draw them (on a copy: the pacer is unchanged), the rest
+ * counted by their expected number (the progress left over the mean gap). */
+uint64_t pacer_count_due(const struct pacer *p, uint64_t from_us, uint64_t until_us, uint64_t exact_max);
 /* From now_us on the total rate is `rate` (0 pauses). Every thread's pacer
  * must be given the same rate and now_us for the union to stay as described;
  * now_us earlier than a previous change counts as that change's time.

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "url.h"
+
 #define FIRST_CHAR 0x21
 #define LAST_CHAR 0x7e
 #define SET_SIZE (LAST_CHAR - FIRST_CHAR + 1)
@@ -22,6 +24,7 @@ struct node {
     char chars[SET_SIZE]; /* SET: its members */
     unsigned nchars;
     size_t max_len;
+    size_t offset; /* where it starts in the pattern */
 };
 
 struct regexgen {
@@ -132,12 +135,15 @@ static int literal_char(struct parser *ps)
     return c;
 }
 
+/* target: '.', classes and escapes draw only what a request target holds
+ * as itself (url_target_char): never '#', '%', '<', '"', '{' ... */
 static struct node *set_node(struct parser *ps, const member_t m)
 {
     struct node *n = node_new(ps, NODE_SET);
     if (!n) return NULL;
     for (int i = 0; i < SET_SIZE; i++)
-        if (m[i]) n->chars[n->nchars++] = (char)(i + FIRST_CHAR);
+        if (m[i] && (!ps->opts.target || url_target_char((unsigned char)(i + FIRST_CHAR))))
+            n->chars[n->nchars++] = (char)(i + FIRST_CHAR);
     if (n->nchars == 0) {
         node_free(n);
         return fail(ps, "a class that matches nothing");
@@ -178,7 +184,41 @@ static struct node *parse_class(struct parser *ps)
 
 static struct node *parse_alt(struct parser *ps);
 
+/* target: "%HH" (two hex digits as written) is one atom, the escape it is;
+ * any other '%' is an error. */
+static struct node *percent_escape(struct parser *ps)
+{
+    if (hex(ps->p[1]) < 0 || hex(ps->p[2]) < 0) return fail(ps, "a '%' not followed by two hex digits (write %25)");
+    struct node *cat = node_new(ps, NODE_CAT);
+    for (int i = 0; cat && i < 3; i++) {
+        struct node *kid = node_new(ps, NODE_SET);
+        if (!kid) break;
+        kid->chars[kid->nchars++] = ps->p[i];
+        kid->max_len = 1;
+        kid->offset = (size_t)(ps->p - ps->start) + (size_t)i;
+        if (!add_kid(ps, cat, kid)) break;
+    }
+    if (ps->failed) {
+        node_free(cat);
+        return NULL;
+    }
+    cat->max_len = 3;
+    ps->p += 3;
+    return cat;
+}
+
+static struct node *parse_atom_at(struct parser *ps);
+
+/* An atom, its offset in the pattern noted. */
 static struct node *parse_atom(struct parser *ps)
+{
+    size_t offset = (size_t)(ps->p - ps->start);
+    struct node *n = parse_atom_at(ps);
+    if (n) n->offset = offset;
+    return n;
+}
+
+static struct node *parse_atom_at(struct parser *ps)
 {
     char c = *ps->p;
     member_t m = {0};
@@ -209,8 +249,14 @@ static struct node *parse_atom(struct parser *ps)
     }
     if (c == '*' || c == '+' || c == '?' || c == '{') return fail(ps, "nothing to repeat");
     if (c == ')') return fail(ps, "an unmatched )");
+    if (ps->opts.target && c == '%') return percent_escape(ps);
+    const char *at = ps->p;
     int lit = literal_char(ps);
     if (lit < 0) return NULL;
+    if (ps->opts.target && !url_target_char((unsigned char)lit)) {
+        ps->p = at;
+        return fail(ps, "a character a request target cannot hold as itself (write it %HH)");
+    }
     set_range(m, lit, lit);
     return set_node(ps, m);
 }
@@ -320,6 +366,48 @@ static struct node *parse_alt(struct parser *ps)
     return alt;
 }
 
+/* Whether n may draw a string that does not start with '/': the offset + 1
+ * of the atom that may start it, else 0; *nullable: n may draw "". */
+static size_t not_slash_first(const struct node *n, bool *nullable)
+{
+    bool kid_nullable;
+    size_t bad;
+    *nullable = false;
+    switch (n->kind) {
+    case NODE_SET:
+        return n->nchars == 1 && n->chars[0] == '/' ? 0 : n->offset + 1;
+    case NODE_CAT:
+        for (size_t i = 0; i < n->nkids; i++) {
+            if ((bad = not_slash_first(n->kids[i], &kid_nullable))) return bad;
+            if (!kid_nullable) return 0;
+        }
+        *nullable = true;
+        return 0;
+    case NODE_ALT:
+        for (size_t i = 0; i < n->nkids; i++) {
+            if ((bad = not_slash_first(n->kids[i], &kid_nullable))) return bad;
+            *nullable |= kid_nullable;
+        }
+        return 0;
+    case NODE_REPEAT:
+        if (n->max == 0) return *nullable = true, 0;
+        bad = not_slash_first(n->kid, &kid_nullable);
+        *nullable = n->min == 0 || kid_nullable;
+        return bad;
+    }
+    return 0;
+}
+
+/* target: every string drawn starts with '/'; 0, or -1 with err. */
+static int check_slash_first(const struct node *root, char *err, size_t errlen)
+{
+    bool nullable;
+    size_t bad = not_slash_first(root, &nullable);
+    if (bad) snprintf(err, errlen, "a drawn target may start here, not with / (at offset %zu)", bad - 1);
+    else if (nullable) snprintf(err, errlen, "the pattern may draw an empty target, without its / (at offset 0)");
+    return bad || nullable ? -1 : 0;
+}
+
 struct regexgen *regexgen_new(const char *pattern, char *err, size_t errlen)
 {
     const struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP};
@@ -334,6 +422,10 @@ struct regexgen *regexgen_new_opts(const char *pattern, const struct regexgen_op
     if (root && *ps.p) {
         node_free(root);
         root = fail(&ps, "an unmatched )");
+    }
+    if (root && ps.opts.target && check_slash_first(root, err, errlen)) {
+        node_free(root);
+        return NULL;
     }
     if (root && root->max_len > REGEXGEN_MAX_LEN) {
         node_free(root);

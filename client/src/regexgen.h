@@ -7,7 +7,8 @@
  * those, and a literal outside them is an error. An unbounded repeat (*, +,
  * {m,}) draws at most REGEXGEN_REPEAT_CAP (or max_repeat) more than its minimum. Alternatives
  * are drawn with equal odds, counts uniformly, class members uniformly.
- * Same pattern and same generator state: the same string.
+ * Same pattern and same generator state: the same string. Errors name the
+ * pattern's offset: "why (at offset N)".
  * Ownership: regexgen_new's result is the caller's (regexgen_free). */
 #ifndef BARRAGE_REGEXGEN_H
 #define BARRAGE_REGEXGEN_H
@@ -30,6 +31,10 @@ struct regexgen_opts {
     unsigned max_repeat; /* an unbounded repeat draws at most this many more than its minimum
                             (REGEXGEN_REPEAT_CAP in regexgen_new; at most REGEXGEN_MAX_REPEAT) */
     bool literal_dot;    /* a bare '.' is a dot, as in oha's --rand-regex-url ('\.' too) */
+    bool target;         /* strings are request targets (--rand-url): every one starts with '/'; '.',
+                            classes and escapes draw only what a target holds as itself (url.h's
+                            url_target_char: no '#', '%', '<', '"', '{' ...); a literal outside those
+                            is an error but "%HH" (two hex digits as written), one atom */
 };
 /* regexgen_new with other options. */
 struct regexgen *regexgen_new_opts(const char *pattern, const struct regexgen_opts *opts, char *err, size_t errlen);

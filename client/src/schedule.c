@@ -1,5 +1,5 @@
 /* schedule: the pacer and the line of due requests, as a ring that doubles
- * when full (it holds as many as were due while every connection was busy). */
+ * when full, up to SCHEDULE_LINE_MAX (past it a backlog stays in the pacer). */
 #include "schedule.h"
 
 #include <stdlib.h>
@@ -59,7 +59,23 @@ static bool take(struct schedule *s, uint64_t now_us, uint64_t limit, uint64_t *
 void schedule_take_due(struct schedule *s, uint64_t now_us, uint64_t limit)
 {
     uint64_t due;
-    while ((s->len < s->cap || grow(s) == 0) && take(s, now_us, limit, &due)) *slot(s, s->len++) = due;
+    if (limit > SCHEDULE_LINE_MAX) limit = SCHEDULE_LINE_MAX;
+    while (s->len < limit && (s->len < s->cap || grow(s) == 0) && take(s, now_us, limit, &due)) *slot(s, s->len++) = due;
+}
+
+/* The measured requests due by until_us still in the pacer (exact_max: pacer_count_due's), at most limit - len. */
+static uint64_t pacer_backlog(const struct schedule *s, uint64_t until_us, uint64_t limit, uint64_t exact_max)
+{
+    uint64_t room = limit > s->len ? limit - s->len : 0;
+    uint64_t n = room ? pacer_count_due(&s->pacer, s->measure_start, until_us, exact_max) : 0;
+    return n < room ? n : room;
+}
+
+void schedule_close(struct schedule *s, uint64_t until_us, uint64_t limit)
+{
+    schedule_take_due(s, until_us, limit);
+    s->left = pacer_backlog(s, until_us, limit, SCHEDULE_CLOSE_EXACT);
+    s->scheduled += s->left;
 }
 
 bool schedule_pop(struct schedule *s, uint64_t now_us, uint64_t limit, uint64_t *due_us)
@@ -85,14 +101,16 @@ uint64_t schedule_next(const struct schedule *s)
     return s->len ? s->waiting[s->head] : pacer_next(&s->pacer);
 }
 
-void schedule_note_backlog(struct schedule *s)
+void schedule_note_backlog(struct schedule *s, uint64_t now_us, uint64_t limit)
 {
-    if (s->len > s->backlog_max) s->backlog_max = s->len;
+    uint64_t backlog = s->len;
+    if (pacer_next(&s->pacer) <= now_us) backlog += pacer_backlog(s, now_us, limit, SCHEDULE_NOTE_EXACT);
+    if (backlog > s->backlog_max) s->backlog_max = backlog;
 }
 
 uint64_t schedule_unsent(const struct schedule *s)
 {
-    uint64_t n = 0;
+    uint64_t n = s->left;
     for (size_t i = 0; i < s->len; i++) n += s->waiting[(s->head + i) % s->cap] >= s->measure_start;
     return n;
 }

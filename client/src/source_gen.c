@@ -21,6 +21,7 @@
  * cfg->jwt_pool (jwtpool.h), which reqbuild_fill copies into the block. */
 #include <netdb.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,35 +111,46 @@ static int resolve_origin(const struct urllist_origin *o, struct gen_origin *out
     return 0;
 }
 
+/* The origins that have lines (the command line's, origin 0, may have none: a
+ * list of absolute URLs naming it another way, http://localhost:P/ for
+ * http://127.0.0.1:P/), each with its address and its targets; the targets'
+ * origins become indexes in sh->origins. 0, or -1 with err ("" when out of memory). */
 static int make_origins(struct gen_shared *sh, const struct config *cfg, char *err, size_t errlen)
 {
-    sh->origin_count = sh->list.count ? sh->list.origin_count : 1;
-    if (sh->origin_count > cfg->connections) {
-        snprintf(err, errlen, "--urls: %zu origins need at least as many connections (-c %u)", sh->origin_count,
-                 cfg->connections);
-        return -1;
+    size_t listed = sh->list.count ? sh->list.origin_count : 1, used = 0, *index = calloc(listed, sizeof *index);
+    if (!index) return -1;
+    for (size_t i = 0; i < sh->target_count; i++) index[sh->targets[i].origin] = 1;
+    for (size_t o = 0; o < listed; o++) index[o] = index[o] ? used++ : SIZE_MAX;
+    int rc = 0;
+    if (used > cfg->connections) {
+        snprintf(err, errlen, "--urls: %zu origins need at least as many connections (-c %u)", used, cfg->connections);
+        rc = -1;
+    } else if (!(sh->origins = calloc(used, sizeof *sh->origins))) {
+        rc = -1;
     }
-    if (!(sh->origins = calloc(sh->origin_count, sizeof *sh->origins))) return -1;
-    for (size_t o = 0; o < sh->origin_count; o++) {
-        struct gen_origin *go = &sh->origins[o];
+    for (size_t o = 0; o < listed && rc == 0; o++) {
+        if (index[o] == SIZE_MAX) continue;
+        struct gen_origin *go = &sh->origins[sh->origin_count++];
         if (o == 0 || cfg->unix_socket) {
             memcpy(&go->addr, &cfg->addr, cfg->addr_len);
             go->addr_len = cfg->addr_len;
+        } else if (cfg->tls && strcmp(sh->list.origins[o].host, cfg->host)) {
+            snprintf(err, errlen, "--urls: https origins must share the command line's host %s (one certificate name): %s",
+                     cfg->host, sh->list.origins[o].authority);
+            rc = -1;
         } else {
-            if (cfg->tls && strcmp(sh->list.origins[o].host, cfg->host)) {
-                snprintf(err, errlen, "--urls: https origins must share the command line's host %s (one certificate name): %s",
-                         cfg->host, sh->list.origins[o].authority);
-                return -1;
-            }
-            if (resolve_origin(&sh->list.origins[o], go, err, errlen)) return -1;
+            rc = resolve_origin(&sh->list.origins[o], go, err, errlen);
         }
-        if (!(go->targets = malloc(sh->target_count * sizeof *go->targets))) return -1;
+        if (rc == 0 && !(go->targets = malloc(sh->target_count * sizeof *go->targets))) rc = -1;
     }
-    for (size_t i = 0; i < sh->target_count; i++) {
-        struct gen_origin *go = &sh->origins[sh->targets[i].origin];
+    for (size_t i = 0; i < sh->target_count && rc == 0; i++) {
+        struct gen_target *t = &sh->targets[i];
+        t->origin = index[t->origin];
+        struct gen_origin *go = &sh->origins[t->origin];
         go->targets[go->count++] = i;
     }
-    return 0;
+    free(index);
+    return rc;
 }
 
 /* A new encoding of spec in sh->builds; its index, or -1 when out of memory. */
@@ -238,7 +250,8 @@ static void *gen_shared_new(const struct config *cfg, char *err, size_t errlen)
                      cfg->rand_url);
             goto fail;
         }
-        struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP, .literal_dot = cfg->rand_url_literal_dot};
+        struct regexgen_opts opts = {.max_repeat = REGEXGEN_REPEAT_CAP, .literal_dot = cfg->rand_url_literal_dot,
+                                     .target = true};
         if (cfg->rand_url_max_repeat >= 0) opts.max_repeat = (unsigned)cfg->rand_url_max_repeat;
         if (!(sh->pattern = regexgen_new_opts(cfg->rand_url, &opts, why, sizeof why))) {
             snprintf(err, errlen, "--rand-url '%s': %s", cfg->rand_url, why);

@@ -123,12 +123,10 @@ static char *url_make_target(const char *s, size_t len)
     char *out = malloc(len * 3 + 2), *o = out;
     if (!out) return NULL;
     if (len == 0 || s[0] != '/') *o++ = '/';
-    bool query = false;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        query = query || c == '?';
         /* pchar and '/' in the path; '?' too in the query; escapes kept */
-        if (url_is_pchar_plain(c) || c == ':' || c == '@' || c == '/' || c == '%' || (query && c == '?')) {
+        if (url_target_char(c) || c == '%') {
             *o++ = (char)c;
         } else {
             *o++ = '%';
@@ -245,6 +243,15 @@ int url_parse(const char *text, struct url *u, char *err, size_t errlen)
         url_free(u);
         return url_fail(err, errlen, "out of memory");
     }
+    return 0;
+}
+
+int url_target(const char *s, char **target, char *err, size_t errlen)
+{
+    size_t len = strcspn(s, "#");
+    *target = NULL;
+    if (url_check_escapes(s, len, 0, "target", err, errlen)) return -1;
+    if (!(*target = url_make_target(s, len))) return url_fail(err, errlen, "out of memory");
     return 0;
 }
 

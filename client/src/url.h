@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #define URL_HOST_MAX 256
 #define URL_PORT_MAX 8
@@ -34,10 +35,26 @@ struct url {
     char *credentials;        /* owned: decoded userinfo, or NULL when the URL has none */
 };
 
+/* RFC 3986: a byte a request target holds as itself, which url_parse and
+ * url_target keep unchanged: unreserved, sub-delims, ':', '@', '/' and '?'
+ * (not '%', which starts an escape, nor '#', the fragment's). */
+static inline bool url_target_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && c < 0x80 && strchr("-._~!$&'()*+,;=:@/?", c));
+}
+
 /* Parses text into u; 0, or -1 with the reason in err (u then holds nothing
  * to free). */
 int url_parse(const char *text, struct url *u, char *err, size_t errlen);
 void url_free(struct url *u);
+
+/* A request target from another source (a --urls line's path, from '/'),
+ * checked and made as url_parse makes the URL's: the fragment dropped, the
+ * bytes RFC 3986 does not allow percent-encoded; into *target (malloc'd, the
+ * caller's). 0, or -1 with why in err (a control byte, a '%' not followed by
+ * two hex digits: "at byte N"). */
+int url_target(const char *s, char **target, char *err, size_t errlen);
 
 /* The Host header's value / HTTP/2 :authority for host and port: IPv6 in
  * brackets, the port only when it is not the scheme's default. Writes at most

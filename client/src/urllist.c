@@ -1,12 +1,14 @@
 /* urllist: a line at a time, split on blanks into at most three fields. */
 #include "urllist.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fileread.h"
+#include "url.h"
 
 #define MAX_FIELD 8192
 
@@ -172,16 +174,19 @@ static int parse_line(struct urllist *l, char *line, unsigned lineno, const char
         if (*path != '/') return fail(err, errlen, name, lineno, "bad target '%s'", target);
     }
     if (!visible(path)) return fail(err, errlen, name, lineno, "bad character in target '%s'", target);
+    char *made, why[200];
+    if (url_target(path, &made, why, sizeof why)) return fail(err, errlen, name, lineno, "%s: '%s'", why, target);
     if (l->count == l->lines_cap) { /* doubling: a million lines without a million reallocations */
         size_t cap = l->lines_cap ? 2 * l->lines_cap : 64;
         struct urllist_line *more = realloc(l->lines, cap * sizeof *more);
+        if (!more) free(made);
         if (!more) return fail(err, errlen, name, lineno, "out of memory");
         l->lines = more;
         l->lines_cap = cap;
     }
     struct urllist_line *ln = &l->lines[l->count];
-    *ln = (struct urllist_line){.method = dup_range(method, strlen(method)), .path = dup_range(path, strlen(path)),
-                                .origin = (size_t)origin, .lineno = lineno};
+    *ln = (struct urllist_line){.method = dup_range(method, strlen(method)), .path = made, .origin = (size_t)origin,
+                                .lineno = lineno};
     l->count++;
     if (!ln->method || !ln->path || (body_file && !(ln->body_file = dup_range(body_file, strlen(body_file)))))
         return fail(err, errlen, name, lineno, "out of memory");
@@ -220,40 +225,6 @@ int urllist_parse(struct urllist *l, const char *text, size_t len, const char *n
     return rc;
 }
 
-/* Everything left in f, malloc'd; NULL with errno. */
-static char *slurp_stream(FILE *f, size_t *len)
-{
-    size_t cap = 4096, n = 0, r;
-    char *buf = malloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            char *bigger = realloc(buf, cap *= 2);
-            if (!bigger) free(buf);
-            buf = bigger;
-        }
-    }
-    if (ferror(f) || !buf) {
-        free(buf);
-        errno = errno ? errno : ENOMEM;
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
-
-/* The whole file at path, malloc'd; NULL with errno. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = slurp_stream(f, len);
-    int saved = errno;
-    fclose(f);
-    errno = saved;
-    return buf;
-}
-
 const char *urllist_name(const char *path)
 {
     return strcmp(path, "-") ? path : "stdin";
@@ -261,11 +232,11 @@ const char *urllist_name(const char *path)
 
 int urllist_read(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
-    errno = 0;
-    *text = strcmp(path, "-") ? slurp(path, len) : slurp_stream(stdin, len);
-    if (*text) return 0;
-    snprintf(err, errlen, "--urls %s: %s", urllist_name(path), strerror(errno));
-    return -1;
+    char why[200];
+    int rc = strcmp(path, "-") ? fileread_path(path, FILEREAD_LIST_MAX, text, len, why, sizeof why)
+                               : fileread_fd(0, FILEREAD_LIST_MAX, text, len, why, sizeof why);
+    if (rc) snprintf(err, errlen, "--urls %s: %s", urllist_name(path), why);
+    return rc;
 }
 
 /* The slot of name in an open-addressing table (mask + 1 slots, more than the
@@ -294,6 +265,7 @@ static int read_bodies(struct urllist *l, const char *path, char *err, size_t er
         return fail(err, errlen, urllist_name(path), 0, "out of memory");
     }
     int rc = 0;
+    size_t total = 0;
     for (size_t i = 0; i < l->count && rc == 0; i++) {
         struct urllist_line *ln = &l->lines[i];
         if (!ln->body_file) continue;
@@ -306,10 +278,15 @@ static int read_bodies(struct urllist *l, const char *path, char *err, size_t er
         char full[4096];
         if (ln->body_file[0] == '/') snprintf(full, sizeof full, "%s", ln->body_file);
         else snprintf(full, sizeof full, "%.*s%s", (int)dir_len, path, ln->body_file);
-        errno = 0;
-        char *body = slurp(full, &ln->body_len);
-        if (!body) {
-            rc = fail(err, errlen, urllist_name(path), ln->lineno, "cannot read body file %s: %s", full, strerror(errno));
+        char *body, why[200];
+        if (fileread_path(full, FILEREAD_BODY_MAX, &body, &ln->body_len, why, sizeof why)) {
+            rc = fail(err, errlen, urllist_name(path), ln->lineno, "cannot read body file %s: %s", full, why);
+            break;
+        }
+        if ((total += ln->body_len) > FILEREAD_BODIES_MAX) {
+            free(body);
+            rc = fail(err, errlen, urllist_name(path), ln->lineno, "body file %s: the list's body files are over %zu MiB in all",
+                      full, FILEREAD_BODIES_MAX >> 20);
             break;
         }
         ln->body = l->bodies[l->body_count++] = body;

@@ -3,6 +3,9 @@
  *   TARGET   a path on the command line's URL ("/a?b=1") or an absolute URL
  *            (http[s]://host[:port]/path) with the command line's scheme;
  *            each distinct host:port is an origin with its own connections
+ *            its path made as the command line's URL's (url_target: the
+ *            fragment dropped, bytes RFC 3986 does not allow percent-encoded,
+ *            a control byte or a bad '%' escape an error)
  *   METHOD   a token (GET when absent); BODYFILE relative to the list's folder
  * The list is a file, or standard input for "-" (read once, by cli.c).
  * Blank lines and lines starting with '#' are skipped. A bad line is an error
@@ -22,7 +25,7 @@ struct urllist_origin {
 
 struct urllist_line {
     char *method;     /* owned */
-    char *path;       /* owned */
+    char *path;       /* owned: the request target (url_target's) */
     size_t origin;    /* index in origins; 0 is the command line's URL */
     char *body_file;  /* owned, as written (NULL: none) */
     const char *body; /* in urllist.bodies, read by urllist_load (NULL: -b's body); lines naming
@@ -47,13 +50,15 @@ struct urllist {
 int urllist_parse(struct urllist *l, const char *text, size_t len, const char *name, bool tls, const char *host,
                   const char *port, char *err, size_t errlen);
 /* The list's text from path, or from standard input when path is "-" (as
- * h2load -i -): 0 with *text malloc'd (the caller's) and *len set, or -1 with
- * "--urls PATH: why" in err. */
+ * h2load -i -), at most FILEREAD_LIST_MAX bytes; path must be a regular file
+ * (fileread.h: a device or a FIFO is refused): 0 with *text malloc'd (the
+ * caller's) and *len set, or -1 with "--urls PATH: why" in err. */
 int urllist_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
 /* The name errors give the list at path: "stdin" for "-", else path. */
 const char *urllist_name(const char *path);
 /* Parses text, the list read from path, and reads its body files (relative to
- * path's folder; stdin's to the working folder); 0 or -1 with err. */
+ * path's folder; stdin's to the working folder; each a regular file of at
+ * most FILEREAD_BODY_MAX bytes, FILEREAD_BODIES_MAX in all); 0 or -1 with err. */
 int urllist_load(struct urllist *l, const char *text, size_t len, const char *path, bool tls, const char *host,
                  const char *port, char *err, size_t errlen);
 void urllist_free(struct urllist *l);

@@ -968,7 +968,7 @@ static void pace_arm(struct worker *w)
 static void pace_stop(struct worker *w)
 {
     /* the requests due before the end, never sent, are counted as unsent */
-    schedule_take_due(&w->sched, w->cap_us - 1, pace_limit(w));
+    schedule_close(&w->sched, w->cap_us - 1, pace_limit(w));
     ev_io_stop(w->loop, &w->pace);
     ev_prepare_stop(w->loop, &w->pace_prepare);
 }
@@ -1040,11 +1040,12 @@ static int pace_requeue(struct worker *w, uint64_t scheduled)
 static void pace_dispatch(struct worker *w, uint64_t now)
 {
     schedule_take_due(&w->sched, pace_now(w, now), pace_limit(w));
-    while (w->sched.len > 0 && w->ready_len > 0 && may_start(w)) {
+    /* the line holds at most SCHEDULE_LINE_MAX: a longer backlog is taken from the pacer */
+    while (schedule_next(&w->sched) <= pace_now(w, now) && w->ready_len > 0 && may_start(w)) {
         struct conn *c = ready_pop(w);
         if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, now);
     }
-    if (w->measuring) schedule_note_backlog(&w->sched);
+    if (w->measuring) schedule_note_backlog(&w->sched, pace_now(w, now), pace_limit(w));
 }
 
 /* The pace timer fired: pace_prepare_cb sends what is due and sets it again

@@ -118,6 +118,18 @@ def check_sent(record, sent, buckets=None):
     expect(in_buckets == record["requests"], f"requests {record['requests']}, but {in_buckets} in the buckets {got}")
 
 
+def memory_bounded(sanitized, limit_mb=1024):
+    """subprocess.run/Popen keyword arguments that bound barrage's memory, so that a read or a line without a
+    bound fails instead of eating the machine: its address space (RLIMIT_AS), or under AddressSanitizer (whose
+    shadow needs terabytes of address space) the RSS ASan's own limit allows."""
+    if sanitized:
+        options = os.environ.get("ASAN_OPTIONS", "")
+        return {"env": dict(os.environ, ASAN_OPTIONS=f"{options}:hard_rss_limit_mb={limit_mb}".lstrip(":"))}
+    import resource
+    limit = limit_mb << 20
+    return {"preexec_fn": lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))}
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

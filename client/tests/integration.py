@@ -119,6 +119,27 @@ def case_not_accepting(t):
     expect(0.9 < wall < 2.0, f"took {wall:.1f}s, connect timeout 1s")
 
 
+def case_silent_peers(t):
+    """No connection ever established is exit 3 with the record, also when the only attempts were still
+    connecting when a -d shorter than --connect-timeout ended (a TCP peer that never speaks TLS: exit 0 before);
+    --unix-socket '' or a path over the system's limit is a usage error (exit 2, not unreachable)."""
+    with socket.socket() as listener:  # the kernel accepts; nobody speaks
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        url = f"https://127.0.0.1:{listener.getsockname()[1]}/"
+        p = subprocess.run([t.barrage, "--json", "-c", "2", "-d", "500ms", "--connect-timeout", "1500ms", url],
+                           capture_output=True, text=True, timeout=60)
+    expect(p.returncode == 3 and "was ever established (no TLS handshake completed)" in p.stderr,
+           f"TLS to a silent peer: exit {p.returncode}: {p.stderr.strip()}")
+    r = t.keep_record(p.stdout, p.stderr)
+    expect(r["requests"] == 0 and r["connections"]["established"] == 0 and r["connections"]["abandoned"] > 0,
+           f"{r['connections']}")
+    for path, want in (("", "bad --unix-socket '': give the socket's path"),
+                       ("s" * 108, "longer than 107 bytes")):
+        rc, _, err, _ = t.run(["-n", "1", "--unix-socket", path, "http://localhost/"])
+        expect(rc == 2 and want in err, f"--unix-socket {path[:10]!r}: exit {rc}: {err.strip()}")
+
+
 def case_warmup_discarded(t):
     # each answer takes 0.4 s: the requests of the warm-up (0-0.2 s) end at 0.4 s and are
     # dropped; each connection then starts at 0.4, 0.8 and 1.2 s (deadline 1.4 s, 0.2 s margins)
@@ -579,6 +600,11 @@ def case_refused_options(t):
                        (["--cacert", os.path.join(t.workdir, "no such ca.pem"), "https://127.0.0.1:1/"],
                         "no such ca.pem: No such file"),
                        (["--cacert", t.workdir, "https://127.0.0.1:1/"], "is a directory"),
+                       # read by Lua, OpenSSL, GnuTLS: a FIFO without a writer blocked them for ever
+                       (["-s", fifo, url], f"--script {fifo}: is a FIFO, not a regular file"),
+                       (["--jwt-key", fifo, url], f"--jwt-key {fifo}: is a FIFO, not a regular file"),
+                       (["--cacert", fifo, "https://127.0.0.1:1/"], f"--cacert {fifo}: is a FIFO, not a regular file"),
+                       (["--jwt-key", "/dev/zero", "--jwt-alg", "HS256", url], "--jwt-key /dev/zero: is a device"),
                        (["-R", "10", "--control", t.workdir, url], "is a directory"),
                        (["-c", "0", url], "-c/--connections '0': must be a whole number 1..1000000"),
                        (["-t", "2000", url], "1..1024"),
@@ -1013,6 +1039,7 @@ CASES = [
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
     ("1 target not accepting: exit 3 after the connect timeout", case_not_accepting),
+    ("a peer that never speaks TLS within -d: exit 3; --unix-socket '' exit 2", case_silent_peers),
     ("2 server dies mid-run: connect errors, back-off, run completes", case_dies_mid_run),
     ("3 HTTP/1.0 body ended by close counts as success", case_connection_close),
     ("3 truncated body is a read error", case_truncated),

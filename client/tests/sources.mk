@@ -26,7 +26,7 @@ fuzz-regexgen: build/fuzz/fuzz_regexgen
 
 .PHONY: sources-integration fuzz-regexgen
 
-build/fuzz/fuzz_urllist: fuzz/fuzz_urllist.c src/urllist.c src/urllist.h
+build/fuzz/fuzz_urllist: fuzz/fuzz_urllist.c src/urllist.c src/urllist.h src/fileread.c src/fileread.h src/url.c src/url.h
 	@mkdir -p $(@D)
 	$(CLANG) $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined -Isrc -o $@ $<
 

@@ -12,9 +12,10 @@
 
 static _Atomic uint64_t calls;
 
-static size_t fake_sign(void *ctx, uint64_t seq, char *out, size_t cap)
+/* ctx non-NULL: the uint64_t life of even sequence numbers' tokens (odd ones: no limit) */
+static size_t fake_sign(void *ctx, uint64_t seq, char *out, size_t cap, uint64_t *life_us)
 {
-    (void)ctx;
+    *life_us = ctx && seq % 2 == 0 ? *(const uint64_t *)ctx : UINT64_MAX;
     atomic_fetch_add(&calls, 1);
     return (size_t)snprintf(out, cap, "tok-%llu", (unsigned long long)seq);
 }
@@ -53,6 +54,25 @@ static void test_stale(void)
     struct jwtpool_stats st = jwtpool_stats(p);
     TAP_CHECK(t && st.stale == 4 && st.waited == 1 && memcmp(t, "tok-4", 5) == 0,
               "tokens older than max_age are dropped at take (stale %llu)", (unsigned long long)st.stale);
+    jwtpool_free(p);
+}
+
+/* A token's own life (its exp, less the margin: jwt_sign_seq) ends it before
+ * max_age does: tokens past it are dropped at take, the others still taken. */
+static void test_token_life(void)
+{
+    uint64_t life = 2000;
+    struct jwtpool *p = jwtpool_new(1, 4, 32, UINT64_MAX, fake_sign, &life);
+    jwtpool_start(p, 1000000, false);
+    usleep(10000);
+    size_t len;
+    const char *t1 = jwtpool_take(p, 0, &len);
+    bool first = t1 && len == 5 && memcmp(t1, "tok-1", 5) == 0;
+    const char *t2 = jwtpool_take(p, 0, &len);
+    bool second = t2 && len == 5 && memcmp(t2, "tok-3", 5) == 0;
+    struct jwtpool_stats st = jwtpool_stats(p);
+    TAP_CHECK(first && second && st.stale == 2 && st.waited == 0,
+              "tokens past their own life are dropped at take, the others taken (stale %llu)", (unsigned long long)st.stale);
     jwtpool_free(p);
 }
 
@@ -98,6 +118,7 @@ int main(void)
 {
     test_bounded_prefill();
     test_stale();
+    test_token_life();
     test_signer_thread();
     TAP_EXIT();
 }

@@ -4,6 +4,7 @@
 #include "../src/pacer.c"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -264,6 +265,59 @@ static void test_poisson_rate_change(void)
     pacer_free(&p);
 }
 
+/* Requests due in [from, until] among the pacer's next ones, by taking them (from a copy's state). */
+static uint64_t count_by_taking(struct pacer *p, uint64_t from, uint64_t until)
+{
+    uint64_t n = 0, t;
+    while ((t = pacer_next(p)) <= until) {
+        n += t >= from;
+        pacer_take(p);
+    }
+    return n;
+}
+
+/* pacer_count_due counts what taking would, without taking: exact for even
+ * spacing through a rate change, a ramp and a pause, and for Poisson within
+ * exact_max; beyond it Poisson's expected number, near the truth. */
+static void test_count_due(void)
+{
+    bool exact = true;
+    for (unsigned threads = 1; threads <= 3; threads++) {
+        for (unsigned idx = 0; idx < threads; idx++) {
+            struct pacer a, b;
+            for (int copy = 0; copy < 2; copy++) {
+                struct pacer *p = copy ? &b : &a;
+                if (pacer_init(p, PACER_EVEN, 1e6 / 3, threads, idx, T0, 1)) abort();
+                pacer_set_rate(p, 2.5e5, T0 + 100000);
+                pacer_ramp(p, 1e4, 7e5, T0 + 200000, 300000);
+                pacer_set_rate(p, 0, T0 + 600000);
+                pacer_set_rate(p, 5e5, T0 + 700000);
+            }
+            for (int i = 0; i < 37; i++) pacer_take(&a), pacer_take(&b); /* some taken already */
+            uint64_t from = T0 + 250000, until = T0 + 900000, next = pacer_next(&a);
+            uint64_t want = count_by_taking(&b, from, until), got = pacer_count_due(&a, from, until, 0);
+            exact &= got == want && want > 1000 && pacer_next(&a) == next;
+            if (got != want) printf("# threads %u index %u: counted %llu, taking %llu\n", threads, idx,
+                                    (unsigned long long)got, (unsigned long long)want);
+            pacer_free(&a);
+            pacer_free(&b);
+        }
+    }
+    TAP_CHECK(exact, "even: pacer_count_due is what taking counts, through a change, a ramp and a pause, "
+                     "the pacer untouched");
+    struct pacer a, b;
+    pacer_init(&a, PACER_POISSON, 2e6, 2, 1, T0, 9);
+    pacer_init(&b, PACER_POISSON, 2e6, 2, 1, T0, 9);
+    uint64_t want = count_by_taking(&b, T0 + 100000, T0 + 1000000);
+    uint64_t drawn = pacer_count_due(&a, T0 + 100000, T0 + 1000000, UINT64_MAX);
+    uint64_t estimated = pacer_count_due(&a, T0 + 100000, T0 + 1000000, 1000);
+    TAP_CHECK(drawn == want && fabs((double)estimated - (double)want) < 5 * sqrt((double)want),
+              "poisson: drawn exactly as taking (%llu = %llu), the rest estimated within 5 sigma (%llu)",
+              (unsigned long long)drawn, (unsigned long long)want, (unsigned long long)estimated);
+    pacer_free(&a);
+    pacer_free(&b);
+}
+
 static void test_bad_arguments(void)
 {
     struct pacer p;
@@ -289,6 +343,7 @@ int main(void)
     test_backlog(PACER_EVEN, "even");
     test_backlog(PACER_POISSON, "poisson");
     test_poisson_rate_change();
+    test_count_due();
     test_bad_arguments();
     TAP_EXIT();
 }

@@ -139,6 +139,47 @@ static void test_errors(void)
     TAP_CHECK(!regexgen_new(deep, err, sizeof err) && strstr(err, "nested too deep"), "deep nesting is refused: %s", err);
 }
 
+/* opts.target (--rand-url): every string a request target that starts with
+ * '/', '.' and classes never drawing what a target cannot hold as itself;
+ * patterns that could draw another start, a '#', a lone '%' are refused. */
+static void test_target(void)
+{
+    const struct regexgen_opts opts = {.max_repeat = 8, .target = true};
+    char err[200] = "", out[64];
+    struct regexgen *g = regexgen_new_opts("/[!-~]{20}|/.{20}|/a%2F(b|/c)?", &opts, err, sizeof err);
+    bool ok = g != NULL;
+    struct rng r;
+    rng_seed(&r, 3);
+    for (int i = 0; g && i < 20000; i++) {
+        size_t len = regexgen_generate(g, &r, out);
+        ok &= len > 0 && out[0] == '/';
+        for (size_t k = 0; k < len; k++) ok &= url_target_char((unsigned char)out[k]) || (out[k] == '%' && k == 2);
+    }
+    TAP_CHECK(ok, "target: 20,000 strings from '/', '.' and classes without '#', '%%', '<', '\"', '{' (%s)", err);
+    regexgen_free(g);
+    static const struct {
+        const char *pattern, *why;
+    } bad[] = {
+        {"/a|b", "a drawn target may start here, not with / (at offset 3)"},
+        {"/a|(b|/c)", "a drawn target may start here, not with / (at offset 4)"},
+        {"x*/a", "a drawn target may start here, not with / (at offset 0)"},
+        {"(/a)?", "the pattern may draw an empty target, without its / (at offset 0)"},
+        {"/a#b", "a character a request target cannot hold as itself (write it %HH) (at offset 2)"},
+        {"/a\\{", "a character a request target cannot hold as itself (write it %HH) (at offset 2)"},
+        {"/a%2", "a '%' not followed by two hex digits (write %25) (at offset 2)"},
+        {"/[#%<]", "a class that matches nothing (at offset 6)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        g = regexgen_new_opts(bad[i].pattern, &opts, err, sizeof err);
+        TAP_CHECK(!g && !strcmp(err, bad[i].why), "target: '%s' is refused: %s (want %s)", bad[i].pattern, err, bad[i].why);
+        regexgen_free(g);
+    }
+    TAP_CHECK((g = regexgen_new_opts("x*/a|b", &(struct regexgen_opts){.max_repeat = 8}, err, sizeof err)) != NULL,
+              "without target the same patterns draw");
+    regexgen_free(g);
+}
+
 static void test_max_len(void)
 {
     char err[200];
@@ -208,6 +249,7 @@ int main(void)
     test_counts_uniform();
     test_same_seed();
     test_errors();
+    test_target();
     test_max_len();
     TAP_EXIT();
 }

@@ -5,6 +5,7 @@
 #include "../src/pacer.c"
 #include "../src/schedule.c"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "tap.h"
@@ -71,12 +72,12 @@ static void test_measured_and_backlog(void)
     if (schedule_init(&s, PACER_EVEN, 1000, 1, 0, T0, 1, T0 + 10000)) abort();
     uint64_t due;
     schedule_take_due(&s, T0 + 14000, SCHEDULE_NO_LIMIT);
-    schedule_note_backlog(&s);
+    schedule_note_backlog(&s, T0 + 14000, SCHEDULE_NO_LIMIT);
     TAP_CHECK(s.len == 15 && s.scheduled == 5 && schedule_unsent(&s) == 5,
               "15 waiting, 5 of them measured (scheduled %llu, unsent %llu)", (unsigned long long)s.scheduled,
               (unsigned long long)schedule_unsent(&s));
     for (int i = 0; i < 12; i++) schedule_pop(&s, T0 + 14000, SCHEDULE_NO_LIMIT, &due);
-    schedule_note_backlog(&s);
+    schedule_note_backlog(&s, T0 + 14000, SCHEDULE_NO_LIMIT);
     TAP_CHECK(s.backlog_max == 15 && schedule_unsent(&s) == 3, "backlog max 15 kept; 3 measured left unsent");
     schedule_free(&s);
 }
@@ -122,6 +123,38 @@ static void test_accounting_random(void)
     schedule_free(&s);
 }
 
+/* A rate far above what is sent: the line stops at SCHEDULE_LINE_MAX (its
+ * memory bounded: 2e8 due in 2 s took 2.1 GB, one entry each), the rest is
+ * taken from the pacer, times kept, and counted at the end: scheduled = sent
+ * + unsent, for even spacing exactly the 1e8 + 50 due by T0 + 2 s for
+ * thread 0 of 2 (global request k at T0 + k/100 us, thread 0's k even). */
+static void test_bounded_line(void)
+{
+    for (int poisson = 0; poisson < 2; poisson++) {
+        struct schedule s;
+        if (schedule_init(&s, poisson ? PACER_POISSON : PACER_EVEN, 1e8, 2, 0, T0, 3, T0)) abort();
+        uint64_t due, last = 0, sent = 0;
+        bool in_order = true;
+        for (uint64_t now = T0; now < T0 + 2000000; now += 1000) {
+            schedule_take_due(&s, now, SCHEDULE_NO_LIMIT);
+            for (int i = 0; i < 5 && schedule_pop(&s, now, SCHEDULE_NO_LIMIT, &due); i++, sent++) {
+                in_order &= due >= last;
+                last = due;
+            }
+            schedule_note_backlog(&s, now, SCHEDULE_NO_LIMIT);
+        }
+        schedule_close(&s, T0 + 2000000, SCHEDULE_NO_LIMIT);
+        uint64_t unsent = schedule_unsent(&s), want = 100000050;
+        TAP_CHECK(s.cap <= SCHEDULE_LINE_MAX && in_order && s.scheduled == sent + unsent &&
+                      (poisson ? fabs((double)s.scheduled - 1e8) < 1e5 : s.scheduled == want) &&
+                      s.backlog_max + sent >= s.scheduled - 100000,
+                  "%s at 1e8/s: line of %zu at most, sent %llu in order, scheduled %llu = sent + unsent %llu, "
+                  "largest backlog %llu", poisson ? "poisson" : "even", s.cap, (unsigned long long)sent,
+                  (unsigned long long)s.scheduled, (unsigned long long)unsent, (unsigned long long)s.backlog_max);
+        schedule_free(&s);
+    }
+}
+
 int main(void)
 {
     test_due_in_order();
@@ -130,5 +163,6 @@ int main(void)
     test_measured_and_backlog();
     test_rate_change_keeps_waiting();
     test_accounting_random();
+    test_bounded_line();
     TAP_EXIT();
 }

@@ -1,6 +1,9 @@
 /* Unit tests of urllist.c: the line forms, origins, comments and blanks,
  * CRLF, and each kind of bad line as "file:line: why". */
 #include "../src/urllist.c"
+#include "../src/fileread.c"
+#include "../src/signals.c"
+#include "../src/url.c"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -321,6 +322,12 @@ def case_unreachable(t):
         rc, r, err = t.run(["-c", "2", "-n", "10", "--connect-timeout", "200ms", *warmup],
                            f"https://127.0.0.1:{free_port()}/", timeout=30)
         expect(rc == 3 and r is not None and r["requests"] == 0, f"-n 10 {warmup}: exit {rc}, want 3: {err}")
+    # a UDP peer that never answers, -d shorter than --connect-timeout: the handshakes were still waiting (exit 0 before)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        rc, r, err = t.run(["-c", "2", "-d", "500ms"], f"https://127.0.0.1:{silent.getsockname()[1]}/")
+    expect(rc == 3 and r is not None and "no QUIC handshake completed" in err, f"a silent peer: exit {rc}, want 3: {err}")
+    expect(r["requests"] == 0 and r["connections"]["established"] == 0, f"{r['connections']}")
 
 
 def case_large_bodies(t):
@@ -451,7 +458,7 @@ CASES = [
     ("unanswered requests: errors.timeout", case_timeout),
     ("a silent server: idle timeout counted, reconnect", case_idle_timeout),
     ("certificate: unverified exit 3 once-reasoned; --insecure, --cacert pass", case_certificate),
-    ("nothing listens: exit 3", case_unreachable),
+    ("nothing listens, or a UDP peer never answers within -d: exit 3", case_unreachable),
     ("1 MiB and 50 MiB bodies exact, memory flat", case_large_bodies),
     ("-R 200: fixed rate, corrected and uncorrected latency", case_fixed_rate),
     ("a wrk script over h3: request() POSTs, response() reads", case_script),

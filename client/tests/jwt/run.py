@@ -117,6 +117,27 @@ def case_matrix(alg, proto, loop):
     return case
 
 
+def case_short_exp(t):
+    """--jwt-exp 1s at 30/s: every token reaches the server (nginx's $msec, the same clock) at least the margin
+    (100 ms, jwt.h's JWT_EXP_MARGIN_US, less 20 ms for the way there) before its exp; none expired (27 to 37 of
+    90 did: iat is whole seconds, the pool's age limit ran from the signing moment)."""
+    key, verify_key = t.keys["ES256"]
+    log_format = "log_format rec '$msec $http_authorization';"
+    with sources.Recorder(t.workdir, "short exp", log_format=log_format) as ng:
+        r = t.ok_run(["-c", "2", "-R", "30", "-d", "3s", "--jwt-key", key, "--jwt-exp", "1s"], sources.url_of(ng.port))
+        with open(ng.log) as f:
+            reqs = [line.split(" ", 1) for line in f.read().splitlines()]
+    expect(r["requests"] == len(reqs) and len(reqs) >= 80, f"{r['requests']} requests, nginx answered {len(reqs)}")
+    late = []
+    for arrived, auth in reqs:
+        claims = pyjwt.decode(auth[len("Bearer "):], verify_key, algorithms=["ES256"],
+                              options={"verify_exp": False, "require": ["exp", "iat"]})
+        expect(claims["exp"] - claims["iat"] == 1, f"claims {claims}")
+        if float(arrived) > claims["exp"] - 0.1 + 0.02:
+            late.append(round(claims["exp"] - float(arrived), 3))
+    expect(not late, f"{len(late)} of {len(reqs)} tokens arrived within the margin of exp (s before exp: {late[:8]})")
+
+
 def case_header_sources(t):
     """--jwt-header X-JWT: 'X-JWT: <token>' and no Authorization, with -H, -b and --rand-url (h1 and h2)."""
     key, verify_key = t.keys["ES256"]
@@ -186,6 +207,7 @@ for alg in ("ES256", "RS256", "HS256"):
             CASES.append(case)
 CASES += [("--jwt-header NAME with -H, -b, --rand-url on h1 and h2", case_header_sources),
           ("--jwt-header 'NAME: PREFIX' with --urls, HS256", case_urls_prefix),
+          ("--jwt-exp 1s: no token sent within the margin of its exp", case_short_exp),
           ("without --jwt-key: jwt null", case_no_jwt),
           ("bad keys are usage errors before the run", case_bad_keys)]
 

@@ -488,6 +488,31 @@ def case_requests_and_poisson(t):
     expect(all(abs(n - 2000) < 5 * math.sqrt(2000) for n in counts), f"Poisson counts {counts}")
 
 
+def case_rate_far_above(t):
+    """A rate far above what 2 connections carry: the due line costs bounded memory (-R 1e8 -d 2s took 2.1 GB,
+    one entry per due request, and sent 16 requests), the connections stay busy (at least a tenth of their
+    closed-loop rate, measured here), and the record counts every due request: scheduled exactly 2e8 and 2e9
+    (-R 1e9 miscounted once the line could not grow), sent + unsent."""
+    with h2run.Nginx(t.workdir, "far above", "", HELLO, KEEPALIVE) as ng:
+        closed = t.ok_run(["-c", "2", "-d", "1s"], url_of(ng.port))
+        records = []
+        for rate, scheduled in (("1e8", 200000000), ("1e9", 2000000000)):
+            p = subprocess.run([t.barrage, "--json", "-R", rate, "-d", "2s", "-c", "2", url_of(ng.port)],
+                               capture_output=True, text=True, timeout=60, **harness.memory_bounded(t.sanitized))
+            expect(p.returncode == 0, f"-R {rate}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+            r = t.keep_record(p.stdout, p.stderr)
+            records.append(r)
+            comment(f"-R {rate} -d 2s -c 2: {r['requests']} requests (closed loop {closed['requests']}/s), "
+                    f"scheduled {r['rate']['scheduled']}, unsent {r['rate']['unsent']}, backlog max "
+                    f"{r['rate']['backlog_max']}, peak RSS {r['max_rss_kb']} KiB")
+            expect_eq(r, "rate.scheduled", scheduled)
+            expect(r["rate"]["backlog_max"] >= scheduled * 0.9, f"backlog max {r['rate']['backlog_max']}")
+            expect(r["requests"] * 10 >= closed["requests"] * 2, f"-R {rate}: {r['requests']} requests in 2 s, "
+                   f"the closed loop {closed['requests']} in 1 s")
+            if not t.sanitized:
+                expect(r["max_rss_kb"] < 64 * 1024, f"-R {rate}: peak RSS {r['max_rss_kb']} KiB")
+
+
 # timing cases: what they add is accuracy, which a sanitized build does not measure
 CLOCK = "the schedule's accuracy over seconds of the clock; its code runs sanitized in the -n, Poisson, stall and --control cases"
 
@@ -507,6 +532,8 @@ CASES = [
     ("--pace-resolution over TLS, h1 and h2: one sleep a window, answers timed by their arrival",
      case_window_sleeps_tls),
     ("-n and Poisson arrival with --seed", case_requests_and_poisson),
+    ("a rate far above what 2 connections carry: bounded memory, busy connections, every due request counted",
+     case_rate_far_above),
 ]
 
 

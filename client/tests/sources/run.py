@@ -8,8 +8,11 @@ import collections
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -164,6 +167,113 @@ def case_list_origins(t):
            f"the URL's origin got {collections.Counter(first)}, not /a, /b in turn")
     expect(second == ["/x", "/y"] * (len(second) // 2) + ["/x"] * (len(second) % 2),
            f"the other origin got {collections.Counter(second)}, not /x, /y in turn")
+
+
+def case_list_origin_without_lines(t):
+    """Origins are those with lines: a list naming the URL's server another way (http://localhost:P/ for
+    http://127.0.0.1:P/), with 1, 2 and 1,500 lines, or naming only another server, sends every request to its
+    line's server with its line's Host (crashed, or sent the one line to the URL's server); a list with more
+    origins than connections is the usage error it says (it crashed, exit 139)."""
+    host_format = LOG_FORMAT.replace("$http_x_test", "$http_host")
+    with Recorder(t.workdir, "url", log_format=host_format) as ng, \
+            Recorder(t.workdir, "other", log_format=host_format) as other:
+        for n in (1, 2, 1500):
+            lst = t.write(f"localhost {n}.txt", "".join(f"http://localhost:{ng.port}/h{i}\n" for i in range(n)))
+            before = len(ng.requests())
+            r = t.ok_run(["-c", "2", "-n", "20", "--urls", lst], url_of(ng.port))
+            got = ng.requests()[before:]
+            expect(r["requests"] == 20 and len(got) == 20, f"{n} lines: {r['requests']} requests, {len(got)} arrived")
+            expect({q[5] for q in got} == {f"localhost:{ng.port}"}, f"{n} lines: Host {collections.Counter(q[5] for q in got)}")
+        lst = t.write("other only.txt", f"http://127.0.0.1:{other.port}/o\n")
+        before = len(ng.requests())
+        r = t.ok_run(["-c", "2", "-n", "10", "--urls", lst], url_of(ng.port))
+        expect(len(ng.requests()) == before and len(other.requests()) == 10,
+               f"the URL's server got {len(ng.requests()) - before}, the line's {len(other.requests())}")
+        lst = t.write("three origins.txt", f"/a\nhttp://127.0.0.1:{other.port}/b\nhttp://localhost:{other.port}/c\n")
+        rc, _, err = t.run(["-c", "2", "-n", "5", "--urls", lst], url_of(ng.port))
+        expect(rc == 2 and "--urls: 3 origins need at least as many connections (-c 2)" in err, f"exit {rc}: {err.strip()}")
+
+
+def case_unbounded_reads(t):
+    """A device, a FIFO (no writer) or a file over the limit as a list or a body file is refused at once, exit 2
+    naming the file and why (a device grew until the machine ran out of memory, a FIFO blocked for ever); --urls -
+    reads standard input up to the list's limit; a SIGINT stops that read at once (130)."""
+    url = url_of(harness.free_port())
+    fifo = os.path.join(t.workdir, "no writer")
+    os.mkfifo(fifo)
+    huge_list, huge_body = os.path.join(t.workdir, "huge list"), os.path.join(t.workdir, "huge body")
+    for path, size in ((huge_list, (256 << 20) + 1), (huge_body, (64 << 20) + 1)):
+        with open(path, "wb") as f:
+            f.truncate(size)  # sparse: no disk, no read
+    zero_line = t.write("zero line.txt", "POST / @/dev/zero\n")
+    cases = [(["-B", "/dev/zero"], "--body-file /dev/zero: is a device, not a regular file"),
+             (["-B", fifo], f"--body-file {fifo}: is a FIFO, not a regular file"),
+             (["-B", huge_body], f"--body-file {huge_body}: 67108865 bytes, over the limit of 64 MiB"),
+             (["--urls", "/dev/zero"], "--urls /dev/zero: is a device, not a regular file"),
+             (["--urls", fifo], f"--urls {fifo}: is a FIFO, not a regular file"),
+             (["--urls", huge_list], f"--urls {huge_list}: 268435457 bytes, over the limit of 256 MiB"),
+             (["--urls", zero_line], "zero line.txt:1: cannot read body file /dev/zero: is a device, not a regular file")]
+    for args, want in cases:
+        p = subprocess.run([t.barrage, "-n", "1", *args, url], capture_output=True, text=True, timeout=20,
+                           **harness.memory_bounded(t.sanitized))
+        expect(p.returncode == 2 and want in p.stderr, f"{args}: exit {p.returncode}: {p.stderr.strip()[-300:]} (want {want})")
+    with open("/dev/zero") as zero:
+        p = subprocess.run([t.barrage, "-n", "1", "--urls", "-", url], stdin=zero, capture_output=True, text=True,
+                           timeout=30, **harness.memory_bounded(t.sanitized))
+    expect(p.returncode == 2 and "--urls stdin: over the limit of 256 MiB" in p.stderr,
+           f"--urls - </dev/zero: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+    # a writer that keeps sending: the first SIGINT ends the read (and the process) at once
+    p = subprocess.Popen([t.barrage, "-n", "1", "--urls", "-", url], stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, **harness.memory_bounded(t.sanitized))
+    stop = threading.Event()
+
+    def feed():
+        try:
+            while not stop.is_set():
+                p.stdin.write(b"/a\n" * 100)
+                p.stdin.flush()
+                time.sleep(0.001)
+        except (BrokenPipeError, ValueError):
+            pass
+    writer = threading.Thread(target=feed)
+    writer.start()
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    try:
+        rc = p.wait(timeout=5)
+    finally:
+        stop.set()
+        p.kill()
+        writer.join()
+    took = time.monotonic() - sent
+    err = p.stderr.read().decode()
+    expect(rc == 130 and "--urls stdin: interrupted" in err and took < 2, f"SIGINT while reading: exit {rc} after {took:.1f} s: {err.strip()}")
+
+
+def case_targets_checked(t):
+    """Every source of request targets goes through the URL's check: --rand-url draws only targets from '/'
+    without '#', '<', '"', '{' or a lone '%' ('/a|b' sent 'GET b', '.' drew them all) and refuses what could,
+    naming the offset; a --urls line is made as the URL (its fragment dropped, '"' percent-encoded; it went out
+    as written) and a bad '%' is refused with file:line."""
+    with Recorder(t.workdir, "targets") as ng:
+        t.ok_run(["-c", "1", "-n", "300", "--rand-url", "/.{12}", "--seed", "5"], url_of(ng.port))
+        drawn = targets(ng.requests())
+        lst = t.write("targets.txt", '/a#frag\n/b"c?d=<e>\n/f%20g\n')
+        t.ok_run(["-c", "1", "-n", "3", "--urls", lst], url_of(ng.port))
+        listed = targets(ng.requests())[len(drawn):]
+        for pattern, want in (("/a|b", "--rand-url '/a|b': a drawn target may start here, not with / (at offset 3)"),
+                              ("/x#y", "--rand-url '/x#y': a character a request target cannot hold as itself"),
+                              ("/x%", "--rand-url '/x%': a '%' not followed by two hex digits (write %25) (at offset 2)")):
+            rc, _, err = t.run(["-n", "5", "--rand-url", pattern], url_of(ng.port))
+            expect(rc == 2 and want in err, f"--rand-url {pattern}: exit {rc}: {err.strip()} (want {want})")
+        bad = t.write("bad target.txt", "/ok\n/a%zz\n")
+        rc, _, err = t.run(["-n", "5", "--urls", bad], url_of(ng.port))
+        expect(rc == 2 and "bad target.txt:2: a '%' not followed by two hex digits" in err, f"a bad escape: exit {rc}: {err.strip()}")
+        expect(len(ng.requests()) == len(drawn) + 3, "a refused source sent a request")
+    unsafe = [q for q in drawn if not q.startswith("/") or re.search(r'[#<>"{}|\\^`\[\] ]|%(?![0-9A-Fa-f]{2})', q)]
+    expect(len(drawn) == 300 and not unsafe, f"{len(drawn)} drawn, unsafe: {unsafe[:5]}")
+    expect(listed == ["/a", "/b%22c?d=%3Ce%3E", "/f%20g"], f"the list's targets: {listed}")
 
 
 def case_list_errors(t):
@@ -407,6 +517,11 @@ CASES = [
     ("--urls-random: frequencies, seeded", case_list_random),
     ("--urls-random: the same seed, the same sequence", case_list_random_sequence),
     ("--urls with two origins: connections per origin", case_list_origins),
+    ("--urls: origins without lines get no connection; more origins than -c is a usage error",
+     case_list_origin_without_lines),
+    ("--urls, -B: a device, a FIFO, a file over the limit refused; stdin bounded; SIGINT stops the read",
+     case_unbounded_reads),
+    ("--rand-url and --urls targets checked and made as the URL's, or refused", case_targets_checked),
     ("--urls: bad lines are errors with file:line, nothing sent", case_list_errors),
     ("--urls without a URL: the first line's URL (h2load -i)", case_list_without_url),
     ("--urls - reads standard input (h2load -i -)", case_list_stdin),
