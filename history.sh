@@ -47,8 +47,10 @@ no change at all (a step this machine makes from nothing).
 The gate: exit 1 when the newest change point of a series is a regression of a metric in
 --fail-on. An older regression that a later change point undid (an improvement) does not gate;
 one that nothing undid still does (the series is still worse than before it).
-A change point needs files on both sides: a step shows only a few files after it. A series of
+A series of
 fewer than --min-files points gets no verdict (said so); when none has enough, the exit is 0.
+A change point needs 3 files on each side: one odd file at either end of a series (the newest
+run on a bad day) is not a change of level, and never gates.
 
 Files from other machines (another CPU, core count, memory or lab hosts: the files' system
 facts) are refused: a change of machine is not a change of the code. A new kernel or JDK on
@@ -62,7 +64,11 @@ Options:
   --fail-on LIST       metrics whose regression exits 1: rps, p99 (default rps,p99)
   --noise-floor FILE   an A/A run's results (run-benchmarks.sh --aa): changes within its floor
                        (same scenario, protocol and tool, else its largest) are no change
-  --min-files N        points a series needs for a verdict (default 6, at least 4)
+  --min-files N        points a series needs for a verdict (default 6, at least 6)
+  --window N           files Otava analyzes at once (default 6, at least 6; a window should
+                       hold about one change: Otava's own default, 50, misses a regression
+                       that was undone a few files later, and on 60 files of noise finds
+                       more false change points than 6 does)
   --any-machine        analyze files from several machines anyway (the report names them)
   --skip-invalid       skip malformed files with a warning instead of refusing them
   --html FILE          also write the trend page: every series over time, its change points
@@ -100,14 +106,14 @@ cleanup() {
 list() { local IFS=,; jq -cn --arg l "$*" '$l | split(",") | map(select(length > 0))'; }
 
 main() {
-  local threshold=5 p99_threshold=20 alpha=0.001 fail_on=rps,p99 noise_floor_file='' min_files=6
+  local threshold=5 p99_threshold=20 alpha=0.001 fail_on=rps,p99 noise_floor_file='' min_files=6 window=6
   local any_machine=false skip_invalid='' html='' format=text args=() servers=() scenarios=() protocols=() tools=()
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
       --any-machine) any_machine=true; shift ;;
       --skip-invalid) skip_invalid=1; shift ;;
-      --threshold|--p99-threshold|--alpha|--fail-on|--noise-floor|--min-files|--html|--format|--server|--scenario|--protocol|--tool)
+      --threshold|--p99-threshold|--alpha|--fail-on|--noise-floor|--min-files|--window|--html|--format|--server|--scenario|--protocol|--tool)
         if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
         case $1 in
           --threshold) threshold=$2 ;;
@@ -116,6 +122,7 @@ main() {
           --fail-on) fail_on=$2 ;;
           --noise-floor) noise_floor_file=$2 ;;
           --min-files) min_files=$2 ;;
+          --window) window=$2 ;;
           --html) html=$2 ;;
           --format) format=$2 ;;
           --server) servers+=("$2") ;;
@@ -136,7 +143,8 @@ main() {
     die_usage "--alpha must be between 0 and 1, got '$alpha'"
   fi
   [[ $fail_on =~ ^(rps|p99)(,(rps|p99))*$ ]] || die_usage "--fail-on takes a comma list of rps and p99, got '$fail_on'"
-  if [[ ! $min_files =~ ^[0-9]+$ ]] || ((min_files < 4)); then die_usage "--min-files must be a whole number of at least 4, got '$min_files'"; fi
+  if [[ ! $min_files =~ ^[0-9]+$ ]] || ((min_files < 6)); then die_usage "--min-files must be a whole number of at least 6 (a change point needs 3 files on each side), got '$min_files'"; fi
+  if [[ ! $window =~ ^[0-9]+$ ]] || ((window < 6)); then die_usage "--window must be a whole number of at least 6, got '$window'"; fi
   [[ $format == text || $format == json ]] || die_usage "--format takes text or json, got '$format'"
   if [[ -n $html ]]; then
     [[ -d $(dirname -- "$html") ]] || die_usage "--html: $(dirname -- "$html"): no such directory"
@@ -204,11 +212,11 @@ main() {
   fi
 
   jq -n --argjson alpha "$alpha" --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \
-    --argjson fail_on "$(list "$fail_on")" --argjson min_points "$min_files" --argjson noise_floor "$noise_floor" \
+    --argjson fail_on "$(list "$fail_on")" --argjson min_points "$min_files" --argjson window "$window" --argjson noise_floor "$noise_floor" \
     --argjson any_machine "$any_machine" --argjson server "$(list "${servers[@]}")" \
     --argjson scenario "$(list "${scenarios[@]}")" --argjson protocol "$(list "${protocols[@]}")" --argjson tool "$(list "${tools[@]}")" '
     {alpha: $alpha, threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100), fail_on: ($fail_on | unique),
-     min_points: $min_points, noise_floor: $noise_floor, any_machine: $any_machine,
+     min_points: $min_points, window: $window, noise_floor: $noise_floor, any_machine: $any_machine,
      filters: {server: $server, scenario: $scenario, protocol: $protocol, tool: $tool}}' >"$WORK_DIR/opts.json"
 
   history::ensure_otava || { log::error "the change-point detector (apache-otava) could not be installed: no verdict"; exit 2; }

@@ -19,10 +19,12 @@ point is the first file after the change: the size of the change is Otava's (mea
 before - 1 over the segments that the neighbouring change points bound), its 95% interval
 Welch's t-interval on the log values of the same segments (noise is multiplicative), its p-value
 Otava's t-test. A change within the A/A noise floor is no change (Otava's min_magnitude, and
-dropped when its own size is within the floor); one within the threshold is "small". The gate:
+dropped when its own size is within the floor); one within the threshold is "small". A change
+point needs MIN_SIDE files on each side (an odd file at an end of the series is no change of
+level); those left are judged again by Otava's t-test on the segments they bound. The gate:
 per series and gated metric, the newest change point, when it is a regression.
 
-OPTS: alpha (Otava's max_pvalue), threshold and p99_threshold (fractions), fail_on (["rps",
+OPTS: alpha (Otava's max_pvalue), window (Otava's window_len), threshold and p99_threshold (fractions), fail_on (["rps",
 "p99"]), min_points, noise_floor (null or {file, server, level, rows}), any_machine (bool),
 filters {server, scenario, protocol, tool} (lists, empty = all).
 """
@@ -42,6 +44,7 @@ METRICS = {  # name -> (--fail-on name, higher is better, label)
     "successful_rps": ("rps", True, "ok/s"),
     "p99": ("p99", False, "p99"),
 }
+MIN_SIDE = 3  # files a change point needs on each side
 PLAN_FIELDS = ["threads", "connections", "streams", "duration_s", "endpoint", "method"]
 
 
@@ -185,14 +188,21 @@ def floor_of(noise_floor, key, metric):
     return {"floor": max(floors), "from": "largest of the A/A run"} if floors else None
 
 
-def detect(values, alpha, min_magnitude):
+def detect(values, alpha, min_magnitude, window):
     """Otava's change points of VALUES: [(index, p-value)], index the first point after."""
     from otava.series import AnalysisOptions, Metric, Series
     options = AnalysisOptions()
+    options.window_len = window
     options.max_pvalue = alpha
     options.min_magnitude = min_magnitude
     series = Series("barrage", None, list(range(len(values))), {"m": Metric(1, 1.0)}, {"m": list(values)}, {})
     return [(int(c.index), float(c.pvalue())) for c in series.analyze(options).change_points["m"]]
+
+
+def ttest_p(before, after, alpha):
+    """Otava's own test of a change point: Student's t-test on the two segments."""
+    from otava.analysis import TTestSignificanceTester
+    return float(TTestSignificanceTester(alpha).compare(before, after).pvalue)
 
 
 def judge(change, threshold, higher_is_better):
@@ -215,16 +225,30 @@ def analyze_metric(points, files, metric, opts, floor):
         return result
     result["status"] = "analyzed"
     floor_value = floor["floor"] if floor else 0.0
-    found = detect(vals, opts["alpha"], floor_value)
+    found = [at for at, _ in detect(vals, opts["alpha"], floor_value, opts["window"])]
+    # A change point needs MIN_SIDE files before and after it in the series: one odd file at either
+    # end (the newest run on a noisy day) is not a change of level, and must not gate. Those left are
+    # judged again by Otava's own t-test on the segments they bound now; a change within the noise
+    # floor is dropped too (what this machine makes from nothing). Until nothing changes.
+    found = [at for at in found if MIN_SIDE <= at <= len(vals) - MIN_SIDE]
+    while True:
+        bounds = [0] + found + [len(vals)]
+        judged = []
+        for n, at in enumerate(found):
+            before, after = vals[bounds[n]:at], vals[at:bounds[n + 2]]
+            mb, ma = statistics.fmean(before), statistics.fmean(after)
+            change = ma / mb - 1 if mb > 0 else None
+            p = ttest_p(before, after, opts["alpha"])
+            judged.append((at, before, after, mb, ma, change, p))
+        keep = [j for j in judged if j[5] is not None and j[6] < opts["alpha"] and not (floor and abs(j[5]) <= floor_value)]
+        if len(keep) == len(judged):
+            break
+        # drop the weakest one only, then judge the rest again (as Otava's merge step does)
+        weakest = max((j for j in judged if j not in keep), key=lambda j: j[6])
+        found = [at for at in found if at != weakest[0]]
     _, higher_is_better, _ = METRICS[metric]
     threshold = opts["threshold"] if metric == "successful_rps" else opts["p99_threshold"]
-    bounds = [0] + [i for i, _ in found] + [len(vals)]
-    for n, (at, p) in enumerate(found):
-        before, after = vals[bounds[n]:at], vals[at:bounds[n + 2]]
-        mb, ma = statistics.fmean(before), statistics.fmean(after)
-        change = ma / mb - 1 if mb > 0 else None
-        if change is None or (floor and abs(change) <= floor_value):
-            continue  # within what this machine makes from nothing
+    for at, before, after, mb, ma, change, p in judged:
         point = points[kept[at]]
         f = files[point["file"]]
         result["change_points"].append({
@@ -308,9 +332,16 @@ def analyze(paths, opts):
             if newest["verdict"] == "regression":
                 gated.append({"series": s["name"], "metric": metric, "file": newest["file"], "change": newest["change"]})
     analyzed = [s for s in series if any(m["status"] == "analyzed" for m in s["metrics"].values())]
+    noise_floor = None
+    if opts["noise_floor"]:
+        noise_floor = {k: opts["noise_floor"][k] for k in ("file", "server", "level")}
+        with open(opts["noise_floor"]["file"], encoding="utf-8") as f:
+            floor_machine = machine(json.load(f))
+        if floor_machine not in machines:
+            noise_floor["other_machine"] = floor_machine
     return {"files": files, "machines": machines,
-            "settings": {k: opts[k] for k in ("alpha", "threshold", "p99_threshold", "fail_on", "min_points", "any_machine")},
-            "noise_floor": ({k: opts["noise_floor"][k] for k in ("file", "server", "level")} if opts["noise_floor"] else None),
+            "settings": {k: opts[k] for k in ("alpha", "threshold", "p99_threshold", "fail_on", "min_points", "window", "any_machine")},
+            "noise_floor": noise_floor,
             "series": series, "analyzed_series": len(analyzed),
             "verdict": (None if not analyzed else "regression" if gated else "ok"),
             "regressions": gated}
@@ -388,15 +419,21 @@ def render(doc):
     if doc["noise_floor"]:
         nf = doc["noise_floor"]
         out.append("Noise floor from %s (A/A run of %s): a change no larger than it is no change" % (clean(nf["file"]), clean(nf["server"] or "?")))
+        if nf.get("other_machine"):
+            out.append("  measured on another machine (%s): it may not be this machine's noise" % clean(nf["other_machine"]))
+        groups = {}  # the floors' text -> the series they apply to, in order
         for s in doc["series"]:
             fl = [(METRICS[k][2], m["floor"]) for k, m in s["metrics"].items() if m["floor"]]
             if fl:
-                out.append("  %s: %s" % (clean(s["name"]), ", ".join("%s ±%s (%s)" % (l, fmt.fixed(f["floor"] * 100, 1) + "%", clean(f["from"])) for l, f in fl)))
+                text = ", ".join("%s ±%s (%s)" % (l, fmt.fixed(f["floor"] * 100, 1) + "%", clean(f["from"])) for l, f in fl)
+                groups.setdefault(text, []).append(clean(s["name"]))
+        for text, names in groups.items():
+            out.append("  %s: %s" % (text, ", ".join(names)))
     out.append("Method: a point per file (the median of its ok runs); change points by Apache Otava (E-divisive means, "
-               "t-test at p < %g); change = mean after / mean before - 1 between neighbouring change points, 95%% CI by "
+               "t-test at p < %g, windows of %d files); change = mean after / mean before - 1 between neighbouring change points, 95%% CI by "
                "Welch's t on log values; ok/s threshold %s%%, p99 threshold %s%% (a change within it is \"small\"); "
                "gate: the newest change point of each series in %s when it is a regression."
-               % (st["alpha"], fmt.fixed(st["threshold"] * 100, 1), fmt.fixed(st["p99_threshold"] * 100, 1), ",".join(st["fail_on"])))
+               % (st["alpha"], st["window"], fmt.fixed(st["threshold"] * 100, 1), fmt.fixed(st["p99_threshold"] * 100, 1), ",".join(st["fail_on"])))
     if doc["verdict"] is None:
         out.append("Summary: no verdict: no series has the %d files the detection needs (exit 0)" % st["min_points"])
     elif doc["regressions"]:

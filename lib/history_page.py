@@ -117,7 +117,7 @@ def build(doc, page_path):
                     tag("td", esc("%s to %s" % (fmt.signed_pct(ci["lo"]), fmt.signed_pct(ci["hi"])) if ci else fmt.DASH), class_="num"),
                     num("%.1e" % cp["p"], cp["p"], "p"),
                     tag("td", esc(cp["verdict"] + (" (newest)" if cp.get("newest") else "")), class_=cls, data_field="verdict"),
-                ]), data_key="%s/%s" % (s["name"], metric)))
+                ]), data_key="%s/%s" % (s["name"], METRIC_LABEL[metric])))
     head = ["series", "metric", "first file after the change", "commit", "change", "95% CI", "p", "verdict"]
     cp_table = (tag("table", tag("thead", tag("tr", "".join(tag("th", esc(h)) for h in head))) + tag("tbody", "".join(rows)),
                     class_="changes") if rows else tag("p", "No change point in any series.", class_="note", id="no-change"))
