@@ -27,9 +27,17 @@
         return { value: [Date.parse(p.t), p[key].median], file: p.file, runs: p.runs, min: p[key].min, max: p[key].max, key: key };
       });
     }
-    var marks = s.change_points.map(function (c) {
-      return { xAxis: Date.parse(c.t), lineStyle: { color: colours[c.verdict] || '#999', type: c.metric === 'p99' ? 'dashed' : 'solid', width: 2 },
-               label: { formatter: metricName[c.metric] + ' ' + signedPct(c.change), color: colours[c.verdict] || '#999' } };
+    // one line per file that starts a change (ok/s and p99 often change at the same file): its
+    // label names both, its colour the worst verdict
+    var byFile = {};
+    s.change_points.forEach(function (c) { (byFile[c.file] = byFile[c.file] || []).push(c); });
+    var marks = Object.keys(byFile).map(function (f) {
+      var cs = byFile[f], verdict = ['regression', 'improvement', 'small'].filter(function (v) {
+        return cs.some(function (c) { return c.verdict === v; });
+      })[0];
+      return { xAxis: Date.parse(cs[0].t), lineStyle: { color: colours[verdict] || '#999', type: 'solid', width: 2 },
+               label: { formatter: cs.map(function (c) { return metricName[c.metric] + ' ' + signedPct(c.change); }).join(', '),
+                        color: colours[verdict] || '#999' } };
     });
     return {
       animation: false,
