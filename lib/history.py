@@ -30,6 +30,7 @@ filters {server, scenario, protocol, tool} (lists, empty = all).
 """
 
 import argparse
+import datetime
 import json
 import math
 import os
@@ -101,9 +102,13 @@ def read_files(paths):
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
         files.append({"path": path, "doc": doc})
-    files.sort(key=lambda f: (f["doc"]["timestamp"], f["path"]))
+    for f in files:
+        # RFC 3339: "Z" or an offset (the schema allows both); compared as instants, not as text
+        when = datetime.datetime.fromisoformat(f["doc"]["timestamp"].replace("Z", "+00:00").replace("z", "+00:00"))
+        f["when"] = when if when.tzinfo else when.replace(tzinfo=datetime.timezone.utc)
+    files.sort(key=lambda f: (f["when"], f["path"]))
     for a, b in zip(files, files[1:]):
-        if a["doc"]["timestamp"] == b["doc"]["timestamp"]:
+        if a["when"] == b["when"]:
             raise BadInput("%s and %s start at the same time (%s): the same run twice? (a series holds each run once)"
                            % (clean(a["path"]), clean(b["path"]), clean(a["doc"]["timestamp"])))
     return files

@@ -214,6 +214,12 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   run "$HISTORY" "$TMP/bad"
   [ "$status" -eq 2 ]
   [[ $output == *"start at the same time (2026-10-01T06:00:00Z): the same run twice?"* ]]
+  # the same instant written with an offset is the same time
+  rm "$TMP/bad/copy.json"
+  jq '.timestamp = "2026-10-01T08:00:00+02:00"' "${FILES[1]}" >"$TMP/bad/${FILES[1]##*/}"
+  run "$HISTORY" "$TMP/bad"
+  [ "$status" -eq 2 ]
+  [[ $output == *"the same run twice?"* ]]
   # usage: nothing to read, an empty folder, a bad option, a name in no file
   mkdir "$TMP/empty"
   run "$HISTORY"
