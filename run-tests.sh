@@ -19,6 +19,8 @@ source lib/log.sh
 source lib/deps.sh
 # shellcheck source=lib/contract.sh
 source lib/contract.sh
+# shellcheck source=lib/history.sh
+source lib/history.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
@@ -31,7 +33,8 @@ Usage: ./run-tests.sh [STAGE...]
 
 Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command;
-              aioquic from PyPI into .cache/h3venv for the h3 checks)
+              aioquic from PyPI into .cache/h3venv for the h3 checks, apache-otava into
+              .cache/otava-venv for history.sh)
   build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
@@ -99,6 +102,8 @@ stage_deps() {
     libclang-rt-14-dev python3-venv python3-jwt python3-cryptography || absent=1
   # The h3 conformance checks' client: aioquic (PyPI) in .cache/h3venv.
   contract::ensure_h3client || absent=1
+  # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
+  history::ensure_otava || absent=1
   if ((absent)); then
     echo "not ok - dependencies present (see the messages above)"
     return 1
@@ -128,7 +133,7 @@ stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SE
 # results files, README and page generation, lint, option parsing. They run two files at a
 # time (GNU parallel), which takes about a third off their share of the run on 2 cores; every
 # other file measures or starts servers and runs alone.
-BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results)
+BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results history)
 
 stage_bats() {
   local args=(--tap --timing) # each test's time on its line: where the run's time goes

@@ -35,6 +35,17 @@ in_run_tests() {
   [[ $output == *"not ok - dependencies present"* && $output == *"failed=1"* ]]
 }
 
+@test "run-tests: history.sh's detector (apache-otava) that cannot be installed fails the deps stage" {
+  run in_run_tests '
+    deps::ensure() { return 0; }
+    deps::ensure_packages() { return 0; }
+    contract::ensure_h3client() { return 0; }
+    history::ensure_otava() { echo "pip could not install apache-otava" >&2; return 1; }
+    run_stage deps stage_deps
+    echo "failed=$FAILED"'
+  [[ $output == *"not ok - dependencies present"* && $output == *"failed=1"* ]]
+}
+
 @test "run-tests: skipped tests are counted apart, never as passed" {
   run in_run_tests '
     stage_bats() {
