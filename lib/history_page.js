@@ -7,17 +7,8 @@
   'use strict';
   var data = JSON.parse(document.getElementById('history-data').textContent);
 
-  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]; }); }
-  function thousands(v) { return v == null ? '–' : Math.round(v).toLocaleString('en-US'); }
-  function latency(us) {
-    if (us == null) return '–';
-    if (us < 1000) return Math.round(us) + ' µs';
-    if (us < 10000) return (us / 1000).toFixed(2) + ' ms';
-    if (us < 100000) return (us / 1000).toFixed(1) + ' ms';
-    if (us < 1000000) return (us / 1000).toFixed(0) + ' ms';
-    return (us / 1000000).toFixed(2) + ' s';
-  }
-  function signedPct(x) { return (x > 0 ? '+' : '') + (x * 100).toFixed(1) + '%'; }
+  var esc = barrageFormat.esc;
+  var thousands = barrageFormat.thousands, latency = barrageFormat.latency, signedPct = barrageFormat.signedPct;
   var colours = { regression: '#d62728', improvement: '#2ca02c', small: '#999999' };
   var metricName = { successful_rps: 'ok/s', p99: 'p99' };
 

@@ -175,9 +175,10 @@ def build(doc, page_path):
             "<title>%s</title><style>%s</style></head><body>%s"
             "<footer>Written by history.sh (Barrage). Charts: Apache ECharts, embedded (Apache-2.0).</footer>"
             "<script type=\"application/json\" id=\"history-data\">%s</script>"
-            "<script>%s</script><script>%s</script></body></html>\n"
+            "<script>%s</script><script>%s</script><script>%s</script></body></html>\n"
             % (esc(title), read(os.path.join(HERE, "report", "report.css")), body, script_json(data),
                inline_script(read(os.path.join(HERE, "report", "vendor", "echarts.min.js.gz"))),
+               inline_script(read(os.path.join(HERE, "report", "format.js"))),
                inline_script(read(os.path.join(HERE, "history_page.js")))))
 
 

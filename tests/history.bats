@@ -6,6 +6,7 @@
 # every run scaled by 1 + N(0, 2%) (seeded), one row stepped from the K-th file on.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup_file() {
   local dir make=$BATS_TEST_DIRNAME/fixtures/history/make-series.py
@@ -25,11 +26,11 @@ setup_file() {
 teardown_file() { rm -rf "$SERIES"; }
 
 setup() {
-  TMP=$(make_tmp "barrage history")
+  common_setup "barrage history"
   HISTORY=$ROOT/history.sh
 }
 
-teardown() { rm -rf "$TMP"; }
+teardown() { common_teardown; }
 
 # series_files DIR: its results files in time order (their names are their timestamps), into the array FILES.
 series_files() { mapfile -t FILES < <(find "$1" -maxdepth 1 -name '*.json' | sort); }
@@ -37,7 +38,8 @@ series_files() { mapfile -t FILES < <(find "$1" -maxdepth 1 -name '*.json' | sor
 need_chromium() { command -v chromium >/dev/null || skip "chromium is not installed (run-tests.sh deps installs it)"; }
 
 @test "history: a 20% step at the 13th of 25 files is found there, with its commit, size and interval, and gates (exit 1)" {
-  run "$HISTORY" --format json "$SERIES/step"
+  run --separate-stderr "$HISTORY" --format json "$SERIES/step"
+  echo "stderr: ${stderr:-}"
   [ "$status" -eq 1 ]
   echo "$output" >"$TMP/doc.json"
   local thirteenth commit
@@ -124,7 +126,8 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
       jq '(.results[] | select(.server == "jetty" and .tool == "wrk") | .metrics) |= (.successful_rps *= 0.8 | .rps *= 0.8)' "$f" >"$TMP/back/${f##*/}"
     else cp "$f" "$TMP/back/"; fi
   done
-  run "$HISTORY" --fail-on rps --format json "$TMP/back"
+  run --separate-stderr "$HISTORY" --fail-on rps --format json "$TMP/back"
+  echo "stderr: ${stderr:-}"
   [ "$status" -eq 0 ]
   assert_jq '.series[] | select(.name == "jetty hello h1 wrk") | .metrics.successful_rps.change_points | map([.file, .verdict]) == [[3, "regression"], [7, "improvement"]]' - <<<"$output"
   # without the files after the recovery, the regression is the newest change point: it gates
@@ -144,7 +147,8 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   [ "$status" -eq 0 ]
   [[ $output == *"Too few files to tell (fewer than 6 points; no verdict): java-http hello h1 h2load (5)"* ]]
   [[ ${lines[-1]} == "Summary: no verdict: no series has the 6 files the detection needs (exit 0)" ]]
-  run "$HISTORY" --format json "$TMP/few"
+  run --separate-stderr "$HISTORY" --format json "$TMP/few"
+  echo "stderr: ${stderr:-}"
   assert_jq '.verdict == null and all(.series[].metrics[]; .status == "too few")' - <<<"$output"
 }
 
@@ -172,7 +176,8 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
     ((i >= 9)) || continue
     jq '(.results[] | select(.server == "jetty" and .tool == "h2load") | .config.connections) = 256' "$f" >"$f.new" && mv "$f.new" "$f"
   done
-  run "$HISTORY" --format json "$TMP/plans"
+  run --separate-stderr "$HISTORY" --format json "$TMP/plans"
+  echo "stderr: ${stderr:-}"
   [ "$status" -le 1 ]
   echo "$output" >"$TMP/doc.json"
   assert_jq '.series[] | select(.name == "netty hello h1 wrk") | .files == 6' "$TMP/doc.json"

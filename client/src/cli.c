@@ -711,8 +711,6 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (r == CLI_RUN) r = check_rand_url_origin(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
     if (r == CLI_RUN) r = check_h3(cfg, err, errlen);
-    /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (main) */
-    cfg->h2 = cfg->force == PROTOCOL_H2;
     cfg->h3 = cfg->force == PROTOCOL_H3;
     return r;
 }

@@ -1,8 +1,7 @@
-/* config: the run as the command line describes it, filled by cli.c. main
- * then adds what it sets up before the first thread starts (the fields marked
- * "set by main": the address, the protocol ALPN chose, the TLS and QUIC
- * clients, the script, the run's files, the token pool, a chosen seed); from
- * the engine's start on it is read-only, shared by every thread. */
+/* config: the run as the command line describes it, filled by cli.c and not
+ * written after it, but for `setup` (struct run_setup): what main sets up
+ * from it before the first thread starts. From the engine's start on the
+ * whole of it is read-only, shared by every thread. */
 #ifndef BARRAGE_CONFIG_H
 #define BARRAGE_CONFIG_H
 
@@ -22,6 +21,25 @@
 struct script;
 struct jwtpool;
 struct quic_client;
+struct tls_client;
+struct control;
+
+/* What main sets up for the run from the command line: the address, the
+ * protocol, the clients, the files and the pools. cli.c leaves it zeroed;
+ * main fills it before the engine starts and frees what it holds after. */
+struct run_setup {
+    struct sockaddr_storage addr;
+    socklen_t addr_len;
+    bool h2;                       /* the run speaks HTTP/2: --h2, or ALPN chose it */
+    char tls_version[16];          /* negotiated ("TLSv1.3" for --h3) */
+    struct tls_client *tls_client; /* https:// over TCP only */
+    struct quic_client *quic_client; /* --h3 only (quic.h) */
+    struct script *script;         /* -s: the loaded script, one state per thread */
+    struct control *control;       /* opened from control_path, or NULL */
+    FILE *hdr_log;                 /* opened from hdr_log_path, or NULL */
+    struct jwtpool *jwt_pool;      /* --jwt-key: ring t is worker thread t's */
+    uint64_t seed;                 /* what draws at random start from: --seed, or chosen */
+};
 
 struct config {
     const char *url;
@@ -31,8 +49,6 @@ struct config {
     char *path;            /* owned: the URL's request target, normalised (url.h) */
     char *authorization;   /* owned: "Authorization: Basic ..." from the URL's userinfo, in headers[]; or NULL */
     const char *unix_socket;
-    struct sockaddr_storage addr;
-    socklen_t addr_len;
     unsigned connections, threads, pipeline;
     uint64_t duration_us;  /* 0: no time limit (-n alone) */
     uint64_t requests;     /* 0: no request limit */
@@ -52,29 +68,23 @@ struct config {
     /* HTTP/2 and TLS */
     bool tls;                  /* https:// */
     enum config_protocol { PROTOCOL_AUTO, PROTOCOL_H1, PROTOCOL_H2, PROTOCOL_H3 } force; /* --h1 / --h2 / --h3 */
-    bool h2;                   /* the run speaks HTTP/2: --h2, or ALPN chose it (set by main) */
     bool h3;                   /* --h3: HTTP/3 over QUIC (https:// only) */
-    struct quic_client *quic_client; /* --h3 only, set by main (quic.h) */
     const char *sni, *cacert;
     bool insecure;
     unsigned window_bits, connection_window_bits;
-    struct tls_client *tls_client; /* https:// only, set by main */
-    char tls_version[16];      /* negotiated, set by main */
     /* -s: a wrk script, and the arguments after the URL (init(args)) */
     const char *script_file;
     const char *const *script_args;
     unsigned script_arg_count;
-    struct script *script;     /* the loaded script, one state per thread (set by main) */
     /* open loop (-R): a fixed-rate schedule instead of a request whenever a connection has room */
     double rate;               /* requests/s over all threads and connections; 0: closed loop */
     bool poisson;              /* --arrival poisson (exponential gaps), else evenly spaced */
-    uint64_t seed;             /* Poisson draws; --seed, or chosen by main */
+    uint64_t seed;             /* --seed (the run's own: setup.seed) */
     bool seed_set;             /* --seed was given */
     const char *control_path;  /* --control FILE */
     const char *hdr_log_path;  /* --hdr-log FILE */
     bool hdr_log_ns;           /* --hdr-log-unit ns (the default): values in nanoseconds, else microseconds */
     bool live;                 /* --live: a line per second on stderr */
-    struct control *control;   /* opened by main from control_path, or NULL */
     /* request sources without a script (source_gen.c) */
     const char *urls_file;     /* --urls FILE ("-": standard input) */
     char *urls_text;           /* owned: the list as read once by cli.c */
@@ -92,14 +102,13 @@ struct config {
     uint64_t jwt_exp_us;       /* --jwt-exp; 0: no exp claim */
     char jwt_name[128];        /* the header's name (--jwt-header, default Authorization) */
     char jwt_prefix[128];      /* what goes before the token in its value ("Bearer " by default) */
-    struct jwtpool *jwt_pool;  /* set by main with --jwt-key: ring t is worker thread t's */
     /* --rate-stages: the target ramps through them from the measured phase's start */
     struct rate_stage stages[STAGES_MAX];
     unsigned stage_count;      /* 0: a constant rate (-R) */
     double stages_start_rate;  /* the rate the first stage ramps from (-R, else the first stage's) */
     uint64_t pace_resolution_us; /* --pace-resolution: wake once per window of this length, sending
                                   * every request due by then; 0: a wake-up per request's time */
-    FILE *hdr_log;             /* opened by main from hdr_log_path, or NULL */
+    struct run_setup setup;    /* set by main before the engine starts (above) */
 };
 
 /* The value of -H 'name: value' (name in any case, leading blanks skipped), or NULL. */

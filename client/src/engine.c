@@ -83,7 +83,7 @@ static int hdr_log_start(const struct config *cfg, uint64_t measure_start_us)
              "(fixed-rate runs only); Tag=errors: errored requests; untagged + errors = requests",
              cfg->url, cfg->rate > 0 ? "scheduled time (corrected for coordinated omission)" : "send");
     if (strpbrk(comment, "\r\n")) snprintf(comment, sizeof comment, "barrage: see the record for the run");
-    return hdrlog_write_header(cfg->hdr_log, (uint64_t)(epoch_us / 1000), cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US,
+    return hdrlog_write_header(cfg->setup.hdr_log, (uint64_t)(epoch_us / 1000), cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US,
                                comment);
 }
 
@@ -93,7 +93,7 @@ static int measured_begin(const struct config *cfg, struct timeline *tl, uint64_
 {
     timeline_begin(tl, at);
     if (cfg->duration_us) timeline_window_end(tl, at + cfg->duration_us);
-    return cfg->hdr_log && hdr_log_start(cfg, at) ? -1 : 0;
+    return cfg->setup.hdr_log && hdr_log_start(cfg, at) ? -1 : 0;
 }
 
 /* The watchdog's state: when the run must have ended (UINT64_MAX: not known). */
@@ -160,7 +160,7 @@ static void command_all(struct worker **workers, unsigned threads, enum control_
 static void apply_control(const struct config *cfg, struct worker **workers, struct timeline *tl, bool *stopped)
 {
     struct control_command cmd;
-    while ((cmd = control_next(cfg->control)).kind != CONTROL_NONE) {
+    while ((cmd = control_next(cfg->setup.control)).kind != CONTROL_NONE) {
         uint64_t now = monotonic_now_us();
         if (cmd.kind == CONTROL_BAD) {
             report_error("--control: ignored '%s' (commands: rate N, stop)", cmd.line);
@@ -228,8 +228,8 @@ static void supervise(const struct config *cfg, struct worker **workers, struct 
     /* --warmup auto: the latest the measured phase can start is the cap */
     struct watch watch = {.halt_at = halt_time(cfg, cfg->warmup_auto ? ww.cap_at + WARMUP_END_AHEAD_US
                                                                      : rs->measure_start_us)};
-    if (cfg->control) {
-        fds[1].fd = control_poll_fd(cfg->control);
+    if (cfg->setup.control) {
+        fds[1].fd = control_poll_fd(cfg->setup.control);
         if (fds[1].fd < 0) timeout = CONTROL_FILE_POLL_MS;
     }
     while (!timeline_complete(tl) || !timeline_complete(&out->warmup.timeline)) {
@@ -240,7 +240,7 @@ static void supervise(const struct config *cfg, struct worker **workers, struct 
             if (read(rs->notify_fd, &posts, sizeof posts) < 0) { /* nothing to clear */ }
         }
         if (!watch.interrupted && signals_caught()) interrupt_all(cfg, workers, tl, &watch);
-        if (cfg->control) apply_control(cfg, workers, tl, &stopped);
+        if (cfg->setup.control) apply_control(cfg, workers, tl, &stopped);
         collect_intervals(workers, cfg->threads, out);
         timeline_close(&out->warmup.timeline);
         if (ww.deciding && !stopped && !watch.interrupted) warmup_decide(cfg, workers, rs, out, &ww, &watch);
@@ -284,7 +284,7 @@ static int timelines_init(const struct config *cfg, struct run_result *out, uint
 {
     double rate = cfg->rate > 0 ? cfg->rate : -1;
     enum hdrlog_unit unit = cfg->hdr_log_ns ? HDRLOG_NS : HDRLOG_US;
-    if (timeline_init(&out->timeline, cfg->threads, measure_start, rate, cfg->hdr_log, unit)) return -1;
+    if (timeline_init(&out->timeline, cfg->threads, measure_start, rate, cfg->setup.hdr_log, unit)) return -1;
     if (timeline_init(&out->warmup.timeline, cfg->threads, t0, rate, NULL, unit)) {
         timeline_free(&out->timeline);
         return -1;

@@ -389,7 +389,7 @@ static void *h3_shared_new(const struct config *cfg)
     sh->max_header = cfg->max_header_size;
     sh->timeout_us = cfg->timeout_us;
     sh->per_connection = cfg->keepalive ? cfg->requests_per_connection : 1;
-    sh->client = cfg->quic_client;
+    sh->client = cfg->setup.quic_client;
     sh->target = cfg->url;
     return sh;
 }

@@ -72,14 +72,14 @@ static int ensure_file_limit(unsigned connections, char *err, size_t errlen)
 static int resolve(struct config *cfg, char *err, size_t errlen)
 {
     if (cfg->unix_socket) {
-        struct sockaddr_un *un = (struct sockaddr_un *)&cfg->addr;
+        struct sockaddr_un *un = (struct sockaddr_un *)&cfg->setup.addr;
         if (strlen(cfg->unix_socket) >= sizeof un->sun_path) {
             snprintf(err, errlen, "unix socket path too long: %s", cfg->unix_socket);
             return -1;
         }
         un->sun_family = AF_UNIX;
         strcpy(un->sun_path, cfg->unix_socket);
-        cfg->addr_len = sizeof *un;
+        cfg->setup.addr_len = sizeof *un;
         return 0;
     }
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res;
@@ -88,8 +88,8 @@ static int resolve(struct config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "cannot resolve %s: %s", cfg->host, gai_strerror(rc));
         return -1;
     }
-    memcpy(&cfg->addr, res->ai_addr, res->ai_addrlen);
-    cfg->addr_len = res->ai_addrlen;
+    memcpy(&cfg->setup.addr, res->ai_addr, res->ai_addrlen);
+    cfg->setup.addr_len = res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
 }
@@ -97,11 +97,11 @@ static int resolve(struct config *cfg, char *err, size_t errlen)
 /* One connection attempt within the connect timeout, to fail fast and clearly. */
 static int probe(const struct config *cfg, char *err, size_t errlen)
 {
-    int fd = socket(cfg->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(cfg->setup.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int soerr = 0;
     if (fd < 0) {
         soerr = errno;
-    } else if (connect(fd, (const struct sockaddr *)&cfg->addr, cfg->addr_len) < 0) {
+    } else if (connect(fd, (const struct sockaddr *)&cfg->setup.addr, cfg->setup.addr_len) < 0) {
         soerr = errno;
         if (soerr == EINPROGRESS) {
             struct pollfd p = {.fd = fd, .events = POLLOUT};
@@ -125,10 +125,10 @@ static int probe(const struct config *cfg, char *err, size_t errlen)
 static int tls_setup(struct config *cfg, char *err, size_t errlen)
 {
     struct tls_session_info info;
-    if (tls_probe(cfg->tls_client, (const struct sockaddr *)&cfg->addr, cfg->addr_len,
+    if (tls_probe(cfg->setup.tls_client, (const struct sockaddr *)&cfg->setup.addr, cfg->setup.addr_len,
                   (int)(cfg->connect_timeout_us / 1000), &info, err, errlen) == 0) {
-        cfg->h2 = cfg->force == PROTOCOL_H2 || (cfg->force == PROTOCOL_AUTO && strcmp(info.alpn, "h2") == 0);
-        snprintf(cfg->tls_version, sizeof cfg->tls_version, "%s", info.version);
+        cfg->setup.h2 = cfg->force == PROTOCOL_H2 || (cfg->force == PROTOCOL_AUTO && strcmp(info.alpn, "h2") == 0);
+        snprintf(cfg->setup.tls_version, sizeof cfg->setup.tls_version, "%s", info.version);
         return 0;
     }
     if (cfg->duration_us == 0) return -1;
@@ -144,8 +144,8 @@ static int tls_client_setup(struct config *cfg, char *err, size_t errlen)
     const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
     struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
                               .insecure = cfg->insecure, .alpn = alpn};
-    cfg->tls_client = tls_client_new(&opt, err, errlen);
-    return cfg->tls_client ? 0 : -1;
+    cfg->setup.tls_client = tls_client_new(&opt, err, errlen);
+    return cfg->setup.tls_client ? 0 : -1;
 }
 
 /* --h3: the shared QUIC client (a --cacert that does not load is a usage
@@ -159,9 +159,9 @@ static int quic_client_setup(struct config *cfg, char *err, size_t errlen)
     if (!cfg->h3) return 0;
     struct quic_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert, .insecure = cfg->insecure,
                                .handshake_timeout_us = cfg->connect_timeout_us, .idle_timeout_us = 2 * cfg->timeout_us};
-    cfg->quic_client = quic_client_new(&opt, err, errlen);
-    snprintf(cfg->tls_version, sizeof cfg->tls_version, "TLSv1.3");
-    return cfg->quic_client ? 0 : -1;
+    cfg->setup.quic_client = quic_client_new(&opt, err, errlen);
+    snprintf(cfg->setup.tls_version, sizeof cfg->setup.tls_version, "TLSv1.3");
+    return cfg->setup.quic_client ? 0 : -1;
 #else
     (void)cfg;
     (void)err;
@@ -176,7 +176,7 @@ static const struct protocol *run_protocol(const struct config *cfg)
 #ifdef HAVE_H3
     if (cfg->h3) return &http3_protocol;
 #endif
-    return cfg->h2 ? &http2_protocol : &http1_protocol;
+    return cfg->setup.h2 ? &http2_protocol : &http1_protocol;
 }
 
 /* --hdr-log: opened without blocking, so a FIFO nobody reads is an error at
@@ -196,13 +196,15 @@ static FILE *open_hdr_log(const char *path, char *err, size_t errlen)
  * bad path fails at once; the Poisson seed when none was given (recorded). */
 static int open_run_files(struct config *cfg, struct control *control, char *err, size_t errlen)
 {
-    if (config_seeded(cfg) && !cfg->seed_set && getrandom(&cfg->seed, sizeof cfg->seed, 0) != sizeof cfg->seed)
-        cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    cfg->setup.seed = cfg->seed;
+    if (config_seeded(cfg) && !cfg->seed_set &&
+        getrandom(&cfg->setup.seed, sizeof cfg->setup.seed, 0) != sizeof cfg->setup.seed)
+        cfg->setup.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     if (cfg->control_path) {
         if (control_open(control, cfg->control_path, err, errlen)) return -1;
-        cfg->control = control;
+        cfg->setup.control = control;
     }
-    if (cfg->hdr_log_path && !(cfg->hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
+    if (cfg->hdr_log_path && !(cfg->setup.hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
     return 0;
 }
 
@@ -210,13 +212,13 @@ static int open_run_files(struct config *cfg, struct control *control, char *err
 static int close_run_files(struct config *cfg)
 {
     int rc = 0;
-    if (cfg->control) control_close(cfg->control);
-    if (cfg->hdr_log && (ferror(cfg->hdr_log) | fclose(cfg->hdr_log))) {
+    if (cfg->setup.control) control_close(cfg->setup.control);
+    if (cfg->setup.hdr_log && (ferror(cfg->setup.hdr_log) | fclose(cfg->setup.hdr_log))) {
         report_error("--hdr-log %s: could not be written whole", cfg->hdr_log_path);
         rc = -1;
     }
-    cfg->control = NULL;
-    cfg->hdr_log = NULL;
+    cfg->setup.control = NULL;
+    cfg->setup.hdr_log = NULL;
     return rc;
 }
 
@@ -295,8 +297,8 @@ static struct jwtpool *jwt_pool_start(const struct config *cfg, struct jwt *jwt)
 /* The record's jwt object from the pool's counts. */
 static void jwt_result(const struct config *cfg, const struct jwt *jwt, struct run_result *result)
 {
-    if (!cfg->jwt_pool) return;
-    struct jwtpool_stats st = jwtpool_stats(cfg->jwt_pool);
+    if (!cfg->setup.jwt_pool) return;
+    struct jwtpool_stats st = jwtpool_stats(cfg->setup.jwt_pool);
     result->jwt = (struct run_jwt){.on = true, .alg = jwt_alg_name(jwt), .signed_count = st.signed_count,
                                    .taken = st.taken, .waited = st.waited, .wait_us_max = st.wait_us_max,
                                    .stale = st.stale};
@@ -347,20 +349,20 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
     struct run_result result = {.libraries = run_libraries()};
     char err[512];
     int status = 0;
-    if (cfg->script && source_script_threads(cfg->script, cfg)) {
+    if (cfg->setup.script && source_script_threads(cfg->setup.script, cfg)) {
         /* nothing was measured: an empty record with the error */
-        return report_empty(cfg, script_error(cfg->script));
+        return report_empty(cfg, script_error(cfg->setup.script));
     } else if (signals_caught()) {
         return report_empty(cfg, "");
     } else if (engine_run(cfg, protocol, source, source_shared, &result, err, sizeof err)) {
         report_error("%s", err);
         return EXIT_FAILURE;
-    } else if (result.interrupted && cfg->script) {
+    } else if (result.interrupted && cfg->setup.script) {
         script_halt_signal(false); /* handled: done() runs, as wrk's after Ctrl-C */
     }
     jwt_result(cfg, jwt, &result);
-    if (cfg->script && !result.error[0] && cfg->json && source_script_done(cfg->script, &result)) {
-        snprintf(result.error, sizeof result.error, "%s", script_error(cfg->script));
+    if (cfg->setup.script && !result.error[0] && cfg->json && source_script_done(cfg->setup.script, &result)) {
+        snprintf(result.error, sizeof result.error, "%s", script_error(cfg->setup.script));
     }
     if (result.timeline.failed) report_error("out of memory: the timeline (and --hdr-log) miss some seconds");
     if (result.error[0]) {
@@ -374,8 +376,8 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
         status = EXIT_UNREACHABLE;
     }
     report_run(cfg, &result, peak_rss_kb());
-    if (cfg->script && !status && !cfg->json && source_script_done(cfg->script, &result)) {
-        report_error("%s", script_error(cfg->script));
+    if (cfg->setup.script && !status && !cfg->json && source_script_done(cfg->setup.script, &result)) {
+        report_error("%s", script_error(cfg->setup.script));
         status = EXIT_SCRIPT;
     }
     if (result.interrupted) status = 128 + result.interrupted;
@@ -395,8 +397,8 @@ static int load_script(struct config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "cannot send the script's output to stderr");
         return -1;
     }
-    cfg->script = source_script_load(cfg, err, errlen);
-    return cfg->script ? 0 : -1;
+    cfg->setup.script = source_script_load(cfg, err, errlen);
+    return cfg->setup.script ? 0 : -1;
 }
 
 /* The first SIGINT/SIGTERM (in the handler): Lua running in this thread stops. */
@@ -432,7 +434,7 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
         status = fail(err, EXIT_UNREACHABLE);
     } else if (open_run_files(cfg, &control, err, errlen)) {
         status = fail(err, EXIT_USAGE);
-    } else if (jwt && !(cfg->jwt_pool = jwt_pool_start(cfg, (struct jwt *)jwt))) {
+    } else if (jwt && !(cfg->setup.jwt_pool = jwt_pool_start(cfg, (struct jwt *)jwt))) {
         /* before --start-at's wait: the pool's prefill must not delay the start */
         status = fail("--jwt-key: cannot sign ahead (out of memory, no thread, or a signature failed)", EXIT_FAILURE);
     } else if (wait_for_start(cfg, err, errlen)) {
@@ -440,14 +442,14 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
     } else {
         status = run_and_report(cfg, run_protocol(cfg), source, source_shared, jwt);
     }
-    jwtpool_free(cfg->jwt_pool);
-    cfg->jwt_pool = NULL;
+    jwtpool_free(cfg->setup.jwt_pool);
+    cfg->setup.jwt_pool = NULL;
     if (close_run_files(cfg) && status == 0) status = EXIT_FAILURE;
-    tls_client_free(cfg->tls_client);
-    cfg->tls_client = NULL;
+    tls_client_free(cfg->setup.tls_client);
+    cfg->setup.tls_client = NULL;
 #ifdef HAVE_H3
-    quic_client_free(cfg->quic_client);
-    cfg->quic_client = NULL;
+    quic_client_free(cfg->setup.quic_client);
+    cfg->setup.quic_client = NULL;
 #endif
     return status;
 }
@@ -461,6 +463,8 @@ static int setup_and_run(struct config *cfg, char *err, size_t errlen)
     const struct source_type *source = cfg->script_file ? &source_script
                                        : config_generated(cfg) ? &source_gen : &source_static;
     void *source_shared = NULL;
+    /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (tls_setup) */
+    cfg->setup.h2 = cfg->force == PROTOCOL_H2;
     struct jwt *jwt = jwt_setup(cfg, err, errlen);
     int status;
     if (cfg->jwt_key && !jwt) {
@@ -481,8 +485,8 @@ static int setup_and_run(struct config *cfg, char *err, size_t errlen)
     }
     if (source_shared) source->shared_free(source_shared);
     jwt_free(jwt);
-    script_free(cfg->script);
-    cfg->script = NULL;
+    script_free(cfg->setup.script);
+    cfg->setup.script = NULL;
     return status;
 }
 

@@ -308,7 +308,7 @@ static void json_rate(FILE *f, const struct config *cfg, const struct run_result
     double seconds = (double)r->duration_us / 1e6;
     fprintf(f, "  \"rate\": {\"target\": %.3f, \"arrival\": \"%s\", \"seed\": ", cfg->rate,
             cfg->poisson ? "poisson" : "even");
-    if (cfg->poisson) fprintf(f, "%" PRIu64, cfg->seed);
+    if (cfg->poisson) fprintf(f, "%" PRIu64, cfg->setup.seed);
     else fputs("null", f);
     fprintf(f, ", \"scheduled\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64
                ", \"achieved\": %.3f, \"backlog_max\": %" PRIu64 ", \"delivered\": %s, \"not_delivered\": ",
@@ -429,7 +429,7 @@ static void json_codes(FILE *f, const struct stats *s)
 static const char *protocol_name(const struct config *cfg)
 {
     if (cfg->h3) return "h3";
-    return cfg->h2 ? (cfg->tls ? "h2" : "h2c") : "http/1.1";
+    return cfg->setup.h2 ? (cfg->tls ? "h2" : "h2c") : "http/1.1";
 }
 
 /* Header compression savings as h2load prints them: 1 - wire / decoded. */
@@ -453,9 +453,9 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     fprintf(f, "{\n  \"tool\": \"barrage\", \"version\": \"%s\", \"protocol\": \"%s\",\n", BARRAGE_VERSION,
             protocol_name(cfg));
     if (cfg->tls)
-        fprintf(f, "  \"tls\": {\"version\": \"%s\", \"verified\": %s},\n", cfg->tls_version,
+        fprintf(f, "  \"tls\": {\"version\": \"%s\", \"verified\": %s},\n", cfg->setup.tls_version,
                 cfg->insecure ? "false" : "true");
-    if (cfg->h2)
+    if (cfg->setup.h2)
         fprintf(f, "  \"header_compression\": {\"wire_bytes\": %" PRIu64 ", \"decoded_bytes\": %" PRIu64
                    ", \"savings_percent\": %.2f},\n",
                 s->header_bytes, s->header_bytes_decoded, header_savings(s));
@@ -475,8 +475,8 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
             cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
             s->tls_errors, s->refused_streams);
     fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
-            cfg->h2 || cfg->h3 ? 1 : cfg->pipeline, cfg->h2 || cfg->h3 ? cfg->pipeline : 1);
-    if ((cfg->h2 || cfg->h3) && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
+            cfg->setup.h2 || cfg->h3 ? 1 : cfg->pipeline, cfg->setup.h2 || cfg->h3 ? cfg->pipeline : 1);
+    if ((cfg->setup.h2 || cfg->h3) && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
     else fputs("null,\n", f);
     fprintf(f, "  \"duration_us\": %" PRIu64 ", \"rps\": %.3f, \"successful_rps\": %.3f, \"completed_in_grace\": %" PRIu64
                ",\n", r->duration_us, seconds > 0 ? (double)requests / seconds : 0.0,
@@ -574,7 +574,7 @@ static void text_rate(const struct config *cfg, const struct run_result *r)
     double seconds = r->duration_us > 0 ? (double)r->duration_us / 1e6 : 1e-9;
     char a[32], b[32], c[32], d[32], why[256];
     printf("  Rate: target %.2f/s (%s arrival", cfg->rate, cfg->poisson ? "poisson" : "even");
-    if (cfg->poisson) printf(", seed %" PRIu64, cfg->seed);
+    if (cfg->poisson) printf(", seed %" PRIu64, cfg->setup.seed);
     printf("), achieved %.2f/s: %" PRIu64 " sent of %" PRIu64 " scheduled, %" PRIu64 " unsent; largest backlog %" PRIu64
            "\n", (double)s->started / seconds, s->started, s->scheduled, s->unsent, s->backlog_max);
     const struct hist *lag = &s->schedule_lag;
@@ -641,10 +641,10 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     printf("Running %.2fs test @ %s\n  %u threads and %u connections\n", (double)r->duration_us / 1e6, cfg->url,
            cfg->threads, cfg->connections);
     printf("  Protocol: %s", protocol_name(cfg));
-    if (cfg->tls) printf(" over TLS %s%s", cfg->tls_version[0] ? cfg->tls_version : "(no handshake)",
+    if (cfg->tls) printf(" over TLS %s%s", cfg->setup.tls_version[0] ? cfg->setup.tls_version : "(no handshake)",
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
-    if (cfg->h2) printf("; header compression: %.2f%% saved", header_savings(s));
-    if ((cfg->h2 || cfg->h3) && s->server_max_streams)
+    if (cfg->setup.h2) printf("; header compression: %.2f%% saved", header_savings(s));
+    if ((cfg->setup.h2 || cfg->h3) && s->server_max_streams)
         printf("; streams: -m %u, the server allows %" PRIu64 "%s", cfg->pipeline, s->server_max_streams,
                s->server_max_streams == UINT32_MAX ? " (no limit announced)" : "");
     printf("\n");
@@ -679,7 +679,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            ", connect errors %" PRIu64 "\n",
            cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
     text_quic(cfg, s);
-    if (cfg->tls || cfg->h2)
+    if (cfg->tls || cfg->setup.h2)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
     if (cfg->verbose)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);

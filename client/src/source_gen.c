@@ -18,7 +18,7 @@
  *
  * With --jwt-key every request is written into a block (as a drawn target)
  * with one more header field, the token taken from the thread's ring of
- * cfg->jwt_pool (jwtpool.h), which reqbuild_fill copies into the block. */
+ * cfg->setup.jwt_pool (jwtpool.h), which reqbuild_fill copies into the block. */
 #include <netdb.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,8 +132,8 @@ static int make_origins(struct gen_shared *sh, const struct config *cfg, char *e
         if (index[o] == SIZE_MAX) continue;
         struct gen_origin *go = &sh->origins[sh->origin_count++];
         if (o == 0 || cfg->unix_socket) {
-            memcpy(&go->addr, &cfg->addr, cfg->addr_len);
-            go->addr_len = cfg->addr_len;
+            memcpy(&go->addr, &cfg->setup.addr, cfg->setup.addr_len);
+            go->addr_len = cfg->setup.addr_len;
         } else if (cfg->tls && strcmp(sh->list.origins[o].host, cfg->host)) {
             snprintf(err, errlen, "--urls: https origins must share the command line's host %s (one certificate name): %s",
                      cfg->host, sh->list.origins[o].authority);
@@ -321,7 +321,7 @@ static struct reqbuild_extra *take_token(struct gen_source *s, struct reqbuild_e
 {
     const struct config *cfg = s->sh->cfg;
     size_t len;
-    const char *token = jwtpool_take(cfg->jwt_pool, s->thread, &len);
+    const char *token = jwtpool_take(cfg->setup.jwt_pool, s->thread, &len);
     if (!token) {
         s->base.state = SOURCE_FAILED;
         s->base.error = "--jwt-key: signing a token failed";
@@ -344,7 +344,7 @@ static const struct request *gen_next_drawn(struct source *base, unsigned conn)
         path = s->path;
     }
     struct reqbuild_extra jwt, *extra = NULL;
-    if (s->sh->cfg->jwt_pool) {
+    if (s->sh->cfg->setup.jwt_pool) {
         if (!(extra = take_token(s, &jwt))) return NULL;
     }
     struct gen_block *b = block_get(s, reqbuild_size(build, path_len, extra));
@@ -402,8 +402,8 @@ static struct source *gen_source_new(const void *shared, unsigned thread, unsign
     s->sh = sh;
     s->threads = sh->cfg->threads;
     s->thread = thread;
-    s->base.ops = sh->pattern || sh->cfg->jwt_pool || sh->shared ? &drawn_ops : &fixed_ops;
-    rng_seed(&s->rng, sh->cfg->seed ^ ((uint64_t)thread * 0xd1b54a32d192ed03ULL));
+    s->base.ops = sh->pattern || sh->cfg->setup.jwt_pool || sh->shared ? &drawn_ops : &fixed_ops;
+    rng_seed(&s->rng, sh->cfg->setup.seed ^ ((uint64_t)thread * 0xd1b54a32d192ed03ULL));
     s->cursor = calloc(sh->origin_count, sizeof *s->cursor);
     if (sh->pattern) s->path = malloc(regexgen_max_len(sh->pattern) + 1);
     if (!s->cursor || (sh->pattern && !s->path)) {

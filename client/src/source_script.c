@@ -74,12 +74,12 @@ static void script_shared_free(void *shared)
 static void *script_shared_new(const struct config *cfg, char *err, size_t errlen)
 {
     struct script_shared *sh = calloc(1, sizeof *sh);
-    if (!sh || !cfg->script) {
+    if (!sh || !cfg->setup.script) {
         snprintf(err, errlen, "%s", sh ? "no script loaded" : "out of memory");
         free(sh);
         return NULL;
     }
-    sh->script = cfg->script;
+    sh->script = cfg->setup.script;
     sh->cfg = cfg;
     /* a request without Host gets the URL's authority, as the static request does */
     url_authority(cfg->host, cfg->port, cfg->tls, sh->authority, sizeof sh->authority);
@@ -303,7 +303,7 @@ static struct source *script_source_new(const void *shared, unsigned thread, uns
     }
     s->sh = sh;
     s->t = t;
-    s->h2 = sh->cfg->h2 || sh->cfg->h3; /* HTTP/3 sends the same header fields */
+    s->h2 = sh->cfg->setup.h2 || sh->cfg->h3; /* HTTP/3 sends the same header fields */
     s->conn_count = connections;
     s->conns = calloc(connections, sizeof *s->conns);
     if (!s->conns) {
@@ -356,8 +356,8 @@ struct script *source_script_load(const struct config *cfg, char *err, size_t er
         .header_count = cfg->header_count,
         .body = cfg->body,
         .body_len = cfg->body_len,
-        .addr = (const struct sockaddr *)&cfg->addr,
-        .addr_len = cfg->addr_len,
+        .addr = (const struct sockaddr *)&cfg->setup.addr,
+        .addr_len = cfg->setup.addr_len,
         .callback_limit_us = cfg->timeout_us,
     };
     return script_new(cfg->script_file, &target, err, errlen);

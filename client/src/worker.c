@@ -666,7 +666,7 @@ static void conn_connect(struct conn *c)
     int fd = open_socket(addr->sa_family, w->dgram);
     int tr_failed = 0;
     if (w->dgram) transport_plain_init(&c->tr, fd);
-    else if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->tls_client);
+    else if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->setup.tls_client);
     else transport_plain_init(&c->tr, fd);
     if (w->window_sleep && fd >= 0 && (addr->sa_family == AF_UNIX || transport_stamp_reads(&c->tr) < 0))
         w->window_sleep = false;
@@ -1107,7 +1107,7 @@ static int pace_init(struct worker *w, const struct run_shared *rs)
     w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     if (!w->ready || w->timer_fd < 0) return -1;
     if (schedule_init(&w->sched, cfg->poisson ? PACER_POISSON : PACER_EVEN, cfg->rate, cfg->threads, w->index,
-                      rs->t0_us, cfg->seed, rs->measure_start_us))
+                      rs->t0_us, cfg->setup.seed, rs->measure_start_us))
         return -1;
     if (stages_apply(&w->sched.pacer, cfg->stages_start_rate, cfg->stages, cfg->stage_count, rs->measure_start_us))
         return -1;
@@ -1354,8 +1354,8 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     w->source = rs->source->source_new(rs->source_shared, index, conns);
     w->cur = interval_new();
     if (!w->conns || !w->source || !w->cur || stats_init(&w->stats)) return -1;
-    w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->addr;
-    w->addr_len = w->source->addr ? w->source->addr_len : cfg->addr_len;
+    w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->setup.addr;
+    w->addr_len = w->source->addr ? w->source->addr_len : cfg->setup.addr_len;
     /* started before any thread runs, so that no abort is missed */
     ev_async_init(&w->abort, abort_cb);
     w->abort.data = w;

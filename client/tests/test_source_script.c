@@ -49,18 +49,18 @@ static bool fixture_start(struct fixture *f, const char *file, bool h2, const ch
 {
     char err[SCRIPT_ERROR_MAX];
     memset(f, 0, sizeof *f);
-    struct sockaddr_in *in = (struct sockaddr_in *)&f->cfg.addr;
+    struct sockaddr_in *in = (struct sockaddr_in *)&f->cfg.setup.addr;
     in->sin_family = AF_INET;
     in->sin_port = htons(8080);
     in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    f->cfg.addr_len = sizeof *in;
+    f->cfg.setup.addr_len = sizeof *in;
     f->cfg.url = "http://127.0.0.1:8080/";
     snprintf(f->cfg.host, sizeof f->cfg.host, "127.0.0.1");
     snprintf(f->cfg.port, sizeof f->cfg.port, "8080");
     f->cfg.path = "/";
     f->cfg.method = "GET";
     f->cfg.threads = 1;
-    f->cfg.h2 = h2;
+    f->cfg.setup.h2 = h2;
     f->cfg.script_file = file;
     f->cfg.script_args = args;
     f->cfg.script_arg_count = argc;
@@ -69,7 +69,7 @@ static bool fixture_start(struct fixture *f, const char *file, bool h2, const ch
         printf("# %s: %s\n", file, f->script ? script_error(f->script) : err);
         return false;
     }
-    f->cfg.script = f->script;
+    f->cfg.setup.script = f->script;
     f->shared = source_script.shared_new(&f->cfg, err, sizeof err);
     f->src = f->shared ? source_script.source_new(f->shared, 0, 2) : NULL;
     if (!f->src) return false;

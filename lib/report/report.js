@@ -6,16 +6,7 @@
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
 
-  function thousands(v) { return v == null ? '–' : Math.round(v).toLocaleString('en-US'); }
-  function latency(us) {
-    if (us == null) return '–';
-    if (us < 1000) return Math.round(us) + ' µs';
-    if (us < 10000) return (us / 1000).toFixed(2) + ' ms';
-    if (us < 100000) return (us / 1000).toFixed(1) + ' ms';
-    if (us < 1000000) return (us / 1000).toFixed(0) + ' ms';
-    return (us / 1000000).toFixed(2) + ' s';
-  }
-  function signedPct(x) { return x == null ? '–' : (x > 0 ? '+' : '') + (x * 100).toFixed(1) + '%'; }
+  var thousands = barrageFormat.thousands, latency = barrageFormat.latency, signedPct = barrageFormat.signedPct;
   // x = 1 / (1 - q) on the "nines" axis: 10 -> 90%, 1000 -> 99.9%
   function nines(x) {
     if (x <= 1) return '0%';
@@ -24,7 +15,7 @@
   }
   function percentileName(x) { return 'p' + nines(x).replace('%', ''); }
   var axisFormats = { nines: nines, us: latency, rps: thousands, pct: signedPct };
-  function esc(s) { return String(s).replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
+  var esc = barrageFormat.esc;
   function value(p) { return Array.isArray(p.value) ? p.value : (p.value && p.value.value) || p.data && p.data.value || p.value; }
 
   var tooltips = {

@@ -866,9 +866,10 @@ def page(title, body, data):
             "<title>%s</title><style>%s</style></head><body>%s"
             "<footer>Written by report.sh (Barrage). Charts: Apache ECharts, embedded (Apache-2.0).</footer>"
             "<script type=\"application/json\" id=\"report-data\">%s</script>"
-            "<script>%s</script><script>%s</script></body></html>\n"
+            "<script>%s</script><script>%s</script><script>%s</script></body></html>\n"
             % (esc(title), read("report.css"), body, script_json(data),
-               inline_script(read("vendor/echarts.min.js.gz")), inline_script(read("report.js"))))
+               inline_script(read("vendor/echarts.min.js.gz")),
+               inline_script(read("format.js")), inline_script(read("report.js"))))
 
 
 def load(path):

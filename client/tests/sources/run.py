@@ -39,7 +39,20 @@ class Recorder(h2run.Nginx):
         self.log = log
 
     def requests(self):
-        """Every logged request as (port, method, target, protocol, content_length, x_test)."""
+        """Every logged request as (port, method, target, protocol, content_length, x_test).
+        nginx logs a request after sending its answer, so barrage can have read the last answer
+        before its line is written: read until the log has not grown for 100 ms (at most 3 s;
+        on a loaded machine the last line was once missing)."""
+        lines, quiet_since, deadline = None, None, time.monotonic() + 3
+        while True:
+            now_lines = self._read()
+            if now_lines != lines:
+                lines, quiet_since = now_lines, time.monotonic()
+            elif time.monotonic() - quiet_since >= 0.1 or time.monotonic() > deadline:
+                return lines
+            time.sleep(0.02)
+
+    def _read(self):
         if not os.path.exists(self.log):
             return []
         with open(self.log) as f:
