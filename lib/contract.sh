@@ -28,6 +28,8 @@ CONTRACT_MAX_TIME=${CONTRACT_MAX_TIME:-20}
 CONTRACT_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=lib/certs.sh
 source "$CONTRACT_LIB_DIR/certs.sh"
+# shellcheck source=lib/deps.sh
+source "$CONTRACT_LIB_DIR/deps.sh"
 CONTRACT_H3_VENV=${BARRAGE_H3_VENV:-$(dirname "$CONTRACT_LIB_DIR")/.cache/h3venv}
 CONTRACT_AIOQUIC_VERSION=1.7.2
 CONTRACT_H3_CONNECT_TIME=${CONTRACT_H3_CONNECT_TIME:-10}
@@ -52,15 +54,7 @@ contract::requires() {
 }
 
 contract::ensure_h3client() {
-  local python=$CONTRACT_H3_VENV/bin/python
-  [[ -x $python ]] && "$python" -c 'import aioquic' 2>/dev/null && return 0
-  log::info "installing aioquic $CONTRACT_AIOQUIC_VERSION into $CONTRACT_H3_VENV (for the h3 checks)"
-  if ! python3 -m venv "$CONTRACT_H3_VENV" >&2; then
-    log::error "python3 -m venv failed: install python3-venv (apt-get install -y python3-venv)"
-    return 1
-  fi
-  "$python" -m pip install -q "aioquic==$CONTRACT_AIOQUIC_VERSION" >&2 \
-    || { log::error "pip could not install aioquic $CONTRACT_AIOQUIC_VERSION into $CONTRACT_H3_VENV"; return 1; }
+  deps::ensure_venv "$CONTRACT_H3_VENV" aioquic "$CONTRACT_AIOQUIC_VERSION" "for the h3 checks"
 }
 
 # contract::_h3client ARGS...: lib/h3client.py, bounded, verifying against CONTRACT_CA.

@@ -11,6 +11,11 @@
 #     libraries without a .pc file, a header path: NAME may be an absolute path).
 #   deps::ensure_packages PACKAGE...
 #     Installs Debian packages that have no command to probe (dpkg -s check).
+#   deps::ensure_venv VENV PACKAGE VERSION WHY
+#     A Python virtual environment at VENV with PACKAGE==VERSION from PyPI (the pinned
+#     version, not whatever an older venv holds), made unless it is there already; WHY says
+#     what for, in the one line logged when it installs. Prints nothing on stdout; returns 1
+#     (with a message) if it cannot.
 # Depends on lib/log.sh.
 
 DEPS_APT_UPDATED=${DEPS_APT_UPDATED:-0}
@@ -67,4 +72,20 @@ deps::ensure_packages() {
   done
   [[ ${#missing[@]} -eq 0 ]] && return 0
   deps::_install "${missing[@]}"
+}
+
+deps::ensure_venv() {
+  local venv=$1 package=$2 version=$3 why=$4
+  local python=$venv/bin/python
+  [[ -x $python ]] && "$python" - "$package" "$version" 2>/dev/null <<'PY' && return 0
+import importlib.metadata as m, sys
+sys.exit(m.version(sys.argv[1]) != sys.argv[2])
+PY
+  log::info "installing $package $version into $venv ($why; once)"
+  if ! python3 -m venv "$venv" >&2; then
+    log::error "python3 -m venv failed: install python3-venv (apt-get install -y python3-venv)"
+    return 1
+  fi
+  "$python" -m pip install -q "$package==$version" >&2 \
+    || { log::error "pip could not install $package $version into $venv"; return 1; }
 }
