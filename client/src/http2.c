@@ -57,10 +57,12 @@ struct http2_session {
     struct h2_stream **idle; /* the free slots: a stack of sh->streams - active */
     unsigned active;         /* slots in use */
     uint64_t wire_pending, decoded_pending; /* header bytes not yet given to the host */
+    uint64_t oldest_sent;    /* no stream in flight and not timed out was sent before this */
     uint64_t now;
     uint64_t started_on_connection;
     int32_t goaway_last_id;  /* valid when goaway */
-    struct h2_stream *last;  /* the slot found last: callbacks come in runs for one stream */
+    struct h2_stream **by_id; /* the slot of stream id at (id / 2) & by_id_mask, if no later stream took the place */
+    unsigned by_id_mask;
     struct h2pool *pool;     /* what nghttp2 allocates, recycled; outlives the connections' sessions */
     bool settings_received, goaway, broken, closing;
     uint8_t *out;
@@ -126,19 +128,19 @@ static void *h2_shared_new(const struct config *cfg)
 
 /* ---- slots ---- */
 
+/* The slot of stream id, or NULL: from by_id (no lookup in nghttp2's map),
+ * else from nghttp2 (a later stream took the place). */
 static struct h2_stream *slot_of(struct http2_session *h, int32_t id)
 {
-    if (h->last && h->last->id == id) return h->last;
-    struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng, id);
-    if (!st || st->id != id) return NULL;
-    h->last = st;
-    return st;
+    struct h2_stream *st = h->by_id[((uint32_t)id >> 1) & h->by_id_mask];
+    if (st && st->id == id) return st;
+    st = nghttp2_session_get_stream_user_data(h->ng, id);
+    return st && st->id == id ? st : NULL;
 }
 
 static void slot_free(struct http2_session *h, struct h2_stream *st)
 {
     st->id = 0;
-    h->last = NULL;
     h->idle[h->sh->streams - h->active] = st;
     h->active--;
 }
@@ -148,7 +150,6 @@ static void slots_reset(struct http2_session *h)
 {
     for (unsigned i = 0; i < h->sh->streams; i++) h->idle[i] = &h->slots[h->sh->streams - 1 - i];
     h->active = 0;
-    h->last = NULL;
 }
 
 /* Never sent, or above a GOAWAY's last-stream-id: the server did not process it. */
@@ -403,7 +404,8 @@ static unsigned h2_submit(struct session *s, const struct request *req, const st
         return 0;
     }
     st->id = id;
-    h->active++;
+    h->by_id[((uint32_t)id >> 1) & h->by_id_mask] = st;
+    if (h->active++ == 0 || ctx->sent_us < h->oldest_sent) h->oldest_sent = ctx->sent_us;
     if (h->sh->per_connection && ++h->started_on_connection >= h->sh->per_connection) h->closing = true;
     return h2_capacity(s);
 }
@@ -471,14 +473,23 @@ static enum session_verdict h2_on_tick(struct session *s, uint64_t now)
     struct http2_session *h = (struct http2_session *)s;
     h->now = now;
     if (finished(h)) return SESSION_CLOSE;
+    /* the slots are looked at only when the oldest stream may have timed out
+     * (a tick every 10 ms on every connection would touch every slot) */
+    if (h->active == 0 || now - h->oldest_sent < h->sh->timeout_us) return SESSION_KEEP;
+    uint64_t oldest = now;
     for (unsigned i = 0; i < h->sh->streams; i++) {
         struct h2_stream *st = &h->slots[i];
-        if (st->id == 0 || st->timed_out || now - st->ctx.sent_us < h->sh->timeout_us) continue;
+        if (st->id == 0 || st->timed_out) continue;
+        if (now - st->ctx.sent_us < h->sh->timeout_us) {
+            if (st->ctx.sent_us < oldest) oldest = st->ctx.sent_us;
+            continue;
+        }
         /* counted now, once; the slot frees when nghttp2 has sent the RST_STREAM */
         st->timed_out = true;
         report(h, st, outcome_error(REQ_ERR_TIMEOUT, DETAIL_NONE, now));
         nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
     }
+    h->oldest_sent = oldest;
     return SESSION_KEEP;
 }
 
@@ -519,6 +530,7 @@ static void h2_free(struct session *s)
     }
     free(h->slots);
     free(h->idle);
+    free(h->by_id);
     free(h->out);
     h2pool_free(h->pool); /* after the nghttp2 session, which gave its blocks back */
     free(h);
@@ -545,10 +557,14 @@ static struct session *h2_session_new(const void *shared, struct session_host *h
     h->host = host;
     h->slots = calloc(sh->streams, sizeof *h->slots);
     h->idle = calloc(sh->streams, sizeof *h->idle);
+    /* room for twice the streams, so that streams in flight seldom share a place */
+    h->by_id_mask = 1;
+    while (h->by_id_mask < 2 * sh->streams - 1) h->by_id_mask = h->by_id_mask * 2 + 1;
+    h->by_id = calloc((size_t)h->by_id_mask + 1, sizeof *h->by_id);
     h->out_cap = OUT_BATCH + OUT_SLACK;
     h->out = malloc(h->out_cap);
     h->pool = h2pool_new();
-    if (!h->slots || !h->idle || !h->out || !h->pool) {
+    if (!h->slots || !h->idle || !h->by_id || !h->out || !h->pool) {
         h2_free(&h->base);
         return NULL;
     }

@@ -448,6 +448,62 @@ static void test_timeout(void)
     fixture_end(&f);
 }
 
+/* Streams sent at different times each time out at their own --timeout,
+ * though the ticks look at the slots only once the oldest may have. */
+static void test_timeouts_apart(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    pump(f.s, &f.sv, 1000);
+    f.sv.mode = IGNORE;
+    uint64_t t = f.cfg.timeout_us, sent[3] = {5000, 2000, 8000}, ticks[6];
+    unsigned done[6];
+    submit(&f, sent[0], 0);
+    pump(f.s, &f.sv, sent[0]);
+    f.s->ops->on_tick(f.s, 6000); /* looks at the slots: nothing timed out */
+    submit(&f, sent[1], 1); /* sent before the one in flight (a time taken earlier) */
+    submit(&f, sent[2], 2);
+    pump(f.s, &f.sv, sent[2]);
+    for (int i = 0; i < 6; i++) {
+        ticks[i] = (i < 2 ? sent[1] : i < 4 ? sent[0] : sent[2]) + t - (i % 2 ? 0 : 1);
+        f.s->ops->on_tick(f.s, ticks[i]);
+        pump(f.s, &f.sv, ticks[i]);
+        done[i] = f.host.done;
+    }
+    TAP_CHECK(done[0] == 0 && done[1] == 1 && done[2] == 1 && done[3] == 2 && done[4] == 2 && done[5] == 3 &&
+                  f.host.ctx[0].source_data == 1 && f.host.ctx[1].source_data == 0 && f.host.ctx[2].source_data == 2 &&
+                  f.host.outcome[2].error == REQ_ERR_TIMEOUT && f.host.outcome[2].now_us == sent[2] + t,
+              "http2 session: streams sent at 5000, 2000 and 8000 us each time out at the tick of its own --timeout "
+              "(done after each tick %u %u %u %u %u %u)", done[0], done[1], done[2], done[3], done[4], done[5]);
+    fixture_end(&f);
+}
+
+/* A stream answered after later streams whose ids took its place in the
+ * session's id table (8 places at -m 4) is still found: its response is
+ * reported. */
+static void test_late_answer(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    pump(f.s, &f.sv, 1000);
+    f.sv.mode = IGNORE;
+    submit(&f, 1000, 100);
+    pump(f.s, &f.sv, 1000);
+    int32_t late = ((struct http2_session *)f.s)->slots[0].id;
+    f.sv.mode = ANSWER;
+    for (unsigned i = 0; i < 10; i++) {
+        submit(&f, 2000, i);
+        pump(f.s, &f.sv, 2000);
+    }
+    nghttp2_nv status = {(uint8_t *)":status", (uint8_t *)"204", 7, 3, NGHTTP2_NV_FLAG_NONE};
+    nghttp2_submit_response(f.sv.ng, late, &status, 1, NULL);
+    pump(f.s, &f.sv, 3000);
+    TAP_CHECK(f.host.done == 11 && f.host.outcome[10].kind == OUTCOME_RESPONSE && f.host.outcome[10].status == 204 &&
+                  f.host.ctx[10].source_data == 100,
+              "http2 session: stream %d answered after 10 later streams is reported (%u done)", late, f.host.done);
+    fixture_end(&f);
+}
+
 /* Many rounds of -m streams: every slot is taken and freed again, nghttp2's
  * blocks come from the session's pool and are reused (the pool stops growing
  * after the first rounds), and the header bytes reach the host whole, each
@@ -562,6 +618,8 @@ int main(void)
     test_server_limit();
     test_resets();
     test_timeout();
+    test_timeouts_apart();
+    test_late_answer();
     test_recycling();
     test_script_text();
     TAP_EXIT();
