@@ -63,7 +63,7 @@ struct http2_session {
     int32_t goaway_last_id;  /* valid when goaway */
     struct h2_stream **by_id; /* the slot of stream id at (id / 2) & by_id_mask, if no later stream took the place */
     unsigned by_id_mask;
-    struct h2pool *pool;     /* what nghttp2 allocates, recycled; outlives the connections' sessions */
+    struct h2pool *pool;     /* what nghttp2 allocates, recycled: the thread's, taken on the first connect */
     bool settings_received, goaway, broken, closing;
     uint8_t *out;
     size_t out_cap;
@@ -345,6 +345,10 @@ static void h2_on_connect(struct session *s, uint64_t now)
     h->settings_received = h->goaway = h->broken = h->closing = false;
     h->started_on_connection = 0;
     slots_reset(h);
+    if (!h->pool && !(h->pool = h2pool_of_thread())) {
+        h->broken = true;
+        return;
+    }
     nghttp2_mem mem = h2pool_mem(h->pool);
     if (nghttp2_session_client_new3(&h->ng, h->sh->callbacks, h, NULL, &mem)) {
         h->ng = NULL;
@@ -532,7 +536,7 @@ static void h2_free(struct session *s)
     free(h->idle);
     free(h->by_id);
     free(h->out);
-    h2pool_free(h->pool); /* after the nghttp2 session, which gave its blocks back */
+    h2pool_release(h->pool); /* after the nghttp2 session, which gave its blocks back */
     free(h);
 }
 
@@ -563,8 +567,7 @@ static struct session *h2_session_new(const void *shared, struct session_host *h
     h->by_id = calloc((size_t)h->by_id_mask + 1, sizeof *h->by_id);
     h->out_cap = OUT_BATCH + OUT_SLACK;
     h->out = malloc(h->out_cap);
-    h->pool = h2pool_new();
-    if (!h->slots || !h->idle || !h->by_id || !h->out || !h->pool) {
+    if (!h->slots || !h->idle || !h->by_id || !h->out) {
         h2_free(&h->base);
         return NULL;
     }
