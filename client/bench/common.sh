@@ -95,7 +95,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
 
 # compare TITLE OTHER_TOOL OTHER_FLAGS BARRAGE_FLAGS URL TARGET: ROUNDS rounds of
 # OTHER_TOOL (h2load with OTHER_FLAGS, or wrk -c 50 with OTHER_FLAGS) and barrage, the other tool first in odd
-# rounds and barrage first in even ones (so drift and warm-up do not favour one), and the medians
+# rounds and barrage first in even ones (so drift and warm-up do not favour one), and the medians;
+# leaves them in COMPARED (other tool's median, barrage's, the ratio) for a summary
+# shellcheck disable=SC2034 # read by the sourcing script
+COMPARED=()
 compare() {
   local title=$1 other=$2 other_flags=$3 barrage_flags=$4 url=$5 target=$6
   local round tool line req rps cpu order other_us=() barrage_us=() other_rps=() barrage_rps=()
@@ -128,4 +131,6 @@ compare() {
   printf '%-6s %-8s %12s %12.0f %10s\n' median barrage - "$(printf '%s\n' "${barrage_rps[@]}" | median)" "$bm"
   printf 'ratio barrage/%s (cpu us per request): %s  (%s)\n' "$other" \
     "$(ratio "$bm" "$om")" "$target"
+  # shellcheck disable=SC2034 # read by the sourcing script
+  COMPARED=("$om" "$bm" "$(ratio "$bm" "$om")")
 }

@@ -21,6 +21,7 @@
 
 #include "buffer.h"
 #include "collect.h"
+#include "h2pool.h"
 
 /* What every HTTP/2 session of a run shares, read-only. */
 struct http2_shared {
@@ -53,11 +54,16 @@ struct http2_session {
     struct session_host *host;
     nghttp2_session *ng;
     struct h2_stream *slots; /* sh->streams of them */
+    struct h2_stream **idle; /* the free slots: a stack of sh->streams - active */
     unsigned active;         /* slots in use */
+    uint64_t wire_pending, decoded_pending; /* header bytes not yet given to the host */
+    uint64_t oldest_sent;    /* no stream in flight and not timed out was sent before this */
     uint64_t now;
     uint64_t started_on_connection;
     int32_t goaway_last_id;  /* valid when goaway */
-    struct h2_stream *last;  /* the slot found last: callbacks come in runs for one stream */
+    struct h2_stream **by_id; /* the slot of stream id at (id / 2) & by_id_mask, if no later stream took the place */
+    unsigned by_id_mask;
+    struct h2pool *pool;     /* what nghttp2 allocates, recycled: the thread's, taken on the first connect */
     bool settings_received, goaway, broken, closing;
     uint8_t *out;
     size_t out_cap;
@@ -122,20 +128,28 @@ static void *h2_shared_new(const struct config *cfg)
 
 /* ---- slots ---- */
 
+/* The slot of stream id, or NULL: from by_id (no lookup in nghttp2's map),
+ * else from nghttp2 (a later stream took the place). */
 static struct h2_stream *slot_of(struct http2_session *h, int32_t id)
 {
-    if (h->last && h->last->id == id) return h->last;
-    struct h2_stream *st = nghttp2_session_get_stream_user_data(h->ng, id);
-    if (!st || st->id != id) return NULL;
-    h->last = st;
-    return st;
+    struct h2_stream *st = h->by_id[((uint32_t)id >> 1) & h->by_id_mask];
+    if (st && st->id == id) return st;
+    st = nghttp2_session_get_stream_user_data(h->ng, id);
+    return st && st->id == id ? st : NULL;
 }
 
 static void slot_free(struct http2_session *h, struct h2_stream *st)
 {
     st->id = 0;
-    h->last = NULL;
+    h->idle[h->sh->streams - h->active] = st;
     h->active--;
+}
+
+/* Every slot free (a new connection), the first on top. */
+static void slots_reset(struct http2_session *h)
+{
+    for (unsigned i = 0; i < h->sh->streams; i++) h->idle[i] = &h->slots[h->sh->streams - 1 - i];
+    h->active = 0;
 }
 
 /* Never sent, or above a GOAWAY's last-stream-id: the server did not process it. */
@@ -144,8 +158,19 @@ static bool unprocessed(const struct http2_session *h, const struct h2_stream *s
     return !st->sent || (h->goaway && st->id > h->goaway_last_id);
 }
 
+/* The header bytes counted since the last call go to the host: before each
+ * outcome (which may begin or end the measured phase) and after each read,
+ * so that they count exactly as if given one by one. */
+static void header_bytes_flush(struct http2_session *h)
+{
+    if (!h->wire_pending && !h->decoded_pending) return;
+    h->host->ops->header_bytes(h->host, h->wire_pending, h->decoded_pending);
+    h->wire_pending = h->decoded_pending = 0;
+}
+
 static void report(struct http2_session *h, const struct h2_stream *st, struct outcome o)
 {
+    header_bytes_flush(h);
     h->host->ops->done(h->host, &st->ctx, &o);
 }
 
@@ -193,7 +218,7 @@ static int on_begin_frame(nghttp2_session *ng, const nghttp2_frame_hd *hd, void 
     struct http2_session *h = user;
     (void)ng;
     /* header block bytes on the wire, for the compression savings (as h2load) */
-    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION) h->host->ops->header_bytes(h->host, hd->length, 0);
+    if (hd->type == NGHTTP2_HEADERS || hd->type == NGHTTP2_CONTINUATION) h->wire_pending += hd->length;
     return 0;
 }
 
@@ -219,7 +244,7 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *frame, const uint
     (void)flags;
     struct h2_stream *st = slot_of(h, frame->hd.stream_id);
     if (!st) return 0;
-    h->host->ops->header_bytes(h->host, 0, namelen + valuelen);
+    h->decoded_pending += namelen + valuelen;
     st->header_bytes += namelen + valuelen;
     if (st->header_bytes > h->sh->max_header) {
         st->too_large = true;
@@ -319,9 +344,13 @@ static void h2_on_connect(struct session *s, uint64_t now)
     h->now = now;
     h->settings_received = h->goaway = h->broken = h->closing = false;
     h->started_on_connection = 0;
-    h->active = 0;
-    h->last = NULL;
-    if (nghttp2_session_client_new(&h->ng, h->sh->callbacks, h)) {
+    slots_reset(h);
+    if (!h->pool && !(h->pool = h2pool_of_thread())) {
+        h->broken = true;
+        return;
+    }
+    nghttp2_mem mem = h2pool_mem(h->pool);
+    if (nghttp2_session_client_new3(&h->ng, h->sh->callbacks, h, NULL, &mem)) {
         h->ng = NULL;
         h->broken = true;
         return;
@@ -346,11 +375,10 @@ static unsigned stream_limit(struct http2_session *h)
     return server < h->sh->streams ? server : h->sh->streams;
 }
 
+/* The free slot a new stream takes (taken when its id is set, active++). */
 static struct h2_stream *free_slot(struct http2_session *h)
 {
-    for (unsigned i = 0; i < h->sh->streams; i++)
-        if (h->slots[i].id == 0) return &h->slots[i];
-    return NULL;
+    return h->idle[h->sh->streams - h->active - 1];
 }
 
 static unsigned h2_capacity(struct session *s)
@@ -380,7 +408,8 @@ static unsigned h2_submit(struct session *s, const struct request *req, const st
         return 0;
     }
     st->id = id;
-    h->active++;
+    h->by_id[((uint32_t)id >> 1) & h->by_id_mask] = st;
+    if (h->active++ == 0 || ctx->sent_us < h->oldest_sent) h->oldest_sent = ctx->sent_us;
     if (h->sh->per_connection && ++h->started_on_connection >= h->sh->per_connection) h->closing = true;
     return h2_capacity(s);
 }
@@ -436,6 +465,7 @@ static enum session_verdict h2_on_read(struct session *s, const uint8_t *data, s
     h->now = now;
     if (!h->ng) return SESSION_CLOSE;
     ssize_t n = nghttp2_session_mem_recv(h->ng, data, len);
+    header_bytes_flush(h);
     /* a server's first frame is SETTINGS: without it, keep what it said for --verbose */
     if (n < 0 || !h->settings_received) h->host->ops->sample(h->host, data, len);
     if (n < 0) h->broken = true;
@@ -447,14 +477,23 @@ static enum session_verdict h2_on_tick(struct session *s, uint64_t now)
     struct http2_session *h = (struct http2_session *)s;
     h->now = now;
     if (finished(h)) return SESSION_CLOSE;
+    /* the slots are looked at only when the oldest stream may have timed out
+     * (a tick every 10 ms on every connection would touch every slot) */
+    if (h->active == 0 || now - h->oldest_sent < h->sh->timeout_us) return SESSION_KEEP;
+    uint64_t oldest = now;
     for (unsigned i = 0; i < h->sh->streams; i++) {
         struct h2_stream *st = &h->slots[i];
-        if (st->id == 0 || st->timed_out || now - st->ctx.sent_us < h->sh->timeout_us) continue;
+        if (st->id == 0 || st->timed_out) continue;
+        if (now - st->ctx.sent_us < h->sh->timeout_us) {
+            if (st->ctx.sent_us < oldest) oldest = st->ctx.sent_us;
+            continue;
+        }
         /* counted now, once; the slot frees when nghttp2 has sent the RST_STREAM */
         st->timed_out = true;
         report(h, st, outcome_error(REQ_ERR_TIMEOUT, DETAIL_NONE, now));
         nghttp2_submit_rst_stream(h->ng, NGHTTP2_FLAG_NONE, st->id, NGHTTP2_CANCEL);
     }
+    h->oldest_sent = oldest;
     return SESSION_KEEP;
 }
 
@@ -494,7 +533,10 @@ static void h2_free(struct session *s)
         collect_free(&h->slots[i].collect);
     }
     free(h->slots);
+    free(h->idle);
+    free(h->by_id);
     free(h->out);
+    h2pool_release(h->pool); /* after the nghttp2 session, which gave its blocks back */
     free(h);
 }
 
@@ -518,9 +560,14 @@ static struct session *h2_session_new(const void *shared, struct session_host *h
     h->sh = sh;
     h->host = host;
     h->slots = calloc(sh->streams, sizeof *h->slots);
+    h->idle = calloc(sh->streams, sizeof *h->idle);
+    /* room for twice the streams, so that streams in flight seldom share a place */
+    h->by_id_mask = 1;
+    while (h->by_id_mask < 2 * sh->streams - 1) h->by_id_mask = h->by_id_mask * 2 + 1;
+    h->by_id = calloc((size_t)h->by_id_mask + 1, sizeof *h->by_id);
     h->out_cap = OUT_BATCH + OUT_SLACK;
     h->out = malloc(h->out_cap);
-    if (!h->slots || !h->out) {
+    if (!h->slots || !h->idle || !h->by_id || !h->out) {
         h2_free(&h->base);
         return NULL;
     }

@@ -8,6 +8,7 @@
  * streams, and their responses collected for response() the same however the
  * bytes arrive. */
 #include "../src/http2.c"
+#include "../src/h2pool.c"
 #include "../src/reqtext.c"
 #include "../src/source_static.c"
 #include "../src/url.c"
@@ -113,6 +114,7 @@ struct recording_host {
     char response[MAX_RECORDS][512]; /* a collected response as "name: value\n...|body" */
     unsigned first_bytes, samples;
     uint64_t wire, decoded;
+    uint64_t decoded_at_done[MAX_RECORDS]; /* the header bytes the host had when each outcome came */
     uint32_t max_streams; /* the last peer_settings */
 };
 
@@ -122,6 +124,7 @@ static void rec_done(struct session_host *h, const struct req_ctx *ctx, const st
     if (r->done < MAX_RECORDS) {
         r->ctx[r->done] = *ctx;
         r->outcome[r->done] = *o;
+        r->decoded_at_done[r->done] = r->decoded;
         r->outcome[r->done].response = NULL; /* valid during the call only: rendered below */
         char *out = r->response[r->done];
         size_t n = 0, cap = sizeof r->response[0];
@@ -305,6 +308,31 @@ static void pump(struct session *s, struct server *sv, uint64_t now)
     }
 }
 
+/* The same, the server's frames gathered into one read (as a socket read
+ * takes many frames). */
+static void pump_whole(struct session *s, struct server *sv, uint64_t now)
+{
+    static uint8_t in[65536];
+    for (int moved = 1; moved;) {
+        moved = 0;
+        const uint8_t *out;
+        size_t n, len = 0;
+        while ((n = s->ops->next_write(s, &out, now)) > 0) {
+            nghttp2_session_mem_recv(sv->ng, out, n);
+            moved = 1;
+        }
+        ssize_t m;
+        while ((m = nghttp2_session_mem_send(sv->ng, &out)) > 0 && len + (size_t)m <= sizeof in) {
+            memcpy(in + len, out, (size_t)m);
+            len += (size_t)m;
+        }
+        if (len) {
+            s->ops->on_read(s, in, len, now);
+            moved = 1;
+        }
+    }
+}
+
 /* ---- the session against it ---- */
 
 struct fixture {
@@ -420,6 +448,101 @@ static void test_timeout(void)
     fixture_end(&f);
 }
 
+/* Streams sent at different times each time out at their own --timeout,
+ * though the ticks look at the slots only once the oldest may have. */
+static void test_timeouts_apart(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    pump(f.s, &f.sv, 1000);
+    f.sv.mode = IGNORE;
+    uint64_t t = f.cfg.timeout_us, sent[3] = {5000, 2000, 8000}, ticks[6];
+    unsigned done[6];
+    submit(&f, sent[0], 0);
+    pump(f.s, &f.sv, sent[0]);
+    f.s->ops->on_tick(f.s, 6000); /* looks at the slots: nothing timed out */
+    submit(&f, sent[1], 1); /* sent before the one in flight (a time taken earlier) */
+    submit(&f, sent[2], 2);
+    pump(f.s, &f.sv, sent[2]);
+    for (int i = 0; i < 6; i++) {
+        ticks[i] = (i < 2 ? sent[1] : i < 4 ? sent[0] : sent[2]) + t - (i % 2 ? 0 : 1);
+        f.s->ops->on_tick(f.s, ticks[i]);
+        pump(f.s, &f.sv, ticks[i]);
+        done[i] = f.host.done;
+    }
+    TAP_CHECK(done[0] == 0 && done[1] == 1 && done[2] == 1 && done[3] == 2 && done[4] == 2 && done[5] == 3 &&
+                  f.host.ctx[0].source_data == 1 && f.host.ctx[1].source_data == 0 && f.host.ctx[2].source_data == 2 &&
+                  f.host.outcome[2].error == REQ_ERR_TIMEOUT && f.host.outcome[2].now_us == sent[2] + t,
+              "http2 session: streams sent at 5000, 2000 and 8000 us each time out at the tick of its own --timeout "
+              "(done after each tick %u %u %u %u %u %u)", done[0], done[1], done[2], done[3], done[4], done[5]);
+    fixture_end(&f);
+}
+
+/* A stream answered after later streams whose ids took its place in the
+ * session's id table (8 places at -m 4) is still found: its response is
+ * reported. */
+static void test_late_answer(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    pump(f.s, &f.sv, 1000);
+    f.sv.mode = IGNORE;
+    submit(&f, 1000, 100);
+    pump(f.s, &f.sv, 1000);
+    int32_t late = ((struct http2_session *)f.s)->slots[0].id;
+    f.sv.mode = ANSWER;
+    for (unsigned i = 0; i < 10; i++) {
+        submit(&f, 2000, i);
+        pump(f.s, &f.sv, 2000);
+    }
+    nghttp2_nv status = {(uint8_t *)":status", (uint8_t *)"204", 7, 3, NGHTTP2_NV_FLAG_NONE};
+    nghttp2_submit_response(f.sv.ng, late, &status, 1, NULL);
+    pump(f.s, &f.sv, 3000);
+    TAP_CHECK(f.host.done == 11 && f.host.outcome[10].kind == OUTCOME_RESPONSE && f.host.outcome[10].status == 204 &&
+                  f.host.ctx[10].source_data == 100,
+              "http2 session: stream %d answered after 10 later streams is reported (%u done)", late, f.host.done);
+    fixture_end(&f);
+}
+
+/* Many rounds of -m streams: every slot is taken and freed again, nghttp2's
+ * blocks come from the session's pool and are reused (the pool stops growing
+ * after the first rounds), and the header bytes reach the host whole, each
+ * response's before its outcome. */
+static void test_recycling(void)
+{
+    struct fixture f;
+    fixture_start(&f, 100);
+    struct http2_session *h = (struct http2_session *)f.s;
+    pump(f.s, &f.sv, 1000);
+    size_t held = 0, in_use = 0;
+    bool full = true;
+    enum { ROUNDS = 30 };
+    for (unsigned round = 0; round < ROUNDS; round++) {
+        unsigned room = f.s->ops->capacity(f.s);
+        full = full && room == 4;
+        for (unsigned i = 0; i < room; i++) submit(&f, 2000, round * 4 + i);
+        full = full && f.last_room == 0;
+        pump_whole(f.s, &f.sv, 2100);
+        if (round == 2) {
+            held = h2pool_held(h->pool);
+            in_use = h2pool_in_use(h->pool);
+        }
+    }
+    TAP_CHECK(full && f.host.done == ROUNDS * 4, "http2 session: %d rounds of 4 streams reuse the 4 slots (%u done)",
+              ROUNDS, f.host.done);
+    TAP_CHECK(held > 0 && h2pool_held(h->pool) == held && h2pool_in_use(h->pool) == in_use,
+              "http2 session: nghttp2 allocates from the pool, which holds the same %zu blocks after round 3 and "
+              "round %d (now %zu, in use %zu then %zu)", held, ROUNDS, h2pool_held(h->pool), in_use,
+              h2pool_in_use(h->pool));
+    /* each response's decoded header is ":status" "200": 10 bytes; a round's
+     * four HEADERS come before its DATA frames end the streams, in one read */
+    TAP_CHECK(f.host.decoded == ROUNDS * 4 * 10 && f.host.decoded_at_done[0] == 40 && f.host.decoded_at_done[5] == 80,
+              "http2 session: decoded header bytes given whole (%llu of %d), each response's before its outcome "
+              "(%llu, %llu)", (unsigned long long)f.host.decoded, ROUNDS * 4 * 10,
+              (unsigned long long)f.host.decoded_at_done[0], (unsigned long long)f.host.decoded_at_done[5]);
+    fixture_end(&f);
+}
+
 /* ---- a script's text: translated by reqtext, responses collected ---- */
 
 static const char SCRIPT_TEXT[] = "POST /a?x=1 HTTP/1.1\r\nHost: example.test\r\nConnection: keep-alive\r\n"
@@ -495,6 +618,9 @@ int main(void)
     test_server_limit();
     test_resets();
     test_timeout();
+    test_timeouts_apart();
+    test_late_answer();
+    test_recycling();
     test_script_text();
     TAP_EXIT();
 }

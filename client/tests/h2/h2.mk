@@ -5,7 +5,7 @@ UNIT_TESTS += test_http2
 
 unit: $(BUILD)/test_http2
 
-$(BUILD)/test_http2: tests/test_http2.c src/http2.c src/reqtext.c src/source_static.c src/url.c $(HEADERS) tests/tap.h
+$(BUILD)/test_http2: tests/test_http2.c src/http2.c src/h2pool.c src/reqtext.c src/source_static.c src/url.c $(HEADERS) tests/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(STD) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(H2_CFLAGS) -Isrc -o $@ $< $(H2_LIBS) $(EXTRA_LDFLAGS)
 
