@@ -96,8 +96,9 @@ Selection
                        server.properties declares them and with tools that speak them
                        (a scenario a tool cannot express is recorded as skipped). h3:
                        HTTP/3 over QUIC, measured by barrage (built with Debian's QUIC
-                       libraries), the certificate made with openssl (lib/certs.sh); not
-                       in a lab run (all there is h1,h2c)
+                       libraries), the certificate made with openssl (lib/certs.sh); in a
+                       lab run too (README "Running on lab hardware": a certificate for the
+                       server's address, the contract's h3 checks from the first load host)
 Measurement
   --duration D         measured time per run, e.g. 30s or 2m (default 30s)
   --warmup D           discarded warm-up before each run (default 10s)
@@ -373,7 +374,8 @@ load_place() {
 ensure_setup() {
   local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool server
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
-  ((SERVER_WARMUP_S > 0)) && mapfile -t -O "${#needs[@]}" needs < <(barrage::requires)
+  # the server warm-up's tool (lib/steady.sh)
+  if ((SERVER_WARMUP_S > 0)) && tool=$(steady::tool); then mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); fi
   for server in "${SERVERS[@]}"; do
     mapfile -t -O "${#needs[@]}" needs < <(contract::requires "$(plan::verified_protocols "$server")")
   done
@@ -470,7 +472,6 @@ main() {
   results::init "$OUTPUT_DIR/$base.json" "$(rows::header_json)"
   log::info "results: $RESULTS_FILE"
 
-  EXIT_CODE_AT_END=0 DONE_COUNT=0
   declare -A BUILD_FAILED=()
   local name reason tool server built=()
   # In this shell, not in a pipe's subshell: the EXIT trap must be able to stop the build.
@@ -511,8 +512,8 @@ main() {
     log::error "$path is not valid against schemas/results.schema.json (findings above)"
     return 1
   fi
-  ((EXIT_CODE_AT_END)) || openloop::slo_exit_status "$path" || return
-  return "$EXIT_CODE_AT_END"
+  if measure::any_failed; then return 1; fi
+  openloop::slo_exit_status "$path"
 }
 
 # Tests source this file to call its functions (and lib/plan.sh's); only a run executes main.

@@ -508,7 +508,7 @@ lab::run_tool() {
   local threads=$THREADS_OVERRIDE hosts=() shares=() rates=() entries=()
   local i host conns host_threads host_rate host_start work rc failed=0 start_at='' key words=()
   local -A host_spec=()
-  if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
+  if tools::can "$tool" multihost; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
   # Never a host with no connection, nor one with no request to send at a fixed rate.
   ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
   [[ -z $rate ]] || ((${#hosts[@]} <= rate)) || hosts=("${hosts[@]:0:rate}")

@@ -16,7 +16,9 @@
 #
 #   plan::build
 #     Fills ROUND_ORDER (index RUN-1: that round's slots, space-separated) and PLAN (the
-#     entries, round by round in each round's order).
+#     entries, round by round in each round's order), and reads once what every entry's spec
+#     repeats: each selected server's version (server.properties) and each selected tool's
+#     request timeout (<tool>::request_timeout_s).
 #   plan::spec SPEC_NAME ENTRY
 #     Fills the associative array SPEC_NAME (declared by the caller: `local -A NAME`) with the
 #     run spec of ENTRY: every key lib/spec.tsv declares (what each means, who sets and who
@@ -51,6 +53,7 @@ PLAN_SERVER_OVERHEAD_S=15
 PLAN_RUN_OVERHEAD_S=2
 PLAN_CAPACITY_STEPS_GUESS=10
 PLAN=() ROUND_ORDER=()
+declare -gA PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
 
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
 
@@ -113,9 +116,13 @@ plan::_round_orders() {
 }
 
 plan::build() {
-  PLAN=()
+  PLAN=() PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
   plan::_round_orders
   local run slot server tool proto scenario load
+  for server in "${SERVERS[@]}"; do
+    PLAN_SERVER_VERSION[$server]=$(servers::prop "$server" version 2>/dev/null) || PLAN_SERVER_VERSION[$server]=''
+  done
+  for tool in "${TOOLS[@]}"; do PLAN_REQUEST_TIMEOUT[$tool]=$("$tool::request_timeout_s"); done
   for ((run = 1; run <= RUNS; run++)); do
     for slot in ${ROUND_ORDER[run - 1]}; do
       server=$(plan::slot_server "$slot")
@@ -144,9 +151,12 @@ plan::spec() {
     stages=$(openloop::stages_of "$scenario")
     duration=$(openloop::stages_seconds "$stages")
   fi
+  local server
+  server=$(plan::slot_server "$slot")
   # shellcheck disable=SC2034 # a nameref: the caller's array
-  plan_spec=([run]=$run [slot]=$slot [server]=$(plan::slot_server "$slot") [aa_group]=$(plan::slot_label "$slot")
-    [tool]=$tool [protocol]=$proto [scenario]=$scenario [load]=$load
+  plan_spec=([run]=$run [slot]=$slot [server]=$server [server_version]=${PLAN_SERVER_VERSION[$server]:-}
+    [aa_group]=$(plan::slot_label "$slot")
+    [tool]=$tool [request_timeout_s]=${PLAN_REQUEST_TIMEOUT[$tool]:-} [protocol]=$proto [scenario]=$scenario [load]=$load
     [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
     [threads]=$THREADS [duration_s]=$duration [warmup_s]=$WARMUP_S [warmup_auto]='' [cpus]=$CLIENT_CPUS
@@ -154,14 +164,18 @@ plan::spec() {
 }
 
 plan::estimate_s() {
-  local starts shapes searches ramps=0 entry scenario
+  local starts shapes searches=0 ramps=0 entry tool scenario load
   starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
   shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
-  searches=$(printf '%s\n' "${PLAN[@]}" | grep -c $'^[^\t]*\t[^\t]*\tbarrage\t.*\tcapacity$' || true)
-  # a ramped run (barrage's: the other tools skip it) lasts its stages, not --duration
-  while IFS=$'\t' read -r _ _ _ _ scenario _; do
-    ramps=$((ramps + $(openloop::stages_seconds "$(openloop::stages_of "$scenario")") - DURATION_S))
-  done < <(printf '%s\n' "${PLAN[@]}" | grep $'^[^\t]*\t[^\t]*\tbarrage\t.*\tstages$')
+  for entry in "${PLAN[@]}"; do
+    IFS=$'\t' read -r _ _ tool _ scenario load <<<"$entry"
+    # a capacity search takes steps; a ramped run lasts its stages, not --duration (the tools
+    # that cannot run them skip them)
+    if [[ $load == capacity ]] && tools::can "$tool" rate; then searches=$((searches + 1))
+    elif [[ $load == stages ]] && tools::can "$tool" stages; then
+      ramps=$((ramps + $(openloop::stages_seconds "$(openloop::stages_of "$scenario")") - DURATION_S))
+    fi
+  done
   echo $(((${#PLAN[@]} + searches * (PLAN_CAPACITY_STEPS_GUESS - 1)) * (DURATION_S + WARMUP_S + PLAN_RUN_OVERHEAD_S)
     + ramps + starts * PLAN_SERVER_OVERHEAD_S + shapes * SERVER_WARMUP_S))
 }
@@ -197,7 +211,7 @@ plan::print_plan() {
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
-    [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool") && reason='' || reason="skipped: $reason"; }
+    [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
     [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
     printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done

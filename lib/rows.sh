@@ -74,7 +74,7 @@ rows::_config_json() {
     --argjson streams "$streams" --argjson duration "${config_spec[duration_s]}" --argjson warmup "${config_spec[warmup_s]}" \
     --arg endpoint "$(scenarios::field "${config_spec[scenario]}" endpoint)" \
     --arg method "$(scenarios::field "${config_spec[scenario]}" method)" \
-    --arg timeout "$("${config_spec[tool]}::request_timeout_s")" \
+    --arg timeout "${config_spec[request_timeout_s]}" \
     '{threads: ([$threads, $connections] | min), connections: $connections, streams: $streams,
       duration_s: $duration, warmup_s: $warmup, endpoint: $endpoint, method: $method,
       request_timeout_s: (if $timeout == "" then null else ($timeout | tonumber) end)}'
@@ -100,7 +100,7 @@ rows::_lab_hosts() {
 rows::_json() {
   local -n row_spec=$1
   local status=$2 reason=$3 step=${4:-null} capacity=${5:-null}
-  local metrics_file metrics=null version slo=null client bound=null
+  local metrics_file metrics=null slo=null client bound=null
   metrics_file=$(jq -r '.metrics_file // ""' <<<"$step")
   client=$(jq -c '.client_stats // null' <<<"$step")
   [[ $client == null ]] || bound=$(rows::client_bound "$client")
@@ -108,8 +108,7 @@ rows::_json() {
   # the gates judge closed-loop and fixed-rate rows.
   [[ $status == ok && ${row_spec[load]} != capacity ]] && slo=$(openloop::slo_json "${row_spec[scenario]}" "$metrics_file")
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
-  version=$(servers::prop "${row_spec[server]}" version 2>/dev/null) || version=''
-  jq -cn --arg server "${row_spec[server]}" --arg version "$version" --arg tool "${row_spec[tool]}" \
+  jq -cn --arg server "${row_spec[server]}" --arg version "${row_spec[server_version]}" --arg tool "${row_spec[tool]}" \
     --argjson load "$(openloop::load_json "${row_spec[load]}" "${row_spec[scenario]}")" --argjson capacity "$capacity" --argjson slo "$slo" \
     --arg aa_group "${row_spec[aa_group]}" --argjson client "$client" --argjson bound "$bound" \
     --arg proto "${row_spec[protocol]}" --arg scenario "${row_spec[scenario]}" --argjson run "${row_spec[run]}" \

@@ -64,8 +64,6 @@ place::start_server() {
   holder=$(servers::port_holder "$PORT")
   if [[ -n $holder ]]; then
     log::error "port $PORT is taken by $holder before starting $server; free it or pick another with --port"
-    # shellcheck disable=SC2034 # read by run-benchmarks.sh's EXIT trap
-    EXIT_CODE=1
     exit 1
   fi
   log::info "starting $slot on port $PORT (log: $log)"
