@@ -287,8 +287,8 @@ lab::_preflight() {
     fi
   done
   # --cpus: each host's own taskset on its list (a CPU the host lacks would fail every start or run)
-  lab::_cpus_usable "$LAB_SERVER" "${SERVER_CPUS:-}" server || errors=1
-  for host in "${LAB_LOADS[@]}"; do lab::_cpus_usable "$host" "${CLIENT_CPUS:-}" load || errors=1; done
+  lab::_cpus_usable "$LAB_SERVER" "${SETTINGS[server_cpus]:-}" server || errors=1
+  for host in "${LAB_LOADS[@]}"; do lab::_cpus_usable "$host" "${SETTINGS[client_cpus]:-}" load || errors=1; done
   if [[ $(lab::_fact "${LAB_LOADS[0]}" '.curl') != true ]]; then
     log::error "load host ${LAB_LOADS[0]} has no curl: the contract checks and the readiness probe run from it"
     errors=1
@@ -505,7 +505,7 @@ lab::run_tool() {
   local -n lab_spec=$1
   local tool=${lab_spec[tool]} out=${lab_spec[out]} local_dir=${lab_spec[dir]} connections=${lab_spec[connections]}
   local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]:-}
-  local threads=$THREADS_OVERRIDE hosts=() shares=() rates=() entries=()
+  local threads=${SETTINGS[threads_option]} hosts=() shares=() rates=() entries=()
   local i host conns host_threads host_rate host_start work rc failed=0 start_at='' key words=()
   local -A host_spec=()
   if tools::can "$tool" multihost; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi

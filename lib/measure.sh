@@ -19,8 +19,8 @@
 #     (DIR/metrics.json, the tool's record; "" when the tool wrote none), server_stats,
 #     client_stats, machine_stats and extra (the row's jvm facts and profile). Returns the
 #     tool's exit status.
-# Reads the run's settings and state: PLAN, LOG_DIR, OUTPUT_DIR, SERVER_WARMUP_S, PROFILE,
-# READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
+# Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
+# server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
 # MEASURE_FAILED (1 once a row failed; measure::any_failed).
 # Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
@@ -31,7 +31,8 @@ measure::any_failed() { ((MEASURE_FAILED)); }
 
 # measure::_progress WHAT: the run's progress and time left, on stderr.
 measure::_progress() {
-  local left=$(( (${#PLAN[@]} - MEASURE_DONE) * (DURATION_S + WARMUP_S + PLAN_RUN_OVERHEAD_S) ))
+  local duration=${SETTINGS[duration_s]} warmup=${SETTINGS[warmup_s]}
+  local left=$(( (${#PLAN[@]} - MEASURE_DONE) * (duration + warmup + PLAN_RUN_OVERHEAD_S) ))
   log::info "run $((MEASURE_DONE + 1)) of ${#PLAN[@]}, about $(plan::minutes "$left") min left: $*"
 }
 
@@ -57,7 +58,7 @@ measure::step() {
   started=$(rows::now_utc)
   window_from=$(jvm::now_ms)
   window_from=$((window_from + warmup * 1000))
-  [[ -n $PROFILE ]] && profile::begin "$SERVER_PID" "$PROFILE" "$warmup" "$dir"
+  [[ -n ${SETTINGS[profile]} ]] && profile::begin "$SERVER_PID" "${SETTINGS[profile]}" "$warmup" "$dir"
   place::sample_start "$dir"
   step_spec["samples"]=$dir/tool-samples
   measure::_run_tool "$1" || rc=$?
@@ -66,8 +67,8 @@ measure::step() {
   ended=$(rows::now_utc)
   window_to=$(jvm::now_ms)
   extra=$(jq -cn --argjson jvm "$(jvm::facts "$SERVER_GC_LOG" "$window_from" "$window_to")" '{jvm: $jvm}')
-  if [[ -n $PROFILE ]]; then
-    extra=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "$PROFILE" "$dir" "${dir#"$OUTPUT_DIR/"}/flame.html" \
+  if [[ -n ${SETTINGS[profile]} ]]; then
+    extra=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "${SETTINGS[profile]}" "$dir" "${dir#"${SETTINGS[output_dir]}/"}/flame.html" \
       "${step_spec[slot]} ${step_spec[tool]} ${step_spec[protocol]} ${step_spec[scenario]}${step_spec[rate]:+ @${step_spec[rate]}/s}")" \
       '. + {profile: $profile}' <<<"$extra")
   fi
@@ -144,7 +145,7 @@ measure::_warm_up() {
   local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc tool
   local -A WARMUP_SPEC
   steady::forget
-  ((SERVER_WARMUP_S > 0)) || return 0
+  [[ ${SETTINGS[server_warmup_s]} != 0 ]] || return 0
   tool=$(steady::tool) || return 0
   started=$(rows::now_utc)
   for entry in "${PLAN[@]}"; do
@@ -161,16 +162,16 @@ measure::_warm_up() {
           warmup_s: null, steady: null}')")
       continue
     fi
-    if [[ $SERVER_WARMUP_MODE == auto ]]; then
-      log::info "warming up $slot: $tool $proto $scenario until steady state (at most ${SERVER_WARMUP_S}s)"
-    else log::info "warming up $slot: $tool $proto $scenario for ${SERVER_WARMUP_S}s"; fi
+    if [[ ${SETTINGS[server_warmup_mode]} == auto ]]; then
+      log::info "warming up $slot: $tool $proto $scenario until steady state (at most ${SETTINGS[server_warmup_s]}s)"
+    else log::info "warming up $slot: $tool $proto $scenario for ${SETTINGS[server_warmup_s]}s"; fi
     rc=0
     measure::_run_tool WARMUP_SPEC || rc=$?
     if ((rc == 0)); then
       shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" --argjson got "$(steady::shape_fields "${WARMUP_SPEC[out]}")" \
         '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps} + $got' "${WARMUP_SPEC[out]}")")
       [[ $(jq -r .steady <<<"${shapes[-1]}") != false ]] ||
-        log::warn "$slot ($proto $scenario) did not reach steady state in ${SERVER_WARMUP_S}s: its rows are marked"
+        log::warn "$slot ($proto $scenario) did not reach steady state in ${SETTINGS[server_warmup_s]}s: its rows are marked"
     else
       reason=$(measure::_error_of "${WARMUP_SPEC[dir]}")
       log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
@@ -182,8 +183,8 @@ measure::_warm_up() {
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
-    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "$SERVER_WARMUP_S" \
-    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "$SERVER_WARMUP_MODE" --arg tool "$tool" '
+    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
+    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" '
     {server: $server, run: $run, tool: $tool, mode: $mode, duration_s: $duration, started: $started,
      ended: $ended, shapes: .}
     + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"

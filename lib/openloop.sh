@@ -15,12 +15,12 @@
 #     stage RATE:DURATION, RATE whole requests/s (the first above 0: the ramp starts from it),
 #     DURATION like 500ms, 10s, 2m); returns 1 with a message for anything else.
 #   openloop::stages_of SCENARIO
-#     The stages to measure SCENARIO at: OPENLOOP_STAGES (--rate-stages), else the scenario
+#     The stages to measure SCENARIO at: SETTINGS[stages] (--rate-stages, lib/settings.sh), else the scenario
 #     table's stages column; nothing for none.
 #   openloop::loads SCENARIO
 #     The open-loop entries to plan for SCENARIO, one a line: "rate=N" for each rate of
-#     OPENLOOP_RATES (--rates) or else of the scenario table's rates column, "stages" when it
-#     has stages (openloop::stages_of), then "capacity" when OPENLOOP_CAPACITY (the
+#     SETTINGS[rates] (--rates) or else of the scenario table's rates column, "stages" when it
+#     has stages (openloop::stages_of), then "capacity" when SETTINGS[capacity] (the
 #     conditions' JSON) is set. Nothing for a closed-loop-only run.
 #   openloop::supports TOOL [LOAD]
 #     0 when TOOL can run the plan entry's LOAD: a fixed rate (rate=N, capacity: its driver
@@ -30,7 +30,7 @@
 #     {mode: "stages", stages} or {mode: "capacity", conditions, precision}; "null" for a
 #     closed-loop entry.
 #   openloop::slo_json SCENARIO METRICS_FILE
-#     The row's "slo" object (lib/slo.jq check) when OPENLOOP_SLO (the gates' JSON) has
+#     The row's "slo" object (lib/slo.jq check) when SETTINGS[slo] (the gates' JSON) has
 #     conditions for SCENARIO; "null" otherwise.
 #   openloop::slo_regressions BASE NEW GATES_JSON
 #     One line per row of results file NEW that breaks a gate the same row of BASE met
@@ -40,17 +40,16 @@
 #   openloop::capacity SPEC_NAME DIR STEP_FN ROW_FN
 #     The capacity search of one plan entry, the run spec SPEC_NAME: fixed-rate steps
 #     (STEP_FN SPEC_NAME RATE STEP_DIR runs one, writing STEP_DIR/metrics.json; returns
-#     non-zero when the tool failed) from OPENLOOP_CAPACITY_START, doubled until a condition
+#     non-zero when the tool failed) from SETTINGS[capacity_start], doubled until a condition
 #     fails (halved while the first fails), then bisected until (fail - pass) / pass <=
-#     OPENLOOP_CAPACITY_PRECISION, then the rate found measured again to confirm. After every
+#     SETTINGS[capacity_precision], then the rate found measured again to confirm. After every
 #     step ROW_FN SPEC_NAME FIRST_STEP_DIR REPLACE STATUS REASON METRICS_FILE CAPACITY_JSON
 #     writes the row (REPLACE 1: over the previous step's; 0 for the first), so that an
 #     interrupted search keeps its steps.
 # Depends on lib/log.sh, lib/scenarios.sh (openloop::loads), lib/tools.sh (openloop::supports), jq, lib/slo.jq next to this file.
 
 OPENLOOP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OPENLOOP_RATES='' OPENLOOP_STAGES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO='' OPENLOOP_STEP=''
-OPENLOOP_CAPACITY_PRECISION=0.02 OPENLOOP_CAPACITY_START=100
+OPENLOOP_STEP=''
 # Bounds of the search: a rate no load generator here reaches, and steps enough for it.
 OPENLOOP_CAPACITY_MAX_RPS=10000000 OPENLOOP_CAPACITY_MAX_STEPS=40
 # The exit status of a run whose results break an SLO (beside 0, 1, 2, 130, 143).
@@ -86,7 +85,7 @@ openloop::stages_seconds() {
 }
 
 openloop::stages_of() {
-  local text=$OPENLOOP_STAGES
+  local text=${SETTINGS[stages]}
   [[ -n $text ]] || text=$(scenarios::field "$1" stages 2>/dev/null) || text=''
   [[ $text == - ]] || printf '%s\n' "$text"
 }
@@ -101,14 +100,14 @@ openloop::gates() {
 
 openloop::loads() {
   local rates rate
-  rates=$OPENLOOP_RATES
+  rates=${SETTINGS[rates]}
   [[ -n $rates ]] || rates=$(scenarios::field "$1" rates 2>/dev/null) || rates=''
   [[ $rates == - ]] && rates=''
   if [[ -n $rates ]]; then
     for rate in $(openloop::parse_rates "$rates"); do printf 'rate=%s\n' "$rate"; done
   fi
   [[ -z $(openloop::stages_of "$1") ]] || echo stages
-  [[ -z $OPENLOOP_CAPACITY ]] || echo capacity
+  [[ -z ${SETTINGS[capacity]} ]] || echo capacity
 }
 
 openloop::supports() {
@@ -126,14 +125,14 @@ openloop::load_json() {
     '') echo null ;;
     rate=*) jq -cn --argjson r "${1#rate=}" '{mode: "rate", target_rps: $r}' ;;
     stages) jq -cn --arg s "$(openloop::stages_of "$2")" '{mode: "stages", stages: $s}' ;;
-    capacity) jq -cn --argjson c "$OPENLOOP_CAPACITY" --argjson p "$OPENLOOP_CAPACITY_PRECISION" \
+    capacity) jq -cn --argjson c "${SETTINGS[capacity]}" --argjson p "${SETTINGS[capacity_precision]}" \
       '{mode: "capacity", conditions: [$c[].text], precision: $p}' ;;
   esac
 }
 
 openloop::slo_json() {
-  [[ -n $OPENLOOP_SLO && -s $2 ]] || { echo null; return 0; }
-  jq -c -L "$OPENLOOP_LIB" --argjson gates "$OPENLOOP_SLO" --arg scenario "$1" '
+  [[ -n ${SETTINGS[slo]} && -s $2 ]] || { echo null; return 0; }
+  jq -c -L "$OPENLOOP_LIB" --argjson gates "${SETTINGS[slo]}" --arg scenario "$1" '
     import "slo" as slo;
     slo::for_scenario($gates; $scenario) as $c
     | if ($c | length) == 0 then null else slo::check($c) end' "$2"
@@ -158,7 +157,7 @@ openloop::slo_exit_status() {
 # openloop::_step_json RATE PHASE METRICS_FILE: one step of a capacity search: its rate,
 # phase, whether every condition held (pass) and the figures they read.
 openloop::_step_json() {
-  jq -c -L "$OPENLOOP_LIB" --argjson rate "$1" --arg phase "$2" --argjson c "$OPENLOOP_CAPACITY" '
+  jq -c -L "$OPENLOOP_LIB" --argjson rate "$1" --arg phase "$2" --argjson c "${SETTINGS[capacity]}" '
     import "slo" as slo;
     slo::check($c) as $check
     | {rate: $rate, phase: $phase, pass: $check.met,
@@ -179,12 +178,12 @@ openloop::_failed_step() {
 
 # openloop::_close_enough PASS FAIL: 0 when the bracket is within the precision.
 openloop::_close_enough() {
-  awk -v lo="$1" -v hi="$2" -v p="$OPENLOOP_CAPACITY_PRECISION" 'BEGIN {exit !((hi - lo) <= p * lo || hi - lo <= 1)}'
+  awk -v lo="$1" -v hi="$2" -v p="${SETTINGS[capacity_precision]}" 'BEGIN {exit !((hi - lo) <= p * lo || hi - lo <= 1)}'
 }
 
 openloop::capacity() {
-  local spec=$1 dir=$2 step_fn=$3 row_fn=$4 steps=() pass=0 fail=0 rate=$OPENLOOP_CAPACITY_START phase=raise
-  local n=0 step last_metrics='' pass_metrics='' confirmed=null fail_why='' summary first_dir=$2/step-1-$OPENLOOP_CAPACITY_START
+  local spec=$1 dir=$2 step_fn=$3 row_fn=$4 steps=() pass=0 fail=0 rate=${SETTINGS[capacity_start]} phase=raise
+  local n=0 step last_metrics='' pass_metrics='' confirmed=null fail_why='' summary first_dir=$2/step-1-${SETTINGS[capacity_start]}
   while ((n < OPENLOOP_CAPACITY_MAX_STEPS)); do
     n=$((n + 1))
     # In this shell, not in a command substitution's subshell: the step's processes must be
@@ -243,7 +242,7 @@ openloop::_capacity_json() {
   local pass=$1 fail=$2 why=$3 confirmed=$4
   shift 4
   printf '%s\n' "$@" | jq -cs --argjson pass "$pass" --argjson fail "$fail" --arg why "$why" \
-    --argjson confirmed "$confirmed" --argjson c "$OPENLOOP_CAPACITY" --argjson p "$OPENLOOP_CAPACITY_PRECISION" '
+    --argjson confirmed "$confirmed" --argjson c "${SETTINGS[capacity]}" --argjson p "${SETTINGS[capacity_precision]}" '
     {conditions: [$c[].text], precision: $p,
      capacity_rps: (if $pass == 0 then null else $pass end), confirmed: $confirmed,
      failed_step: (if $fail == 0 then null else {rate: $fail, why: $why} end),

@@ -6,7 +6,7 @@
 #   rows::header_json
 #     The document's header (every top-level field but results, server_warmups and
 #     complete): when, which commit and command line, the system, the tools' versions and
-#     the settings. Reads the run's settings (run-benchmarks.sh's globals).
+#     the settings. Reads the run's settings (lib/settings.sh) and JAVA_HOME_FOUND.
 #   rows::add SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]
 #     Adds the row of the run spec SPEC_NAME (lib/plan.sh: plan::spec) to the results file:
 #     STATUS ok, failed or skipped, REASON (empty: none), STEP_JSON the result of the
@@ -49,11 +49,11 @@ rows::header_json() {
     java_version=$(java::version "$JAVA_HOME_FOUND") || java_version=''
     [[ -f $SERVERS_DIR/jvm.options ]] && jvm_flags=$(java::server_options "$SERVERS_DIR/jvm.options" | paste -sd' ')
   fi
-  jq -n --arg timestamp "$(rows::now_utc)" --arg commit "$(rows::_suite_commit)" --arg command "$COMMAND_LINE" \
-    --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
-    --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
-    --argjson server_warmup "$SERVER_WARMUP_S" --arg server_warmup_mode "$SERVER_WARMUP_MODE" --argjson seed "$SEED" --argjson aa "$AA" \
-    --arg profile "$PROFILE" --argjson gc_log "$GC_LOG" \
+  jq -n --arg timestamp "$(rows::now_utc)" --arg commit "$(rows::_suite_commit)" --arg command "${SETTINGS[command_line]}" \
+    --arg run_label "${SETTINGS[label]}" --argjson system "$(system::info "${SETTINGS[description]}" "$java_version" "$jvm_flags" "${SETTINGS[server_cpus]}" "${SETTINGS[client_cpus]}")" \
+    --argjson tools "$tools_json" --argjson duration "${SETTINGS[duration_s]}" --argjson warmup "${SETTINGS[warmup_s]}" --argjson runs "${SETTINGS[runs]}" \
+    --argjson server_warmup "${SETTINGS[server_warmup_s]}" --arg server_warmup_mode "${SETTINGS[server_warmup_mode]}" --argjson seed "${SETTINGS[seed]}" --argjson aa "${SETTINGS[aa]}" \
+    --arg profile "${SETTINGS[profile]}" --argjson gc_log "${SETTINGS[gc_log]}" \
     --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,

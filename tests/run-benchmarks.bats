@@ -241,7 +241,7 @@ KEYS
   [[ $output == *"order slow wrong good"* ]]
   # without --seed one is drawn
   # shellcheck disable=SC2016 # run by sourced's bash
-  run sourced 'echo "$SEED"' --servers good,wrong --scenarios hello --tool wrk
+  run sourced 'echo "${SETTINGS[seed]}"' --servers good,wrong --scenarios hello --tool wrk
   [[ $output =~ ^[0-9]+$ ]]
   # and printed with every round's order, so that the order can be repeated
   run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
