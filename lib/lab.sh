@@ -23,8 +23,8 @@
 #     here for this run, which servers that declare h3 serve QUIC with and the load hosts
 #     verify against), gathers each host's facts and runs the pre-flight: errors (no
 #     JDK 21+ on the server host, barrage or curl unusable on a load host, a --cpus list
-#     a host's taskset refuses: SERVER_CPUS on the server host, CLIENT_CPUS on the load
-#     hosts) return 1;
+#     a host's taskset refuses: the settings' server_cpus on the server host, client_cpus
+#     on the load hosts) return 1;
 #     warnings return 1 too when STRICT was set.
 #   lab::record_to FILE
 #     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
@@ -68,7 +68,9 @@
 #   lab::cleanup
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
-# Depends on lib/log.sh, lib/system.sh, lib/certs.sh and lib/spec.sh.
+# Reads SETTINGS' server_cpus, client_cpus and threads_option (lib/settings.sh).
+# Depends on lib/log.sh, lib/system.sh, lib/certs.sh, lib/spec.sh and lib/tools.sh (a tool's
+# capabilities: one with multihost runs on every load host).
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0 LAB_H3_VENV=''
