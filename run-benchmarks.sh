@@ -22,10 +22,11 @@ shell_quote() {
 }
 # Tests point the orchestrator at fixture servers; lib/servers.sh reads SERVERS_DIR.
 export SERVERS_DIR=${BARRAGE_SERVERS_DIR:-${SERVERS_DIR:-$ROOT/servers}}
-SERVERS=() SCENARIOS=() TOOLS=() PROTOCOLS=()
 
 # shellcheck source=lib/log.sh
 source "$ROOT/lib/log.sh"
+# shellcheck source=lib/settings.sh
+source "$ROOT/lib/settings.sh"
 # shellcheck source=lib/deps.sh
 source "$ROOT/lib/deps.sh"
 # shellcheck source=lib/servers.sh
@@ -96,8 +97,9 @@ Selection
                        server.properties declares them and with tools that speak them
                        (a scenario a tool cannot express is recorded as skipped). h3:
                        HTTP/3 over QUIC, measured by barrage (built with Debian's QUIC
-                       libraries), the certificate made with openssl (lib/certs.sh); not
-                       in a lab run (all there is h1,h2c)
+                       libraries), the certificate made with openssl (lib/certs.sh); in a
+                       lab run too (README "Running on lab hardware": a certificate for the
+                       server's address, the contract's h3 checks from the first load host)
 Measurement
   --duration D         measured time per run, e.g. 30s or 2m (default 30s)
   --warmup D           discarded warm-up before each run (default 10s)
@@ -236,30 +238,25 @@ pick_names() {
   done
 }
 
-# Options (globals read by the functions below and by lib/plan.sh, lib/rows.sh, lib/measure.sh).
-OPT_SERVERS=all OPT_SCENARIOS=all OPT_TOOL=all OPT_PROTOCOL=all
-DURATION_S='' WARMUP_S='' SERVER_WARMUP_S='' SERVER_WARMUP_MODE=auto RUNS=1 SEED='' LABEL='' DESCRIPTION='' OUTPUT_DIR=$ROOT/results
-CONNECTIONS_OVERRIDE='' THREADS_OVERRIDE='' CPUS='' PORT=${BARRAGE_PORT:-8080}
-QUICK=0 LIST=0 DRY_RUN=0 AA=0 PROFILE='' GC_LOG=1
-LAB_SERVER_OPT='' LAB_LOADS_OPT='' LAB_FILE_OPT='' LAB_DIR_OPT='' STRICT=0
-
+# parse_options ARG...: the command line into SETTINGS and SERVERS, SCENARIOS, TOOLS and
+# PROTOCOLS (lib/settings.sh), then read-only; exit 2 (usage_error) for a bad one.
 parse_options() {
-  local why
+  local why seconds
   while (($#)); do
     local opt=$1
     case $opt in
       -h|--help) usage; exit 0 ;;
-      --quick) QUICK=1; shift; continue ;;
-      --list) LIST=1; shift; continue ;;
-      --dry-run) DRY_RUN=1; shift; continue ;;
-      --aa) AA=1; shift; continue ;;
-      --strict) STRICT=1; shift; continue ;;
-      --no-gc-log) GC_LOG=0; shift; continue ;;
+      --quick) SETTINGS[quick]=1; shift; continue ;;
+      --list) SETTINGS[list]=1; shift; continue ;;
+      --dry-run) SETTINGS[dry_run]=1; shift; continue ;;
+      --aa) SETTINGS[aa]=1; shift; continue ;;
+      --strict) SETTINGS[strict]=1; shift; continue ;;
+      --no-gc-log) SETTINGS[gc_log]=0; shift; continue ;;
       --profile)
-        PROFILE=cpu
+        SETTINGS[profile]=cpu
         if [[ ${2:-} != -* ]] && (($# >= 2)); then
           grep -qx -- "$2" <<<"$(profile::events)" || usage_error "--profile wants $(profile::events | paste -sd'|'), got '$2'"
-          PROFILE=$2; shift
+          SETTINGS[profile]=$2; shift
         fi
         shift; continue ;;
       --*=*) set -- "${opt%%=*}" "${opt#*=}" "${@:2}"; continue ;;
@@ -269,94 +266,100 @@ parse_options() {
     local value=$2
     shift 2
     case $opt in
-      --servers) OPT_SERVERS=$value ;;
-      --scenarios) OPT_SCENARIOS=$value ;;
-      --tool) OPT_TOOL=$value ;;
-      --protocol) OPT_PROTOCOL=$value ;;
-      --duration) DURATION_S=$(seconds_of "$value" --duration duration_s) ;;
-      --warmup) WARMUP_S=$(seconds_of "$value" --warmup warmup_s) ;;
-      --server-warmup) steady::parse_server_warmup "$value" ||
+      --servers) SETTINGS[servers]=$value ;;
+      --scenarios) SETTINGS[scenarios]=$value ;;
+      --tool) SETTINGS[tools]=$value ;;
+      --protocol) SETTINGS[protocols]=$value ;;
+      --duration) SETTINGS[duration_s]=$(seconds_of "$value" --duration duration_s) ;;
+      --warmup) SETTINGS[warmup_s]=$(seconds_of "$value" --warmup warmup_s) ;;
+      --server-warmup) why=$(steady::parse_server_warmup "$value") ||
           usage_error "--server-warmup wants auto, auto:CAP (e.g. auto:30s) or a duration like 5s, got '$value'"
+        read -r 'SETTINGS[server_warmup_mode]' seconds <<<"$why"
+        # a plain auto keeps a cap given before it
+        [[ -z $seconds ]] || SETTINGS[server_warmup_s]=$seconds
         # the cap (barrage --warmup auto:CAP) or the fixed warm-up's length (-d)
-        within_range --server-warmup warmup_s "${SERVER_WARMUP_S:-0}" "$value" ;;
-      --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SEED=$((10#$value)) ;;
-      --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; RUNS=$value ;;
-      --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; LABEL=$value ;;
-      --description) DESCRIPTION=$value ;;
-      --output) OUTPUT_DIR=$value ;;
+        within_range --server-warmup warmup_s "${SETTINGS[server_warmup_s]:-0}" "$value" ;;
+      --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SETTINGS[seed]=$((10#$value)) ;;
+      --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; SETTINGS[runs]=$value ;;
+      --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; SETTINGS[label]=$value ;;
+      --description) SETTINGS[description]=$value ;;
+      --output) SETTINGS[output_dir]=$value ;;
       --connections) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--connections wants a positive integer, got '$value'"
-        within_range --connections connections "$value"; CONNECTIONS_OVERRIDE=$value ;;
+        within_range --connections connections "$value"; SETTINGS[connections]=$value ;;
       --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"
-        within_range --threads threads "$value"; THREADS_OVERRIDE=$value ;;
-      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; CPUS=$value ;;
-      --server-host) LAB_SERVER_OPT=$value ;;
-      --load-hosts) LAB_LOADS_OPT=$value ;;
-      --lab) LAB_FILE_OPT=$value ;;
-      --lab-dir) LAB_DIR_OPT=$value ;;
+        within_range --threads threads "$value"; SETTINGS[threads_option]=$value ;;
+      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; SETTINGS[cpus]=$value ;;
+      --server-host) SETTINGS[server_host]=$value ;;
+      --load-hosts) SETTINGS[load_hosts]=$value ;;
+      --lab) SETTINGS[lab_file]=$value ;;
+      --lab-dir) SETTINGS[lab_dir]=$value ;;
       --rates) why=$(openloop::parse_rates "$value" 2>&1 >/dev/null) ||
           usage_error "--rates wants whole requests/s like 500,1000, got '$value' (${why#"${LOG_RED}error:${LOG_RESET} "})"
-        OPENLOOP_RATES=$value ;;
+        SETTINGS[rates]=$value ;;
       --rate-stages) why=$(openloop::stages_seconds "$value" 2>/dev/null) ||
           usage_error "--rate-stages wants RATE:DURATION,... like 100:5s,2000:20s (the first rate above 0), got '$value'"
         # no more stages than barrage takes, lasting no longer than a run may
         within_range --rate-stages stages "$(($(tr -cd , <<<"$value" | wc -c) + 1))" "$value" stages
         within_range --rate-stages duration_s "$why" "$value" 's in all'
-        OPENLOOP_STAGES=$value ;;
-      --capacity) OPENLOOP_CAPACITY=$(openloop::conditions "$value" 2>&1) || usage_error "--capacity: ${OPENLOOP_CAPACITY#jq: error*: }" ;;
+        SETTINGS[stages]=$value ;;
+      --capacity) SETTINGS[capacity]=$(openloop::conditions "$value" 2>&1) || usage_error "--capacity: ${SETTINGS[capacity]#jq: error*: }" ;;
       --capacity-precision) [[ $value =~ ^0?\.[0-9]*[1-9][0-9]*$ ]] || usage_error "--capacity-precision wants a fraction like 0.02, got '$value'"
-        OPENLOOP_CAPACITY_PRECISION=$value ;;
+        SETTINGS[capacity_precision]=$value ;;
       --capacity-start) [[ $value =~ ^[1-9][0-9]{0,6}$ ]] || usage_error "--capacity-start wants a positive whole rate, got '$value'"
-        OPENLOOP_CAPACITY_START=$value ;;
-      --slo) OPENLOOP_SLO=$(openloop::gates "$value" 2>&1) || usage_error "--slo: ${OPENLOOP_SLO#jq: error*: }" ;;
+        SETTINGS[capacity_start]=$value ;;
+      --slo) SETTINGS[slo]=$(openloop::gates "$value" 2>&1) || usage_error "--slo: ${SETTINGS[slo]#jq: error*: }" ;;
       --port)
         if ! [[ $value =~ ^[1-9][0-9]{0,4}$ ]] || ((value > 65535)); then usage_error "--port wants 1-65535, got '$value'"; fi
-        PORT=$value ;;
+        SETTINGS[port]=$value ;;
       *) usage_error "unknown option '$opt'" ;;
     esac
   done
   # --quick sets the short times; an explicit --duration / --warmup still wins.
-  if ((QUICK)); then DURATION_S=${DURATION_S:-3} WARMUP_S=${WARMUP_S:-1}; fi
-  DURATION_S=${DURATION_S:-30} WARMUP_S=${WARMUP_S:-10}
-  steady::defaults "$QUICK"
+  if ((SETTINGS[quick])); then SETTINGS[duration_s]=${SETTINGS[duration_s]:-3} SETTINGS[warmup_s]=${SETTINGS[warmup_s]:-1}; fi
+  SETTINGS[duration_s]=${SETTINGS[duration_s]:-30} SETTINGS[warmup_s]=${SETTINGS[warmup_s]:-10}
+  SETTINGS[server_warmup_s]=${SETTINGS[server_warmup_s]:-$(steady::default_cap "${SETTINGS[quick]}")}
   # Drawn, not fixed: a fixed default would always favour the same server; recorded to repeat.
-  SEED=${SEED:-$(((RANDOM << 15 | RANDOM) % 1000000))}
-  ((DURATION_S > 0)) || usage_error "--duration must be more than 0"
+  SETTINGS[seed]=${SETTINGS[seed]:-$(((RANDOM << 15 | RANDOM) % 1000000))}
+  ((SETTINGS[duration_s] > 0)) || usage_error "--duration must be more than 0"
 
   local valid
   mapfile -t valid < <(servers::list)
-  pick_names SERVERS server "$OPT_SERVERS" "${valid[@]}"
+  pick_names SERVERS server "${SETTINGS[servers]}" "${valid[@]}"
   mapfile -t valid < <(scenarios::list)
-  pick_names SCENARIOS scenario "$OPT_SCENARIOS" "${valid[@]}"
+  pick_names SCENARIOS scenario "${SETTINGS[scenarios]}" "${valid[@]}"
   # a gate on a misspelt scenario would gate nothing: refused before anything starts
   local gate_scenario
   while IFS= read -r gate_scenario; do
     [[ " ${valid[*]} " == *" $gate_scenario "* ]] || usage_error "--slo: unknown scenario '$gate_scenario' (valid: ${valid[*]})"
-  done < <(if [[ -n $OPENLOOP_SLO ]]; then jq -r '.[].scenario // empty' <<<"$OPENLOOP_SLO"; fi)
+  done < <(if [[ -n ${SETTINGS[slo]} ]]; then jq -r '.[].scenario // empty' <<<"${SETTINGS[slo]}"; fi)
   mapfile -t valid < <(tools::list)
-  pick_names TOOLS tool "$OPT_TOOL" "${valid[@]}"
+  pick_names TOOLS tool "${SETTINGS[tools]}" "${valid[@]}"
   ((${#SERVERS[@]})) || usage_error "no servers found under $SERVERS_DIR"
-  if ((AA && ${#SERVERS[@]} != 1)); then
+  if ((SETTINGS[aa] && ${#SERVERS[@]} != 1)); then
     usage_error "--aa measures one server as two labels: pick it with --servers NAME (got ${#SERVERS[@]})"
   fi
 
-  lab::configure "$LAB_SERVER_OPT" "$LAB_LOADS_OPT" "$LAB_FILE_OPT" "$LAB_DIR_OPT" "$STRICT" || usage_error "bad lab set-up"
+  lab::configure "${SETTINGS[server_host]}" "${SETTINGS[load_hosts]}" "${SETTINGS[lab_file]}" "${SETTINGS[lab_dir]}" "${SETTINGS[strict]}" || usage_error "bad lab set-up"
   load_place
   # "all" is every protocol this place measures; a named one is checked there
-  pick_names PROTOCOLS protocol "$OPT_PROTOCOL" h1 h2c h3
-  [[ $OPT_PROTOCOL == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
+  pick_names PROTOCOLS protocol "${SETTINGS[protocols]}" h1 h2c h3
+  [[ ${SETTINGS[protocols]} == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
   why=$(place::check_options) || usage_error "$why"
-  SERVER_CPUS='' CLIENT_CPUS=''
-  if [[ -z $CPUS ]]; then
-    read -r SERVER_CPUS CLIENT_CPUS <<<"$(place::default_pinning)" || true
-  elif [[ $CPUS != none ]]; then
-    SERVER_CPUS=${CPUS%%:*} CLIENT_CPUS=${CPUS#*:}
+  SETTINGS[server_cpus]='' SETTINGS[client_cpus]=''
+  if [[ -z ${SETTINGS[cpus]} ]]; then
+    read -r 'SETTINGS[server_cpus]' 'SETTINGS[client_cpus]' <<<"$(place::default_pinning)" || true
+  elif [[ ${SETTINGS[cpus]} != none ]]; then
+    SETTINGS[server_cpus]=${SETTINGS[cpus]%%:*} SETTINGS[client_cpus]=${SETTINGS[cpus]#*:}
   fi
-  if [[ -n $THREADS_OVERRIDE ]]; then THREADS=$THREADS_OVERRIDE
-  elif [[ -n $CLIENT_CPUS ]]; then THREADS=$(system::count_cpus "$CLIENT_CPUS")
-  else THREADS=$(system::cores)
+  if [[ -n ${SETTINGS[threads_option]} ]]; then SETTINGS[threads]=${SETTINGS[threads_option]}
+  elif [[ -n ${SETTINGS[client_cpus]} ]]; then SETTINGS[threads]=$(system::count_cpus "${SETTINGS[client_cpus]}")
+  else SETTINGS[threads]=$(system::cores)
   fi
   # a machine with more cores than barrage takes threads: as many as it takes
-  spec::in_range threads "$THREADS" || read -r _ THREADS <<<"$(spec::range threads)"
+  spec::in_range threads "${SETTINGS[threads]}" || read -r _ 'SETTINGS[threads]' <<<"$(spec::range threads)"
+  SETTINGS[output_dir]=${SETTINGS[output_dir]:-$ROOT/results}
+  # read-only from here: the libraries read the settings, never write them
+  readonly SETTINGS SERVERS SCENARIOS TOOLS PROTOCOLS
 }
 
 # load_place: where the run happens, the one of lib/place/*.sh that defines the place::
@@ -373,7 +376,8 @@ load_place() {
 ensure_setup() {
   local needs=(jq:jq curl:curl taskset:util-linux setsid:util-linux ss:iproute2 ps:procps) tool server
   for tool in "${TOOLS[@]}"; do mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); done
-  ((SERVER_WARMUP_S > 0)) && mapfile -t -O "${#needs[@]}" needs < <(barrage::requires)
+  # the server warm-up's tool (lib/steady.sh)
+  if ((SETTINGS[server_warmup_s] > 0)) && tool=$(steady::tool); then mapfile -t -O "${#needs[@]}" needs < <("$tool::requires"); fi
   for server in "${SERVERS[@]}"; do
     mapfile -t -O "${#needs[@]}" needs < <(contract::requires "$(plan::verified_protocols "$server")")
   done
@@ -442,35 +446,34 @@ main() {
     echo "warning: SIGINT is ignored (inherited) and env cannot restore it: stop this run with SIGTERM" >&2
   fi
   local arg
-  COMMAND_LINE=$(shell_quote "$0")
-  for arg in "$@"; do COMMAND_LINE+=" $(shell_quote "$arg")"; done
+  SETTINGS[command_line]=$(shell_quote "$0")
+  for arg in "$@"; do SETTINGS[command_line]+=" $(shell_quote "$arg")"; done
 
   parse_options "$@"
-  if ((LIST)); then plan::print_list; return 0; fi
+  if ((SETTINGS[list])); then plan::print_list; return 0; fi
   plan::build
-  if ((DRY_RUN)); then plan::print_plan; return 0; fi
+  if ((SETTINGS[dry_run])); then plan::print_plan; return 0; fi
   ((${#PLAN[@]})) || usage_error "nothing to run: no selected server speaks a selected protocol with a selected tool (see --list)"
 
   install_traps
   ensure_setup
   place::connect
-  if [[ -n $PROFILE ]]; then
+  if [[ -n ${SETTINGS[profile]} ]]; then
     profile::ensure "$ROOT/.cache" "${JAVA_HOME_FOUND:-$(java::home)}" || exit 1
   fi
-  log::info "CPU pinning: $(plan::pinning_text); load-tool threads: $THREADS"
+  log::info "CPU pinning: $(plan::pinning_text); load-tool threads: ${SETTINGS[threads]}"
   log::info "${#PLAN[@]} planned runs; estimated time about $(plan::minutes "$(plan::estimate_s)") min"
 
-  mkdir -p "$OUTPUT_DIR"
+  mkdir -p "${SETTINGS[output_dir]}"
   local base
-  base=$(date -u +%Y-%m-%dT%H-%M-%SZ)${LABEL:+-$LABEL}
+  base=$(date -u +%Y-%m-%dT%H-%M-%SZ)${SETTINGS[label]:+-${SETTINGS[label]}}
   SCRATCH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/barrage run.XXXXXX")
-  LOG_DIR=$OUTPUT_DIR/$base.logs
+  LOG_DIR=${SETTINGS[output_dir]}/$base.logs
   mkdir -p "$LOG_DIR"
   procs::record_to "$LOG_DIR/pids"
-  results::init "$OUTPUT_DIR/$base.json" "$(rows::header_json)"
+  results::init "${SETTINGS[output_dir]}/$base.json" "$(rows::header_json)"
   log::info "results: $RESULTS_FILE"
 
-  EXIT_CODE_AT_END=0 DONE_COUNT=0
   declare -A BUILD_FAILED=()
   local name reason tool server built=()
   # In this shell, not in a pipe's subshell: the EXIT trap must be able to stop the build.
@@ -487,7 +490,7 @@ main() {
   place::prepare "${built[@]}"
 
   local run slot
-  for ((run = 1; run <= RUNS; run++)); do
+  for ((run = 1; run <= SETTINGS[runs]; run++)); do
     for slot in ${ROUND_ORDER[run - 1]}; do
       server=$(plan::slot_server "$slot")
       if [[ -n ${BUILD_FAILED[$server]:-} ]]; then
@@ -497,7 +500,7 @@ main() {
       measure::serve "$slot" "$run"
     done
   done
-  if ((AA)); then
+  if ((SETTINGS[aa])); then
     results::set noise_floor "$(jq -L "$ROOT/lib" 'import "noise" as noise; noise::floor(0.95)' "$RESULTS_FILE")"
   fi
   FINISHED=1
@@ -511,8 +514,8 @@ main() {
     log::error "$path is not valid against schemas/results.schema.json (findings above)"
     return 1
   fi
-  ((EXIT_CODE_AT_END)) || openloop::slo_exit_status "$path" || return
-  return "$EXIT_CODE_AT_END"
+  if measure::any_failed; then return 1; fi
+  openloop::slo_exit_status "$path"
 }
 
 # Tests source this file to call its functions (and lib/plan.sh's); only a run executes main.

@@ -11,8 +11,9 @@
 #             / median (a robust standard deviation). status "drifting" when the test is
 #             significant and |change| is more than twice the noise and at least 2%; "steady"
 #             otherwise; "unknown" (reason) with fewer than min_seconds (6) whole seconds.
-#   row       a results row -> its drift object: the test on barrage's series; for a tool
-#             without a per-second series (wrk, h2load, jdk-client), and for a ramped run
+#   row       a results row -> its drift object: the test on its record's per-second series
+#             (metrics.timeline: barrage's, a tool with the capability timeline,
+#             lib/tools/README.md); for a tool without one (wrk, h2load, jdk-client), and for a ramped run
 #             (load.mode stages), status "unknown" with the reason; null for a row that was
 #             not measured
 #   min_seconds  6: below that the test cannot reach alpha = 0.01 whatever the series
@@ -56,6 +57,6 @@ def row:
   elif .load.mode? == "stages" then
     {status: "unknown", test: null, n: null, z: null, alpha: null, change: null, noise: null,
      reason: "a ramped rate trends by design"}
-  elif .tool == "barrage" and (.metrics.timeline | type) == "array" then .metrics | series | test
+  elif (.metrics.timeline | type) == "array" then .metrics | series | test
   else {status: "unknown", test: null, n: null, z: null, alpha: null, change: null, noise: null,
         reason: "\(.tool) gives no per-second series"} end;

@@ -23,8 +23,8 @@
 #     here for this run, which servers that declare h3 serve QUIC with and the load hosts
 #     verify against), gathers each host's facts and runs the pre-flight: errors (no
 #     JDK 21+ on the server host, barrage or curl unusable on a load host, a --cpus list
-#     a host's taskset refuses: SERVER_CPUS on the server host, CLIENT_CPUS on the load
-#     hosts) return 1;
+#     a host's taskset refuses: the settings' server_cpus on the server host, client_cpus
+#     on the load hosts) return 1;
 #     warnings return 1 too when STRICT was set.
 #   lab::record_to FILE
 #     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
@@ -68,7 +68,9 @@
 #   lab::cleanup
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
-# Depends on lib/log.sh, lib/system.sh, lib/certs.sh and lib/spec.sh.
+# Reads SETTINGS' server_cpus, client_cpus and threads_option (lib/settings.sh).
+# Depends on lib/log.sh, lib/system.sh, lib/certs.sh, lib/spec.sh and lib/tools.sh (a tool's
+# capabilities: one with multihost runs on every load host).
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0 LAB_H3_VENV=''
@@ -287,8 +289,8 @@ lab::_preflight() {
     fi
   done
   # --cpus: each host's own taskset on its list (a CPU the host lacks would fail every start or run)
-  lab::_cpus_usable "$LAB_SERVER" "${SERVER_CPUS:-}" server || errors=1
-  for host in "${LAB_LOADS[@]}"; do lab::_cpus_usable "$host" "${CLIENT_CPUS:-}" load || errors=1; done
+  lab::_cpus_usable "$LAB_SERVER" "${SETTINGS[server_cpus]:-}" server || errors=1
+  for host in "${LAB_LOADS[@]}"; do lab::_cpus_usable "$host" "${SETTINGS[client_cpus]:-}" load || errors=1; done
   if [[ $(lab::_fact "${LAB_LOADS[0]}" '.curl') != true ]]; then
     log::error "load host ${LAB_LOADS[0]} has no curl: the contract checks and the readiness probe run from it"
     errors=1
@@ -505,10 +507,10 @@ lab::run_tool() {
   local -n lab_spec=$1
   local tool=${lab_spec[tool]} out=${lab_spec[out]} local_dir=${lab_spec[dir]} connections=${lab_spec[connections]}
   local duration=${lab_spec[duration_s]} warmup=${lab_spec[warmup_s]} cpus=${lab_spec[cpus]} rate=${lab_spec[rate]:-}
-  local threads=$THREADS_OVERRIDE hosts=() shares=() rates=() entries=()
+  local threads=${SETTINGS[threads_option]} hosts=() shares=() rates=() entries=()
   local i host conns host_threads host_rate host_start work rc failed=0 start_at='' key words=()
   local -A host_spec=()
-  if [[ $tool == barrage ]]; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
+  if tools::can "$tool" multihost; then hosts=("${LAB_LOADS[@]}"); else hosts=("${LAB_LOADS[0]}"); fi
   # Never a host with no connection, nor one with no request to send at a fixed rate.
   ((${#hosts[@]} <= connections)) || hosts=("${hosts[@]:0:connections}")
   [[ -z $rate ]] || ((${#hosts[@]} <= rate)) || hosts=("${hosts[@]:0:rate}")

@@ -10,6 +10,8 @@
 #     reason. Stopped at the end.
 #   measure::fail_entries SLOT RUN REASON
 #     A failed row for every entry of SLOT in RUN.
+#   measure::any_failed
+#     0 when a row so far failed (a build, a start, a contract check, a tool): the run exits 1.
 #   measure::step SPEC_NAME
 #     One measured run of the run spec SPEC_NAME (lib/plan.sh; its dir set): the tool's
 #     warm-up and measured run, the server's and the tool's CPU sampled meanwhile. Its result
@@ -17,16 +19,21 @@
 #     (DIR/metrics.json, the tool's record; "" when the tool wrote none), server_stats,
 #     client_stats, machine_stats and extra (the row's jvm facts and profile). Returns the
 #     tool's exit status.
-# shellcheck disable=SC2034 # EXIT_CODE_AT_END and DONE_COUNT belong to run-benchmarks.sh's main
-# Reads the run's settings and state: PLAN, LOG_DIR, OUTPUT_DIR, SERVER_WARMUP_S, PROFILE,
-# READY_TIMEOUT_S; counts DONE_COUNT, sets EXIT_CODE_AT_END=1 on a failure.
+# Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
+# server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
+# MEASURE_FAILED (1 once a row failed; measure::any_failed).
 # Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
+MEASURE_DONE=0 MEASURE_FAILED=0
+
+measure::any_failed() { ((MEASURE_FAILED)); }
+
 # measure::_progress WHAT: the run's progress and time left, on stderr.
 measure::_progress() {
-  local left=$(( (${#PLAN[@]} - DONE_COUNT) * (DURATION_S + WARMUP_S + PLAN_RUN_OVERHEAD_S) ))
-  log::info "run $((DONE_COUNT + 1)) of ${#PLAN[@]}, about $(plan::minutes "$left") min left: $*"
+  local duration=${SETTINGS[duration_s]} warmup=${SETTINGS[warmup_s]}
+  local left=$(( (${#PLAN[@]} - MEASURE_DONE) * (duration + warmup + PLAN_RUN_OVERHEAD_S) ))
+  log::info "run $((MEASURE_DONE + 1)) of ${#PLAN[@]}, about $(plan::minutes "$left") min left: $*"
 }
 
 # measure::_run_tool SPEC_NAME: one run of the spec's tool (its record in DIR/metrics.json,
@@ -51,7 +58,7 @@ measure::step() {
   started=$(rows::now_utc)
   window_from=$(jvm::now_ms)
   window_from=$((window_from + warmup * 1000))
-  [[ -n $PROFILE ]] && profile::begin "$SERVER_PID" "$PROFILE" "$warmup" "$dir"
+  [[ -n ${SETTINGS[profile]} ]] && profile::begin "$SERVER_PID" "${SETTINGS[profile]}" "$warmup" "$dir"
   place::sample_start "$dir"
   step_spec["samples"]=$dir/tool-samples
   measure::_run_tool "$1" || rc=$?
@@ -60,8 +67,8 @@ measure::step() {
   ended=$(rows::now_utc)
   window_to=$(jvm::now_ms)
   extra=$(jq -cn --argjson jvm "$(jvm::facts "$SERVER_GC_LOG" "$window_from" "$window_to")" '{jvm: $jvm}')
-  if [[ -n $PROFILE ]]; then
-    extra=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "$PROFILE" "$dir" "${dir#"$OUTPUT_DIR/"}/flame.html" \
+  if [[ -n ${SETTINGS[profile]} ]]; then
+    extra=$(jq -c --argjson profile "$(profile::end "$SERVER_PID" "${SETTINGS[profile]}" "$dir" "${dir#"${SETTINGS[output_dir]}/"}/flame.html" \
       "${step_spec[slot]} ${step_spec[tool]} ${step_spec[protocol]} ${step_spec[scenario]}${step_spec[rate]:+ @${step_spec[rate]}/s}")" \
       '. + {profile: $profile}' <<<"$extra")
   fi
@@ -83,7 +90,7 @@ measure::_entry() {
   local reason rc=0
   plan::spec ENTRY_SPEC "$1"
   if ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
-    || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}"); }; then
+    || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[load]}"); }; then
     rows::add ENTRY_SPEC skipped "$reason"
     return 0
   fi
@@ -91,9 +98,7 @@ measure::_entry() {
   # The tool's raw output stays beside the results, so every number can be checked later.
   ENTRY_SPEC["dir"]=$LOG_DIR/${ENTRY_SPEC[run]}-${ENTRY_SPEC[slot]}-${ENTRY_SPEC[tool]}-${ENTRY_SPEC[protocol]}-${ENTRY_SPEC[scenario]}${ENTRY_SPEC[load]:+-${ENTRY_SPEC[load]}}
   if [[ ${ENTRY_SPEC[load]} == capacity ]]; then
-    local capacity_started capacity_replace=''
-    capacity_started=$(rows::now_utc)
-    openloop::capacity "${ENTRY_SPEC[dir]}" measure::_capacity_step measure::_capacity_row
+    openloop::capacity ENTRY_SPEC "${ENTRY_SPEC[dir]}" measure::_capacity_step measure::_capacity_row
     return 0
   fi
   measure::step ENTRY_SPEC || rc=$?
@@ -101,73 +106,76 @@ measure::_entry() {
     reason=$(measure::_error_of "${ENTRY_SPEC[dir]}")
     rows::add ENTRY_SPEC failed "${ENTRY_SPEC[tool]} failed: ${reason:-exit $rc}" \
       "$(jq -c '.metrics_file = ""' "${ENTRY_SPEC[dir]}/step.json")"
-    EXIT_CODE_AT_END=1
+    MEASURE_FAILED=1
   else
     rows::add ENTRY_SPEC ok '' "$(<"${ENTRY_SPEC[dir]}/step.json")"
   fi
 }
 
-# measure::_capacity_step RATE STEP_DIR: one step of the capacity search of measure::_entry's
-# ENTRY_SPEC (openloop::capacity's STEP_FN).
+# measure::_capacity_step SPEC_NAME RATE STEP_DIR: one step of the capacity search of the run
+# spec SPEC_NAME (openloop::capacity's STEP_FN): measured at RATE, its dir STEP_DIR.
 measure::_capacity_step() {
-  ENTRY_SPEC["rate"]=$1 ENTRY_SPEC["dir"]=$2
-  measure::step ENTRY_SPEC
+  local -n capacity_spec=$1
+  # shellcheck disable=SC2034 # a nameref: the caller's spec, read by measure::step
+  capacity_spec["rate"]=$2 capacity_spec["dir"]=$3
+  measure::step "$1"
 }
 
-# measure::_capacity_row STATUS REASON METRICS_FILE CAPACITY_JSON: the row of the capacity
-# search of measure::_entry's ENTRY_SPEC (openloop::capacity's ROW_FN), written after each step
-# over the one before: from its first step's start to its last step's end, with the server's
-# and the tool's stats of the last step and the record METRICS_FILE.
+# measure::_capacity_row SPEC_NAME FIRST_STEP_DIR REPLACE STATUS REASON METRICS_FILE CAPACITY_JSON:
+# the row of the capacity search of SPEC_NAME (openloop::capacity's ROW_FN), added (REPLACE 0)
+# or written over the one before (1): from its first step's start to its last step's (the
+# spec's dir) end, with the server's and the tool's stats of the last step and the record
+# METRICS_FILE.
 measure::_capacity_row() {
+  local -n capacity_row_spec=$1
   local step write=rows::add
-  step=$(jq -c --arg started "$capacity_started" --arg metrics "$3" '.started = $started | .metrics_file = $metrics' \
-    "${ENTRY_SPEC[dir]}/step.json")
-  [[ -z $capacity_replace ]] || write=rows::replace_last
-  "$write" ENTRY_SPEC "$1" "$2" "$step" "$4"
-  capacity_replace=1
-  [[ $1 != ok ]] || capacity_replace=''
+  ((${3})) && write=rows::replace_last
+  step=$(jq -c --slurpfile first "$2/step.json" --arg metrics "$6" '.started = $first[0].started | .metrics_file = $metrics' \
+    "${capacity_row_spec[dir]}/step.json")
+  "$write" "$1" "$4" "$5" "$step" "$7"
 }
 
 # measure::_warm_up SLOT RUN: the same load for every freshly started server, before its first
-# measured run whichever tool comes first: barrage, closed loop, until steady state (at most
-# SERVER_WARMUP_S) or for SERVER_WARMUP_S (lib/steady.sh), for each
-# protocol and scenario the slot is measured with in RUN (the scenario's connections, streams,
-# method and body; a scenario barrage cannot send is left out: the others warm its paths).
+# measured run whichever tool comes first: the warm-up tool (steady::tool: barrage), closed
+# loop, until steady state (at most SERVER_WARMUP_S) or for SERVER_WARMUP_S (lib/steady.sh), for
+# each protocol and scenario the slot is measured with in RUN (the scenario's connections,
+# streams, method and body; a scenario it cannot send is left out: the others warm its paths).
 # Kept in the results' server_warmups; a warm-up that fails is a warning, the measurement goes on.
 measure::_warm_up() {
-  local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc
+  local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc tool
   local -A WARMUP_SPEC
   steady::forget
-  ((SERVER_WARMUP_S > 0)) || return 0
+  [[ ${SETTINGS[server_warmup_s]} != 0 ]] || return 0
+  tool=$(steady::tool) || return 0
   started=$(rows::now_utc)
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r r s _ proto scenario _ <<<"$entry"
     [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
     seen+="$proto/$scenario "
-    plan::spec WARMUP_SPEC "$run"$'\t'"$slot"$'\tbarrage\t'"$proto"$'\t'"$scenario"$'\t'
+    plan::spec WARMUP_SPEC "$entry"
+    steady::warmup_spec WARMUP_SPEC "$tool"
     WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
-    steady::warmup_spec WARMUP_SPEC
     mkdir -p "${WARMUP_SPEC[dir]}"
-    if ! reason=$(barrage::supports "$scenario" "$proto"); then
+    if ! reason=$("$tool::supports" "$scenario" "$proto"); then
       shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
         '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null,
           warmup_s: null, steady: null}')")
       continue
     fi
-    if [[ $SERVER_WARMUP_MODE == auto ]]; then
-      log::info "warming up $slot: barrage $proto $scenario until steady state (at most ${SERVER_WARMUP_S}s)"
-    else log::info "warming up $slot: barrage $proto $scenario for ${SERVER_WARMUP_S}s"; fi
+    if [[ ${SETTINGS[server_warmup_mode]} == auto ]]; then
+      log::info "warming up $slot: $tool $proto $scenario until steady state (at most ${SETTINGS[server_warmup_s]}s)"
+    else log::info "warming up $slot: $tool $proto $scenario for ${SETTINGS[server_warmup_s]}s"; fi
     rc=0
     measure::_run_tool WARMUP_SPEC || rc=$?
     if ((rc == 0)); then
       shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" --argjson got "$(steady::shape_fields "${WARMUP_SPEC[out]}")" \
         '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps} + $got' "${WARMUP_SPEC[out]}")")
       [[ $(jq -r .steady <<<"${shapes[-1]}") != false ]] ||
-        log::warn "$slot ($proto $scenario) did not reach steady state in ${SERVER_WARMUP_S}s: its rows are marked"
+        log::warn "$slot ($proto $scenario) did not reach steady state in ${SETTINGS[server_warmup_s]}s: its rows are marked"
     else
       reason=$(measure::_error_of "${WARMUP_SPEC[dir]}")
       log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
-      shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "barrage failed: ${reason:-exit $rc}" \
+      shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$tool failed: ${reason:-exit $rc}" \
         '{protocol: $p, scenario: $s, status: "failed", reason: $r, requests: null, successful_rps: null,
           warmup_s: null, steady: null}')")
     fi
@@ -175,9 +183,9 @@ measure::_warm_up() {
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
-    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "$SERVER_WARMUP_S" \
-    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "$SERVER_WARMUP_MODE" '
-    {server: $server, run: $run, tool: "barrage", mode: $mode, duration_s: $duration, started: $started,
+    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
+    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" '
+    {server: $server, run: $run, tool: $tool, mode: $mode, duration_s: $duration, started: $started,
      ended: $ended, shapes: .}
     + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"
 }
@@ -190,9 +198,9 @@ measure::fail_entries() {
     [[ $entry == "$2"$'\t'"$1"$'\t'* ]] || continue
     plan::spec FAILED_SPEC "$entry"
     rows::add FAILED_SPEC failed "$3"
-    DONE_COUNT=$((DONE_COUNT + 1))
+    MEASURE_DONE=$((MEASURE_DONE + 1))
   done
-  EXIT_CODE_AT_END=1
+  MEASURE_FAILED=1
 }
 
 measure::serve() {
@@ -231,6 +239,6 @@ measure::_verify_and_measure() {
   for entry in "${PLAN[@]}"; do
     [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] || continue
     measure::_entry "$entry"
-    DONE_COUNT=$((DONE_COUNT + 1))
+    MEASURE_DONE=$((MEASURE_DONE + 1))
   done
 }

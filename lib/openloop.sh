@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # openloop: servers compared at the same offered load: fixed-rate runs (--rates), the capacity
 # search under a latency target (--capacity) and the SLO gates (--slo) of run-benchmarks.sh.
-# Only barrage measures at a fixed rate (see openloop::supports for why not wrk or h2load).
+# Only a tool whose driver declares the capability rate (barrage) measures at a fixed rate (see
+# openloop::supports for why not wrk or h2load).
 #
 #   openloop::parse_rates TEXT
 #     Prints TEXT ("500,1000,2000") as one rate per line (positive whole requests/s, each
@@ -14,40 +15,41 @@
 #     stage RATE:DURATION, RATE whole requests/s (the first above 0: the ramp starts from it),
 #     DURATION like 500ms, 10s, 2m); returns 1 with a message for anything else.
 #   openloop::stages_of SCENARIO
-#     The stages to measure SCENARIO at: OPENLOOP_STAGES (--rate-stages), else the scenario
+#     The stages to measure SCENARIO at: SETTINGS[stages] (--rate-stages, lib/settings.sh), else the scenario
 #     table's stages column; nothing for none.
 #   openloop::loads SCENARIO
 #     The open-loop entries to plan for SCENARIO, one a line: "rate=N" for each rate of
-#     OPENLOOP_RATES (--rates) or else of the scenario table's rates column, "stages" when it
-#     has stages (openloop::stages_of), then "capacity" when OPENLOOP_CAPACITY (the
+#     SETTINGS[rates] (--rates) or else of the scenario table's rates column, "stages" when it
+#     has stages (openloop::stages_of), then "capacity" when SETTINGS[capacity] (the
 #     conditions' JSON) is set. Nothing for a closed-loop-only run.
-#   openloop::supports TOOL
-#     0 when TOOL can run at a fixed rate (barrage); else 1 and prints why.
+#   openloop::supports TOOL [LOAD]
+#     0 when TOOL can run the plan entry's LOAD: a fixed rate (rate=N, capacity: its driver
+#     declares the capability rate) or a ramped one (stages: stages); else 1 and prints why.
 #   openloop::load_json LOAD SCENARIO
 #     The row's "load" object for a plan entry's load field: {mode: "rate", target_rps},
 #     {mode: "stages", stages} or {mode: "capacity", conditions, precision}; "null" for a
 #     closed-loop entry.
 #   openloop::slo_json SCENARIO METRICS_FILE
-#     The row's "slo" object (lib/slo.jq check) when OPENLOOP_SLO (the gates' JSON) has
+#     The row's "slo" object (lib/slo.jq check) when SETTINGS[slo] (the gates' JSON) has
 #     conditions for SCENARIO; "null" otherwise.
 #   openloop::slo_regressions BASE NEW GATES_JSON
 #     One line per row of results file NEW that breaks a gate the same row of BASE met
 #     (lib/slo.jq regressions): "  ROW: CONDITION, ..."; nothing when there is none.
 #   openloop::slo_exit_status RESULTS_FILE
 #     0, or 3 (printing which rows) when a row's SLO was not met.
-#   openloop::capacity DIR STEP_FN ROW_FN
-#     The capacity search of one plan entry: fixed-rate steps (STEP_FN RATE STEP_DIR runs one,
-#     writing STEP_DIR/metrics.json; returns non-zero when the tool failed) from
-#     OPENLOOP_CAPACITY_START, doubled until a condition fails (halved while the first fails),
-#     then bisected until (fail - pass) / pass <= OPENLOOP_CAPACITY_PRECISION, then the rate
-#     found measured again to confirm. After every step ROW_FN STATUS REASON METRICS_FILE
-#     CAPACITY_JSON writes the row (replacing the previous step's), so that an interrupted
-#     search keeps its steps.
-# Depends on lib/log.sh, lib/scenarios.sh (openloop::loads), jq, lib/slo.jq next to this file.
+#   openloop::capacity SPEC_NAME DIR STEP_FN ROW_FN
+#     The capacity search of one plan entry, the run spec SPEC_NAME: fixed-rate steps
+#     (STEP_FN SPEC_NAME RATE STEP_DIR runs one, writing STEP_DIR/metrics.json; returns
+#     non-zero when the tool failed) from SETTINGS[capacity_start], doubled until a condition
+#     fails (halved while the first fails), then bisected until (fail - pass) / pass <=
+#     SETTINGS[capacity_precision], then the rate found measured again to confirm. After every
+#     step ROW_FN SPEC_NAME FIRST_STEP_DIR REPLACE STATUS REASON METRICS_FILE CAPACITY_JSON
+#     writes the row (REPLACE 1: over the previous step's; 0 for the first), so that an
+#     interrupted search keeps its steps.
+# Depends on lib/log.sh, lib/scenarios.sh (openloop::loads), lib/tools.sh (openloop::supports), jq, lib/slo.jq next to this file.
 
 OPENLOOP_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OPENLOOP_RATES='' OPENLOOP_STAGES='' OPENLOOP_CAPACITY='' OPENLOOP_SLO='' OPENLOOP_STEP=''
-OPENLOOP_CAPACITY_PRECISION=0.02 OPENLOOP_CAPACITY_START=100
+OPENLOOP_STEP=''
 # Bounds of the search: a rate no load generator here reaches, and steps enough for it.
 OPENLOOP_CAPACITY_MAX_RPS=10000000 OPENLOOP_CAPACITY_MAX_STEPS=40
 # The exit status of a run whose results break an SLO (beside 0, 1, 2, 130, 143).
@@ -83,7 +85,7 @@ openloop::stages_seconds() {
 }
 
 openloop::stages_of() {
-  local text=$OPENLOOP_STAGES
+  local text=${SETTINGS[stages]}
   [[ -n $text ]] || text=$(scenarios::field "$1" stages 2>/dev/null) || text=''
   [[ $text == - ]] || printf '%s\n' "$text"
 }
@@ -98,18 +100,20 @@ openloop::gates() {
 
 openloop::loads() {
   local rates rate
-  rates=$OPENLOOP_RATES
+  rates=${SETTINGS[rates]}
   [[ -n $rates ]] || rates=$(scenarios::field "$1" rates 2>/dev/null) || rates=''
   [[ $rates == - ]] && rates=''
   if [[ -n $rates ]]; then
     for rate in $(openloop::parse_rates "$rates"); do printf 'rate=%s\n' "$rate"; done
   fi
   [[ -z $(openloop::stages_of "$1") ]] || echo stages
-  [[ -z $OPENLOOP_CAPACITY ]] || echo capacity
+  [[ -z ${SETTINGS[capacity]} ]] || echo capacity
 }
 
 openloop::supports() {
-  [[ $1 == barrage ]] && return 0
+  local capability=rate
+  [[ ${2:-} != stages ]] || capability=stages
+  tools::can "$1" "$capability" && return 0
   # wrk is closed loop only; h2load --rps opens connections at a rate, and each connection
   # then waits for its answers: neither keeps a schedule or measures from it.
   printf '%s has no fixed-rate (open-loop) mode: fixed-rate runs and capacity searches use barrage -R\n' "$1"
@@ -121,14 +125,14 @@ openloop::load_json() {
     '') echo null ;;
     rate=*) jq -cn --argjson r "${1#rate=}" '{mode: "rate", target_rps: $r}' ;;
     stages) jq -cn --arg s "$(openloop::stages_of "$2")" '{mode: "stages", stages: $s}' ;;
-    capacity) jq -cn --argjson c "$OPENLOOP_CAPACITY" --argjson p "$OPENLOOP_CAPACITY_PRECISION" \
+    capacity) jq -cn --argjson c "${SETTINGS[capacity]}" --argjson p "${SETTINGS[capacity_precision]}" \
       '{mode: "capacity", conditions: [$c[].text], precision: $p}' ;;
   esac
 }
 
 openloop::slo_json() {
-  [[ -n $OPENLOOP_SLO && -s $2 ]] || { echo null; return 0; }
-  jq -c -L "$OPENLOOP_LIB" --argjson gates "$OPENLOOP_SLO" --arg scenario "$1" '
+  [[ -n ${SETTINGS[slo]} && -s $2 ]] || { echo null; return 0; }
+  jq -c -L "$OPENLOOP_LIB" --argjson gates "${SETTINGS[slo]}" --arg scenario "$1" '
     import "slo" as slo;
     slo::for_scenario($gates; $scenario) as $c
     | if ($c | length) == 0 then null else slo::check($c) end' "$2"
@@ -153,7 +157,7 @@ openloop::slo_exit_status() {
 # openloop::_step_json RATE PHASE METRICS_FILE: one step of a capacity search: its rate,
 # phase, whether every condition held (pass) and the figures they read.
 openloop::_step_json() {
-  jq -c -L "$OPENLOOP_LIB" --argjson rate "$1" --arg phase "$2" --argjson c "$OPENLOOP_CAPACITY" '
+  jq -c -L "$OPENLOOP_LIB" --argjson rate "$1" --arg phase "$2" --argjson c "${SETTINGS[capacity]}" '
     import "slo" as slo;
     slo::check($c) as $check
     | {rate: $rate, phase: $phase, pass: $check.met,
@@ -174,17 +178,17 @@ openloop::_failed_step() {
 
 # openloop::_close_enough PASS FAIL: 0 when the bracket is within the precision.
 openloop::_close_enough() {
-  awk -v lo="$1" -v hi="$2" -v p="$OPENLOOP_CAPACITY_PRECISION" 'BEGIN {exit !((hi - lo) <= p * lo || hi - lo <= 1)}'
+  awk -v lo="$1" -v hi="$2" -v p="${SETTINGS[capacity_precision]}" 'BEGIN {exit !((hi - lo) <= p * lo || hi - lo <= 1)}'
 }
 
 openloop::capacity() {
-  local dir=$1 step_fn=$2 row_fn=$3 steps=() pass=0 fail=0 rate=$OPENLOOP_CAPACITY_START phase=raise
-  local n=0 step last_metrics='' pass_metrics='' confirmed=null fail_why='' summary
+  local spec=$1 dir=$2 step_fn=$3 row_fn=$4 steps=() pass=0 fail=0 rate=${SETTINGS[capacity_start]} phase=raise
+  local n=0 step last_metrics='' pass_metrics='' confirmed=null fail_why='' summary first_dir=$2/step-1-${SETTINGS[capacity_start]}
   while ((n < OPENLOOP_CAPACITY_MAX_STEPS)); do
     n=$((n + 1))
     # In this shell, not in a command substitution's subshell: the step's processes must be
     # known to the caller's signal trap (a step's result is in its STEP_DIR, for ROW_FN).
-    openloop::_run_step "$dir/step-$n-$rate" "$step_fn" "$rate" "$phase" || return 1
+    openloop::_run_step "$spec" "$dir/step-$n-$rate" "$step_fn" "$rate" "$phase" || return 1
     step=$OPENLOOP_STEP
     steps+=("$step")
     [[ -s $dir/step-$n-$rate/metrics.json ]] && last_metrics=$dir/step-$n-$rate/metrics.json
@@ -197,7 +201,7 @@ openloop::capacity() {
     else
       fail=$rate fail_why=$(jq -r '.why' <<<"$step")
     fi
-    "$row_fn" failed "capacity search interrupted after $n step(s): the steps so far are in capacity.steps" \
+    "$row_fn" "$spec" "$first_dir" $((n > 1)) failed "capacity search interrupted after $n step(s): the steps so far are in capacity.steps" \
       "$last_metrics" "$(openloop::_capacity_json "$pass" "$fail" "$fail_why" null "${steps[@]}")"
     if ((fail == 0)); then
       ((rate * 2 <= OPENLOOP_CAPACITY_MAX_RPS)) || break
@@ -214,15 +218,16 @@ openloop::capacity() {
   summary=$(openloop::_capacity_json "$pass" "$fail" "$fail_why" "$confirmed" "${steps[@]}")
   # The row's record: the confirming run at the capacity found, else the last step's.
   [[ $confirmed == null ]] || pass_metrics=$last_metrics
-  "$row_fn" ok '' "${pass_metrics:-$last_metrics}" "$summary"
+  "$row_fn" "$spec" "$first_dir" 1 ok '' "${pass_metrics:-$last_metrics}" "$summary"
 }
 
-# openloop::_run_step STEP_DIR STEP_FN RATE PHASE: runs one step; sets OPENLOOP_STEP to its JSON.
+# openloop::_run_step SPEC_NAME STEP_DIR STEP_FN RATE PHASE: runs one step; sets OPENLOOP_STEP
+# to its JSON.
 openloop::_run_step() {
-  local step_dir=$1 step_fn=$2 rate=$3 phase=$4 rc=0
+  local spec=$1 step_dir=$2 step_fn=$3 rate=$4 phase=$5 rc=0
   mkdir -p "$step_dir"
   log::info "capacity search: $phase step at $rate/s"
-  "$step_fn" "$rate" "$step_dir" || rc=$?
+  "$step_fn" "$spec" "$rate" "$step_dir" || rc=$?
   if ((rc != 0)) || [[ ! -s $step_dir/metrics.json ]]; then
     OPENLOOP_STEP=$(openloop::_failed_step "$rate" "$phase" "the tool failed (exit $rc): see $step_dir")
   else
@@ -237,7 +242,7 @@ openloop::_capacity_json() {
   local pass=$1 fail=$2 why=$3 confirmed=$4
   shift 4
   printf '%s\n' "$@" | jq -cs --argjson pass "$pass" --argjson fail "$fail" --arg why "$why" \
-    --argjson confirmed "$confirmed" --argjson c "$OPENLOOP_CAPACITY" --argjson p "$OPENLOOP_CAPACITY_PRECISION" '
+    --argjson confirmed "$confirmed" --argjson c "${SETTINGS[capacity]}" --argjson p "${SETTINGS[capacity_precision]}" '
     {conditions: [$c[].text], precision: $p,
      capacity_rps: (if $pass == 0 then null else $pass end), confirmed: $confirmed,
      failed_step: (if $fail == 0 then null else {rate: $fail, why: $why} end),

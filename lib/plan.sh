@@ -4,10 +4,10 @@
 # run spec of one plan entry. Pure functions of the settings below (no process started, no
 # file written), so that tests source this file and call them.
 #
-# Settings read (run-benchmarks.sh sets them from its options): SERVERS TOOLS PROTOCOLS
-# SCENARIOS (arrays), RUNS, SEED, AA (1: an A/A run), DURATION_S, WARMUP_S, SERVER_WARMUP_S,
-# CONNECTIONS_OVERRIDE, THREADS, SERVER_CPUS, CLIENT_CPUS; SERVERS_DIR (lib/servers.sh);
-# OPENLOOP_* (lib/openloop.sh).
+# Settings read (lib/settings.sh: run-benchmarks.sh's options): SERVERS TOOLS PROTOCOLS
+# SCENARIOS (arrays) and SETTINGS' runs, seed, aa, duration_s, warmup_s, server_warmup_s,
+# server_warmup_mode, connections, threads, server_cpus, client_cpus; SERVERS_DIR
+# (lib/servers.sh).
 #
 # A plan entry is one line "RUN<TAB>SLOT<TAB>TOOL<TAB>PROTOCOL<TAB>SCENARIO<TAB>LOAD": LOAD is
 # empty for a closed-loop run, else rate=N, stages (the scenario's, openloop::stages_of) or
@@ -16,7 +16,9 @@
 #
 #   plan::build
 #     Fills ROUND_ORDER (index RUN-1: that round's slots, space-separated) and PLAN (the
-#     entries, round by round in each round's order).
+#     entries, round by round in each round's order), and reads once what every entry's spec
+#     repeats: each selected server's version (server.properties) and each selected tool's
+#     request timeout (<tool>::request_timeout_s).
 #   plan::spec SPEC_NAME ENTRY
 #     Fills the associative array SPEC_NAME (declared by the caller: `local -A NAME`) with the
 #     run spec of ENTRY: every key lib/spec.tsv declares (what each means, who sets and who
@@ -51,6 +53,7 @@ PLAN_SERVER_OVERHEAD_S=15
 PLAN_RUN_OVERHEAD_S=2
 PLAN_CAPACITY_STEPS_GUESS=10
 PLAN=() ROUND_ORDER=()
+declare -gA PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
 
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
 
@@ -100,12 +103,12 @@ plan::_shuffled() {
 # time), and interleaves the rounds, so slow drift on the machine (heat, other tenants) does
 # not land on one server.
 plan::_round_orders() {
-  local slots=() base=() run i n order
-  if ((AA)); then slots=("${SERVERS[0]}@A" "${SERVERS[0]}@B"); else slots=("${SERVERS[@]}"); fi
-  mapfile -t base < <(plan::_shuffled "$SEED" "${slots[@]}")
+  local slots=() base=() run i n order runs=${SETTINGS[runs]}
+  if [[ ${SETTINGS[aa]} == 1 ]]; then slots=("${SERVERS[0]}@A" "${SERVERS[0]}@B"); else slots=("${SERVERS[@]}"); fi
+  mapfile -t base < <(plan::_shuffled "${SETTINGS[seed]}" "${slots[@]}")
   n=${#base[@]}
   ROUND_ORDER=()
-  for ((run = 1; run <= RUNS; run++)); do
+  for ((run = 1; run <= runs; run++)); do
     order=()
     for ((i = 0; i < n; i++)); do order+=("${base[(i + run - 1) % n]}"); done
     ROUND_ORDER+=("${order[*]}")
@@ -113,10 +116,14 @@ plan::_round_orders() {
 }
 
 plan::build() {
-  PLAN=()
+  PLAN=() PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
   plan::_round_orders
-  local run slot server tool proto scenario load
-  for ((run = 1; run <= RUNS; run++)); do
+  local run slot server tool proto scenario load runs=${SETTINGS[runs]}
+  for server in "${SERVERS[@]}"; do
+    PLAN_SERVER_VERSION[$server]=$(servers::prop "$server" version 2>/dev/null) || PLAN_SERVER_VERSION[$server]=''
+  done
+  for tool in "${TOOLS[@]}"; do PLAN_REQUEST_TIMEOUT[$tool]=$("$tool::request_timeout_s"); done
+  for ((run = 1; run <= runs; run++)); do
     for slot in ${ROUND_ORDER[run - 1]}; do
       server=$(plan::slot_server "$slot")
       for tool in "${TOOLS[@]}"; do
@@ -137,38 +144,46 @@ plan::build() {
 
 plan::spec() {
   local -n plan_spec=$1
-  local run slot tool proto scenario load rate='' stages='' duration=$DURATION_S
+  local run slot tool proto scenario load rate='' stages='' duration=${SETTINGS[duration_s]}
   IFS=$'\t' read -r run slot tool proto scenario load <<<"$2"
   [[ $load == rate=* ]] && rate=${load#rate=}
   if [[ $load == stages ]]; then
     stages=$(openloop::stages_of "$scenario")
     duration=$(openloop::stages_seconds "$stages")
   fi
+  local server
+  server=$(plan::slot_server "$slot")
   # shellcheck disable=SC2034 # a nameref: the caller's array
-  plan_spec=([run]=$run [slot]=$slot [server]=$(plan::slot_server "$slot") [aa_group]=$(plan::slot_label "$slot")
-    [tool]=$tool [protocol]=$proto [scenario]=$scenario [load]=$load
+  plan_spec=([run]=$run [slot]=$slot [server]=$server [server_version]=${PLAN_SERVER_VERSION[$server]:-}
+    [aa_group]=$(plan::slot_label "$slot")
+    [tool]=$tool [request_timeout_s]=${PLAN_REQUEST_TIMEOUT[$tool]:-} [protocol]=$proto [scenario]=$scenario [load]=$load
     [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
-    [threads]=$THREADS [duration_s]=$duration [warmup_s]=$WARMUP_S [warmup_auto]='' [cpus]=$CLIENT_CPUS
+    [threads]=${SETTINGS[threads]} [duration_s]=$duration [warmup_s]=${SETTINGS[warmup_s]} [warmup_auto]='' [cpus]=${SETTINGS[client_cpus]}
     [dir]='' [out]='' [url]='' [cacert]='' [samples]='' [start_at]='' [barrage_bin]='')
 }
 
 plan::estimate_s() {
-  local starts shapes searches ramps=0 entry scenario
+  local starts shapes searches=0 ramps=0 entry tool scenario load
+  local duration=${SETTINGS[duration_s]} warmup=${SETTINGS[warmup_s]} server_warmup=${SETTINGS[server_warmup_s]}
   starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
   shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
-  searches=$(printf '%s\n' "${PLAN[@]}" | grep -c $'^[^\t]*\t[^\t]*\tbarrage\t.*\tcapacity$' || true)
-  # a ramped run (barrage's: the other tools skip it) lasts its stages, not --duration
-  while IFS=$'\t' read -r _ _ _ _ scenario _; do
-    ramps=$((ramps + $(openloop::stages_seconds "$(openloop::stages_of "$scenario")") - DURATION_S))
-  done < <(printf '%s\n' "${PLAN[@]}" | grep $'^[^\t]*\t[^\t]*\tbarrage\t.*\tstages$')
-  echo $(((${#PLAN[@]} + searches * (PLAN_CAPACITY_STEPS_GUESS - 1)) * (DURATION_S + WARMUP_S + PLAN_RUN_OVERHEAD_S)
-    + ramps + starts * PLAN_SERVER_OVERHEAD_S + shapes * SERVER_WARMUP_S))
+  for entry in "${PLAN[@]}"; do
+    IFS=$'\t' read -r _ _ tool _ scenario load <<<"$entry"
+    # a capacity search takes steps; a ramped run lasts its stages, not --duration (the tools
+    # that cannot run them skip them)
+    if [[ $load == capacity ]] && tools::can "$tool" rate; then searches=$((searches + 1))
+    elif [[ $load == stages ]] && tools::can "$tool" stages; then
+      ramps=$((ramps + $(openloop::stages_seconds "$(openloop::stages_of "$scenario")") - duration))
+    fi
+  done
+  echo $(((${#PLAN[@]} + searches * (PLAN_CAPACITY_STEPS_GUESS - 1)) * (duration + warmup + PLAN_RUN_OVERHEAD_S)
+    + ramps + starts * PLAN_SERVER_OVERHEAD_S + shapes * server_warmup))
 }
 
 plan::minutes() { echo $((($1 + 59) / 60)); }
 
-plan::connections_of() { if [[ -n $CONNECTIONS_OVERRIDE ]]; then echo "$CONNECTIONS_OVERRIDE"; else scenarios::field "$1" connections; fi; }
+plan::connections_of() { if [[ -n ${SETTINGS[connections]} ]]; then echo "${SETTINGS[connections]}"; else scenarios::field "$1" connections; fi; }
 plan::streams_of() { scenarios::field "$1" streams; }
 
 plan::print_list() {
@@ -179,7 +194,7 @@ plan::print_list() {
     printf '  %-16s %-14s %s\n' "$server" "$(servers::prop "$server" version 2>/dev/null || echo '?')" \
       "$(plan::declared_protocols "$server")"
   done
-  printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "$THREADS"
+  printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "${SETTINGS[threads]}"
   printf '  %-18s %-9s %-12s %-8s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT
   for scenario in $(scenarios::list); do
     printf '  %-18s %-9s %-12s %-8s %s\n' "$scenario" "$(scenarios::field "$scenario" method)" \
@@ -192,32 +207,32 @@ plan::print_list() {
 }
 
 plan::print_plan() {
-  local entry run server tool proto scenario load reason
+  local entry run server tool proto scenario load reason runs=${SETTINGS[runs]}
   printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
-    [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool") && reason='' || reason="skipped: $reason"; }
+    [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
     [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
     printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
-    "$DURATION_S" "$WARMUP_S" "$(plan::pinning_text)" "$(plan::minutes "$(plan::estimate_s)")"
+    "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "$(plan::pinning_text)" "$(plan::minutes "$(plan::estimate_s)")"
   printf 'server warm-up: %s\n' "$(plan::server_warmup_text)"
-  for ((run = 1; run <= RUNS; run++)); do
-    printf 'round %d order (seed %s): %s\n' "$run" "$SEED" "${ROUND_ORDER[run - 1]}"
+  for ((run = 1; run <= runs; run++)); do
+    printf 'round %d order (seed %s): %s\n' "$run" "${SETTINGS[seed]}" "${ROUND_ORDER[run - 1]}"
   done
 }
 
 plan::server_warmup_text() {
-  if ((SERVER_WARMUP_S == 0)); then printf 'none'
-  elif [[ $SERVER_WARMUP_MODE == auto ]]; then
-    printf 'barrage per protocol and scenario on each freshly started server until steady state, at most %s s' "$SERVER_WARMUP_S"
-  else printf '%s s of barrage per protocol and scenario on each freshly started server' "$SERVER_WARMUP_S"; fi
+  if [[ ${SETTINGS[server_warmup_s]} == 0 ]]; then printf 'none'
+  elif [[ ${SETTINGS[server_warmup_mode]} == auto ]]; then
+    printf 'barrage per protocol and scenario on each freshly started server until steady state, at most %s s' "${SETTINGS[server_warmup_s]}"
+  else printf '%s s of barrage per protocol and scenario on each freshly started server' "${SETTINGS[server_warmup_s]}"; fi
 }
 
 plan::pinning_text() {
-  if [[ -n $SERVER_CPUS ]]; then printf 'server on CPUs %s, load tool on CPUs %s' "$SERVER_CPUS" "$CLIENT_CPUS"
+  if [[ -n ${SETTINGS[server_cpus]} ]]; then printf 'server on CPUs %s, load tool on CPUs %s' "${SETTINGS[server_cpus]}" "${SETTINGS[client_cpus]}"
   else printf 'none'; fi
 }
 

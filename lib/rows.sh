@@ -6,7 +6,7 @@
 #   rows::header_json
 #     The document's header (every top-level field but results, server_warmups and
 #     complete): when, which commit and command line, the system, the tools' versions and
-#     the settings. Reads the run's settings (run-benchmarks.sh's globals).
+#     the settings. Reads the run's settings (lib/settings.sh) and JAVA_HOME_FOUND.
 #   rows::add SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]
 #     Adds the row of the run spec SPEC_NAME (lib/plan.sh: plan::spec) to the results file:
 #     STATUS ok, failed or skipped, REASON (empty: none), STEP_JSON the result of the
@@ -49,11 +49,11 @@ rows::header_json() {
     java_version=$(java::version "$JAVA_HOME_FOUND") || java_version=''
     [[ -f $SERVERS_DIR/jvm.options ]] && jvm_flags=$(java::server_options "$SERVERS_DIR/jvm.options" | paste -sd' ')
   fi
-  jq -n --arg timestamp "$(rows::now_utc)" --arg commit "$(rows::_suite_commit)" --arg command "$COMMAND_LINE" \
-    --arg run_label "$LABEL" --argjson system "$(system::info "$DESCRIPTION" "$java_version" "$jvm_flags" "$SERVER_CPUS" "$CLIENT_CPUS")" \
-    --argjson tools "$tools_json" --argjson duration "$DURATION_S" --argjson warmup "$WARMUP_S" --argjson runs "$RUNS" \
-    --argjson server_warmup "$SERVER_WARMUP_S" --arg server_warmup_mode "$SERVER_WARMUP_MODE" --argjson seed "$SEED" --argjson aa "$AA" \
-    --arg profile "$PROFILE" --argjson gc_log "$GC_LOG" \
+  jq -n --arg timestamp "$(rows::now_utc)" --arg commit "$(rows::_suite_commit)" --arg command "${SETTINGS[command_line]}" \
+    --arg run_label "${SETTINGS[label]}" --argjson system "$(system::info "${SETTINGS[description]}" "$java_version" "$jvm_flags" "${SETTINGS[server_cpus]}" "${SETTINGS[client_cpus]}")" \
+    --argjson tools "$tools_json" --argjson duration "${SETTINGS[duration_s]}" --argjson warmup "${SETTINGS[warmup_s]}" --argjson runs "${SETTINGS[runs]}" \
+    --argjson server_warmup "${SETTINGS[server_warmup_s]}" --arg server_warmup_mode "${SETTINGS[server_warmup_mode]}" --argjson seed "${SETTINGS[seed]}" --argjson aa "${SETTINGS[aa]}" \
+    --arg profile "${SETTINGS[profile]}" --argjson gc_log "${SETTINGS[gc_log]}" \
     --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
@@ -74,7 +74,7 @@ rows::_config_json() {
     --argjson streams "$streams" --argjson duration "${config_spec[duration_s]}" --argjson warmup "${config_spec[warmup_s]}" \
     --arg endpoint "$(scenarios::field "${config_spec[scenario]}" endpoint)" \
     --arg method "$(scenarios::field "${config_spec[scenario]}" method)" \
-    --arg timeout "$("${config_spec[tool]}::request_timeout_s")" \
+    --arg timeout "${config_spec[request_timeout_s]}" \
     '{threads: ([$threads, $connections] | min), connections: $connections, streams: $streams,
       duration_s: $duration, warmup_s: $warmup, endpoint: $endpoint, method: $method,
       request_timeout_s: (if $timeout == "" then null else ($timeout | tonumber) end)}'
@@ -100,7 +100,7 @@ rows::_lab_hosts() {
 rows::_json() {
   local -n row_spec=$1
   local status=$2 reason=$3 step=${4:-null} capacity=${5:-null}
-  local metrics_file metrics=null version slo=null client bound=null
+  local metrics_file metrics=null slo=null client bound=null
   metrics_file=$(jq -r '.metrics_file // ""' <<<"$step")
   client=$(jq -c '.client_stats // null' <<<"$step")
   [[ $client == null ]] || bound=$(rows::client_bound "$client")
@@ -108,8 +108,7 @@ rows::_json() {
   # the gates judge closed-loop and fixed-rate rows.
   [[ $status == ok && ${row_spec[load]} != capacity ]] && slo=$(openloop::slo_json "${row_spec[scenario]}" "$metrics_file")
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
-  version=$(servers::prop "${row_spec[server]}" version 2>/dev/null) || version=''
-  jq -cn --arg server "${row_spec[server]}" --arg version "$version" --arg tool "${row_spec[tool]}" \
+  jq -cn --arg server "${row_spec[server]}" --arg version "${row_spec[server_version]}" --arg tool "${row_spec[tool]}" \
     --argjson load "$(openloop::load_json "${row_spec[load]}" "${row_spec[scenario]}")" --argjson capacity "$capacity" --argjson slo "$slo" \
     --arg aa_group "${row_spec[aa_group]}" --argjson client "$client" --argjson bound "$bound" \
     --arg proto "${row_spec[protocol]}" --arg scenario "${row_spec[scenario]}" --argjson run "${row_spec[run]}" \

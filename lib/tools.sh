@@ -6,6 +6,12 @@
 #     Tool names, one per line: every lib/tools/*.sh, sorted.
 #   tools::load
 #     Sources every driver.
+#   tools::can TOOL CAPABILITY
+#     0 when TOOL's driver declares CAPABILITY (<tool>::capabilities, lib/tools/README.md:
+#     warmup, timeline, rate, stages, multihost); else 1.
+#   tools::with CAPABILITY
+#     The tools that declare CAPABILITY, one per line, in tools::list's order (nothing when
+#     none does).
 #   tools::exec SPEC_NAME STDOUT_FILE TIMEOUT_S CMD...
 #     Runs CMD for the run spec SPEC_NAME (lib/plan.sh: plan::spec) under `taskset -c CPUS`
 #     when its cpus key is set, with stdout+stderr to STDOUT_FILE and a hard limit of
@@ -35,6 +41,20 @@ tools::load() {
     # shellcheck source=/dev/null
     source "$TOOLS_DIR/$tool.sh"
   done
+}
+
+tools::can() {
+  local word
+  for word in $("$1::capabilities"); do [[ $word == "$2" ]] && return 0; done
+  return 1
+}
+
+tools::with() {
+  local tool
+  for tool in $(tools::list); do
+    if tools::can "$tool" "$1"; then printf '%s\n' "$tool"; fi
+  done
+  return 0
 }
 
 tools::exec() {

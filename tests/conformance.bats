@@ -6,6 +6,7 @@
 # shellcheck disable=SC2030,SC2031 # each @test runs in its own process: setting PORT or SERVER_PID in one is meant to stay there
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 FIXTURES="$BATS_TEST_DIRNAME/fixtures/servers-conformance"
 
@@ -34,11 +35,13 @@ setup() {
   source lib/servers.sh
   # shellcheck source=lib/contract.sh
   source lib/contract.sh
+  common_setup
   SERVER_PID=''
 }
 
 teardown() {
   if [[ -n ${SERVER_PID:-} ]]; then servers::stop "$SERVER_PID" 5 || true; fi
+  common_teardown
 }
 
 # start NAME: start a server on a free port (PORT), wait until it answers (bounded).
@@ -144,27 +147,26 @@ exits_when_port_taken() {
   local name=$1 kind=${2:-tcp} holder_pid port pid rc=0 deadline tls
   require_built "$name"
   mapfile -t tls < <(tls_env "$name")
-  python3 -c 'import socket, sys, time
+  background python3 -c 'import socket, sys, time
 kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
 s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0))
 if kind == socket.SOCK_STREAM: s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(60)' "$kind" >"$CONFORMANCE_TMP/holder-$name" &
-  holder_pid=$!
+print(s.getsockname()[1], flush=True); time.sleep(60)' "$kind" >"$CONFORMANCE_TMP/holder-$name"
+  holder_pid=$BG_PID
   for _ in $(seq 50); do [[ -s $CONFORMANCE_TMP/holder-$name ]] && break; sleep 0.1; done
   port=$(<"$CONFORMANCE_TMP/holder-$name")
-  env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1 &
-  pid=$!
+  background env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  pid=$BG_PID
   deadline=$((SECONDS + 30))
   while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
   if servers::alive "$pid"; then
     SERVER_PID=$pid
-    kill "$holder_pid"
+    stop_background "$holder_pid"
     echo "$name still running 30 s after failing to listen on taken $kind port $port"
     return 1
   fi
   wait "$pid" || rc=$?
-  kill "$holder_pid"
-  wait "$holder_pid" 2>/dev/null || true
+  stop_background "$holder_pid"
   ((rc != 0)) || { echo "$name exited 0 without its $kind port"; return 1; }
   # it failed for the port, not for something else (a missing certificate, say)
   grep -qiE 'listen|bind|address already in use' "$CONFORMANCE_TMP/$name taken.log" ||
@@ -180,8 +182,8 @@ starts_without_cert() {
   require_built "$name"
   PORT=$(free_port)
   log="$CONFORMANCE_TMP/$name no cert.log"
-  env -u TLS_CERT -u TLS_KEY PORT="$PORT" setsid "servers/$name/start.sh" >"$log" 2>&1 &
-  SERVER_PID=$!
+  background env -u TLS_CERT -u TLS_KEY PORT="$PORT" setsid "servers/$name/start.sh" >"$log" 2>&1
+  SERVER_PID=$BG_PID
   servers::wait_ready "$SERVER_PID" "$PORT" 60 || { echo "$name did not start without a certificate:"; cat "$log"; return 1; }
   run contract::verify "$name" "http://127.0.0.1:$PORT" h1,h2c
   grep -E '^not ok' <<<"$output" || true
@@ -193,9 +195,9 @@ starts_without_cert() {
   servers::stop "$SERVER_PID" 5
   SERVER_PID=''
   log="$CONFORMANCE_TMP/$name bad cert.log"
-  env TLS_CERT="$CONFORMANCE_TMP/no such.pem" TLS_KEY="$CONFORMANCE_TMP/no such.key" PORT="$(free_port)" \
-    setsid "servers/$name/start.sh" >"$log" 2>&1 &
-  pid=$!
+  background env TLS_CERT="$CONFORMANCE_TMP/no such.pem" TLS_KEY="$CONFORMANCE_TMP/no such.key" PORT="$(free_port)" \
+    setsid "servers/$name/start.sh" >"$log" 2>&1
+  pid=$BG_PID
   deadline=$((SECONDS + 30))
   while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
   if servers::alive "$pid"; then
@@ -259,8 +261,7 @@ starts_without_cert() {
   PORT=$(free_port)
   servers::start dies "$PORT" "$CONFORMANCE_TMP/dies.log"
   local began=$SECONDS
-  run servers::wait_ready "$SERVER_PID" "$PORT" 30
-  [ "$status" -eq 1 ]
+  run -1 servers::wait_ready "$SERVER_PID" "$PORT" 30
   ((SECONDS - began < 10))
   [[ $output == *"exited before it was ready"* ]]
   [[ $output == *"cannot start (on purpose)"* ]]
@@ -272,8 +273,7 @@ starts_without_cert() {
   run servers::port_holder "$PORT"
   [[ $output =~ ^pid\ [0-9]+\ \(python3\)$ ]]
   local first=$SERVER_PID
-  run servers::start broken "$PORT" "$CONFORMANCE_TMP/second.log"
-  [ "$status" -eq 1 ]
+  run -1 servers::start broken "$PORT" "$CONFORMANCE_TMP/second.log"
   [[ $output == *"port $PORT is taken by pid"* ]]
   SERVER_PID=$first
 }
@@ -285,11 +285,9 @@ starts_without_cert() {
   local pid=$SERVER_PID
   for _ in $(seq 50); do [[ -n $(servers::port_holder "$PORT") ]] && break; sleep 0.1; done
   [ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ]
-  run servers::stop "$pid" 1
-  [ "$status" -eq 0 ]
+  run -0 servers::stop "$pid" 1
   [[ $output == *"sending KILL"* ]]
-  run servers::alive "$pid"
-  [ "$status" -eq 1 ]
+  run -1 servers::alive "$pid"
   servers::wait_port_free "$PORT" 5
   SERVER_PID=''
 }

@@ -4,6 +4,7 @@
 # what each tool supports, and every scenario script run by wrk against a local contract server.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -45,10 +46,35 @@ identities() {
   [ "$(tools::list | wc -l)" -eq "$(find "$ROOT/lib/tools" -name '*.sh' | wc -l)" ]
   local tool fn
   for tool in $(tools::list); do
-    for fn in version requires protocols request_timeout_s supports run parse; do
+    for fn in version requires protocols request_timeout_s capabilities supports run parse; do
       declare -F "$tool::$fn" >/dev/null || { echo "missing $tool::$fn"; return 1; }
     done
   done
+}
+
+@test "drivers: each declares its capabilities in the words lib/tools/README.md defines; the rest asks them" {
+  local tool word known=' warmup timeline rate stages multihost '
+  for tool in $(tools::list); do
+    for word in $("$tool::capabilities"); do
+      [[ $known == *" $word "* ]] || { echo "$tool declares '$word', not in lib/tools/README.md"; return 1; }
+      grep -q "| \`$word\` |" "$ROOT/lib/tools/README.md" || { echo "'$word' not documented"; return 1; }
+    done
+  done
+  [ "$(tools::with rate | paste -sd,)" = barrage ]
+  [ "$(tools::with warmup | paste -sd,)" = barrage ]
+  tools::can barrage timeline
+  run -1 tools::can wrk rate
+  # A driver that declares a capability is asked, not named: another tool that can run at a
+  # fixed rate is planned for it.
+  wrk::capabilities() { echo rate; }
+  source "$ROOT/lib/openloop.sh"
+  openloop::supports wrk rate=100
+  run -1 openloop::supports h2load stages
+  [[ $output == *"h2load has no fixed-rate"* ]]
+  # No file outside lib/tools/ tests for a tool by its name: they ask the driver.
+  run grep -nE '(==|!=) *"?barrage\b|\\tbarrage\\t|tool: "barrage"' "$ROOT/run-benchmarks.sh" "$ROOT"/lib/*.sh \
+    "$ROOT"/lib/place/*.sh "$ROOT/lib/drift.jq" "$ROOT/lib/stats.jq" "$ROOT/lib/noise.jq" "$ROOT/lib/slo.jq"
+  [ "$status" -eq 1 ] || { echo "a tool's name compared outside lib/tools/: $output"; return 1; }
 }
 
 @test "drivers: versions, protocols and what each tool cannot express" {

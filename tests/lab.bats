@@ -7,6 +7,7 @@
 # counted as skipped by run-tests.sh, where namespaces cannot be made (not root, no sshd).
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -40,15 +41,10 @@ setup() {
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
   source "$ROOT/tests/fixtures/lab/netns.sh"
-  TMP=$(mktemp -d "$LAB_TMP/test XXXX")
-  RUN_PID='' BUSY_PID=''
+  common_setup "barrage lab test"
 }
 
-teardown() {
-  if [[ -n ${RUN_PID:-} ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
-  if [[ -n ${BUSY_PID:-} ]]; then { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true; fi
-  return 0
-}
+teardown() { common_teardown; }
 
 # lab_conf SERVER_HOST LOAD_HOSTS: a lab file for the namespaces, the suite copied under $TMP.
 lab_conf() {
@@ -188,17 +184,23 @@ no_process_left() {
 
 @test "lab: --cpus pins the server on the server host and barrage on each load host" {
   lab_conf srv ld1,ld2
-  lab_run --quick --warmup 0s --server-warmup 0s --connections 2 --cpus 1:0 >"$TMP/stdout" 2>"$TMP/stderr" &
-  local pid=$! i proc cmd seen='' rc=0 f
-  # the namespaces share this PID space: barrage's CPUs while it runs on the load hosts
-  for ((i = 0; i < 300; i++)); do
+  background lab_run --quick --warmup 0s --server-warmup 0s --connections 2 --cpus 1:0 >"$TMP/stdout" 2>"$TMP/stderr"
+  local pid=$BG_PID proc argv0 line seen='' rc=0 f
+  # The namespaces share this PID space: barrage's CPUs while it runs on the load hosts, looked
+  # for as long as the run lasts (a loaded machine takes long to reach the measured run, and its
+  # 3 s can fall between two scans: each scan reads /proc with builtins only, no fork per
+  # process; it failed once on a busy machine with a scan that forked two tools per process and
+  # stopped looking after 300 scans)
+  while [[ -z $seen ]] && kill -0 "$pid" 2>/dev/null; do
     for proc in /proc/[0-9]*; do
-      cmd=$(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null) || continue
-      [[ $cmd == "$TMP/remote/ld"*"/client/build/barrage "* ]] || continue
-      seen+="$(awk '/^Cpus_allowed_list/ {print $2}' "$proc/status" 2>/dev/null) "
+      argv0=''
+      { IFS= read -r -d '' argv0 <"$proc/cmdline"; } 2>/dev/null || [[ -n $argv0 ]] || continue
+      [[ $argv0 == "$TMP/remote/ld"*"/client/build/barrage" ]] || continue
+      while IFS= read -r line; do
+        [[ $line == Cpus_allowed_list:* ]] && seen+="$(tr -d '[:space:]' <<<"${line#*:}") "
+      done <"$proc/status" 2>/dev/null || true
     done
-    [[ -n $seen ]] && break
-    sleep 0.1
+    sleep 0.05
   done
   wait "$pid" || rc=$?
   cat "$TMP/stderr"
@@ -217,11 +219,10 @@ no_process_left() {
 @test "lab: Ctrl-C while barrage runs on the load hosts: exit 130, partial results, no process left in any namespace" {
   lab_conf srv ld1,ld2
   # In a process group of its own, which gets the SIGINT as from a terminal's Ctrl-C.
-  BARRAGE_SERVERS_DIR=$ROOT/tests/fixtures/lab-servers setsid "$RUN" --lab "$TMP/lab.conf" --servers counting \
+  background env BARRAGE_SERVERS_DIR="$ROOT/tests/fixtures/lab-servers" setsid "$RUN" --lab "$TMP/lab.conf" --servers counting \
     --tool barrage --protocol h1 --scenarios hello --port 18080 --output "$TMP/out" --duration 60s \
-    --warmup 0s --server-warmup 0s --connections 4 --threads 1 >"$TMP/stdout" 2>"$TMP/stderr" &
-  RUN_PID=$!
-  local i pids='' rc=0
+    --warmup 0s --server-warmup 0s --connections 4 --threads 1 >"$TMP/stdout" 2>"$TMP/stderr"
+  local run_pid=$BG_PID i pids='' rc=0
   for ((i = 0; i < 900; i++)); do
     pids=$(find "$TMP/out" -name lab-pids 2>/dev/null | head -n 1)
     [[ -n $pids ]] && (($(grep -c 'tool barrage' "$pids") == 2)) && break
@@ -229,10 +230,9 @@ no_process_left() {
   done
   [[ -n $pids ]] && (($(grep -c 'tool barrage' "$pids") == 2)) || { cat "$TMP/stderr"; return 1; }
   sleep 1
-  kill -INT -- "-$RUN_PID"
-  for ((i = 0; i < 600; i++)); do kill -0 "$RUN_PID" 2>/dev/null || break; sleep 0.1; done
-  wait "$RUN_PID" || rc=$?
-  RUN_PID=''
+  kill -INT -- "-$run_pid"
+  for ((i = 0; i < 600; i++)); do kill -0 "$run_pid" 2>/dev/null || break; sleep 0.1; done
+  wait "$run_pid" || rc=$?
   cat "$TMP/stderr"
   [ "$rc" -eq 130 ]
   valid "$(results_file)"
@@ -283,11 +283,10 @@ no_process_left() {
   # holding bats' output open), ends by itself after 120 s, and does not keep bats' fd 3.
   # shellcheck disable=SC2016 # expanded by the child bash
   background bash -c 'end=$((SECONDS + 120)); while ((SECONDS < end)); do :; done' >/dev/null 2>&1
-  BUSY_PID=$BG_PID
+  local busy_pid=$BG_PID
   sleep 1
   run lab_run --quick --connections 2 --strict
-  { kill -KILL "$BUSY_PID"; wait "$BUSY_PID"; } 2>/dev/null || true
-  BUSY_PID=''
+  stop_background "$busy_pid"
   echo "$output"
   [ "$status" -eq 1 ]
   [[ $output == *"pre-flight: srv: other busy processes: "* ]]
@@ -297,12 +296,10 @@ no_process_left() {
 }
 
 @test "lab: option errors: load hosts without a server host, an unknown lab file key (exit 2)" {
-  run "$RUN" --load-hosts ld1 --dry-run
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --load-hosts ld1 --dry-run
   [[ $output == *"load hosts without a server host"* ]]
   printf 'server_host = srv\nload_host = ld1\n' >"$TMP/bad.conf"
-  run "$RUN" --lab "$TMP/bad.conf" --dry-run
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --lab "$TMP/bad.conf" --dry-run
   [[ $output == *"unknown key 'load_host'"* ]]
 }
 
@@ -319,20 +316,16 @@ no_process_left() {
   [[ $output == *"load host 'ld1' given twice"* ]]
   run "$RUN" --server-host -oProxyCommand=x --load-hosts ld1 --dry-run
   [[ $output == *"lab host '-oProxyCommand=x' begins with '-'"* ]]
-  run "$RUN" --server-host 'srv x' --load-hosts ld1 --dry-run
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --server-host 'srv x' --load-hosts ld1 --dry-run
   [[ $output == *"lab host 'srv x' holds white space"* ]]
-  run "$RUN" --server-host srv --load-hosts $'ld1\tld2' --dry-run
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --server-host srv --load-hosts $'ld1\tld2' --dry-run
   [[ $output == *"holds white space"* ]]
   # two names, one work folder on a host that shares its home: as bad as one name twice
-  run "$RUN" --server-host srv --load-hosts 'u@ld1,u:ld1' --dry-run
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --server-host srv --load-hosts 'u@ld1,u:ld1' --dry-run
   [[ $output == *"lab hosts 'u@ld1' and 'u:ld1' would share the work folder barrage-lab/u_ld1"* ]]
   # in a lab file too
   printf 'server_host = srv\nload_hosts = ld1, ld2, ld2\n' >"$TMP/twice.conf"
-  run "$RUN" --lab "$TMP/twice.conf" --dry-run
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --lab "$TMP/twice.conf" --dry-run
   [[ $output == *"load host 'ld2' given twice"* ]]
 }
 

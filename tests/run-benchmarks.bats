@@ -8,6 +8,7 @@
 # recorded (results/<stamp>.logs/pids) must be gone afterwards.
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup_file() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -22,23 +23,20 @@ setup() {
   ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   RUN=$ROOT/run-benchmarks.sh
   FAKES=$ROOT/tests/fixtures/fake-servers
-  TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage test.XXXX")
+  common_setup
   PORT=$(free_port)
-  HOLDER_PID='' RUN_PID='' SERVER_PID=''
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/schema.sh"
 }
 
 teardown() {
-  if [[ -n $HOLDER_PID ]]; then kill "$HOLDER_PID" 2>/dev/null || true; wait "$HOLDER_PID" 2>/dev/null || true; fi
-  # A failed test may leave its run going: stop it and what it recorded, by process group.
-  if [[ -n $RUN_PID ]]; then kill -KILL -- "-$RUN_PID" 2>/dev/null || true; fi
-  if [[ -n $SERVER_PID ]]; then kill -KILL -- "-$SERVER_PID" 2>/dev/null || true; fi
+  # A failed test may leave its run going: what it recorded, by process group (the run itself,
+  # started with background, is stopped by common_teardown).
   local line
   while read -r line; do
     [[ $line =~ pid\ ([0-9]+) ]] && kill -KILL -- "-${BASH_REMATCH[1]}" "${BASH_REMATCH[1]}" 2>/dev/null
   done < <(run_leftovers 2>/dev/null | grep 'still runs')
-  rm -rf "$TMP"
+  common_teardown
 }
 
 # fake ARGS...: run-benchmarks.sh on the fixture servers, short runs, no server warm-up unless
@@ -69,8 +67,7 @@ exact_accounting() {
 }
 
 @test "options: --help documents every option" {
-  run "$RUN" --help
-  [ "$status" -eq 0 ]
+  run -0 "$RUN" --help
   local opt
   for opt in --servers --scenarios --tool --protocol --duration --warmup --runs --label --output \
     --description --connections --threads --cpus --quick --list --dry-run --port --seed \
@@ -80,17 +77,13 @@ exact_accounting() {
 }
 
 @test "options: unknown server, scenario, tool or protocol exit 2 listing the valid names" {
-  run fake --servers good,nope --dry-run
-  [ "$status" -eq 2 ]
+  run -2 fake --servers good,nope --dry-run
   [[ $output == *"unknown server 'nope'"* && $output == *"good"* && $output == *"wrong"* ]]
-  run fake --scenarios hello,nope --dry-run
-  [ "$status" -eq 2 ]
+  run -2 fake --scenarios hello,nope --dry-run
   [[ $output == *"unknown scenario 'nope'"* && $output == *"post-load"* && $output == *"large-file"* ]]
-  run fake --tool ab --dry-run
-  [ "$status" -eq 2 ]
+  run -2 fake --tool ab --dry-run
   [[ $output == *"unknown tool 'ab'"* && $output == *"h2load"* && $output == *"wrk"* ]]
-  run fake --protocol h4 --dry-run
-  [ "$status" -eq 2 ]
+  run -2 fake --protocol h4 --dry-run
   [[ $output == *"unknown protocol 'h4'"* && $output == *"h1 h2c h3"* ]]
 }
 
@@ -120,8 +113,7 @@ exact_accounting() {
     [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
   done
   # and so does the script itself
-  run fake --duration 10x --dry-run
-  [ "$status" -eq 2 ]
+  run -2 fake --duration 10x --dry-run
   [[ $output == *"--duration wants a duration like 30s or 2m, got '10x'"* ]]
 }
 
@@ -189,8 +181,7 @@ KEYS
 }
 
 @test "plan: --dry-run lists every run, skips what a tool cannot express, estimates the time" {
-  run fake --servers good --scenarios hello,mixed --tool wrk,h2load --duration 30s --warmup 10s --dry-run
-  [ "$status" -eq 0 ]
+  run -0 fake --servers good --scenarios hello,mixed --tool wrk,h2load --duration 30s --warmup 10s --dry-run
   [[ $output == *"good"*"h2load"*"h1"*"mixed"*"skipped: h2load sends one method per run"* ]]
   [[ $output == *"4 planned runs, 30 s each + 10 s warm-up"* ]]
   # 4 x (30 + 10 + 2 s around each run) + 15 s for the server's start and check.
@@ -201,15 +192,12 @@ KEYS
 }
 
 @test "plan: h2c for servers that declare it, only with tools that speak it" {
-  run "$RUN" --servers jetty,jdk-httpserver --scenarios hello --tool wrk,h2load --dry-run
-  [ "$status" -eq 0 ]
+  run -0 "$RUN" --servers jetty,jdk-httpserver --scenarios hello --tool wrk,h2load --dry-run
   [[ $output == *"jetty"*"h2load"*"h2c"*"hello"* ]]
   [ "$(grep -c 'h2c' <<<"$output")" -eq 1 ]
-  run "$RUN" --servers jdk-httpserver --protocol h2c --dry-run
-  [ "$status" -eq 0 ]
+  run -0 "$RUN" --servers jdk-httpserver --protocol h2c --dry-run
   [[ $output == *"0 planned runs"* ]]
-  run "$RUN" --servers jdk-httpserver --protocol h2c --port "$PORT" --output "$TMP/out"
-  [ "$status" -eq 2 ]
+  run -2 "$RUN" --servers jdk-httpserver --protocol h2c --port "$PORT" --output "$TMP/out"
   [[ $output == *"nothing to run"* ]]
 }
 
@@ -227,8 +215,7 @@ KEYS
 @test "plan: repeated runs interleave the servers in a seeded order rotated each round" {
   # shellcheck disable=SC2016 # run by sourced's bash
   local plan='plan::build; printf "%s\n" "${PLAN[@]}"; printf "order %s\n" "${ROUND_ORDER[@]}"'
-  run sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
-  [ "$status" -eq 0 ]
+  run -0 sourced "$plan" --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42
   # round by round, never all runs of one server in a row; each server once in each place
   [ "$(awk -F'\t' 'NF > 1 {printf "%s:%s ", $1, $2}' <<<"$output")" = \
     "1:wrong 1:slow 1:good 2:slow 2:good 2:wrong 3:good 3:wrong 3:slow " ]
@@ -241,11 +228,10 @@ KEYS
   [[ $output == *"order slow wrong good"* ]]
   # without --seed one is drawn
   # shellcheck disable=SC2016 # run by sourced's bash
-  run sourced 'echo "$SEED"' --servers good,wrong --scenarios hello --tool wrk
+  run sourced 'echo "${SETTINGS[seed]}"' --servers good,wrong --scenarios hello --tool wrk
   [[ $output =~ ^[0-9]+$ ]]
   # and printed with every round's order, so that the order can be repeated
-  run fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
-  [ "$status" -eq 0 ]
+  run -0 fake --servers good,wrong,slow --scenarios hello --tool wrk --runs 3 --seed 42 --dry-run
   [[ $output == *"round 1 order (seed 42): wrong slow good"*"round 3 order (seed 42): good wrong slow"* ]]
   run fake --servers good,wrong --scenarios hello --tool wrk --dry-run
   [[ $output =~ round\ 1\ order\ \(seed\ [0-9]+\) ]]
@@ -304,6 +290,27 @@ spec_keys_set() {
   [ "$output" = "$declared" ]
 }
 
+@test "settings: one record, every key read documented with a default, read-only once parsed; no library writes it" {
+  local read_keys key
+  # the keys the code reads, each documented in lib/settings.sh's table and given a default there
+  read_keys=$(cat "$ROOT/run-benchmarks.sh" "$ROOT"/lib/*.sh "$ROOT"/lib/place/*.sh | grep -v '^ *#' |
+    grep -oE 'SETTINGS\[[a-z_]+\]' | sed -E 's/SETTINGS\[([a-z_]+)\]/\1/' | sort -u)
+  [ "$(wc -l <<<"$read_keys")" -ge 25 ]
+  for key in $read_keys; do
+    grep -qE "^#   ([a-z_, ]*[ ,])?$key\b" "$ROOT/lib/settings.sh" || { echo "$key not documented"; return 1; }
+    grep -qE "\[$key\]=" <(sed -n '/^declare -gA SETTINGS=(/,/^)/p' "$ROOT/lib/settings.sh") || { echo "$key has no default"; return 1; }
+  done
+  # only parse_options (and main's command line before it) writes it
+  run grep -rnE 'SETTINGS\[[a-z_]+\]\+?=|read -r .*SETTINGS' "$ROOT"/lib
+  [ "$status" -eq 1 ] || { echo "a library writes the settings: $output"; return 1; }
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run sourced 'echo "${SETTINGS[duration_s]} ${SETTINGS[threads]} ${TOOLS[*]}"; SETTINGS[duration_s]=1' \
+    --servers good --scenarios hello --tool wrk --duration 7s --threads 3
+  [ "$status" -ne 0 ]
+  [ "${lines[0]}" = "7 3 wrk" ]
+  [[ $output == *"SETTINGS: readonly variable"* ]]
+}
+
 @test "spec: a run spec crosses as words and back whole; a key not declared is refused both ways" {
   source "$ROOT/lib/log.sh"
   source "$ROOT/lib/spec.sh"
@@ -316,13 +323,10 @@ spec_keys_set() {
   [ "${#back[@]}" -eq 6 ]
   for key in "${!spec[@]}"; do [ "${back[$key]}" = "${spec[$key]}" ]; done
   spec[bogus]=1
-  run spec::serialize spec words
-  [ "$status" -eq 1 ]
+  run -1 spec::serialize spec words
   [[ $output == *"not declared in lib/spec.tsv: bogus"* ]]
-  run spec::deserialize back url=x bogus=1
-  [ "$status" -eq 1 ]
-  run spec::deserialize back noequals
-  [ "$status" -eq 1 ]
+  run -1 spec::deserialize back url=x bogus=1
+  run -1 spec::deserialize back noequals
 }
 
 @test "plan: a server's contract is checked over h1 and the protocols the plan measures it with" {
@@ -330,8 +334,7 @@ spec_keys_set() {
   # shellcheck disable=SC2016 # expanded by that bash
   verified='source "$1"; parse_options --port 18080 "${@:2}" && plan::build && plan::verified_protocols jetty'
   # 'all' protocols, but no tool here speaks h3: no QUIC client needed, none waited for
-  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk,h2load
-  [ "$status" -eq 0 ]
+  run -0 bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk,h2load
   [ "$output" = h1,h2c ]
   # measured over h1 only: h2c's checks (and the h2load they need) buy that run nothing
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1
@@ -349,11 +352,9 @@ spec_keys_set() {
 }
 
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
-  run fake --servers good --scenarios hello --tool wrk --cpus 0:1 --dry-run
-  [ "$status" -eq 0 ]
+  run -0 fake --servers good --scenarios hello --tool wrk --cpus 0:1 --dry-run
   [[ $output == *"server on CPUs 0, load tool on CPUs 1"* ]]
-  run fake --servers good --scenarios hello --tool wrk --cpus none --list
-  [ "$status" -eq 0 ]
+  run -0 fake --servers good --scenarios hello --tool wrk --cpus none --list
   [[ $output == *"threads default to the load tool's CPUs: $(nproc)"* ]]
 }
 
@@ -386,8 +387,7 @@ spec_keys_set() {
 }
 
 @test "run: the results file records the system, tools, settings and the command" {
-  run fake --servers good --scenarios hello --tool wrk --description "test box, it's mine" --cpus 0:1 --seed 5
-  [ "$status" -eq 0 ]
+  run -0 fake --servers good --scenarios hello --tool wrk --description "test box, it's mine" --cpus 0:1 --seed 5
   local f
   f=$(results_file)
   valid "$f"
@@ -493,8 +493,7 @@ spec_keys_set() {
 }
 
 @test "run: --runs 2 measures every entry twice, round by round in the recorded order" {
-  run fake --servers good,wrong --scenarios hello --tool wrk --runs 2 --seed 1
-  [ "$status" -eq 1 ]
+  run -1 fake --servers good,wrong --scenarios hello --tool wrk --runs 2 --seed 1
   local f
   f=$(results_file)
   valid "$f"
@@ -720,13 +719,12 @@ steady() {
 }
 
 @test "run: a busy port stops the run with an error naming the holder, which is left alone" {
-  python3 -m http.server --bind 127.0.0.1 "$PORT" >/dev/null 2>&1 &
-  HOLDER_PID=$!
+  background python3 -m http.server --bind 127.0.0.1 "$PORT" >/dev/null 2>&1
+  local holder_pid=$BG_PID
   for _ in $(seq 50); do curl -s "http://127.0.0.1:$PORT/" >/dev/null && break; sleep 0.1; done
-  run fake --servers good --scenarios hello --tool wrk
-  [ "$status" -eq 1 ]
-  [[ $output == *"port $PORT is taken by pid $HOLDER_PID"* ]]
-  kill -0 "$HOLDER_PID"
+  run -1 fake --servers good --scenarios hello --tool wrk
+  [[ $output == *"port $PORT is taken by pid $holder_pid"* ]]
+  kill -0 "$holder_pid"
   valid "$(results_file)"
 }
 
@@ -743,25 +741,24 @@ alive() { local state; state=$(ps -o stat= -p "$1" 2>/dev/null) && [[ -n $state 
 signal_run() {
   local way=$1 signal=$2 code=$3 phase=$4 mark=$5 rc=0 i target f
   shift 5
-  BARRAGE_SERVERS_DIR=$FAKES setsid "$RUN" --port "$PORT" --output "$TMP/out" --warmup 0s \
-    --server-warmup 0s --connections 4 "$@" >"$TMP/stdout" 2>"$TMP/stderr" &
-  RUN_PID=$!
+  background env BARRAGE_SERVERS_DIR="$FAKES" setsid "$RUN" --port "$PORT" --output "$TMP/out" --warmup 0s \
+    --server-warmup 0s --connections 4 "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+  local run_pid=$BG_PID
   for ((i = 0; i < 600; i++)); do
     grep -qF -- "$mark" "$TMP/stderr" && break
     sleep 0.1
   done
   sleep 1
-  target=$RUN_PID
-  [[ $way == group ]] && target=-$RUN_PID
+  target=$run_pid
+  [[ $way == group ]] && target=-$run_pid
   kill "-$signal" -- "$target"
-  for ((i = 0; i < 300; i++)); do alive "$RUN_PID" || break; sleep 0.1; done
-  if alive "$RUN_PID"; then
+  for ((i = 0; i < 300; i++)); do alive "$run_pid" || break; sleep 0.1; done
+  if alive "$run_pid"; then
     cat "$TMP/stderr"
     echo "still running 30 s after SIG$signal to $way $target"
     return 1
   fi
-  wait "$RUN_PID" || rc=$?
-  RUN_PID=''
+  wait "$run_pid" || rc=$?
   cat "$TMP/stderr"
   [ "$rc" -eq "$code" ]
   f=$(results_file)
@@ -872,8 +869,7 @@ signal_building() {
 }
 
 @test "barrage runs mixed over h1 with the scenario's script (no skip), on the fixture server" {
-  run fake --servers good --scenarios mixed --tool barrage --dry-run
-  [ "$status" -eq 0 ]
+  run -0 fake --servers good --scenarios mixed --tool barrage --dry-run
   [[ $output != *"skipped"* ]]
   run fake --servers good --scenarios mixed --tool barrage
   echo "$output"

@@ -23,7 +23,7 @@ place::default_pinning() { return 0; }
 
 place::check_options() {
   local scenario
-  if [[ -n $PROFILE ]]; then
+  if [[ -n ${SETTINGS[profile]} ]]; then
     echo "--profile attaches to a server on this machine; not in a lab run"
     return 1
   fi
@@ -49,18 +49,18 @@ place::prepare() {
 place::start_server() {
   local slot=$1 log=$2
   local -n start_reason=$3
-  log::info "starting $slot on $LAB_SERVER port $PORT (log: $log)"
-  lab::start_server "$(plan::slot_server "$slot")" "$PORT" "$log" "$SERVER_CPUS" && return 0
+  log::info "starting $slot on $LAB_SERVER port ${SETTINGS[port]} (log: $log)"
+  lab::start_server "$(plan::slot_server "$slot")" "${SETTINGS[port]}" "$log" "${SETTINGS[server_cpus]}" && return 0
   # shellcheck disable=SC2034 # a nameref: the caller's variable
   start_reason="start failed on $LAB_SERVER"
   return 1
 }
 
-place::wait_ready() { lab::wait_ready "$PORT" "$READY_TIMEOUT_S"; }
+place::wait_ready() { lab::wait_ready "${SETTINGS[port]}" "$READY_TIMEOUT_S"; }
 
 place::server_alive() { lab::server_alive; }
 
-place::verify_contract() { lab::contract "$1" "$PORT" "$2"; }
+place::verify_contract() { lab::contract "$1" "${SETTINGS[port]}" "$2"; }
 
 place::stop_server() { lab::stop_server || log::die "could not stop $1 on $LAB_SERVER"; }
 

@@ -32,8 +32,8 @@
 #   place::cleanup
 #     From the EXIT trap: stops what this place started and still runs.
 # Here: SERVER_PID is the running server's process group, SERVER_GC_LOG its GC log (empty:
-# none). Reads CPUS, PORT, GC_LOG, PROFILE, PROFILE_LIB, LOG_DIR, SERVER_CPUS, STOP_TIMEOUT_S,
-# READY_TIMEOUT_S, SCRATCH_DIR.
+# none). Reads SETTINGS' cpus, port, gc_log, profile, server_cpus (lib/settings.sh) and
+# PROFILE_LIB, LOG_DIR, STOP_TIMEOUT_S, READY_TIMEOUT_S, SCRATCH_DIR.
 
 SERVER_PID='' SERVER_GC_LOG=''
 
@@ -43,8 +43,8 @@ place::check_options() {
   local list why
   # taskset's own verdict on each --cpus list, before anything starts: a CPU this machine does
   # not have (or may not use) would fail every start and every run
-  if [[ -z ${CPUS:-} || $CPUS == none ]] || ! command -v taskset >/dev/null; then return 0; fi
-  for list in "${CPUS%%:*}" "${CPUS#*:}"; do
+  if [[ -z ${SETTINGS[cpus]:-} || ${SETTINGS[cpus]} == none ]] || ! command -v taskset >/dev/null; then return 0; fi
+  for list in "${SETTINGS[cpus]%%:*}" "${SETTINGS[cpus]#*:}"; do
     why=$(taskset -c "$list" true 2>&1) && continue
     echo "--cpus: taskset cannot pin to CPUs $list here (${why#taskset: }; CPUs here: $(taskset -pc $$ | sed 's/.*: //'))"
     return 1
@@ -61,18 +61,16 @@ place::start_server() {
   local slot=$1 log=$2 server holder launcher_options
   local -n start_reason=$3
   server=$(plan::slot_server "$slot")
-  holder=$(servers::port_holder "$PORT")
+  holder=$(servers::port_holder "${SETTINGS[port]}")
   if [[ -n $holder ]]; then
-    log::error "port $PORT is taken by $holder before starting $server; free it or pick another with --port"
-    # shellcheck disable=SC2034 # read by run-benchmarks.sh's EXIT trap
-    EXIT_CODE=1
+    log::error "port ${SETTINGS[port]} is taken by $holder before starting $server; free it or pick another with --port"
     exit 1
   fi
-  log::info "starting $slot on port $PORT (log: $log)"
+  log::info "starting $slot on port ${SETTINGS[port]} (log: $log)"
   SERVER_GC_LOG=''
-  ((GC_LOG)) && SERVER_GC_LOG=${log%.log}.gc.log
-  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${PROFILE:+"-agentpath:$PROFILE_LIB"}) || exit 1
-  if ! JDK_JAVA_OPTIONS=$launcher_options servers::start "$server" "$PORT" "$log" "$SERVER_CPUS"; then
+  [[ ${SETTINGS[gc_log]} == 0 ]] || SERVER_GC_LOG=${log%.log}.gc.log
+  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${SETTINGS[profile]:+"-agentpath:$PROFILE_LIB"}) || exit 1
+  if ! JDK_JAVA_OPTIONS=$launcher_options servers::start "$server" "${SETTINGS[port]}" "$log" "${SETTINGS[server_cpus]}"; then
     # shellcheck disable=SC2034 # a nameref: the caller's variable
     start_reason="start failed: see $log"
     return 1
@@ -80,20 +78,20 @@ place::start_server() {
   procs::record "$SERVER_PID" "server $server"
 }
 
-place::wait_ready() { servers::wait_ready "$SERVER_PID" "$PORT" "$READY_TIMEOUT_S"; }
+place::wait_ready() { servers::wait_ready "$SERVER_PID" "${SETTINGS[port]}" "$READY_TIMEOUT_S"; }
 
 place::server_alive() { servers::alive "$SERVER_PID"; }
 
 place::verify_contract() {
   # In the background, in a process group of its own: a signal stops it and its curl at once.
-  TMPDIR=$SCRATCH_DIR procs::run "contract verification $1" contract::verify "$1" "http://127.0.0.1:$PORT" "$2"
+  TMPDIR=$SCRATCH_DIR procs::run "contract verification $1" contract::verify "$1" "http://127.0.0.1:${SETTINGS[port]}" "$2"
 }
 
 place::stop_server() {
   servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::die "could not stop $1 (process group $SERVER_PID)"
   SERVER_PID=''
-  servers::wait_port_free "$PORT" "$STOP_TIMEOUT_S" \
-    || log::die "port $PORT still taken by $(servers::port_holder "$PORT") after stopping $1"
+  servers::wait_port_free "${SETTINGS[port]}" "$STOP_TIMEOUT_S" \
+    || log::die "port ${SETTINGS[port]} still taken by $(servers::port_holder "${SETTINGS[port]}") after stopping $1"
 }
 
 place::sample_start() {
@@ -105,10 +103,10 @@ place::sample_stop() { system::sample_stop; }
 
 place::run_tool() {
   local -n local_spec=$1
-  local_spec["url"]=http://127.0.0.1:$PORT
+  local_spec["url"]=http://127.0.0.1:${SETTINGS[port]}
   # HTTP/3: QUIC on UDP at the same port, with the certificate servers::start gave the server
   if [[ ${local_spec[protocol]} == h3 ]]; then
-    local_spec["url"]=https://127.0.0.1:$PORT
+    local_spec["url"]=https://127.0.0.1:${SETTINGS[port]}
     local_spec["cacert"]=$(certs::dir)/ca.pem
   fi
   "${local_spec[tool]}::run" "$1"

@@ -62,6 +62,11 @@ barrage::protocols() { printf '%s\n' h1 h2c h3; }
 
 barrage::request_timeout_s() { echo 2; }
 
+# warmup: --warmup auto (the server warm-up until steady state); timeline: a per-second series
+# (row drift); rate, stages: -R and --rate-stages (fixed-rate runs, capacity searches, ramps);
+# multihost: several load hosts started together (--start-at), their records merged exactly.
+barrage::capabilities() { printf '%s\n' warmup timeline rate stages multihost; }
+
 barrage::supports() {
   local protocol=$2
   [[ $protocol == h1 || $protocol == h2c ]] && return 0

@@ -47,6 +47,9 @@ h2load::protocols() { printf '%s\n' h1 h2c; }
 # h2load has no per-request timeout (only connection-level ones).
 h2load::request_timeout_s() { :; }
 
+# none of lib/tools/README.md's capabilities: closed loop, totals only, one host
+h2load::capabilities() { :; }
+
 h2load::supports() {
   local scenario=$1 protocol=$2
   case $protocol in

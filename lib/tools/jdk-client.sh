@@ -77,6 +77,9 @@ jdk-client::protocols() { printf '%s\n' h1 h2c; }
 
 jdk-client::request_timeout_s() { echo 2; }
 
+# none of lib/tools/README.md's capabilities: closed loop, totals only, one host
+jdk-client::capabilities() { :; }
+
 jdk-client::requests() {
   local scenario=$1 method endpoint requests line
   method=$(scenarios::field "$scenario" method) || return 1

@@ -19,6 +19,9 @@ wrk::protocols() { printf '%s\n' h1; }
 
 wrk::request_timeout_s() { echo 2; }
 
+# none of lib/tools/README.md's capabilities: closed loop, totals only, one host
+wrk::capabilities() { :; }
+
 wrk::supports() {
   local protocol=$2
   [[ $protocol == h1 ]] && return 0
