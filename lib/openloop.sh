@@ -145,9 +145,12 @@ openloop::slo_regressions() {
 
 openloop::slo_exit_status() {
   local broken
-  broken=$(jq -r '.results[] | select(.slo.met == false)
+  # names from the results file made fit for a terminal (fmt::safe): a crafted one cannot hide the verdict
+  broken=$(jq -r -L "$OPENLOOP_LIB" 'import "format" as fmt;
+    .results[] | select(.slo.met == false)
     | "\(.server) \(.tool) \(.protocol) \(.scenario)\(if .load.mode == "rate" then " at \(.load.target_rps)/s" else "" end): "
-      + ([.slo.conditions[] | select(.met == false) | "\(.condition) (\(.value // "–"))"] | join(", "))' "$1")
+      + ([.slo.conditions[] | select(.met == false) | "\(.condition) (\(.value // "–"))"] | join(", "))
+    | fmt::safe' "$1")
   [[ -n $broken ]] || return 0
   log::error "SLO not met (exit $OPENLOOP_SLO_EXIT):"
   printf '%s\n' "$broken" | sed 's/^/  /' >&2

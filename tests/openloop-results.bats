@@ -118,3 +118,16 @@ teardown() { common_teardown; }
   [ "$status" -eq 1 ]
   [ "$(jq -c .slo_regressions <<<"$output")" = '["loaded hello h1 barrage @100/s: p99<100ms"]' ]
 }
+
+@test "openloop: the SLO lines of the exit status show a results file's control characters, never print them raw" {
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/openloop.sh"
+  # a server name that would clear the line and print a clean verdict over it
+  jq '(.results[] | select(.slo.met == false) | .server) |= "net\u001b[2K\rty"' \
+    "$ROOT/tests/fixtures/openloop/new.json" >"$TMP/crafted.json"
+  run openloop::slo_exit_status "$TMP/crafted.json"
+  [ "$status" -eq 3 ]
+  [[ $output == *"SLO not met (exit 3)"* ]]
+  [[ $output == *'net^[[2K^Mty'* ]]
+  [[ $output != *$'\e'* && $output != *$'\r'* ]]
+}
