@@ -21,12 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "monotonic.h"
-#include "schedule.h"
+#include "pace.h"
 #include "signals.h"
 #include "tls.h"
 #include "transport.h"
@@ -36,7 +35,6 @@
 #define BACKOFF_MIN_US 10000
 #define BACKOFF_MAX_US 1000000
 #define SECOND_US 1000000u
-#define WINDOW_SLEEP_MAX_US 10000u /* --pace-resolution: the longest sleep through a window */
 
 enum conn_state { CONN_IDLE, CONN_CONNECTING, CONN_HANDSHAKE, CONN_OPEN };
 
@@ -94,24 +92,9 @@ struct worker {
     ev_timer tick, warmup, deadline, grace;
     ev_async abort; /* another worker's source failed: stop now */
     unsigned index; /* among the threads */
-    /* open loop: the schedule, a timerfd at its next time (libev's timers wake
-     * up to 1 ms late), and the connections that have room, oldest first */
+    /* open loop: when requests are sent (pace.h), the worker its host */
     bool paced;
-    struct schedule sched;
-    uint64_t cap_us; /* requests scheduled from here on are never sent (deadline, stop) */
-    int timer_fd;
-    ev_io pace;
-    ev_prepare pace_prepare; /* before the loop sleeps: sends what is due, sets the timer */
-    uint64_t armed_us; /* what timer_fd is set to; PACER_PAUSED: disarmed */
-    bool timer_fired;  /* armed_us has passed: set it again even if unchanged */
-    /* --pace-resolution over TCP (TLS too): the kernel stamps what each connection
-     * receives, so the loop sleeps through each window once instead of waking
-     * for every response, and times each response by its stamp */
-    bool window_sleep;
-    bool stamps_flowing; /* the last stamped read had its stamp */
-    uint64_t sent_window, sent_in_window; /* requests sent in the window ending at sent_window */
-    struct conn **ready;
-    unsigned ready_head, ready_len;
+    struct pace pace;
     /* the current second's stats, and what crosses to the main thread under
      * mu (once a second and per command, never per request) */
     struct interval *cur;
@@ -147,19 +130,6 @@ static void worker_maybe_finish(struct worker *w)
     if (w->inflight == 0 && !may_start(w)) ev_break(w->loop, EVBREAK_ONE);
 }
 
-static uint64_t pace_window_end(const struct worker *w, uint64_t at);
-
-/* --pace-resolution with window sleeps: one more request sent in now's window. */
-static void pace_count_sent(struct worker *w, uint64_t now)
-{
-    uint64_t end = pace_window_end(w, now);
-    if (end != w->sent_window) {
-        w->sent_window = end;
-        w->sent_in_window = 0;
-    }
-    w->sent_in_window++;
-}
-
 /* Counts a request as started (may_start() must hold, but for a request
  * written in the text of the one before it), due at scheduled (closed loop:
  * now) and sent now; returns its context. */
@@ -176,12 +146,10 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
         w->cur->sent++;
     }
     w->inflight++;
-    if (w->window_sleep) pace_count_sent(w, now);
+    if (w->paced) pace_sent(&w->pace, now);
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
                             .kind = req->kind, .measured = measured, .collect = w->source->wants_response};
 }
-
-static int pace_requeue(struct worker *w, uint64_t scheduled);
 
 /* A counted request completed (a response or an error); in the grace, say so. */
 static void request_completed(struct worker *w)
@@ -195,7 +163,7 @@ static void request_completed(struct worker *w)
 static void request_refused(struct worker *w, const struct req_ctx *ctx)
 {
     w->stats.refused_streams++;
-    if (w->stopping || (w->paced && pace_requeue(w, ctx->scheduled_us))) {
+    if (w->stopping || (w->paced && pace_requeue(&w->pace, ctx->scheduled_us))) {
         w->stats.aborted++; /* it cannot be sent again */
         return;
     }
@@ -494,7 +462,7 @@ static void conn_write_out(struct conn *c, uint64_t now)
 static uint64_t conn_arrival(struct conn *c, uint64_t received_ns, uint64_t now)
 {
     if (!c->tr.stamped) return now;
-    c->w->stamps_flowing = received_ns != 0;
+    pace_stamped(&c->w->pace, received_ns != 0);
     if (!received_ns) return now;
     struct timespec real, mono;
     clock_gettime(CLOCK_REALTIME, &real);
@@ -668,8 +636,9 @@ static void conn_connect(struct conn *c)
     if (w->dgram) transport_plain_init(&c->tr, fd);
     else if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->setup.tls_client);
     else transport_plain_init(&c->tr, fd);
-    if (w->window_sleep && fd >= 0 && (addr->sa_family == AF_UNIX || transport_stamp_reads(&c->tr) < 0))
-        w->window_sleep = false;
+    if (w->paced && w->pace.window_sleep && fd >= 0 &&
+        (addr->sa_family == AF_UNIX || transport_stamp_reads(&c->tr) < 0))
+        pace_no_window_sleep(&w->pace);
     if (fd < 0 || tr_failed) {
         connect_failed(c);
         return;
@@ -791,8 +760,6 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
 
 static void interval_start(struct worker *w, uint64_t now);
 static void warmup_end(struct worker *w, uint64_t now);
-static void pace_dispatch(struct worker *w, uint64_t now);
-static void pace_stop(struct worker *w);
 
 /* The measured phase begins at `at` (closed loop: now; open loop: the end of
  * the warm-up, the same for every thread): what was recorded is forgotten. */
@@ -805,17 +772,13 @@ static void worker_begin_measure(struct worker *w, uint64_t at)
     ev_now_update(w->loop);
     uint64_t now = monotonic_now_us();
     if (w->warming) warmup_end(w, now);
-    if (w->paced && w->sched.measure_start != at) {
-        /* --warmup auto: the start was not known when the schedule began; what
-         * waits in its line from `at` on was not counted as scheduled yet */
-        w->sched.measure_start = at;
-        w->sched.scheduled += schedule_unsent(&w->sched);
-    }
+    /* --warmup auto: the start was not known when the schedule began */
+    if (w->paced) pace_measure_from(&w->pace, at);
     w->measure_start = at;
     w->measuring = true;
     if (w->cfg->duration_us) {
         uint64_t end = at + w->cfg->duration_us;
-        if (w->paced) w->cap_us = end;
+        if (w->paced) pace_cap(&w->pace, end);
         ev_timer_set(&w->deadline, end > now ? (double)(end - now) / 1e6 : 0., 0.);
         ev_timer_start(w->loop, &w->deadline);
     }
@@ -844,8 +807,8 @@ static void worker_stop(struct worker *w, uint64_t window_end)
     if (w->stopping) return;
     if (!w->measuring) worker_begin_measure(w, window_end);
     if (w->paced) {
-        if (window_end < w->cap_us) w->cap_us = window_end;
-        pace_stop(w);
+        pace_cap(&w->pace, window_end);
+        pace_stop(&w->pace);
     }
     ev_timer_stop(w->loop, &w->warmup);
     ev_timer_stop(w->loop, &w->deadline);
@@ -870,13 +833,13 @@ static void deadline_cb(struct ev_loop *loop, ev_timer *t, int revents)
      * timer's callback when both are ready). With --pace-resolution the last
      * window goes out whole, at the deadline: a timer a little early waits. */
     uint64_t now = monotonic_now_us();
-    if (w->cfg->pace_resolution_us && now < w->cap_us) {
-        ev_timer_set(t, (double)(w->cap_us - now) / 1e6, 0.);
+    if (w->cfg->pace_resolution_us && now < w->pace.cap_us) {
+        ev_timer_set(t, (double)(w->pace.cap_us - now) / 1e6, 0.);
         ev_timer_start(loop, t);
         return;
     }
-    pace_dispatch(w, now);
-    worker_stop(w, w->cap_us);
+    pace_dispatch(&w->pace, now);
+    worker_stop(w, w->pace.cap_us);
 }
 
 /* Ends this worker's loop now: what is in flight is aborted. */
@@ -905,78 +868,54 @@ static void worker_source_halted(struct worker *w)
     abort_cb(w->loop, &w->abort, 0);
 }
 
-/* ---- open loop: the schedule, the ready line, the pace timer ---- */
+/* ---- open loop: the worker as the pace's host (pace.h) ---- */
 
 /* How many may wait in the schedule's line: a run limited by -n takes no
  * more than it may still start. */
-static uint64_t pace_limit(const struct worker *w)
+static uint64_t pace_limit_of(void *host)
 {
+    const struct worker *w = host;
     return w->measuring && w->budget != UINT64_MAX ? w->budget : SCHEDULE_NO_LIMIT;
 }
 
-/* now, as far as the schedule may go: requests due at or after cap_us are never sent. */
-static uint64_t pace_now(const struct worker *w, uint64_t now)
+static bool pace_may_start_of(void *host)
 {
-    uint64_t res = w->cfg->pace_resolution_us, t0 = w->run->t0_us;
-    if (now >= w->cap_us) return w->cap_us - 1;
-    /* --pace-resolution: only what was due by the last window's end, so a
-     * wake-up for a response does not send the next window's requests early */
-    if (res && now > t0) now = t0 + (now - t0) / res * res;
-    return now;
+    return may_start(host);
 }
 
-/* Sets the pace timer to the pacer's next time while a connection has room;
- * disarmed when nothing can start. Called only before the loop sleeps, after
- * pace_dispatch: then no request waits while a connection has room. With
- * every connection busy the timer would only move due requests into the line,
- * which the next wake-up that frees a connection (a response, a delay's end,
- * a reconnection) does with their times kept: the loop then sleeps until
- * then, not once per scheduled request. A timer armed earlier than needed is
- * left alone (it fires, finds nothing due and is set then): setting a timer
- * that becomes the CPU's earliest costs a VM ~13 us, so this is done at most
- * once per wake-up. */
-/* --pace-resolution: the end of the window (windows from the schedule's
- * start) in which `at` falls: the wake-up that sends every request due in it. */
-static uint64_t pace_window_end(const struct worker *w, uint64_t at)
+static bool pace_measuring_of(void *host)
 {
-    uint64_t res = w->cfg->pace_resolution_us, t0 = w->run->t0_us;
-    if (at <= t0) return at;
-    uint64_t end = t0 + ((at - t0 + res - 1) / res) * res;
-    return end < w->cap_us ? end : w->cap_us;
+    return ((const struct worker *)host)->measuring;
 }
 
-static void pace_arm(struct worker *w)
+static bool pace_answers_pending_of(void *host)
 {
-    uint64_t at = PACER_PAUSED;
-    if (may_start(w) && w->ready_len > 0 && w->sched.len < pace_limit(w)) {
-        at = pacer_next(&w->sched.pacer);
-        if (at >= w->cap_us) at = PACER_PAUSED;
-        else if (w->cfg->pace_resolution_us) at = pace_window_end(w, at);
-    }
-    if (!w->timer_fired && w->armed_us <= at) return; /* PACER_PAUSED: disarmed */
-    struct itimerspec its = {0};
-    if (at != PACER_PAUSED) {
-        its.it_value.tv_sec = (time_t)(at / SECOND_US);
-        its.it_value.tv_nsec = (long)(at % SECOND_US) * 1000 + 1; /* never 0: that disarms */
-    }
-    /* setting it also clears an expiry not read yet */
-    timerfd_settime(w->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
-    w->armed_us = at;
-    w->timer_fired = false;
+    const struct worker *w = host;
+    return w->inflight > 0 && !w->stopping;
 }
 
-static void pace_stop(struct worker *w)
+/* A connection of the ready line has its turn (it is out of the line). */
+static void pace_fill_of(void *host, void *conn, uint64_t now)
 {
-    /* the requests due before the end, never sent, are counted as unsent */
-    schedule_close(&w->sched, w->cap_us - 1, pace_limit(w));
-    ev_io_stop(w->loop, &w->pace);
-    ev_prepare_stop(w->loop, &w->pace_prepare);
+    struct conn *c = conn;
+    (void)host;
+    c->ready = false;
+    if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, now);
 }
 
-/* The next due request's scheduled time in *due, if one is due by now. */
-static bool pace_pop(struct worker *w, uint64_t now, uint64_t *due)
+static const struct pace_host_ops pace_host_ops = {
+    .may_start = pace_may_start_of,
+    .limit = pace_limit_of,
+    .measuring = pace_measuring_of,
+    .answers_pending = pace_answers_pending_of,
+    .fill = pace_fill_of,
+};
+
+/* The next due request's scheduled time in *due, if one is due by now; the
+ * first one due in the measured phase begins it. */
+static bool paced_pop(struct worker *w, uint64_t now, uint64_t *due)
 {
-    if (!schedule_pop(&w->sched, pace_now(w, now), pace_limit(w), due)) return false;
+    if (!pace_pop(&w->pace, now, due)) return false;
     if (!w->measuring && *due >= w->run->measure_start_us) worker_begin_measure(w, w->run->measure_start_us);
     return true;
 }
@@ -985,16 +924,7 @@ static void ready_push(struct worker *w, struct conn *c)
 {
     if (c->ready) return;
     c->ready = true;
-    w->ready[(w->ready_head + w->ready_len++) % w->conn_count] = c;
-}
-
-static struct conn *ready_pop(struct worker *w)
-{
-    struct conn *c = w->ready[w->ready_head];
-    w->ready_head = (w->ready_head + 1) % w->conn_count;
-    w->ready_len--;
-    c->ready = false;
-    return c;
+    pace_ready(&w->pace, c);
 }
 
 /* Open loop: hands the session the requests that are due while it has room;
@@ -1010,11 +940,11 @@ static void paced_fill(struct conn *c, uint64_t now)
     struct session *s = c->session;
     unsigned room = s->ops->capacity(s);
     uint64_t due;
-    while (room > 0 && may_start(w) && pace_pop(w, now, &due)) {
+    while (room > 0 && may_start(w) && paced_pop(w, now, &due)) {
         if (conn_held(c)) {
             /* delay(): back to the head of the line, its time kept; the
              * connection is not in the ready line while held */
-            pace_requeue(w, due);
+            pace_requeue(&w->pace, due);
             return;
         }
         const struct request *req = w->source->ops->next(w->source, c->index);
@@ -1027,97 +957,14 @@ static void paced_fill(struct conn *c, uint64_t now)
     if (room > 0 && may_start(w)) ready_push(w, c);
 }
 
-/* A request handed out was refused: back to the head of the line, its time
- * kept (it goes out before the loop sleeps, if a connection has room). 0, or
- * -1 when out of memory (the caller counts it aborted). */
-static int pace_requeue(struct worker *w, uint64_t scheduled)
+/* Sets up the pace from the run's start; 0 or -1. */
+static int paced_init(struct worker *w, const struct run_shared *rs)
 {
-    return schedule_requeue(&w->sched, scheduled);
-}
-
-/* What is due goes to connections with room, in the order they got room;
- * the rest waits in the line (the backlog). */
-static void pace_dispatch(struct worker *w, uint64_t now)
-{
-    schedule_take_due(&w->sched, pace_now(w, now), pace_limit(w));
-    /* the line holds at most SCHEDULE_LINE_MAX: a longer backlog is taken from the pacer */
-    while (schedule_next(&w->sched) <= pace_now(w, now) && w->ready_len > 0 && may_start(w)) {
-        struct conn *c = ready_pop(w);
-        if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, now);
-    }
-    if (w->measuring) schedule_note_backlog(&w->sched, pace_now(w, now), pace_limit(w));
-}
-
-/* The pace timer fired: pace_prepare_cb sends what is due and sets it again
- * (which clears the expiry) before the loop sleeps. */
-static void pace_cb(struct ev_loop *loop, ev_io *io, int revents)
-{
-    struct worker *w = io->data;
-    (void)loop;
-    (void)revents;
-    w->timer_fired = true;
-}
-
-/* May the loop sleep to window_end, the end of this window (window_sleep)? While
- * reads come stamped, with answers on their way, not in the run's last window
- * (its answers must be read before the deadline sends what is left), and
- * only when the connections already free can carry as many requests as this
- * window sent: answers that arrive during the sleep are read after it, so
- * their connections are not free when the next window's requests go out. */
-static bool pace_may_sleep(const struct worker *w, uint64_t window_end)
-{
-    return w->window_sleep && w->stamps_flowing && w->inflight > 0 && !w->stopping && window_end < w->cap_us &&
-           w->ready_len >= w->sent_in_window;
-}
-
-/* Before the loop sleeps, whatever woke it (the timer, a response, a
- * connection, a command): every request due by now goes to a connection with
- * room, from this one place, and the timer is set once for the next. */
-static void pace_prepare_cb(struct ev_loop *loop, ev_prepare *p, int revents)
-{
-    struct worker *w = p->data;
-    (void)loop;
-    (void)revents;
-    uint64_t now = monotonic_now_us();
-    pace_dispatch(w, now);
-    uint64_t end = w->window_sleep ? pace_window_end(w, now + 1) : 0;
-    if (pace_may_sleep(w, end)) {
-        /* Answers are on their way: sleep to the window's end rather than
-         * waking for each (their stamps time them), then send what is due.
-         * Never longer than WINDOW_SLEEP_MAX_US: the loop's timers and
-         * commands (a stop, Ctrl-C) wait while it sleeps. */
-        if (end > now + WINDOW_SLEEP_MAX_US) end = now + WINDOW_SLEEP_MAX_US;
-        struct timespec ts = {.tv_sec = (time_t)(end / SECOND_US), .tv_nsec = (long)(end % SECOND_US) * 1000};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
-        pace_dispatch(w, monotonic_now_us());
-    }
-    pace_arm(w);
-}
-
-/* Sets up the schedule (from the run's start) and the timer; 0 or -1. */
-static int pace_init(struct worker *w, const struct run_shared *rs)
-{
-    const struct config *cfg = w->cfg;
     w->paced = true;
     /* TCP only: a datagram protocol's session times its own packets */
-    w->window_sleep = cfg->pace_resolution_us > 0 && !w->dgram;
-    w->cap_us = UINT64_MAX;
-    w->armed_us = PACER_PAUSED;
-    w->ready = calloc(w->conn_count, sizeof *w->ready);
-    w->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (!w->ready || w->timer_fd < 0) return -1;
-    if (schedule_init(&w->sched, cfg->poisson ? PACER_POISSON : PACER_EVEN, cfg->rate, cfg->threads, w->index,
-                      rs->t0_us, cfg->setup.seed, rs->measure_start_us))
-        return -1;
-    if (stages_apply(&w->sched.pacer, cfg->stages_start_rate, cfg->stages, cfg->stage_count, rs->measure_start_us))
-        return -1;
-    ev_io_init(&w->pace, pace_cb, w->timer_fd, EV_READ);
-    w->pace.data = w;
-    ev_io_start(w->loop, &w->pace);
-    ev_prepare_init(&w->pace_prepare, pace_prepare_cb);
-    w->pace_prepare.data = w;
-    ev_prepare_start(w->loop, &w->pace_prepare);
-    return 0;
+    bool window_sleep = w->cfg->pace_resolution_us > 0 && !w->dgram;
+    return pace_init(&w->pace, w->loop, w->cfg, w->index, w->conn_count, rs->t0_us, rs->measure_start_us,
+                     window_sleep, (struct pace_host){.ops = &pace_host_ops, .ctx = w});
 }
 
 /* ---- per-second intervals and commands: the worker's side ---- */
@@ -1189,8 +1036,8 @@ static void worker_interrupted(struct worker *w, uint64_t at)
 {
     if (!w->stopping && w->measuring) {
         if (w->paced) {
-            if (at < w->cap_us) w->cap_us = at;
-            pace_stop(w);
+            pace_cap(&w->pace, at);
+            pace_stop(&w->pace);
         }
         w->window_end = at > w->measure_start ? at : w->measure_start;
     }
@@ -1250,7 +1097,7 @@ static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
         if (cmd->kind == COMMAND_INTERRUPT) worker_interrupted(w, cmd->at_us);
         else if (cmd->kind == COMMAND_STOP) worker_stop(w, cmd->at_us);
         else if (cmd->kind == COMMAND_MEASURE) warmup_command(w);
-        else if (w->paced && !w->stopping) schedule_set_rate(&w->sched, cmd->rate, cmd->at_us); /* armed before the loop sleeps */
+        else if (w->paced && !w->stopping) pace_set_rate(&w->pace, cmd->rate, cmd->at_us);
         free(cmd);
         cmd = next;
     }
@@ -1292,9 +1139,9 @@ static void *worker_main(void *arg)
         conn_close(&w->conns[i], CLOSE_ABORT);
     }
     if (w->paced) {
-        w->stats.scheduled = w->sched.scheduled;
-        w->stats.unsent = schedule_unsent(&w->sched);
-        w->stats.backlog_max = w->sched.backlog_max;
+        w->stats.scheduled = w->pace.sched.scheduled;
+        w->stats.unsent = schedule_unsent(&w->pace.sched);
+        w->stats.backlog_max = w->pace.sched.backlog_max;
     }
     interval_post(w, true, monotonic_now_us());
     return NULL;
@@ -1318,9 +1165,7 @@ void worker_free(struct worker *w)
     if (w->source) w->source->ops->free(w->source);
     if (w->loop) ev_loop_destroy(w->loop);
     stats_free(&w->stats);
-    if (w->paced) schedule_free(&w->sched);
-    if (w->timer_fd > 0) close(w->timer_fd);
-    free(w->ready);
+    if (w->paced) pace_free(&w->pace);
     interval_free(w->cur);
     free_intervals(w->posted);
     while (w->commands) {
@@ -1360,7 +1205,7 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     ev_async_init(&w->abort, abort_cb);
     w->abort.data = w;
     ev_async_start(w->loop, &w->abort);
-    if (cfg->rate > 0 && pace_init(w, rs)) return -1;
+    if (cfg->rate > 0 && paced_init(w, rs)) return -1;
     for (unsigned i = 0; i < conns; i++) {
         struct conn *c = &w->conns[i];
         c->w = w;
