@@ -217,12 +217,7 @@ main() {
   fi
   profile::comparable "${files[0]}" "${files[1]}" || exit 2
   local noise_floor=null
-  if [[ -n $noise_floor_file ]]; then
-    resultfile::check "$noise_floor_file" || exit 2
-    noise_floor=$(jq -c --arg file "$noise_floor_file" '.noise_floor // empty | . + {file: $file}' "$noise_floor_file")
-    [[ -n $noise_floor ]] \
-      || die_usage "$noise_floor_file holds no noise floor: give the results of an A/A run (run-benchmarks.sh --aa)"
-  fi
+  if [[ -n $noise_floor_file ]]; then noise_floor=$(resultfile::noise_floor "$noise_floor_file") || exit 2; fi
 
   local opts
   opts=$(jq -n --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \

@@ -204,12 +204,7 @@ main() {
   ((${#files[@]})) || { log::error "no results file left to read"; exit 2; }
 
   local noise_floor=null
-  if [[ -n $noise_floor_file ]]; then
-    resultfile::check "$noise_floor_file" || exit 2
-    noise_floor=$(jq -c --arg file "$noise_floor_file" '.noise_floor // empty | . + {file: $file}' "$noise_floor_file")
-    [[ -n $noise_floor ]] \
-      || die_usage "$noise_floor_file holds no noise floor: give the results of an A/A run (run-benchmarks.sh --aa)"
-  fi
+  if [[ -n $noise_floor_file ]]; then noise_floor=$(resultfile::noise_floor "$noise_floor_file") || exit 2; fi
 
   jq -n --argjson alpha "$alpha" --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \
     --argjson fail_on "$(list "$fail_on")" --argjson min_points "$min_files" --argjson window "$window" --argjson noise_floor "$noise_floor" \

@@ -14,6 +14,11 @@
 #     "timestamp" field, not by the file's modification time (a copied or restored
 #     file keeps its run's date). Files that are not JSON are skipped with a warning.
 #     Returns 1 (and prints nothing) when there is none.
+#   resultfile::noise_floor FILE
+#     Prints the noise floor of FILE, the results of an A/A run, as one JSON object with
+#     "file": FILE added. Returns 1 (after resultfile::check's or its own message, which
+#     points to the calling script's --help) when FILE is not a valid results file or holds
+#     no noise floor.
 # Depends on lib/log.sh, lib/schema.sh, jq and python3.
 
 resultfile::check() {
@@ -128,4 +133,16 @@ resultfile::newest() {
   [[ -n $candidates ]] || return 1
   # RFC 3339 UTC stamps of one writer sort as strings (bytewise, whatever the locale).
   printf '%s' "$candidates" | LC_ALL=C sort -t $'\t' -k1,1 | tail -n 1 | cut -f 2-
+}
+
+resultfile::noise_floor() {
+  local file=$1 floor
+  resultfile::check "$file" || return 1
+  floor=$(jq -c --arg file "$file" '.noise_floor // empty | . + {file: $file}' "$file")
+  if [[ -z $floor ]]; then
+    log::error "$file holds no noise floor: give the results of an A/A run (run-benchmarks.sh --aa)"
+    log::error "see ./${0##*/} --help"
+    return 1
+  fi
+  printf '%s\n' "$floor"
 }
