@@ -72,7 +72,7 @@ identities() {
   run -1 openloop::supports h2load stages
   [[ $output == *"h2load has no fixed-rate"* ]]
   # No file outside lib/tools/ tests for a tool by its name: they ask the driver.
-  run grep -nE '(==|!=) *"?barrage\b|\\tbarrage\\t|tool: "barrage"' "$ROOT/run-benchmarks.sh" "$ROOT"/lib/*.sh \
+  run grep -nE '(==|!=) *"?barrage\b|\\tbarrage\\t|tool: "barrage"' "$ROOT"/run-benchmarks.sh "$ROOT"/lib/*.sh \
     "$ROOT"/lib/place/*.sh "$ROOT/lib/drift.jq" "$ROOT/lib/stats.jq" "$ROOT/lib/noise.jq" "$ROOT/lib/slo.jq"
   [ "$status" -eq 1 ] || { echo "a tool's name compared outside lib/tools/: $output"; return 1; }
 }
