@@ -92,7 +92,6 @@ int pace_requeue(struct pace *p, uint64_t scheduled)
 
 void pace_sent(struct pace *p, uint64_t now)
 {
-    if (!p->window_sleep) return;
     uint64_t end = window_end(p, now);
     if (end != p->sent_window) {
         p->sent_window = end;

@@ -85,7 +85,8 @@ bool pace_pop(struct pace *p, uint64_t now, uint64_t *due);
 int pace_requeue(struct pace *p, uint64_t scheduled);
 /* conn has room and nothing is due for it: it waits in the ready line. */
 void pace_ready(struct pace *p, void *conn);
-/* A request went out now (counts the window's requests for window sleeps). */
+/* A request went out now: counts the window's requests, which window sleeps
+ * need (the caller calls it only while p->window_sleep: a call per request). */
 void pace_sent(struct pace *p, uint64_t now);
 /* What is due goes to connections with room, in the order they got room;
  * the rest waits in the line (the backlog). */

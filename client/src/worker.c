@@ -146,7 +146,7 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
         w->cur->sent++;
     }
     w->inflight++;
-    if (w->paced) pace_sent(&w->pace, now);
+    if (w->paced && w->pace.window_sleep) pace_sent(&w->pace, now);
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
                             .kind = req->kind, .measured = measured, .collect = w->source->wants_response};
 }
