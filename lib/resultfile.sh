@@ -2,7 +2,7 @@
 # resultfile: find and check the results files that update-readme.sh and compare-results.sh read.
 #
 #   resultfile::check FILE [--need-ok] [--need-rows] [--incomplete-ok]
-#     Returns 0 when FILE exists, is readable, is one JSON object (not empty, not
+#     Returns 0 when FILE exists, is a regular readable file of at most 256 MiB, is one JSON object (not empty, not
 #     truncated, no NaN or Infinity, no number beyond 2^53), is valid against
 #     schemas/results.schema.json, records each run once (no duplicated row) and is
 #     complete (the run ended; --incomplete-ok: need not be); with --need-ok it must
@@ -21,6 +21,9 @@
 #     no noise floor.
 # Depends on lib/log.sh, lib/schema.sh, jq and python3.
 
+# The largest results file read: a --quick run of every server writes about 1 MiB.
+RESULTFILE_MAX_BYTES=$((256 << 20))
+
 resultfile::check() {
   local file=$1 opt need_ok='' need_rows='' incomplete_ok='' status=0
   shift
@@ -34,7 +37,13 @@ resultfile::check() {
   done
   if [[ ! -e $file ]]; then log::error "$file: no such file"; return 1; fi
   if [[ -d $file ]]; then log::error "$file: is a directory, not a results file"; return 1; fi
+  # a device or a pipe would be read without end (/dev/zero) or block for ever (a FIFO nobody writes)
+  if [[ ! -f $file ]]; then log::error "$file: not a regular file (a device or a pipe), not a results file"; return 1; fi
   if [[ ! -r $file ]]; then log::error "$file: not readable"; return 1; fi
+  if (($(stat -c %s -- "$file") > RESULTFILE_MAX_BYTES)); then
+    log::error "$file: over $((RESULTFILE_MAX_BYTES >> 20)) MiB, not a results file"
+    return 1
+  fi
   resultfile::_json "$file" || return
   local findings
   # The validator also reports success; keep its words for when the file is invalid.

@@ -548,3 +548,14 @@ raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x
   [ "$(tr -cd '\t\n' <"$TMP/summary.tsv" | tr -d '\n' | wc -c)" -eq $((9 * $(jq '.results | length' "$TMP/summary.json"))) ]
   grep -qF 'bad^[[2K^Jline' "$TMP/summary.tsv"
 }
+
+@test "compare: a device or a pipe for a results file is refused at once (exit 2), never read" {
+  mkfifo "$TMP/a pipe"
+  # bounded: unfixed, /dev/zero was read until memory ran out and a FIFO nobody writes blocked for ever
+  run bash -c 'ulimit -v 4000000; timeout 20 "$1" /dev/zero "$2"' _ "$COMPARE" "$F/single-base.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"/dev/zero: not a regular file"* ]]
+  run timeout 20 "$COMPARE" "$F/single-base.json" "$TMP/a pipe"
+  [ "$status" -eq 2 ]
+  [[ $output == *"a pipe: not a regular file"* ]]
+}
