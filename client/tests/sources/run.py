@@ -514,13 +514,19 @@ def case_pace_resolution(t):
         times = [float(q[6]) for q in ng.requests()]
     expect_eq(r, "rate.scheduled", 400)
     expect_eq(r, "requests", 400)
+    expect(r["schedule_lag_us"]["p99"] >= 20000, "latency is not measured from each scheduled time (lag p99 below 20 ms)")
+    # A window sent over 20 ms (the gap batches are split by) after its end reaches nginx with the
+    # next one: on a machine that late (lag p99 beyond the window and the gap) batches cannot be told
+    # apart, so the case says it was not judged instead of failing or passing.
+    if r["schedule_lag_us"]["p99"] > 50000 + 20000:
+        raise harness.Skip(f"the loop woke over 20 ms late (schedule lag p99 {r['schedule_lag_us']['p99']} us): "
+                           "windows merge at the server")
     b = batches(times, 0.02)
     widths = [x[-1] - x[0] for x in b]
     print(f"# {len(b)} batches, sizes {min(map(len, b))}..{max(map(len, b))}, widest {max(widths) * 1000:.0f} ms; "
           f"schedule lag p99 {r['schedule_lag_us']['p99']} us")
     expect(36 <= len(b) <= 42, f"{len(b)} batches (about 40)")
     expect(max(widths) <= 0.05 and max(map(len, b)) <= 11, f"a batch {max(widths)} s wide or of {max(map(len, b))}")
-    expect(r["schedule_lag_us"]["p99"] >= 20000, "latency is not measured from each scheduled time (lag p99 below 20 ms)")
 
 
 CASES = [
