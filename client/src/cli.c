@@ -26,7 +26,7 @@ enum {
     OPT_H1, OPT_H2, OPT_H3, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
     OPT_URLS, OPT_URLS_RANDOM, OPT_URLS_FROM_FILE, OPT_RAND_URL, OPT_RAND_REGEX_URL, OPT_MAX_REPEAT,
-    OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
+    OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
 };
 
@@ -80,6 +80,7 @@ static const struct option options[] = {
     {"max-repeat", required_argument, NULL, OPT_MAX_REPEAT},
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
     {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
+    {"fail-on", required_argument, NULL, OPT_FAIL_ON},
     {"jwt-key", required_argument, NULL, OPT_JWT_KEY},
     {"jwt-alg", required_argument, NULL, OPT_JWT_ALG},
     {"jwt-header", required_argument, NULL, OPT_JWT_HEADER},
@@ -602,6 +603,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         cfg->stage_count = (unsigned)n;
         return CLI_RUN;
     }
+    case OPT_FAIL_ON: return threshold_parse(arg, &cfg->fail_on, err, errlen) ? CLI_ERROR : CLI_RUN;
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     case OPT_JWT_KEY: case OPT_JWT_ALG: case OPT_JWT_HEADER: case OPT_JWT_KID: case OPT_JWT_ISS: case OPT_JWT_SUB:
@@ -707,6 +709,9 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
     if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
+    const struct threshold *fixed = cfg->rate == 0 ? threshold_needs_rate(&cfg->fail_on) : NULL;
+    if (fixed) return fail(err, errlen, "--fail-on '%s': %s is measured at a fixed rate only (-R or --rate-stages)",
+                           fixed->text, fixed->figure);
     enum cli_result r = parse_url(cfg, err, errlen);
     if (r == CLI_RUN) r = check_rand_url_origin(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);

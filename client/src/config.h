@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "stages.h"
+#include "threshold.h"
 
 #define CONFIG_MAX_HEADERS 64
 #define CONFIG_MAX_PIPELINE 256
@@ -108,6 +109,7 @@ struct config {
     double stages_start_rate;  /* the rate the first stage ramps from (-R, else the first stage's) */
     uint64_t pace_resolution_us; /* --pace-resolution: wake once per window of this length, sending
                                   * every request due by then; 0: a wake-up per request's time */
+    struct thresholds fail_on; /* --fail-on: limits that set the exit status (threshold.h); count 0: none */
     struct run_setup setup;    /* set by main before the engine starts (above) */
 };
 

@@ -38,6 +38,7 @@
 #define EXIT_USAGE 2
 #define EXIT_UNREACHABLE 3
 #define EXIT_SCRIPT SCRIPT_EXIT_STATUS
+#define EXIT_THRESHOLD 5 /* --fail-on: a threshold broke */
 #define SPARE_FILES 32 /* stdio, epoll, eventfd, and a margin */
 /* --jwt-key: tokens signed ahead per worker thread (fewer at a low fixed rate
  * with --jwt-exp, so none waits past half its lifetime), and how long main
@@ -361,6 +362,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
         script_halt_signal(false); /* handled: done() runs, as wrk's after Ctrl-C */
     }
     jwt_result(cfg, jwt, &result);
+    threshold_evaluate(&cfg->fail_on, &result, &result.thresholds);
     if (cfg->setup.script && !result.error[0] && cfg->json && source_script_done(cfg->setup.script, &result)) {
         snprintf(result.error, sizeof result.error, "%s", script_error(cfg->setup.script));
     }
@@ -380,6 +382,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
         report_error("%s", script_error(cfg->setup.script));
         status = EXIT_SCRIPT;
     }
+    if (!status && result.thresholds.broken) status = EXIT_THRESHOLD;
     if (result.interrupted) status = 128 + result.interrupted;
     stats_free(&result.stats);
     hist_free(&result.thread_rps);

@@ -93,6 +93,13 @@ void report_help(void)
           "      --json                   print the metrics record (JSON) instead of the text report\n"
           "      --latency                print the latency percentile spectrum\n"
           "      --verbose                show samples of unparsable responses\n"
+          "      --fail-on EXPR           thresholds that fail the run with exit 5 (repeatable), e.g.\n"
+          "                               'failed>0.1%,p99>20ms,rps<1000': FIGURE >, >=, < or <= LIMIT,\n"
+          "                               comma-separated, broken when true; FIGURE a count of the record\n"
+          "                               (failed, errors.timeout, status.5xx...: N, or N% of the requests),\n"
+          "                               a rate (rps, successful_rps: N) or a duration (p99, max,\n"
+          "                               ttfb.p99...: with a unit, 20ms); a bad item lists them all.\n"
+          "                               A figure not measured (p99 with no response) breaks\n"
           "  -q, --quiet                  no text report\n"
           "  -s, --script FILE            a wrk script (client/SCRIPTING.md); the arguments after\n"
           "                               the URL go to its init(args)\n"
@@ -130,15 +137,16 @@ void report_help(void)
           "                               within TIME/2 of its signing and at least 100 ms before its\n"
           "                               exp (others are dropped)\n"
           "      --help, --version\n\n"
-          "Exit status: 0 the run finished (whatever the responses), 2 usage error (a script\n"
-          "that does not load, a bad method, header or URL, an option out of its range, a list\n"
-          "or body file that is a device, a FIFO or over its limit included), 3 the target\n"
+          "Exit status: 0 the run finished (whatever the responses, without --fail-on), 2 usage\n"
+          "error (a script that does not load, a bad method, header or URL, an option out of its\n"
+          "range, a list or body file that is a device, a FIFO or over its limit included), 3 the target\n"
           "could not be reached: at start, or no connection (no TLS or QUIC handshake) was\n"
           "established in the whole run, also when the attempts were still waiting at its end\n"
           "(the report and record still printed), 4 a script\n"
           "callback failed or never returned (stopped by the watchdog at the run's end, or after\n"
           "--timeout for the top level, setup, init and done; the report says what was\n"
-          "measured), 130 / 143 SIGINT / SIGTERM stopped the run (the report covers the window\n"
+          "measured), 5 a --fail-on threshold broke (the report says which; 2, 3, 4 and the\n"
+          "signals' statuses come first), 130 / 143 SIGINT / SIGTERM stopped the run (the report covers the window\n"
           "until then; a second signal ends barrage at once).\n",
           stdout);
 }
@@ -444,6 +452,30 @@ static const char *signal_name(int sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+/* "fail_on": the thresholds and their verdicts (docs/metrics.md), or null. */
+static void json_thresholds(FILE *f, const struct threshold_verdicts *tv)
+{
+    static const char *const units[] = {"count", "percent", "per_second", "us"};
+    if (!tv->count) {
+        fputs("  \"fail_on\": null,\n", f);
+        return;
+    }
+    fprintf(f, "  \"fail_on\": {\"broken\": %u, \"thresholds\": [", tv->broken);
+    for (unsigned i = 0; i < tv->count; i++) {
+        const struct threshold_verdict *v = &tv->v[i];
+        fputs(i ? ",\n    {\"item\": " : "\n    {\"item\": ", f);
+        json_string(f, v->threshold->text);
+        fputs(", \"figure\": ", f);
+        json_string(f, v->threshold->figure);
+        fprintf(f, ", \"op\": \"%s\", \"limit\": %.6g, \"unit\": \"%s\", \"value\": ",
+                threshold_op_text(v->threshold->op), v->threshold->limit, units[v->threshold->unit]);
+        if (v->measured) fprintf(f, "%.6f", v->value);
+        else fputs("null", f);
+        fprintf(f, ", \"broken\": %s}", v->broken ? "true" : "false");
+    }
+    fputs("\n  ]},\n", f);
+}
+
 static void report_json(const struct config *cfg, const struct run_result *r, long max_rss_kb)
 {
     const struct stats *s = &r->stats;
@@ -508,6 +540,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_timeline(f, cfg, "timeline", &r->timeline);
     json_warmup(f, cfg, r);
     json_jwt(f, &r->jwt);
+    json_thresholds(f, &r->thresholds);
     json_quic(f, cfg, &r->libraries, s);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
@@ -633,6 +666,38 @@ static void text_jwt(const struct run_jwt *j)
     printf("\n");
 }
 
+/* A --fail-on figure's value in its unit, for people: "1.234%", "35.21ms". */
+static const char *fmt_figure(char *buf, size_t len, const struct threshold_verdict *v)
+{
+    if (!v->measured) snprintf(buf, len, "not measured");
+    else if (v->threshold->unit == THRESHOLD_DURATION) fmt_us(buf, len, v->value);
+    else if (v->threshold->unit == THRESHOLD_PERCENT) snprintf(buf, len, "%.3f%%", v->value);
+    else if (v->threshold->unit == THRESHOLD_RATE) snprintf(buf, len, "%.2f/s", v->value);
+    else snprintf(buf, len, "%.0f", v->value);
+    return buf;
+}
+
+/* --fail-on: a line per threshold, the broken ones first said so. */
+static void text_thresholds(const struct threshold_verdicts *tv)
+{
+    char a[64];
+    if (!tv->count) return;
+    printf("  Thresholds (--fail-on): %u of %u BROKEN%s\n", tv->broken, tv->count, tv->broken ? " (exit 5)" : "");
+    for (unsigned i = 0; i < tv->count; i++)
+        printf("    %-6s %s: %s %s\n", tv->v[i].broken ? "BROKEN" : "held", tv->v[i].threshold->text,
+               tv->v[i].threshold->figure, fmt_figure(a, sizeof a, &tv->v[i]));
+}
+
+/* --fail-on with --json or -q: the broken thresholds on stderr, one line each. */
+static void stderr_thresholds(const struct threshold_verdicts *tv)
+{
+    char a[64];
+    for (unsigned i = 0; i < tv->count; i++)
+        if (tv->v[i].broken)
+            report_error("--fail-on: threshold %s broken: %s %s", tv->v[i].threshold->text, tv->v[i].threshold->figure,
+                         fmt_figure(a, sizeof a, &tv->v[i]));
+}
+
 static void report_text(const struct config *cfg, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -688,6 +753,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     if (r->interrupted)
         printf("  Interrupted by %s: what was measured in the %.2fs before it\n", signal_name(r->interrupted),
                (double)r->duration_us / 1e6);
+    text_thresholds(&r->thresholds);
     printf("Requests/sec: %10.2f\nTransfer/sec: %10s\n", (double)stats_requests(s) / seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received / seconds));
 }
@@ -730,4 +796,5 @@ void report_run(const struct config *cfg, const struct run_result *r, long max_r
     if (cfg->json) report_json(cfg, r, max_rss_kb);
     else if (!cfg->quiet) report_text(cfg, r);
     fflush(stdout);
+    if (cfg->json || cfg->quiet) stderr_thresholds(&r->thresholds);
 }

@@ -10,6 +10,7 @@
 
 #include "hist.h"
 #include "stats.h"
+#include "threshold.h"
 #include "timeline.h"
 
 #define RUN_ERROR_MAX 4096
@@ -50,6 +51,7 @@ struct run_result {
     struct run_warmup warmup;
     struct run_jwt jwt;       /* set by main */
     struct run_libraries libraries; /* set by main */
+    struct threshold_verdicts thresholds; /* --fail-on, set by main (count 0: none); points into the config */
 };
 
 #endif

@@ -1,0 +1,26 @@
+# Checks on a run (--fail-on: src/threshold.c), included by the client Makefile.
+#   build/test_threshold                  unit test (the parser, split at every byte, and the verdicts)
+#   checks-integration: tests/checks/run.py against nginx (--fail-on's exit status)
+#   make fuzz-threshold FUZZ_SECONDS=60   libFuzzer on fuzz/fuzz_threshold.c
+UNIT_TESTS += test_threshold
+
+unit: $(BUILD)/test_threshold
+
+build/fuzz/fuzz_threshold: fuzz/fuzz_threshold.c src/threshold.c src/threshold.h src/stats.c src/hist.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(STD) $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(H2_CFLAGS) -Isrc -o $@ $< -lm
+
+fuzz-threshold: build/fuzz/fuzz_threshold
+	@mkdir -p build/fuzz/threshold-corpus build/fuzz/threshold-seeds
+	@printf 'failed>0.1%%,p99>20ms,rps<1000' > build/fuzz/threshold-seeds/example
+	@printf ' errors.timeout >= 3 ,ttfb.max<=1.5s,successful_rps < 10/s,rate.unsent>1%%' > build/fuzz/threshold-seeds/forms
+	@if build/fuzz/fuzz_threshold -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -max_len=512 \
+		-artifact_prefix=build/fuzz/threshold- build/fuzz/threshold-corpus build/fuzz/threshold-seeds \
+		> build/fuzz/threshold.log 2>&1; then \
+		echo "ok - fuzz threshold for $(FUZZ_SECONDS)s: 0 crashes ($$(grep -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/threshold.log | grep -o '[0-9]*$$') runs)"; \
+	else tail -n 40 build/fuzz/threshold.log; echo "not ok - fuzz threshold for $(FUZZ_SECONDS)s: crash (see client/build/fuzz/)"; exit 1; fi
+
+checks-integration: $(BUILD)/barrage
+	$(PYTHON) tests/checks/run.py --barrage $(BUILD)/barrage $(CHECKS_ARGS)
+
+.PHONY: fuzz-threshold checks-integration

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""barrage's checks on a run against nginx: --fail-on thresholds and the exit
+status they set (5 when one breaks, 0 when all hold, 2 for a bad expression).
+nginx answers 200 "hello" on / and 503 on /bad; a --urls list of nine / and
+one /bad sent in order over one connection makes exactly 10% 5xx. Prints TAP
+lines; exits 1 when a case failed.
+  python3 tests/checks/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
+import importlib.util
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.dirname(HERE)
+sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.join(TESTS, "h2"))
+_spec = importlib.util.spec_from_file_location("sources_run", os.path.join(TESTS, "sources", "run.py"))
+sources = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(sources)
+import harness  # noqa: E402
+from harness import expect, expect_eq  # noqa: E402
+
+EXIT_THRESHOLD = 5
+LOG_FORMAT = "log_format rec '$request_uri $status';"
+
+
+class Server(sources.h2run.Nginx):
+    """nginx: 200 "hello" on /, 503 on /bad; logs `target status` per request."""
+
+    def __init__(self, workdir, name, listen=""):
+        log = os.path.join(workdir, f"nginx {name}", "access.log")
+        super().__init__(workdir, name, listen,
+                         f'access_log "{log}" rec;\n    location / {{ return 200 "hello"; }}\n'
+                         f'    location /bad {{ return 503 "no"; }}', LOG_FORMAT)
+        self.log = log
+
+    def url(self):
+        return f"http://127.0.0.1:{self.port}/"
+
+
+class ChecksRunner(harness.Runner):
+    def run(self, args, url, json=True, timeout=120):
+        """(exit status, record or None, stdout, stderr); the record kept when barrage printed one."""
+        command = [self.barrage, *(["--json"] if json else []), *args, url]
+        p = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        record = self.keep_record(p.stdout, p.stderr) if json and p.returncode in (0, EXIT_THRESHOLD) else None
+        return p.returncode, record, p.stdout, p.stderr
+
+    def write(self, name, text):
+        path = os.path.join(self.workdir, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def tenth_bad(self):
+        """A --urls list: nine / and one /bad."""
+        return self.write("tenth bad.txt", "/\n" * 9 + "/bad\n")
+
+
+# ---- --fail-on ----
+
+def case_fail_on_breaks(t):
+    """10% 5xx against status.5xx>5%: exit 5, the record's fail_on says which broke and its value, stderr too;
+    the threshold that held is said to hold."""
+    with Server(t.workdir, "breaks") as ng:
+        rc, r, _, err = t.run(["-c", "1", "-n", "100", "--urls", t.tenth_bad(),
+                               "--fail-on", "status.5xx>5%,p99>10s", "--fail-on", "failed>=11"], ng.url())
+    expect(rc == EXIT_THRESHOLD, f"exit {rc}, want {EXIT_THRESHOLD}: {err[-400:]}")
+    expect_eq(r, "status.5xx", 10)
+    fo = r["fail_on"]
+    expect(fo["broken"] == 1 and len(fo["thresholds"]) == 3, f"fail_on {fo}")
+    first, second, third = fo["thresholds"]
+    expect(first == {"item": "status.5xx>5%", "figure": "status.5xx", "op": ">", "limit": 5, "unit": "percent",
+                     "value": 10.0, "broken": True}, f"the broken one: {first}")
+    expect(second["unit"] == "us" and second["limit"] == 10e6 and not second["broken"]
+           and second["value"] == r["latency_us"]["p99"], f"p99>10s held: {second} (p99 {r['latency_us']['p99']})")
+    expect(third["unit"] == "count" and third["value"] == 10 and not third["broken"], f"failed>=11 held: {third}")
+    expect("--fail-on: threshold status.5xx>5% broken: status.5xx 10.000%" in err, f"stderr: {err[-400:]}")
+    expect("p99>10s" not in err, f"a threshold that held is on stderr: {err[-400:]}")
+
+
+def case_fail_on_holds(t):
+    """The same run against thresholds it meets: exit 0, every threshold held, nothing on stderr."""
+    with Server(t.workdir, "holds") as ng:
+        rc, r, _, err = t.run(["-c", "1", "-n", "100", "--urls", t.tenth_bad(),
+                               "--fail-on", "status.5xx>10%, failed>10 ,rps<1,p99>=10s,errors>0"], ng.url())
+    expect(rc == 0, f"exit {rc}: {err[-400:]}")
+    fo = r["fail_on"]
+    expect(fo["broken"] == 0 and [x["broken"] for x in fo["thresholds"]] == [False] * 5, f"fail_on {fo}")
+    expect(fo["thresholds"][0]["value"] == 10.0 and fo["thresholds"][1]["item"] == "failed>10", f"fail_on {fo}")
+    expect("--fail-on" not in err, f"stderr: {err[-400:]}")
+
+
+def case_fail_on_text(t):
+    """The text report says which threshold broke and which held; exit 5 (and with -q, stderr says it)."""
+    with Server(t.workdir, "text") as ng:
+        rc, _, out, err = t.run(["-c", "1", "-n", "50", "--urls", t.tenth_bad(),
+                                 "--fail-on", "status.5xx>=10%,rps<1"], ng.url(), json=False)
+        rcq, _, outq, errq = t.run(["-q", "-c", "1", "-n", "50", "--urls", t.tenth_bad(),
+                                    "--fail-on", "status.5xx>=10%"], ng.url(), json=False)
+    expect(rc == EXIT_THRESHOLD and rcq == EXIT_THRESHOLD, f"exit {rc} and {rcq} (-q): {err[-300:]} {errq[-300:]}")
+    expect("Thresholds (--fail-on): 1 of 2 BROKEN (exit 5)" in out, f"report: {out[-600:]}")
+    expect("BROKEN status.5xx>=10%: status.5xx 10.000%" in out, f"report: {out[-600:]}")
+    expect("held   rps<1: rps " in out, f"report: {out[-600:]}")
+    expect(outq == "" and "threshold status.5xx>=10% broken" in errq, f"-q: stdout {outq!r}, stderr {errq[-300:]}")
+
+
+def case_fail_on_absent(t):
+    """Without --fail-on a run with 5xx exits 0 as before, fail_on null."""
+    with Server(t.workdir, "absent") as ng:
+        rc, r, _, err = t.run(["-c", "1", "-n", "20", "--urls", t.tenth_bad()], ng.url())
+    expect(rc == 0 and r["fail_on"] is None and r["status"]["5xx"] == 2, f"exit {rc}, fail_on {r and r['fail_on']}")
+
+
+def case_fail_on_unmeasured(t):
+    """A figure the run did not measure (error latency with no error) cannot hold: exit 5, value null."""
+    with Server(t.workdir, "unmeasured") as ng:
+        rc, r, _, err = t.run(["-c", "1", "-n", "20", "--fail-on", "error_latency.p99>1s"], ng.url())
+    expect(rc == EXIT_THRESHOLD, f"exit {rc}: {err[-300:]}")
+    th = r["fail_on"]["thresholds"][0]
+    expect(th["value"] is None and th["broken"], f"{th}")
+    expect("error_latency.p99 not measured" in err, f"stderr: {err[-300:]}")
+
+
+def case_fail_on_usage(t):
+    """A bad expression is a usage error before anything is sent, saying what is allowed; a fixed-rate
+    figure needs -R. Nothing listens on the URL: exit 2, not 3, shows the expression was judged first."""
+    url = f"http://127.0.0.1:{harness.free_port()}/"
+    for expr, want in (("bogus>1", "unknown figure 'bogus'"), ("p99>20", "a duration needs its unit"),
+                       ("failed>1,", "an empty item"), ("rps<10%", "a rate is N or N/s"),
+                       ("schedule_lag.p99>1ms", "measured at a fixed rate only")):
+        rc, _, out, err = t.run(["-n", "10", "--fail-on", expr], url)
+        expect(rc == 2 and want in err and out == "", f"--fail-on '{expr}': exit {rc}, stderr {err[-300:]}")
+        if "fixed rate" not in want:
+            expect("e.g. failed>0.1%,p99>20ms,rps<1000" in err and "errors.timeout" in err and "ttfb" in err,
+                   f"--fail-on '{expr}': what is allowed is not said: {err[-600:]}")
+    rc, _, _, err = t.run(["-R", "100", "-n", "10", "--fail-on", "schedule_lag.p99>1ms"], url)
+    expect(rc == 3, f"with -R the fixed-rate figure is accepted (then unreachable, exit 3): exit {rc} {err[-200:]}")
+
+
+CASES = [
+    ("--fail-on breaks: exit 5, which one in the record and on stderr", case_fail_on_breaks),
+    ("--fail-on holds: exit 0", case_fail_on_holds),
+    ("--fail-on in the text report and with -q", case_fail_on_text),
+    ("no --fail-on: exit 0 whatever the responses", case_fail_on_absent),
+    ("--fail-on on a figure not measured breaks", case_fail_on_unmeasured),
+    ("--fail-on bad expressions: exit 2 saying what is allowed", case_fail_on_usage),
+]
+
+
+if __name__ == "__main__":
+    sys.exit(harness.main("checks", CASES, ChecksRunner, needs=("nginx",)))
