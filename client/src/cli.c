@@ -26,7 +26,7 @@ enum {
     OPT_H1, OPT_H2, OPT_H3, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
     OPT_URLS, OPT_URLS_RANDOM, OPT_URLS_FROM_FILE, OPT_RAND_URL, OPT_RAND_REGEX_URL, OPT_MAX_REPEAT,
-    OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON,
+    OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON, OPT_LOG, OPT_LOG_SAMPLE,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
 };
 
@@ -81,6 +81,8 @@ static const struct option options[] = {
     {"rate-stages", required_argument, NULL, OPT_RATE_STAGES},
     {"pace-resolution", required_argument, NULL, OPT_PACE_RESOLUTION},
     {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+    {"log", required_argument, NULL, OPT_LOG},
+    {"log-sample", required_argument, NULL, OPT_LOG_SAMPLE},
     {"jwt-key", required_argument, NULL, OPT_JWT_KEY},
     {"jwt-alg", required_argument, NULL, OPT_JWT_ALG},
     {"jwt-header", required_argument, NULL, OPT_JWT_HEADER},
@@ -157,6 +159,7 @@ static void defaults(struct config *cfg)
     cfg->keepalive = true;
     cfg->max_header_size = 65536;
     cfg->rand_url_max_repeat = -1;
+    cfg->log_sample = 1;
     cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
     cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
 }
@@ -481,6 +484,19 @@ static enum cli_result apply_jwt(int opt, const char *arg, struct config *cfg, c
     }
 }
 
+/* --log-sample R: a share of the requests, 0 < R <= 1 (0.01: one in a hundred). */
+static enum cli_result set_log_sample(struct config *cfg, const char *arg, char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v > 0 && v <= 1))
+        return fail(err, errlen, "bad --log-sample '%s': the share of requests logged, more than 0 and at most 1 "
+                    "(0.01: one in a hundred)", arg);
+    cfg->log_sample = v;
+    return CLI_RUN;
+}
+
 /* --jwt-*: with --jwt-key, without a script, its header not also a -H one. */
 static enum cli_result check_jwt(const struct config *cfg, char *err, size_t errlen)
 {
@@ -604,6 +620,11 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         return CLI_RUN;
     }
     case OPT_FAIL_ON: return threshold_parse(arg, &cfg->fail_on, err, errlen) ? CLI_ERROR : CLI_RUN;
+    case OPT_LOG:
+        if (!*arg) return fail(err, errlen, "bad --log '': give the file's path");
+        cfg->log_path = arg;
+        return CLI_RUN;
+    case OPT_LOG_SAMPLE: return set_log_sample(cfg, arg, err, errlen);
     case OPT_HELP: return CLI_HELP;
     case OPT_VERSION: return CLI_VERSION;
     case OPT_JWT_KEY: case OPT_JWT_ALG: case OPT_JWT_HEADER: case OPT_JWT_KID: case OPT_JWT_ISS: case OPT_JWT_SUB:
@@ -672,6 +693,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     bool oha_form = cfg->oha_urls_from_file || cfg->oha_rand_regex_url;
     if (oha_form && oha_argument(cfg, argc, argv, err, errlen) != CLI_RUN) return CLI_ERROR;
     if (cfg->urls_random && !cfg->urls_file) return fail(err, errlen, "--urls-random needs --urls");
+    if (cfg->log_sample < 1 && !cfg->log_path) return fail(err, errlen, "--log-sample needs --log");
     if (cfg->rand_url_max_repeat >= 0 && !cfg->rand_url) return fail(err, errlen, "--max-repeat needs --rand-url");
     if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
     if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
@@ -706,7 +728,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         if (!duration_set) cfg->duration_us = stages_duration(cfg->stages, cfg->stage_count);
     }
     if (cfg->rate == 0 && (cfg->poisson || (cfg->seed_set && !config_seeded(cfg))))
-        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
+        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random, --rand-url or --log-sample");
     if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
     const struct threshold *fixed = cfg->rate == 0 ? threshold_needs_rate(&cfg->fail_on) : NULL;

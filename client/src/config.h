@@ -24,6 +24,7 @@ struct jwtpool;
 struct quic_client;
 struct tls_client;
 struct control;
+struct reqlog;
 
 /* What main sets up for the run from the command line: the address, the
  * protocol, the clients, the files and the pools. cli.c leaves it zeroed;
@@ -38,6 +39,7 @@ struct run_setup {
     struct script *script;         /* -s: the loaded script, one state per thread */
     struct control *control;       /* opened from control_path, or NULL */
     FILE *hdr_log;                 /* opened from hdr_log_path, or NULL */
+    struct reqlog *reqlog;         /* --log: opened from log_path (reqlog.h), or NULL */
     struct jwtpool *jwt_pool;      /* --jwt-key: ring t is worker thread t's */
     uint64_t seed;                 /* what draws at random start from: --seed, or chosen */
 };
@@ -86,6 +88,8 @@ struct config {
     const char *hdr_log_path;  /* --hdr-log FILE */
     bool hdr_log_ns;           /* --hdr-log-unit ns (the default): values in nanoseconds, else microseconds */
     bool live;                 /* --live: a line per second on stderr */
+    const char *log_path;      /* --log FILE: a CSV line per request (reqlog.h) */
+    double log_sample;         /* --log-sample: the share of requests logged, (0, 1]; 1 by default */
     /* request sources without a script (source_gen.c) */
     const char *urls_file;     /* --urls FILE ("-": standard input) */
     char *urls_text;           /* owned: the list as read once by cli.c */
@@ -132,10 +136,10 @@ static inline bool config_generated(const struct config *cfg)
     return cfg->urls_file || cfg->rand_url || cfg->jwt_key;
 }
 
-/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern. */
+/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern, --log's sample. */
 static inline bool config_seeded(const struct config *cfg)
 {
-    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url;
+    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url || (cfg->log_path && cfg->log_sample < 1);
 }
 
 #endif

@@ -29,6 +29,7 @@
 #endif
 #include "jwt.h"
 #include "jwtpool.h"
+#include "reqlog.h"
 #include "report.h"
 #include "signals.h"
 #include "source.h"
@@ -206,13 +207,22 @@ static int open_run_files(struct config *cfg, struct control *control, char *err
         cfg->setup.control = control;
     }
     if (cfg->hdr_log_path && !(cfg->setup.hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
+    if (cfg->log_path &&
+        !(cfg->setup.reqlog = reqlog_open(cfg->log_path, cfg->log_sample, cfg->setup.seed, err, errlen)))
+        return -1;
     return 0;
 }
 
-/* Closes them; -1 when the log could not be written whole (the reason printed). */
+/* Closes them; -1 when a log could not be written whole (the reason printed). */
 static int close_run_files(struct config *cfg)
 {
     int rc = 0;
+    char err[768];
+    if (reqlog_close(cfg->setup.reqlog, err, sizeof err)) {
+        report_error("%s", err);
+        rc = -1;
+    }
+    cfg->setup.reqlog = NULL;
     if (cfg->setup.control) control_close(cfg->setup.control);
     if (cfg->setup.hdr_log && (ferror(cfg->setup.hdr_log) | fclose(cfg->setup.hdr_log))) {
         report_error("--hdr-log %s: could not be written whole", cfg->hdr_log_path);

@@ -48,6 +48,7 @@ struct req_ctx {
     bool measured;            /* started in the measured phase: its outcome is counted */
     bool collect;             /* the source reads the response: the session collects its
                                * headers and body for the outcome (struct response_data) */
+    uint32_t log_slot;        /* --log: its entry in the worker's log writer (reqlog.h); 0: not logged */
 };
 
 enum outcome_kind {

@@ -26,6 +26,7 @@
 
 #include "monotonic.h"
 #include "pace.h"
+#include "reqlog.h"
 #include "signals.h"
 #include "tls.h"
 #include "transport.h"
@@ -92,6 +93,7 @@ struct worker {
     ev_timer tick, warmup, deadline, grace;
     ev_async abort; /* another worker's source failed: stop now */
     unsigned index; /* among the threads */
+    struct reqlog_writer *log; /* --log: this thread's lines (reqlog.h), or NULL */
     /* open loop: when requests are sent (pace.h), the worker its host */
     bool paced;
     struct pace pace;
@@ -148,7 +150,8 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
     w->inflight++;
     if (w->paced && w->pace.window_sleep) pace_sent(&w->pace, now);
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
-                            .kind = req->kind, .measured = measured, .collect = w->source->wants_response};
+                            .kind = req->kind, .measured = measured, .collect = w->source->wants_response,
+                            .log_slot = measured && w->log ? reqlog_begin(w->log, req) : 0};
 }
 
 /* A counted request completed (a response or an error); in the grace, say so. */
@@ -221,6 +224,7 @@ static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *c
 {
     if (ctx->measured) account(w, ctx, o);
     else if (w->warming) account_warmup(w, ctx, o);
+    if (ctx->log_slot) reqlog_end(w->log, ctx->log_slot, conn, ctx, o);
     if (w->source->ops->on_done) {
         w->source->ops->on_done(w->source, conn, ctx, o);
         if (w->source->state != SOURCE_RUNNING) worker_source_halted(w);
@@ -1017,6 +1021,7 @@ static void second_cb(struct ev_loop *loop, ev_timer *t, int revents)
     (void)loop;
     (void)revents;
     interval_post(t->data, false, monotonic_now_us());
+    reqlog_writer_tick(((struct worker *)t->data)->log);
 }
 
 /* The first interval starts with the measured phase (or the recorded warm-up);
@@ -1144,6 +1149,7 @@ static void *worker_main(void *arg)
         w->stats.backlog_max = w->pace.sched.backlog_max;
     }
     interval_post(w, true, monotonic_now_us());
+    reqlog_writer_tick(w->log); /* the aborted requests' entries were freed by conn_close */
     return NULL;
 }
 
@@ -1163,6 +1169,7 @@ void worker_free(struct worker *w)
         if (w->conns[i].session) w->conns[i].session->ops->free(w->conns[i].session);
     free(w->conns);
     if (w->source) w->source->ops->free(w->source);
+    reqlog_writer_free(w->log);
     if (w->loop) ev_loop_destroy(w->loop);
     stats_free(&w->stats);
     if (w->paced) pace_free(&w->pace);
@@ -1199,6 +1206,7 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     w->source = rs->source->source_new(rs->source_shared, index, conns);
     w->cur = interval_new();
     if (!w->conns || !w->source || !w->cur || stats_init(&w->stats)) return -1;
+    if (cfg->setup.reqlog) w->log = reqlog_writer_new(cfg->setup.reqlog, index);
     w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->setup.addr;
     w->addr_len = w->source->addr ? w->source->addr_len : cfg->setup.addr_len;
     /* started before any thread runs, so that no abort is missed */

@@ -1,10 +1,16 @@
-# Checks on a run (--fail-on: src/threshold.c), included by the client Makefile.
+# Checks on a run (--fail-on: src/threshold.c) and its per-request log (--log: src/reqlog.c),
+# included by the client Makefile.
 #   build/test_threshold                  unit test (the parser, split at every byte, and the verdicts)
-#   checks-integration: tests/checks/run.py against nginx (--fail-on's exit status)
+#   build/test_reqlog                     unit test of --log's lines (src/reqlog.c)
+#   checks-integration: tests/checks/run.py against nginx (--fail-on's exit status, --log)
 #   make fuzz-threshold FUZZ_SECONDS=60   libFuzzer on fuzz/fuzz_threshold.c
-UNIT_TESTS += test_threshold
+UNIT_TESTS += test_threshold test_reqlog
 
-unit: $(BUILD)/test_threshold
+unit: $(BUILD)/test_threshold $(BUILD)/test_reqlog
+
+$(BUILD)/test_reqlog: tests/test_reqlog.c src/reqlog.c $(HEADERS) tests/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(H2_CFLAGS) -Isrc -o $@ $< -lm $(EXTRA_LDFLAGS)
 
 build/fuzz/fuzz_threshold: fuzz/fuzz_threshold.c src/threshold.c src/threshold.h src/stats.c src/hist.c $(HEADERS)
 	@mkdir -p $(@D)

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """barrage's checks on a run against nginx: --fail-on thresholds and the exit
-status they set (5 when one breaks, 0 when all hold, 2 for a bad expression).
-nginx answers 200 "hello" on / and 503 on /bad; a --urls list of nine / and
-one /bad sent in order over one connection makes exactly 10% 5xx. Prints TAP
-lines; exits 1 when a case failed.
+status they set (5 when one breaks, 0 when all hold, 2 for a bad expression),
+and --log's per-request CSV lines (every request with its status, a seeded
+sample, whole lines after a SIGINT). nginx answers 200 "hello" on / and 503
+on /bad; a --urls list of nine / and one /bad sent in order over one
+connection makes exactly 10% 5xx. Prints TAP lines; exits 1 when a case failed.
   python3 tests/checks/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
+import collections
+import csv
 import importlib.util
+import math
 import os
+import signal
 import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
@@ -138,6 +144,121 @@ def case_fail_on_usage(t):
     expect(rc == 3, f"with -R the fixed-rate figure is accepted (then unreachable, exit 3): exit {rc} {err[-200:]}")
 
 
+# ---- --log ----
+
+LOG_HEADER = "start_unix_us,thread,connection,step,status,error,latency_us,body_bytes"
+
+
+def read_log(path):
+    """The log's rows as dicts; the file must end with a newline and every line have the header's fields."""
+    with open(path, newline="") as f:
+        text = f.read()
+    expect(text.endswith("\n"), f"the log does not end with a newline: {text[-80:]!r}")
+    lines = text.split("\n")[:-1]
+    expect(lines and lines[0] == LOG_HEADER, f"header {lines[:1]}")
+    rows = list(csv.DictReader(lines))
+    bad = [r for r in rows if None in r or None in r.values()]
+    expect(not bad, f"{len(bad)} lines without the 8 fields, e.g. {bad[:2]}")
+    return rows
+
+
+def check_rows(rows, record, before_us, after_us):
+    """The rows hold the record's requests: one each, their statuses the record's codes, times in the run."""
+    expect(len(rows) == record["requests"], f"{len(rows)} lines, the record has {record['requests']} requests")
+    codes = collections.Counter(r["status"] for r in rows if r["status"])
+    want = {k: v for k, v in record["status"]["codes"].items()}
+    expect(dict(codes) == want, f"statuses in the log {dict(codes)}, in the record {want}")
+    errors = collections.Counter(r["error"] for r in rows if r["error"])
+    expect(dict(errors) == {k: v for k, v in record["errors"].items() if v}, f"errors {dict(errors)}")
+    expect(all((r["status"] == "") != (r["error"] == "") for r in rows), "a line with both or neither status and error")
+    starts = [int(r["start_unix_us"]) for r in rows]
+    expect(before_us <= min(starts) and max(starts) <= after_us, f"start times {min(starts)}..{max(starts)} outside "
+           f"the run {before_us}..{after_us}")
+    expect(all(int(r["latency_us"]) >= 0 for r in rows), "a negative latency")
+
+
+def case_log_every_request(t):
+    """--log with every request: a line per request of the record (2 threads, 4 connections), statuses and
+    steps as sent (GET / and GET /bad in the list's proportions, a body of 5 bytes for "hello"), over HTTP/1.1
+    and HTTP/2 (the step from the request's text, then from its header fields)."""
+    for listen, flags in (("", []), ("http2", ["--h2"])):
+        log = os.path.join(t.workdir, f"every {listen}.csv")
+        with Server(t.workdir, f"every {listen}", listen) as ng:
+            before = time.time_ns() // 1000
+            rc, r, _, err = t.run(["-t", "2", "-c", "4", "-n", "1000", "--urls", t.tenth_bad(), "--log", log, *flags],
+                                  ng.url())
+            after = time.time_ns() // 1000
+        expect(rc == 0, f"{flags}: exit {rc}: {err[-300:]}")
+        rows = read_log(log)
+        check_rows(rows, r, before, after)
+        steps = collections.Counter(row["step"] for row in rows)
+        expect(steps == {"GET /": 900, "GET /bad": 100}, f"{flags}: steps {steps}")
+        expect({row["thread"] for row in rows} == {"0", "1"} and
+               {row["connection"] for row in rows} == {"0", "1"}, f"{flags}: threads and connections "
+               f"{collections.Counter((row['thread'], row['connection']) for row in rows)}")
+        expect(all(row["body_bytes"] == ("5" if row["status"] == "200" else row["body_bytes"]) for row in rows),
+               f"{flags}: body bytes of 200s: {collections.Counter(row['body_bytes'] for row in rows)}")
+
+
+def case_log_sample(t):
+    """--log-sample 0.2 --seed 7: about a fifth of 10,000 requests (within 5 sigma), the same seed the same
+    requests (the list's targets in the same order), another seed others."""
+    lst = t.write("ten.txt", "".join(f"/n{i}\n" for i in range(10)))
+    runs = []
+    with Server(t.workdir, "sample") as ng:
+        for seed in ("7", "7", "8"):
+            log = os.path.join(t.workdir, f"sample {len(runs)}.csv")
+            rc, r, _, err = t.run(["-c", "1", "-n", "10000", "--urls", lst, "--log", log, "--log-sample", "0.2",
+                                   "--seed", seed], ng.url())
+            expect(rc == 0 and r["requests"] == 10000, f"exit {rc}: {err[-300:]}")
+            runs.append([row["step"] for row in read_log(log)])
+    n = len(runs[0])
+    sigma = math.sqrt(10000 * 0.2 * 0.8)
+    print(f"# --log-sample 0.2 of 10000 requests: {n}, {len(runs[1])}, {len(runs[2])} lines")
+    expect(abs(n - 2000) < 5 * sigma, f"{n} lines of 10000 at 0.2")
+    expect(runs[0] == runs[1], "the same seed logged other requests")
+    expect(runs[0] != runs[2], "another seed logged the same requests")
+    # the sequence of steps tells which requests were drawn: each /nI about as often
+    counts = collections.Counter(runs[0])
+    expect(len(counts) == 10 and all(abs(c - n / 10) < 5 * math.sqrt(n * 0.1 * 0.9) for c in counts.values()),
+           f"steps drawn {counts}")
+
+
+def case_log_sigint(t):
+    """A SIGINT in the middle of a run: exit 130, the record of the window so far, and the log whole: every line
+    complete, one per request of the record."""
+    log = os.path.join(t.workdir, "sigint.csv")
+    with Server(t.workdir, "sigint") as ng:
+        before = time.time_ns() // 1000
+        p = subprocess.Popen([t.barrage, "--json", "-t", "2", "-c", "8", "-d", "30s", "--log", log, ng.url()],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+        after = time.time_ns() // 1000
+    expect(p.returncode == 128 + signal.SIGINT, f"exit {p.returncode}: {err[-300:]}")
+    r = t.keep_record(out, err)
+    expect(r["interrupted"] == "SIGINT" and r["requests"] > 100, f"interrupted {r['interrupted']}, {r['requests']}")
+    check_rows(read_log(log), r, before, after)
+
+
+def case_log_usage(t):
+    """Bad --log and --log-sample values are usage errors (exit 2) saying why."""
+    url = f"http://127.0.0.1:{harness.free_port()}/"
+    log = os.path.join(t.workdir, "usage.csv")
+    for args, want in ((["--log", log, "--log-sample", "0"], "bad --log-sample '0'"),
+                       (["--log", log, "--log-sample", "1.5"], "more than 0 and at most 1"),
+                       (["--log", log, "--log-sample", "x"], "bad --log-sample 'x'"),
+                       (["--log-sample", "0.5"], "--log-sample needs --log"),
+                       (["--log", ""], "bad --log ''")):
+        rc, _, out, err = t.run(["-n", "10", *args], url)
+        expect(rc == 2 and want in err, f"{args}: exit {rc}, stderr {err[-300:]}")
+    with Server(t.workdir, "usage") as ng:
+        bad = os.path.join(t.workdir, "no such folder", "log.csv")
+        rc, _, out, err = t.run(["-n", "10", "--log", bad], ng.url())
+    expect(rc == 2 and f"--log {bad}: No such file or directory" in err, f"exit {rc}: {err[-300:]}")
+
+
 CASES = [
     ("--fail-on breaks: exit 5, which one in the record and on stderr", case_fail_on_breaks),
     ("--fail-on holds: exit 0", case_fail_on_holds),
@@ -145,6 +266,10 @@ CASES = [
     ("no --fail-on: exit 0 whatever the responses", case_fail_on_absent),
     ("--fail-on on a figure not measured breaks", case_fail_on_unmeasured),
     ("--fail-on bad expressions: exit 2 saying what is allowed", case_fail_on_usage),
+    ("--log: every request, its status and step, h1 and h2", case_log_every_request),
+    ("--log-sample: the share drawn, seeded", case_log_sample),
+    ("--log after a SIGINT: whole lines, one per request", case_log_sigint),
+    ("--log, --log-sample: bad values exit 2", case_log_usage),
 ]
 
 
