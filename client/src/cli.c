@@ -497,13 +497,12 @@ static enum cli_result set_log_sample(struct config *cfg, const char *arg, char 
     return CLI_RUN;
 }
 
-/* --jwt-*: with --jwt-key, without a script, its header not also a -H one. */
+/* --jwt-*: with --jwt-key, its header not also a -H one. */
 static enum cli_result check_jwt(const struct config *cfg, char *err, size_t errlen)
 {
     bool any = cfg->jwt_alg || cfg->jwt_kid || cfg->jwt_iss || cfg->jwt_sub || cfg->jwt_aud || cfg->jwt_exp_us ||
                strcmp(cfg->jwt_name, "Authorization") || strcmp(cfg->jwt_prefix, "Bearer ");
     if (!cfg->jwt_key) return any ? fail(err, errlen, "--jwt-alg, --jwt-header and the claims need --jwt-key") : CLI_RUN;
-    if (cfg->script_file) return fail(err, errlen, "--jwt-key does not combine with --script (a script makes its own requests)");
     if (config_header(cfg, cfg->jwt_name))
         return fail(err, errlen, "--jwt-header %s: -H (or the URL's user:password) sets that header too", cfg->jwt_name);
     return CLI_RUN;

@@ -14,15 +14,22 @@
  * scenarios/mixed.lua) costs a Lua call, a lookup and a memcmp per text, and
  * allocates nothing. Every request handed out holds a reference on its parse
  * (reqtext_hold) until its outcome, so the bytes it points to outlive the
- * cache entry and the Lua string. */
+ * cache entry and the Lua string.
+ *
+ * With --jwt-key each text is written again with a fresh token in each of its
+ * requests (textfield.h: the header right after the request line, replacing
+ * one of that name the script wrote) and parsed anew: a set of its own per
+ * request() call, never cached, released when its last request ends. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "jwtpool.h"
 #include "reqtext.h"
 #include "script.h"
 #include "source.h"
 #include "source_script.h"
+#include "textfield.h"
 #include "url.h"
 
 #define CACHE_SLOTS 64 /* parses kept, by the address of the string they came from */
@@ -54,6 +61,7 @@ struct script_source {
     struct source base;
     const struct script_shared *sh;
     struct script_thread *t;
+    unsigned thread;               /* the worker thread's index: its ring of --jwt-key tokens */
     struct script_conn_state *conns;
     unsigned conn_count;
     struct request req;            /* what next() returns */
@@ -152,8 +160,40 @@ static struct reqtext_set *parse(struct script_source *s, const char *text, size
     return set;
 }
 
+/* --jwt-key: request i's token, the thread's next one (textfield_value_fn). */
+static const char *token_take(void *ctx, size_t i, size_t *len)
+{
+    struct script_source *s = ctx;
+    (void)i;
+    return jwtpool_take(s->sh->cfg->setup.jwt_pool, s->thread, len);
+}
+
+/* --jwt-key: set's text with a fresh token in each request, parsed: a set of
+ * its own (one reference, the caller's). NULL with the source failed. */
+static struct reqtext_set *with_tokens(struct script_source *s, const struct reqtext_set *set)
+{
+    const struct config *cfg = s->sh->cfg;
+    const struct textfield field = {.name = cfg->jwt_name, .prefix = cfg->jwt_prefix};
+    size_t len;
+    char *text = textfield_write(set, &field, token_take, s, &len);
+    struct reqtext_error err;
+    struct reqtext_set *own = text ? reqtext_parse(text, len, s->h2 ? &s->sh->h2_opts : NULL, &err) : NULL;
+    free(text);
+    if (own) return own;
+    if (text) {
+        int n = snprintf(s->error, sizeof s->error, "--jwt-key: the text with its token is not a request: ");
+        reqtext_error_format(&err, s->error + n, sizeof s->error - (size_t)n);
+    } else {
+        snprintf(s->error, sizeof s->error, "--jwt-key: signing a token failed (or out of memory)");
+    }
+    s->base.state = SOURCE_FAILED;
+    s->base.error = s->error;
+    return NULL;
+}
+
 /* Calls request() (once for wrk's default request) and makes its parse the
- * connection's text; -1 when the source stopped or failed. */
+ * connection's text (with --jwt-key: its own copy with tokens); -1 when the
+ * source stopped or failed. */
 static int fetch(struct script_source *s, struct script_conn_state *c)
 {
     if (stopped(s)) return -1;
@@ -172,7 +212,11 @@ static int fetch(struct script_source *s, struct script_conn_state *c)
             reqtext_hold(set);
         }
     }
-    reqtext_hold(set);
+    if (s->sh->cfg->setup.jwt_pool) {
+        if (!(set = with_tokens(s, set))) return -1;
+    } else {
+        reqtext_hold(set);
+    }
     reqtext_release(c->set);
     c->set = set;
     c->next = 0;
@@ -303,6 +347,7 @@ static struct source *script_source_new(const void *shared, unsigned thread, uns
     }
     s->sh = sh;
     s->t = t;
+    s->thread = thread;
     s->h2 = sh->cfg->setup.h2 || sh->cfg->h3; /* HTTP/3 sends the same header fields */
     s->conn_count = connections;
     s->conns = calloc(connections, sizeof *s->conns);

@@ -2,11 +2,16 @@
 # included by the client Makefile.
 #   build/test_threshold                  unit test (the parser, split at every byte, and the verdicts)
 #   build/test_reqlog                     unit test of --log's lines (src/reqlog.c)
+#   build/test_textfield                  unit test of a script's text with --jwt-key's field (src/textfield.c)
 #   checks-integration: tests/checks/run.py against nginx (--fail-on's exit status, --log)
 #   make fuzz-threshold FUZZ_SECONDS=60   libFuzzer on fuzz/fuzz_threshold.c
-UNIT_TESTS += test_threshold test_reqlog
+UNIT_TESTS += test_threshold test_reqlog test_textfield
 
-unit: $(BUILD)/test_threshold $(BUILD)/test_reqlog
+unit: $(BUILD)/test_threshold $(BUILD)/test_reqlog $(BUILD)/test_textfield
+
+$(BUILD)/test_textfield: tests/test_textfield.c src/textfield.c src/reqtext.c $(HEADERS) tests/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(STD) $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) $(H2_CFLAGS) -Isrc -o $@ $< $(EXTRA_LDFLAGS)
 
 $(BUILD)/test_reqlog: tests/test_reqlog.c src/reqlog.c $(HEADERS) tests/tap.h
 	@mkdir -p $(@D)

@@ -4,13 +4,14 @@ answers with its token (tests/sources/run.py's Recorder with another log
 format): every token verifies against the public key with PyJWT (an
 independent verifier), every jti is distinct, the claims are as given; for
 ES256, RS256 and HS256, on HTTP/1.1 and HTTP/2, closed loop and at a fixed
-rate; with --jwt-header, -H, -b and --rand-url; bad keys are usage errors
+rate; with --jwt-header, -H, -b, --rand-url and a script (-s); bad keys are usage errors
 before anything is sent. The keys are made here with openssl. Prints TAP lines;
 exits 1 when a case failed.
   python3 tests/jwt/run.py --barrage build/barrage [--sanitized] [--only NAME]
 PyJWT and cryptography are Debian's python3-jwt and python3-cryptography:
 when this python cannot import them, the script runs itself again with
 /usr/bin/python3."""
+import collections
 import importlib.util
 import os
 import subprocess
@@ -166,6 +167,47 @@ def case_urls_prefix(t):
     verify_all([q[4][len("Token "):] for q in reqs], "HS256", verify_key)
 
 
+SIGNED_SCRIPT = """
+local n = 0
+request = function()
+  n = n + 1
+  if n % 3 == 0 then
+    -- two requests pipelined in one text; the first has an Authorization of its own
+    return wrk.format("GET", "/p/" .. n, {["Authorization"] = "Bearer stale", ["X-Test"] = "pipe"})
+        .. wrk.format("POST", "/q/" .. n, {["X-Test"] = "pipe"}, "body")
+  end
+  return wrk.format("GET", "/s/" .. n, {["X-Test"] = "yes"})
+end
+"""
+
+
+def case_script(t):
+    """--jwt-key with -s (it was refused): every request of the script's texts carries a fresh token, pipelined
+    ones too, on h1 and h2 with 2 threads; the script's other fields kept and its own Authorization replaced;
+    every token verifies, every jti distinct. With --jwt-header X-JWT its Authorization is left as written."""
+    key, verify_key = t.keys["ES256"]
+    script = t.write("signed.lua", SIGNED_SCRIPT)
+    for listen, extra in (("", []), ("http2", ["--h2"])):
+        with Recorder(t.workdir, f"script {listen}", listen) as ng:
+            r = t.ok_run(["-c", "4", "-t", "2", "-n", "300", *extra, "--jwt-key", key, *CLAIMS, "-s", script],
+                         sources.url_of(ng.port))
+            reqs = ng.requests()
+        expect(r["requests"] == len(reqs) >= 300 and r["succeeded"] == len(reqs),
+               f"{extra}: {r['requests']} requests, nginx answered {len(reqs)}")
+        targets = collections.Counter(q[1].split("/")[1] for q in reqs)
+        expect(set(targets) == {"p", "q", "s"} and targets["p"] > 20, f"{extra}: targets {targets}")
+        expect(all(q[2] == ("yes" if q[1].startswith("/s/") else "pipe") for q in reqs), f"{extra}: X-Test {reqs[:3]}")
+        verify_all(bearer_tokens(reqs), "ES256", verify_key)
+        j = r["jwt"]
+        expect(j["used"] >= len(reqs) and j["waited"] == 0, f"{extra}: record jwt {j}")
+    with Recorder(t.workdir, "script x-jwt") as ng:
+        t.ok_run(["-c", "2", "-n", "60", "--jwt-key", key, *CLAIMS, "--jwt-header", "X-JWT", "-s", script],
+                 sources.url_of(ng.port))
+        reqs = ng.requests()
+    expect(all(q[4] == ("Bearer stale" if q[1].startswith("/p/") else "-") for q in reqs), f"Authorization {reqs[:3]}")
+    verify_all([q[3] for q in reqs], "ES256", verify_key)
+
+
 def case_no_jwt(t):
     """Without --jwt-key the record's jwt is null and no Authorization is sent."""
     with Recorder(t.workdir, "none") as ng:
@@ -208,6 +250,7 @@ for alg in ("ES256", "RS256", "HS256"):
 CASES += [("--jwt-header NAME with -H, -b, --rand-url on h1 and h2", case_header_sources),
           ("--jwt-header 'NAME: PREFIX' with --urls, HS256", case_urls_prefix),
           ("--jwt-exp 1s: no token sent within the margin of its exp", case_short_exp),
+          ("--jwt-key with -s: a token in every request of the script's texts, h1 and h2", case_script),
           ("without --jwt-key: jwt null", case_no_jwt),
           ("bad keys are usage errors before the run", case_bad_keys)]
 
