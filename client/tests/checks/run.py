@@ -232,7 +232,13 @@ def case_log_sigint(t):
         before = time.time_ns() // 1000
         p = subprocess.Popen([t.barrage, "--json", "-t", "2", "-c", "8", "-d", "30s", "--log", log, ng.url()],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
+        # the signal in the middle of the run: once its first second's lines are written (however
+        # slowly the loaded machine starts it), and half a second more
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and p.poll() is None and \
+                (not os.path.exists(log) or os.path.getsize(log) <= len(LOG_HEADER) + 1):
+            time.sleep(0.05)
+        time.sleep(0.5)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
         after = time.time_ns() // 1000
