@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             struct thresholds one = {.count = 0};
             const struct threshold *t = &set.items[i];
             if (!t->text[0] || threshold_parse(t->text, &one, err, sizeof err) || one.count != 1 ||
-                one.items[0].index != t->index || one.items[0].op != t->op || one.items[0].limit != t->limit ||
+                one.items[0].index != t->index || one.items[0].code != t->code || one.items[0].op != t->op || one.items[0].limit != t->limit ||
                 one.items[0].unit != t->unit)
                 abort();
         }

@@ -85,10 +85,18 @@ static const struct figure figures[] = {
     {"errors.write", false, "requests", false, stat_u64, STAT(errors[REQ_ERR_WRITE])},
     {"errors.protocol", false, "requests", false, stat_u64, STAT(errors[REQ_ERR_PROTOCOL])},
     {"errors.reset", false, "requests", false, stat_u64, STAT(errors[REQ_ERR_RESET])},
+    {"errors_detail.closed_before_response", false, "requests", false, stat_u64, STAT(details[DETAIL_CLOSED_BEFORE_RESPONSE])},
+    {"errors_detail.closed_mid_response", false, "requests", false, stat_u64, STAT(details[DETAIL_CLOSED_MID_RESPONSE])},
+    {"errors_detail.header_too_large", false, "requests", false, stat_u64, STAT(details[DETAIL_HEADER_TOO_LARGE])},
+    {"errors_detail.bad_status_line", false, "requests", false, stat_u64, STAT(details[DETAIL_BAD_STATUS_LINE])},
+    {"errors_detail.bad_header", false, "requests", false, stat_u64, STAT(details[DETAIL_BAD_HEADER])},
+    {"errors_detail.bad_chunk", false, "requests", false, stat_u64, STAT(details[DETAIL_BAD_CHUNK])},
     {"status.2xx", false, "requests", false, stat_class, 2},
     {"status.3xx", false, "requests", false, stat_class, 3},
     {"status.4xx", false, "requests", false, stat_class, 4},
     {"status.5xx", false, "requests", false, stat_class, 5},
+    /* status.codes.NNN: this entry, the code in the item (threshold.code) */
+    {"status.codes.", false, "requests", false, stat_u64, STAT(codes)},
     {"completed_in_grace", false, "requests", false, stat_u64, STAT(completed_in_grace)},
     {"connections.connect_attempts", false, NULL, false, stat_u64, STAT(connect_attempts)},
     {"connections.established", false, "connections.connect_attempts", false, stat_u64, STAT(established)},
@@ -139,10 +147,31 @@ static bool index_is_hist(unsigned index)
     return index >= FIGURES;
 }
 
+/* A name of the table ending in '.' takes a number after it (status.codes.NNN). */
+static bool figure_numbered(const struct figure *f)
+{
+    return f->name[strlen(f->name) - 1] == '.';
+}
+
 static int figure_find(const char *name, size_t len)
 {
     for (size_t i = 0; i < FIGURES; i++)
-        if (strlen(figures[i].name) == len && memcmp(figures[i].name, name, len) == 0) return (int)i;
+        if (strlen(figures[i].name) == len && memcmp(figures[i].name, name, len) == 0 && !figure_numbered(&figures[i]))
+            return (int)i;
+    return -1;
+}
+
+/* status.codes.NNN: the entry's index and the code (100..599) in *code; -1 when name is not one. */
+static int figure_find_numbered(const char *name, size_t len, unsigned *code)
+{
+    for (size_t i = 0; i < FIGURES; i++) {
+        size_t n = strlen(figures[i].name);
+        if (!figure_numbered(&figures[i]) || len != n + 3 || memcmp(figures[i].name, name, n) != 0) continue;
+        const char *d = name + n;
+        if (d[0] < '1' || d[0] > '5' || d[1] < '0' || d[1] > '9' || d[2] < '0' || d[2] > '9') return -1;
+        *code = (unsigned)((d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0'));
+        return (int)i;
+    }
     return -1;
 }
 
@@ -153,11 +182,12 @@ static int hist_stat_find(const char *name, size_t len)
     return -1;
 }
 
-/* The index of the figure NAME (len bytes), or -1. */
-static int index_find(const char *name, size_t len)
+/* The index of the figure NAME (len bytes), or -1; *code for status.codes.NNN (else 0). */
+static int index_find(const char *name, size_t len, unsigned *code)
 {
+    *code = 0;
     int i = figure_find(name, len);
-    if (i >= 0) return i;
+    if (i >= 0 || (i = figure_find_numbered(name, len, code)) >= 0) return i;
     if ((i = hist_stat_find(name, len)) >= 0) return (int)FIGURES + i; /* p99: latency.p99 */
     for (size_t h = 0; h < HISTS; h++) {
         size_t n = strlen(hists[h].name);
@@ -184,13 +214,19 @@ static void allowed_text(char *buf, size_t cap)
     size_t at = 0;
     append(buf, cap, &at, "an item is FIGURE>LIMIT, >=, < or <= (it breaks when true), items joined by commas, e.g. "
                           "failed>0.1%%,p99>20ms,rps<1000. Counts (N, or N%% of the base in brackets):");
-    for (size_t i = 0; i < FIGURES; i++)
+    const char *sep = " ";
+    for (size_t i = 0; i < FIGURES; i++, sep = ", ")
         if (!figures[i].rate)
-            append(buf, cap, &at, " %s%s%s%s", figures[i].name, figures[i].base ? " [" : "",
+            append(buf, cap, &at, "%s%s%s%s%s%s", sep, figures[i].name, figure_numbered(&figures[i]) ? "NNN" : "",
+                   figures[i].base ? " [" : "",
                    figures[i].base ? figures[i].base : "", figures[i].base ? "]" : "");
     append(buf, cap, &at, "; rates (N or N/s):");
+    sep = " ";
     for (size_t i = 0; i < FIGURES; i++)
-        if (figures[i].rate) append(buf, cap, &at, " %s", figures[i].name);
+        if (figures[i].rate) {
+            append(buf, cap, &at, "%s%s", sep, figures[i].name);
+            sep = ", ";
+        }
     append(buf, cap, &at, "; durations (with a unit: 250us, 20ms, 1.5s): H.STAT for H");
     for (size_t h = 0; h < HISTS; h++) append(buf, cap, &at, "%s %s", h ? "," : "", hists[h].name);
     append(buf, cap, &at, " and STAT");
@@ -201,7 +237,7 @@ static void allowed_text(char *buf, size_t cap)
 
 static int parse_fail(char *err, size_t errlen, const char *item, size_t item_len, const char *fmt, ...)
 {
-    char why[256], allowed[2048];
+    char why[256], allowed[4096];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
@@ -291,7 +327,7 @@ static int item_parse(const char *item, const char *end, struct threshold *t, ch
     size_t name_len = (size_t)(p - item);
     memcpy(t->figure, item, name_len);
     if (name_len == 0) return parse_fail(err, errlen, item, item_len, "no figure before the operator");
-    int index = index_find(item, name_len);
+    int index = index_find(item, name_len, &t->code);
     if (index < 0) return parse_fail(err, errlen, item, item_len, "unknown figure '%.*s'", (int)name_len, item);
     t->index = (unsigned)index;
     while (p < end && is_blank(*p)) p++;
@@ -365,7 +401,7 @@ static bool figure_value(const struct run_result *r, const struct threshold *t, 
 {
     const struct figure *f = &figures[t->index];
     if (f->rate && r->duration_us == 0) return false;
-    *v = f->get(r, f->off);
+    *v = f->get(r, f->off + t->code * sizeof(uint64_t)); /* status.codes.NNN: codes[NNN] */
     if (t->unit != THRESHOLD_PERCENT) return true;
     const struct figure *base = &figures[figure_find(f->base, strlen(f->base))];
     double of = base->get(r, base->off);

@@ -38,6 +38,7 @@ struct threshold {
     char text[THRESHOLD_TEXT_MAX]; /* as written, blanks trimmed: "p99>20ms" */
     char figure[THRESHOLD_TEXT_MAX]; /* the figure's name as written */
     unsigned index;               /* the figure's entry (threshold.c) */
+    unsigned code;                /* status.codes.NNN: the code; 0 for other figures */
     enum threshold_op op;
     enum threshold_unit unit;
     double limit;                 /* in unit: us for a duration, 0.1 for 0.1% */

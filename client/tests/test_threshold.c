@@ -26,7 +26,8 @@ static void refused(const char *expr, const char *want)
     struct thresholds set = {.count = 1};
     int rc = threshold_parse(expr, &set, err, sizeof err);
     TAP_CHECK(rc == -1 && set.count == 1 && strstr(err, want) && strstr(err, "e.g. failed>0.1%,p99>20ms,rps<1000") &&
-                  strstr(err, "latency, ttfb"),
+                  strstr(err, "status.codes.NNN [requests]") && strstr(err, "latency, ttfb") &&
+                  strstr(err, "need a fixed rate (-R)"),
               "refused '%s' (%s): %.120s", expr, want, err);
 }
 
@@ -60,6 +61,15 @@ static void test_parse(void)
                   threshold_parse("rps<5,p50>1ms", &set, err, sizeof err) == 0 && set.count == 3 &&
                   !strcmp(set.items[2].figure, "p50"),
               "several --fail-on options add up, in order");
+    TAP_CHECK(parses("status.codes.404>0,status.codes.503>=0.5%,errors_detail.bad_chunk>0", &set) && set.count == 3 &&
+                  set.items[0].code == 404 && set.items[1].code == 503 && set.items[1].unit == THRESHOLD_PERCENT &&
+                  set.items[2].code == 0,
+              "status.codes.NNN with its code, errors_detail.*");
+    refused("status.codes.99>1", "unknown figure 'status.codes.99'");
+    refused("status.codes.600>1", "unknown figure");
+    refused("status.codes.1000>1", "unknown figure");
+    refused("status.codes.>1", "unknown figure");
+    refused("status.codes.4x4>1", "unknown figure");
     refused("nope>1", "unknown figure 'nope'");
     refused("latency.p98>1ms", "unknown figure 'latency.p98'");
     refused("latency.>1ms", "unknown figure");
@@ -165,6 +175,10 @@ static void test_evaluate(void)
     check("failed<10", &r, false, 10);
     check("errors.timeout>0.4%", &r, true, 0.5);
     check("status.5xx>=5", &r, true, 5);
+    check("status.codes.503>=0.5%", &r, true, 0.5);
+    check("status.codes.200<990", &r, false, 990);
+    check("status.codes.404>0", &r, false, 0);
+    check("errors_detail.bad_chunk>0", &r, false, 0);
     check("aborted>0.1%", &r, true, 100.0 * 2 / 1002);
     check("requests<100%", &r, true, 100.0 * 1000 / 1002);
     check("rps<500", &r, false, 500);
