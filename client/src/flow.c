@@ -371,7 +371,7 @@ static int flow_capture_line(struct flow_parser *p, struct flow_step *st, const 
     if (!rlen || rest[0] != '=') return flow_fail(p, "capture NAME = SOURCE: '=' missing");
     rest++, rlen--;
     flow_trim(&rest, &rlen);
-    enum flow_source from;
+    enum flow_from from;
     size_t skip;
     if (rlen > 7 && !memcmp(rest, "header:", 7)) from = FLOW_FROM_HEADER, skip = 7;
     else if (rlen > 5 && !memcmp(rest, "json:", 5)) from = FLOW_FROM_JSON, skip = 5;

@@ -66,11 +66,11 @@ struct flow_header {
     struct flow_template value;
 };
 
-enum flow_source { FLOW_FROM_HEADER, FLOW_FROM_JSON, FLOW_FROM_REGEX };
+enum flow_from { FLOW_FROM_HEADER, FLOW_FROM_JSON, FLOW_FROM_REGEX };
 
 struct flow_capture {
     unsigned var;           /* index in flow.vars */
-    enum flow_source from;
+    enum flow_from from;
     char *arg;              /* owned: the header name, the pointer or the pattern */
     regex_t re;             /* FLOW_FROM_REGEX */
     unsigned lineno;
