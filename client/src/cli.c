@@ -653,7 +653,6 @@ static enum cli_result check_flow(struct config *cfg, char *err, size_t errlen)
     }
     if (cfg->urls_file || cfg->rand_url || cfg->script_file)
         return fail(err, errlen, "--flow gives the requests: not with --urls, --rand-url or --script");
-    if (cfg->jwt_key) return fail(err, errlen, "--jwt-key does not combine with --flow yet");
     if (strcmp(cfg->method, "GET") || cfg->body_len)
         return fail(err, errlen, "--flow gives each step's method and body: not with -X, -b or -B");
     if (!cfg->users) {

@@ -21,7 +21,11 @@
  * captures are taken; a capture that finds nothing ends the user's iteration
  * (counted in stats.flow.capture_failed), as does an error (flow.broken); the
  * last step's answer completes it (flow.completed). A refused request (HTTP/2
- * REFUSED_STREAM) is sent again: the user's line keeps it first. */
+ * REFUSED_STREAM) is sent again: the user's line keeps it first.
+ *
+ * With --jwt-key each request carries a token of the thread's ring of
+ * cfg->setup.jwt_pool (jwtpool.h) in its own header field (as source_gen's
+ * requests do), unless the step sets that field itself. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +34,7 @@
 
 #include "flow.h"
 #include "flowvars.h"
+#include "jwtpool.h"
 #include "monotonic.h"
 #include "rng.h"
 #include "source.h"
@@ -66,6 +71,7 @@ struct flow_conn {
 struct flow_source {
     struct source base;
     const struct flow_shared *sh;
+    unsigned thread;         /* its ring of the token pool */
     bool h2;                 /* header fields (HTTP/2, HTTP/3), else HTTP/1.1 text */
     struct rng rng;
     struct flow_user *users; /* owned */
@@ -102,7 +108,7 @@ static void *flow_shared_new(const struct config *cfg, char *err, size_t errlen)
     else url_authority(cfg->host, cfg->port, cfg->tls, sh->authority, sizeof sh->authority);
     for (size_t i = 0; i < sh->flow.count; i++)
         if (sh->flow.steps[i].header_count > sh->max_headers) sh->max_headers = sh->flow.steps[i].header_count;
-    sh->max_headers += cfg->header_count;
+    sh->max_headers += cfg->header_count + 1; /* and --jwt-key's */
     return sh;
 }
 
@@ -180,7 +186,22 @@ static int flow_field(struct flow_source *s, struct flow_user *u, size_t *n, con
     return 0;
 }
 
-/* The -H fields the step does not set itself, then the step's own. */
+/* --jwt-key's field (name and prefix + the thread's next token) unless the
+ * step sets that field; 0, 1 (no token: the source failed), -1 (memory). */
+static int flow_token(struct flow_source *s, struct flow_user *u, const struct flow_step *st, size_t *n)
+{
+    const struct config *cfg = s->sh->cfg;
+    if (!cfg->setup.jwt_pool || flow_step_sets(st, cfg->jwt_name, strlen(cfg->jwt_name))) return 0;
+    size_t len;
+    const char *token = jwtpool_take(cfg->setup.jwt_pool, s->thread, &len);
+    if (!token) return 1;
+    u->piece.len = 0;
+    if (flowvars_append(&u->piece, cfg->jwt_prefix, strlen(cfg->jwt_prefix)) || flowvars_append(&u->piece, token, len))
+        return -1;
+    return flow_field(s, u, n, cfg->jwt_name, strlen(cfg->jwt_name), u->piece.p, u->piece.len) ? -1 : 0;
+}
+
+/* The -H fields the step does not set itself (cli.c refuses one of --jwt-key's name), then the step's own. */
 static int flow_headers(struct flow_source *s, struct flow_user *u, const struct flow_step *st,
                         const struct flowvars_env *env, size_t *n)
 {
@@ -219,7 +240,7 @@ static bool flow_sends_length(const struct flow_step *st)
 }
 
 /* Writes user u's current step: the HTTP/1.1 text or the HTTP/2 fields and
- * body; 0, or -1 when out of memory. */
+ * body; 0, -1 when out of memory, 1 when no token could be signed. */
 static int flow_write(struct flow_source *s, struct flow_user *u)
 {
     const struct flow_shared *sh = s->sh;
@@ -235,15 +256,17 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
     int length_len = snprintf(length, sizeof length, "%zu", u->body.len);
     bool sends_length = flow_sends_length(st) && !flow_step_sets(st, "content-length", 14) && !config_header(cfg, "content-length");
     size_t n = 0;
+    int token = 0;
     if (!s->h2) {
         if (flowvars_append(&u->text, st->method, strlen(st->method)) || flowvars_append(&u->text, " ", 1) ||
             flowvars_append(&u->text, u->target.p, u->target.len) || flowvars_append(&u->text, " HTTP/1.1\r\n", 11) ||
             flow_field(s, u, &n, "Host", 4, u->scratch.p, u->scratch.len) || flow_headers(s, u, st, &env, &n) ||
+            (token = flow_token(s, u, st, &n)) ||
             (sends_length && flow_field(s, u, &n, "Content-Length", 14, length, (size_t)length_len)) ||
             (!cfg->keepalive && !config_header(cfg, "connection") && !flow_step_sets(st, "connection", 10) &&
              flow_field(s, u, &n, "Connection", 10, "close", 5)) ||
             flowvars_append(&u->text, "\r\n", 2) || flowvars_append(&u->text, u->body.p, u->body.len))
-            return -1;
+            return token ? token : -1;
         s->req = (struct request){.text = (const uint8_t *)u->text.p, .text_len = u->text.len, .copies = 1,
                                   .head = !strcmp(st->method, "HEAD")};
     } else {
@@ -252,8 +275,9 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
             flow_field(s, u, &n, ":scheme", 7, scheme, strlen(scheme)) ||
             flow_field(s, u, &n, ":authority", 10, u->scratch.p, u->scratch.len) ||
             flow_field(s, u, &n, ":path", 5, u->target.p, u->target.len) || flow_headers(s, u, st, &env, &n) ||
+            (token = flow_token(s, u, st, &n)) ||
             (sends_length && flow_field(s, u, &n, "content-length", 14, length, (size_t)length_len)))
-            return -1;
+            return token ? token : -1;
         for (size_t i = 0; i < n; i++) /* strings is final now: the fields point into it */
             u->nva[i] = (nghttp2_nv){.name = (uint8_t *)u->strings.p + u->field_at[i * 4], .namelen = u->field_at[i * 4 + 1],
                                      .value = (uint8_t *)u->strings.p + u->field_at[i * 4 + 2],
@@ -278,9 +302,10 @@ static const struct request *flow_next(struct source *base, unsigned conn)
     struct flow_user *u = c->head;
     if (!u) return NULL; /* every user of the connection waits: an answer or a think time */
     if (!(c->head = u->next)) c->tail = NULL;
-    if (flow_write(s, u)) {
+    int rc = flow_write(s, u);
+    if (rc) {
         base->state = SOURCE_FAILED;
-        base->error = "--flow: out of memory";
+        base->error = rc > 0 ? "--jwt-key: signing a token failed" : "--flow: out of memory";
         return NULL;
     }
     return &s->req;
@@ -319,11 +344,10 @@ static void flow_restart(struct flow_user *u)
 }
 
 /* Takes the step's captures; false when one found nothing (or memory ran out). */
-static bool flow_captured(struct flow_source *s, struct flow_user *u, const struct flow_step *st, const struct outcome *o)
+static bool flow_captured(struct flow_user *u, const struct flow_step *st, const struct outcome *o)
 {
     for (size_t i = 0; i < st->capture_count; i++)
         if (flowvars_capture(&st->captures[i], o->response, &u->values[st->captures[i].var]) != 1) return false;
-    (void)s;
     return true;
 }
 
@@ -342,7 +366,7 @@ static void flow_on_done(struct source *base, unsigned conn, const struct req_ct
         flow_restart(u);
         break;
     case OUTCOME_RESPONSE:
-        if (!flow_captured(s, u, st, o)) {
+        if (!flow_captured(u, st, o)) {
             if (counts) counts->capture_failed++;
             flow_restart(u);
         } else if (++u->step == s->sh->flow.count) {
@@ -417,6 +441,7 @@ static struct source *flow_source_new(const void *shared, unsigned thread, unsig
     struct flow_source *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->sh = sh;
+    s->thread = thread;
     s->base.ops = &flow_ops;
     s->base.wants_response = sh->flow.reads_body;
     s->h2 = sh->cfg->setup.h2 || sh->cfg->h3;

@@ -14,7 +14,8 @@ Anything out of order (a GET before the POST answered, a PATCH before the GET,
 a request for an item that is not there, a body that does not say what the
 chain said before) is a violation: counted, the first few kept, answered 409.
 `names` (comma-separated) is the CSV column users read: user U must send
-names[(U - 1) % len(names)]."""
+names[(U - 1) % len(names)]. With `jwt=1` every request must carry
+"Authorization: Bearer H.P.S" (a JWT's three parts), each token once."""
 import json
 import threading
 
@@ -28,6 +29,8 @@ class Api:
         self.fail_get = int(params.get("fail_get", 0))
         self.drop_location = int(params.get("drop_location", 0))
         self.names = [n for n in params.get("names", "").split(",") if n]
+        self.jwt = params.get("jwt") == "1"
+        self.tokens = set()
         self.items = {}
         self.next_id = 1
         self.counts = {"POST": 0, "GET": 0, "PATCH": 0, "DELETE": 0, "other": 0}
@@ -51,6 +54,11 @@ class Api:
 
     def _handle(self, method, path, headers, body):
         self.counts[method if method in self.counts else "other"] += 1
+        if self.jwt:
+            auth = headers.get("authorization", "")
+            if not auth.startswith("Bearer ") or auth.count(".") != 2 or auth in self.tokens:
+                return self._violation(f"{method} {path}: Authorization {auth[:40]!r}")
+            self.tokens.add(auth)
         if method == "GET" and path == "/_stats":
             self.counts["GET"] -= 1
             return 200, [("content-type", "application/json")], json.dumps(self.stats()).encode()
@@ -109,4 +117,4 @@ class Api:
         for item in self.items.values():
             states[item["state"]] = states.get(item["state"], 0) + 1
         return {"counts": self.counts, "answers": self.answers, "violations": self.violations,
-                "examples": self.examples, "left": states, "created": self.next_id - 1}
+                "examples": self.examples, "left": states, "created": self.next_id - 1, "tokens": len(self.tokens)}

@@ -231,6 +231,19 @@ def case_expect_status_plain(t):
     same(r["unexpected_examples"][0], {"status": 409, "step": None, "body": "GET /nope: no such route"}, "example")
 
 
+def case_jwt(t):
+    flow = t.flow_file(CHAIN)
+    key = os.path.join(t.workdir, "secret")
+    with open(key, "wb") as f:
+        f.write(b"flow test secret")
+    with Server(t, jwt=1) as srv:
+        r = t.record("--flow", flow, "--jwt-key", key, "--jwt-alg", "HS256",
+                     "--h2", "-c", "2", "-m", "4", "-n", "400", f"http://127.0.0.1:{srv.port}/")
+        stats = srv.stop()
+    check_chains(r, stats, users=8)
+    same(stats["tokens"], r["requests"], "a token of its own in every request")
+
+
 def case_usage(t):
     flow = t.flow_file("GET /a\n  expect 2yx\n", "bad.flow")
     for args, why in [
@@ -254,6 +267,7 @@ CASES = [
     ("-R 400: the rate counts requests; started = requests + aborted", case_fixed_rate),
     ("think times hold a user; an expected 409 is no unexpected", case_think),
     ("--expect-status on a plain run: unexpected, counted once", case_expect_status_plain),
+    ("--jwt-key: a token of its own in every step's request", case_jwt),
     ("usage errors: FILE:LINE, --users, -X, --expect-status, a device", case_usage),
 ]
 
