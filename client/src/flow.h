@@ -110,7 +110,7 @@ struct flow {
     size_t var_count;
     struct flow_csv csv[FLOW_MAX_CSV];
     size_t csv_count;
-    bool reads_body;         /* some step captures from or checks the body, or captures a header */
+    bool reads_body;         /* some step captures or checks: responses are collected (headers, body) */
 };
 
 /* Parses text (len bytes) of the file called name: 0, or -1 with
