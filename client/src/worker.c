@@ -995,7 +995,7 @@ static void paced_fill(struct conn *c, uint64_t now)
         const struct request *req = w->source->ops->next(w->source, c->index);
         if (!req) {
             /* nothing for this connection now: the request waits for another, its time kept */
-            pace_requeue(&w->pace, due);
+            if (w->source->state == SOURCE_RUNNING) pace_requeue(&w->pace, due);
             conn_idle(c);
             return;
         }
