@@ -743,7 +743,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         if (!duration_set) cfg->duration_us = stages_duration(cfg->stages, cfg->stage_count);
     }
     if (cfg->rate == 0 && (cfg->poisson || (cfg->seed_set && !config_seeded(cfg))))
-        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random or --rand-url");
+        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random, --rand-url or --flow");
     if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
     enum cli_result r = parse_url(cfg, err, errlen);

@@ -138,10 +138,10 @@ static inline bool config_generated(const struct config *cfg)
     return cfg->urls_file || cfg->rand_url || cfg->jwt_key;
 }
 
-/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern. */
+/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern, a flow (${rand}, ${uuid}). */
 static inline bool config_seeded(const struct config *cfg)
 {
-    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url;
+    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url || cfg->flow_file;
 }
 
 #endif
