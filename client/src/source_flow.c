@@ -55,7 +55,6 @@ struct flow_user {
     size_t step;            /* the step to send (or in flight) */
     uint64_t seq;           /* its iteration, from 0 */
     uint64_t ready_at;      /* thinking: when its next step may go */
-    bool expected;          /* expected()'s verdict on the answer in flight */
     struct flowvars_buf *values; /* owned: per captured variable */
     /* the request in flight: its bytes live here until its outcome */
     struct flowvars_buf text, target, piece, body, strings, scratch;
@@ -332,7 +331,6 @@ static bool flow_expected(struct source *base, unsigned conn, const struct req_c
                                        : true;
     if (ok && st->expect_body)
         ok = o->response && flowvars_matches(&st->body_re, o->response->body, o->response->body_len, &u->scratch);
-    u->expected = ok;
     return ok;
 }
 
