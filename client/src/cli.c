@@ -655,9 +655,9 @@ static enum cli_result check_flow(struct config *cfg, char *err, size_t errlen)
         return fail(err, errlen, "--flow gives the requests: not with --urls, --rand-url or --script");
     if (strcmp(cfg->method, "GET") || cfg->body_len)
         return fail(err, errlen, "--flow gives each step's method and body: not with -X, -b or -B");
-    if (!cfg->users) {
+    if (!cfg->users) { /* each user holds ~2 KB of buffers: a default that stays small */
         unsigned long long n = (unsigned long long)cfg->connections * cfg->pipeline;
-        cfg->users = n > 1000000 ? 1000000 : (unsigned)n;
+        cfg->users = n > 100000 ? 100000 : (unsigned)n;
     }
     if (cfg->users < cfg->threads)
         return fail(err, errlen, "--users (%u) must be at least --threads (%u)", cfg->users, cfg->threads);
