@@ -244,6 +244,17 @@ def case_jwt(t):
     same(stats["tokens"], r["requests"], "a token of its own in every request")
 
 
+def case_seed(t):
+    # the 409s' bodies name the item asked for: the first three, drawn by ${rand}, are the examples
+    flow = t.flow_file("GET /items/${rand:1-1000000000}\n  expect 200\n", "rand.flow")
+    with Server(t) as srv:
+        draws = []
+        for seed in ("7", "7", "8"):
+            r = t.record("--flow", flow, "--seed", seed, "-c", "1", "-n", "3", f"http://127.0.0.1:{srv.port}/")
+            draws.append([e["body"] for e in r["unexpected_examples"]])
+    expect(len(draws[0]) == 3 and draws[0] == draws[1] != draws[2], f"--seed 7, 7, 8 drew {draws}")
+
+
 def case_usage(t):
     flow = t.flow_file("GET /a\n  expect 2yx\n", "bad.flow")
     for args, why in [
@@ -268,6 +279,7 @@ CASES = [
     ("think times hold a user; an expected 409 is no unexpected", case_think),
     ("--expect-status on a plain run: unexpected, counted once", case_expect_status_plain),
     ("--jwt-key: a token of its own in every step's request", case_jwt),
+    ("--seed: the same seed draws the same ${rand}", case_seed),
     ("usage errors: FILE:LINE, --users, -X, --expect-status, a device", case_usage),
 ]
 
