@@ -39,7 +39,7 @@ Stages (default: all, in this order):
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
   c-fuzz      every parser's fuzzer, side by side (HTTP/1 responses, URLs, request text, --rand-url patterns,
-              JWT keys, --urls lists, --fail-on expressions), \$FUZZ_SECONDS s each (default 10)
+              JWT keys, --urls lists, --fail-on expressions, --flow files), \$FUZZ_SECONDS s each (default 10)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name); the files
               that neither time anything nor start servers run two at a time (GNU parallel)
 

@@ -26,7 +26,7 @@ enum {
     OPT_H1, OPT_H2, OPT_H3, OPT_SNI, OPT_CACERT, OPT_INSECURE, OPT_WINDOW_BITS, OPT_CONNECTION_WINDOW_BITS,
     OPT_ARRIVAL, OPT_SEED, OPT_CONTROL, OPT_HDR_LOG, OPT_HDR_LOG_UNIT, OPT_LIVE, OPT_START_AT,
     OPT_URLS, OPT_URLS_RANDOM, OPT_URLS_FROM_FILE, OPT_RAND_URL, OPT_RAND_REGEX_URL, OPT_MAX_REPEAT,
-    OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON, OPT_LOG, OPT_LOG_SAMPLE,
+    OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON, OPT_LOG, OPT_LOG_SAMPLE, OPT_FLOW, OPT_USERS, OPT_EXPECT_STATUS,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
 };
 
@@ -73,6 +73,9 @@ static const struct option options[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {"script", required_argument, NULL, 's'},
     {"urls", required_argument, NULL, OPT_URLS},
+    {"flow", required_argument, NULL, OPT_FLOW},
+    {"users", required_argument, NULL, OPT_USERS},
+    {"expect-status", required_argument, NULL, OPT_EXPECT_STATUS},
     {"urls-from-file", no_argument, NULL, OPT_URLS_FROM_FILE}, /* oha's flag: the argument is the list */
     {"urls-random", no_argument, NULL, OPT_URLS_RANDOM},
     {"rand-url", required_argument, NULL, OPT_RAND_URL},
@@ -603,6 +606,19 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         cfg->start_at_ms = (uint64_t)v;
         return CLI_RUN;
     case OPT_URLS: cfg->urls_file = arg; return CLI_RUN;
+    case OPT_FLOW: cfg->flow_file = arg; return CLI_RUN;
+    case OPT_USERS: {
+        long long n = 0;
+        if ((r = set_count(&n, "--users", arg, 1, 1000000, err, errlen)) == CLI_RUN) cfg->users = (unsigned)n;
+        return r;
+    }
+    case OPT_EXPECT_STATUS: {
+        char why[160];
+        if (expect_status_parse(&cfg->expect_status, arg, strlen(arg), why, sizeof why))
+            return fail(err, errlen, "bad --expect-status '%s': %s", arg, why);
+        cfg->expect_status_set = true;
+        return CLI_RUN;
+    }
     case OPT_URLS_RANDOM: cfg->urls_random = true; return CLI_RUN;
     case OPT_URLS_FROM_FILE: cfg->oha_urls_from_file = true; return CLI_RUN;
     case OPT_RAND_URL: cfg->rand_url = arg; return CLI_RUN;
@@ -647,6 +663,27 @@ static enum cli_result check_h3(const struct config *cfg, char *err, size_t errl
     if (cfg->unix_socket) return fail(err, errlen, "--h3 runs over UDP: not with --unix-socket");
     return CLI_RUN;
 #endif
+}
+
+/* --flow: its own requests (no --urls, --rand-url, --script, -X/-b/-B, -m
+ * pipelining on HTTP/1.1 is fine: users take turns); --users needs it. */
+static enum cli_result check_flow(struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->flow_file) {
+        if (cfg->users) return fail(err, errlen, "--users needs --flow");
+        return CLI_RUN;
+    }
+    if (cfg->urls_file || cfg->rand_url || cfg->script_file)
+        return fail(err, errlen, "--flow gives the requests: not with --urls, --rand-url or --script");
+    if (strcmp(cfg->method, "GET") || cfg->body_len)
+        return fail(err, errlen, "--flow gives each step's method and body: not with -X, -b or -B");
+    if (!cfg->users) { /* each user holds ~2 KB of buffers: a default that stays small */
+        unsigned long long n = (unsigned long long)cfg->connections * cfg->pipeline;
+        cfg->users = n > 100000 ? 100000 : (unsigned)n;
+    }
+    if (cfg->users < cfg->threads)
+        return fail(err, errlen, "--users (%u) must be at least --threads (%u)", cfg->users, cfg->threads);
+    return CLI_RUN;
 }
 
 /* oha's --urls-from-file and --rand-regex-url are flags: the one argument
@@ -697,6 +734,8 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (cfg->urls_file && cfg->rand_url) return fail(err, errlen, "--urls and --rand-url both choose the target: give one");
     if ((cfg->urls_file || cfg->rand_url) && cfg->script_file)
         return fail(err, errlen, "--urls and --rand-url do not combine with --script");
+    enum cli_result fr = check_flow(cfg, err, errlen);
+    if (fr != CLI_RUN) return fr;
     /* read once: standard input ("-") cannot be read again by the source */
     if (cfg->urls_file && urllist_read(cfg->urls_file, &cfg->urls_text, &cfg->urls_len, err, errlen)) return CLI_ERROR;
     /* as wrk: options anywhere (GNU getopt), the URL, then the script's
@@ -727,7 +766,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         if (!duration_set) cfg->duration_us = stages_duration(cfg->stages, cfg->stage_count);
     }
     if (cfg->rate == 0 && (cfg->poisson || (cfg->seed_set && !config_seeded(cfg))))
-        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random, --rand-url or --log-sample");
+        return fail(err, errlen, "--arrival and --seed need a fixed rate (-R), --urls-random, --rand-url, --flow or --log-sample");
     if (cfg->pace_resolution_us && cfg->rate == 0 && !cfg->stage_count)
         return fail(err, errlen, "--pace-resolution needs a fixed rate (-R or --rate-stages)");
     const struct threshold *fixed = cfg->rate == 0 ? threshold_needs_rate(&cfg->fail_on) : NULL;

@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+#include "expect.h"
 #include "stages.h"
 #include "threshold.h"
 
@@ -100,6 +101,13 @@ struct config {
     const char *rand_url;      /* --rand-url PATTERN: the path pattern (an absolute one's path, cli.c) */
     bool rand_url_literal_dot; /* the pattern was absolute (oha's form): a bare '.' is a dot */
     long long rand_url_max_repeat; /* --max-repeat: -1 when not given (regexgen's default) */
+    /* --flow: a chain of steps run by virtual users (flow.h, source_flow.c) */
+    const char *flow_file;     /* --flow FILE, or NULL */
+    unsigned users;            /* --users N (default: connections x streams) */
+    /* --expect-status LIST: any other final status is unexpected (stats.h); a flow's steps
+     * without their own `expect STATUS` take it too */
+    bool expect_status_set;
+    struct expect_status expect_status;
     /* --jwt-key: a signed token per request (jwt.h), from a pool signed ahead (jwtpool.h) */
     const char *jwt_key;       /* --jwt-key FILE, or NULL */
     const char *jwt_alg;       /* --jwt-alg, or NULL: from the key */
@@ -136,10 +144,11 @@ static inline bool config_generated(const struct config *cfg)
     return cfg->urls_file || cfg->rand_url || cfg->jwt_key;
 }
 
-/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern, --log's sample. */
+/* Something draws from cfg->seed: a Poisson schedule, a random list, a pattern, a flow (${rand}, ${uuid}),
+ * --log's sample. */
 static inline bool config_seeded(const struct config *cfg)
 {
-    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url || (cfg->log_path && cfg->log_sample < 1);
+    return cfg->rate > 0 || cfg->urls_random || cfg->rand_url || cfg->flow_file || (cfg->log_path && cfg->log_sample < 1);
 }
 
 #endif

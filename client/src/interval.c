@@ -47,6 +47,14 @@ void interval_response(struct interval *iv, int status, uint64_t latency_us, uin
     hist_record(&iv->uncorrected, uncorrected_us);
 }
 
+void interval_unexpected(struct interval *iv, uint64_t latency_us, uint64_t uncorrected_us)
+{
+    iv->requests++;
+    iv->unexpected++;
+    hist_record(&iv->latency, latency_us);
+    hist_record(&iv->uncorrected, uncorrected_us);
+}
+
 void interval_error(struct interval *iv, enum req_error kind, uint64_t latency_us)
 {
     iv->requests++;
@@ -62,6 +70,7 @@ void interval_merge(struct interval *dst, const struct interval *src)
     dst->succeeded += src->succeeded;
     dst->status_4xx += src->status_4xx;
     dst->status_5xx += src->status_5xx;
+    dst->unexpected += src->unexpected;
     for (int i = 0; i < REQ_ERR_KINDS; i++) dst->errors[i] += src->errors[i];
     dst->open_connections += src->open_connections;
     hist_merge(&dst->latency, &src->latency);

@@ -25,7 +25,7 @@ struct interval {
                             * (warmup) the end of the warm-up */
     bool warmup;           /* a second of the warm-up (index from the run's start), not of the measured phase */
     uint64_t sent;         /* requests written (a refused HTTP/2 stream sent again counts again) */
-    uint64_t requests, succeeded, status_4xx, status_5xx;
+    uint64_t requests, succeeded, status_4xx, status_5xx, unexpected; /* unexpected: stats.h */
     uint64_t errors[REQ_ERR_KINDS];
     uint64_t open_connections; /* at its end */
     struct hist latency, uncorrected, error_latency; /* microseconds */
@@ -39,6 +39,8 @@ void interval_free(struct interval *iv);
 void interval_reset(struct interval *iv);
 /* A final response: status, latency from the schedule and from the send. */
 void interval_response(struct interval *iv, int status, uint64_t latency_us, uint64_t uncorrected_us);
+/* A final response that failed its checks (stats.h), latencies as a response's. */
+void interval_unexpected(struct interval *iv, uint64_t latency_us, uint64_t uncorrected_us);
 /* A request error, latency from the schedule. */
 void interval_error(struct interval *iv, enum req_error kind, uint64_t latency_us);
 /* Adds src's counts and histograms into dst (open_connections add up: the

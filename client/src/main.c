@@ -473,7 +473,8 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
  * then connect_and_run. Frees what it made on every path; the exit status. */
 static int setup_and_run(struct config *cfg, char *err, size_t errlen)
 {
-    const struct source_type *source = cfg->script_file ? &source_script
+    const struct source_type *source = cfg->flow_file     ? &source_flow
+                                       : cfg->script_file ? &source_script
                                        : config_generated(cfg) ? &source_gen : &source_static;
     void *source_shared = NULL;
     /* http:// speaks h2c with prior knowledge when asked; https:// lets ALPN choose (tls_setup) */

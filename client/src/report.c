@@ -36,6 +36,7 @@ void report_help(void)
     fputs("Usage: barrage [options] URL [-- script arguments]\n"
           "       barrage [options] --urls FILE | --rand-url http[s]://host[:port]/PATTERN   (the URL from them)\n"
           "       barrage [options] --urls-from-file FILE | --rand-regex-url PATTERN   (oha's command lines)\n"
+          "       barrage [options] --flow FILE [--users N] URL   (request chains: client/FLOWS.md)\n"
           "HTTP/1.1, HTTP/2 (h2c, TLS with ALPN) and HTTP/3 (--h3) load generator with exact request accounting.\n"
           "URL: http[s]://[user:password@]host[:port][/path][?query]: the scheme in any case, an IPv6\n"
           "host in brackets, user:password sent as Authorization: Basic (unless -H gives one); the\n"
@@ -128,6 +129,21 @@ void report_help(void)
           "                               absolute, repeats capped at 4 as in oha (--max-repeat)\n"
           "      --max-repeat N           --rand-url's *, + and {m,} draw at most N more than their\n"
           "                               minimum (0..100, default 8; 4 with --rand-regex-url, as oha)\n"
+          "      --flow FILE              a chain of steps each virtual user runs in order, again and\n"
+          "                               again (client/FLOWS.md): a step is [METHOD] PATH [@BODYFILE]\n"
+          "                               and indented lines: 'Name: value', 'body TEXT', 'expect 2xx,404',\n"
+          "                               'expect body ~ RE', 'capture NAME = header:H | json:/PTR | regex:RE',\n"
+          "                               'think 100ms', 'step NAME'; ${NAME} a capture or ${user} ${seq}\n"
+          "                               ${rand:A-B} ${uuid} ${csv:FILE:COLUMN}. Per-step counts and latency\n"
+          "                               in the report. -R counts requests (every step of every user),\n"
+          "                               not chains; -n too\n"
+          "      --users N                --flow's virtual users (default: connections x -m, at most\n"
+          "                               100000; up to 1000000 when given), dealt to the\n"
+          "                               threads and their connections; a user waits for each answer\n"
+          "                               (HTTP/2 and HTTP/3 multiplex a connection's users)\n"
+          "      --expect-status LIST     codes and classes such as 200,2xx,404: any other final status\n"
+          "                               is 'unexpected' (its own failure, counted once, first few\n"
+          "                               printed); a flow step's own 'expect' line wins\n"
           "      --jwt-key FILE           a signed JWT in every request, each with its own jti, signed\n"
           "                               ahead in a bounded pool on a thread of its own: FILE a PEM\n"
           "                               EC P-256 private key (ES256) or RSA private key (RS256), or with\n"
@@ -272,11 +288,34 @@ static void json_kinds(FILE *f, const struct stats *s)
         fputs(i ? ",\n    " : "\n    ", f);
         json_string(f, k->name);
         fprintf(f, ": {\"requests\": %" PRIu64 ", \"succeeded\": %" PRIu64 ", \"failed\": %" PRIu64
-                   ", \"latency_us\": ", k->requests, k->succeeded, k->failed);
+                   ", \"unexpected\": %" PRIu64 ", \"latency_us\": ", k->requests, k->succeeded, k->failed, k->unexpected);
         json_hist(f, &k->latency);
         fputc('}', f);
     }
     fputs("},\n", f);
+}
+
+/* "unexpected_examples" (the first few responses that failed a check) and,
+ * with --flow, "flow": its users and how their iterations ended. */
+static void json_checks(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    if (s->unexpected_examples) {
+        fputs("  \"unexpected_examples\": [", f);
+        for (unsigned i = 0; i < s->unexpected_examples; i++) {
+            const struct stats_unexpected_example *e = &s->unexpected_example[i];
+            fprintf(f, "%s{\"status\": %d, \"step\": ", i ? ", " : "", e->status);
+            if (e->step[0]) json_string(f, e->step);
+            else fputs("null", f);
+            fputs(", \"body\": ", f);
+            json_string(f, e->body);
+            fputc('}', f);
+        }
+        fputs("],\n", f);
+    }
+    if (cfg->flow_file)
+        fprintf(f, "  \"flow\": {\"users\": %u, \"completed\": %" PRIu64 ", \"capture_failed\": %" PRIu64
+                   ", \"broken\": %" PRIu64 "},\n",
+                cfg->users, s->flow.completed, s->flow.capture_failed, s->flow.broken);
 }
 
 /* Did the schedule go out: NULL, or why not (a sentence for people). */
@@ -497,8 +536,8 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
                    ", \"savings_percent\": %.2f},\n",
                 s->header_bytes, s->header_bytes_decoded, header_savings(s));
     fprintf(f, "  \"started\": %" PRIu64 ", \"requests\": %" PRIu64 ", \"succeeded\": %" PRIu64
-               ", \"failed\": %" PRIu64 ", \"aborted\": %" PRIu64 ",\n",
-            s->started, requests, s->succeeded, stats_failed(s), s->aborted);
+               ", \"failed\": %" PRIu64 ", \"aborted\": %" PRIu64 ", \"unexpected\": %" PRIu64 ",\n",
+            s->started, requests, s->succeeded, stats_failed(s), s->aborted, s->unexpected);
     fprintf(f, "  \"status\": {\"2xx\": %" PRIu64 ", \"3xx\": %" PRIu64 ", \"4xx\": %" PRIu64 ", \"5xx\": %" PRIu64 ", ",
             stats_status_class(s, 2), stats_status_class(s, 3), stats_status_class(s, 4), stats_status_class(s, 5));
     json_codes(f, s);
@@ -528,6 +567,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_latency(f, "connect_us", &s->connect, 0);
     json_latency(f, "ttfb_us", &s->ttfb, 0);
     json_kinds(f, s);
+    json_checks(f, cfg, s);
     if (r->error[0]) {
         fputs("  \"error\": ", f);
         json_string(f, r->error);
@@ -588,18 +628,33 @@ static void text_latency(const struct config *cfg, const char *title, const stru
     if (h->overflow) printf("  %" PRIu64 " values above 1 hour\n", h->overflow);
 }
 
-/* One line per kind of request, when a script named kinds. */
-static void text_kinds(const struct stats *s)
+/* One line per kind of request, when a script named kinds (a flow's steps). */
+static void text_kinds(const struct stats *s, const char *label)
 {
     char a[32], b[32];
     for (unsigned i = 0; i < STATS_MAX_KINDS && s->kinds[i]; i++) {
         const struct stats_kind *k = s->kinds[i];
-        printf("  Kind %s: %" PRIu64 " requests, succeeded %" PRIu64 ", failed %" PRIu64, k->name, k->requests,
+        printf("  %s %s: %" PRIu64 " requests, succeeded %" PRIu64 ", failed %" PRIu64, label, k->name, k->requests,
                k->succeeded, k->failed);
+        if (k->unexpected) printf(" (unexpected %" PRIu64 ")", k->unexpected);
         if (k->latency.total)
             printf("; latency mean %s, p99 %s", fmt_us(a, sizeof a, hist_mean(&k->latency)),
                    fmt_us(b, sizeof b, (double)hist_percentile(&k->latency, 99)));
         printf("\n");
+    }
+}
+
+/* The flow's iterations, and the first unexpected responses. */
+static void text_checks(const struct config *cfg, const struct stats *s)
+{
+    if (cfg->flow_file)
+        printf("  Flow: %u users; iterations completed %" PRIu64 ", ended by a capture that found nothing %" PRIu64
+               ", by an error %" PRIu64 "\n",
+               cfg->users, s->flow.completed, s->flow.capture_failed, s->flow.broken);
+    for (unsigned i = 0; i < s->unexpected_examples; i++) {
+        const struct stats_unexpected_example *e = &s->unexpected_example[i];
+        printf("  Unexpected response %u: status %d%s%s, body '%s'\n", i + 1, e->status, e->step[0] ? ", step " : "",
+               e->step, e->body);
     }
 }
 
@@ -733,8 +788,10 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     text_jwt(&r->jwt);
     printf("  %" PRIu64 " requests in %.2fs, %s read, %s body\n", stats_requests(s), seconds,
            fmt_bytes(a, sizeof a, (double)s->bytes_received), fmt_bytes(b, sizeof b, (double)s->body_bytes));
-    printf("  succeeded %" PRIu64 ", failed %" PRIu64 ", aborted %" PRIu64 " (in flight at the end)\n", s->succeeded,
-           stats_failed(s), s->aborted);
+    printf("  succeeded %" PRIu64 ", failed %" PRIu64, s->succeeded, stats_failed(s));
+    if (s->unexpected || cfg->expect_status_set || cfg->flow_file)
+        printf(" (unexpected %" PRIu64 ": responses that failed a check)", s->unexpected);
+    printf(", aborted %" PRIu64 " (in flight at the end)\n", s->aborted);
     printf("  completed in the grace after the deadline: %" PRIu64 " (in the totals; not in the %.2fs window)\n",
            s->completed_in_grace, seconds);
     printf("  Status: 2xx %" PRIu64 ", 3xx %" PRIu64 ", 4xx %" PRIu64 ", 5xx %" PRIu64 "; codes:",
@@ -753,7 +810,8 @@ static void report_text(const struct config *cfg, const struct run_result *r)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
     if (cfg->verbose)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
-    text_kinds(s);
+    text_kinds(s, cfg->flow_file ? "Step" : "Kind");
+    text_checks(cfg, s);
     if (r->error[0]) printf("  Stopped by a script error: %.*s\n", (int)strcspn(r->error, "\n"), r->error);
     if (r->interrupted)
         printf("  Interrupted by %s: what was measured in the %.2fs before it\n", signal_name(r->interrupted),

@@ -4,8 +4,8 @@
  * what the threads' sources share is built once (source_type.shared_new).
  * source_static.c is the -X/-H/-b request, encoded once; source_gen.c draws
  * from a list (--urls), a pattern (--rand-url) and signs tokens (--jwt-key);
- * source_script.c asks a wrk script (-s). A source may stop its thread or fail the run: after each
- * call the worker looks at source.state. */
+ * source_script.c asks a wrk script (-s); source_flow.c runs a flow's users (--flow). A source may
+ * stop its thread or fail the run: after each call the worker looks at source.state. */
 #ifndef BARRAGE_SOURCE_H
 #define BARRAGE_SOURCE_H
 
@@ -23,12 +23,20 @@ struct source_ops {
     /* The next request for connection conn (0 .. the worker's connections - 1).
      * The struct is the source's, valid until the next call; the bytes it
      * points to stay valid until on_done of that request (or for the run).
-     * NULL when state is no longer SOURCE_RUNNING. A request with `more` is
-     * followed by the next() that must be submitted with it (never NULL). */
+     * NULL when state is no longer SOURCE_RUNNING, or (state still running)
+     * when the source has nothing for this connection now: the connection
+     * waits for an outcome on it or for its delay(), then asks again. A
+     * request with `more` is followed by the next() that must be submitted
+     * with it (never NULL). */
     const struct request *(*next)(struct source *s, unsigned conn);
     /* How a request of connection conn ended; ctx and o are valid during the
      * call only. NULL: the source does not care (no call per request). */
     void (*on_done)(struct source *s, unsigned conn, const struct req_ctx *ctx, const struct outcome *o);
+    /* Whether a final response (OUTCOME_RESPONSE) is what its request
+     * expected (a flow step's `expect` lines), asked before the worker counts
+     * it and before on_done: false makes it `unexpected` (stats.h). NULL:
+     * --expect-status decides, else every response is expected. */
+    bool (*expected)(struct source *s, unsigned conn, const struct req_ctx *ctx, const struct outcome *o);
     /* Microseconds connection conn waits before its next request (a script's
      * delay()), asked before each next() that starts a new request text; the
      * worker holds the connection that long. NULL: never waits. */
@@ -60,6 +68,10 @@ struct source {
      * NULL: the URL's address. Valid while the source lives. */
     const struct sockaddr *addr;
     socklen_t addr_len;
+    /* the worker's stats (set after source_new, reset with them at the end
+     * of the warm-up), where a source counts its own figures of measured
+     * requests (stats.flow); NULL: none to count in. */
+    struct stats *stats;
 };
 
 /* A kind of source, chosen in main. */
@@ -95,5 +107,9 @@ extern const struct source_type source_script;
  * (--urls, several origins allowed), a target drawn from a pattern
  * (--rand-url). */
 extern const struct source_type source_gen;
+
+/* A flow's virtual users (--flow, cfg->flow_file; flow.h), each running the
+ * chain of steps on its connection. */
+extern const struct source_type source_flow;
 
 #endif

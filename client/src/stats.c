@@ -44,7 +44,7 @@ void stats_reset(struct stats *s)
     for (unsigned i = 0; i < STATS_MAX_KINDS; i++) {
         kinds[i] = s->kinds[i];
         if (!kinds[i]) continue;
-        kinds[i]->requests = kinds[i]->succeeded = kinds[i]->failed = 0;
+        kinds[i]->requests = kinds[i]->succeeded = kinds[i]->failed = kinds[i]->unexpected = 0;
         hist_reset(&kinds[i]->latency);
     }
     hist_reset(&uncorrected);
@@ -91,6 +91,14 @@ void stats_kind_error(struct stats_kind *k)
     k->failed++;
 }
 
+void stats_kind_unexpected(struct stats_kind *k, uint64_t latency_us)
+{
+    k->requests++;
+    k->failed++;
+    k->unexpected++;
+    hist_record(&k->latency, latency_us);
+}
+
 /* dst's kind named name: found, or made in the first free index; NULL when full or out of memory. */
 static struct stats_kind *kind_named(struct stats *dst, const char *name)
 {
@@ -110,6 +118,7 @@ static void merge_kinds(struct stats *dst, const struct stats *src)
         to->requests += from->requests;
         to->succeeded += from->succeeded;
         to->failed += from->failed;
+        to->unexpected += from->unexpected;
         hist_merge(&to->latency, &from->latency);
     }
 }
@@ -125,6 +134,27 @@ void stats_response(struct stats *s, int status, uint64_t latency_us, uint64_t u
     if (status < 400) s->succeeded++;
     hist_record(&s->latency, latency_us);
     hist_record(&s->latency_uncorrected, uncorrected_us);
+}
+
+/* Printable bytes of data (at most cap - 1), '.' for the others. */
+static void stats_printable(char *out, size_t cap, const uint8_t *data, size_t len)
+{
+    size_t n = len < cap - 1 ? len : cap - 1;
+    for (size_t i = 0; i < n; i++) out[i] = (data[i] >= 0x20 && data[i] < 0x7f) ? (char)data[i] : '.';
+    out[n] = '\0';
+}
+
+void stats_unexpected(struct stats *s, int status, uint64_t latency_us, uint64_t uncorrected_us, const char *step,
+                      const uint8_t *body, size_t body_len)
+{
+    s->unexpected++;
+    hist_record(&s->latency, latency_us);
+    hist_record(&s->latency_uncorrected, uncorrected_us);
+    if (s->unexpected_examples >= STATS_SAMPLES) return;
+    struct stats_unexpected_example *e = &s->unexpected_example[s->unexpected_examples++];
+    e->status = status;
+    stats_printable(e->step, sizeof e->step, (const uint8_t *)(step ? step : ""), step ? strlen(step) : 0);
+    stats_printable(e->body, sizeof e->body, body, body ? body_len : 0);
 }
 
 void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us)
@@ -148,6 +178,12 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->started += src->started;
     dst->succeeded += src->succeeded;
     dst->aborted += src->aborted;
+    dst->unexpected += src->unexpected;
+    for (unsigned i = 0; i < src->unexpected_examples && dst->unexpected_examples < STATS_SAMPLES; i++)
+        dst->unexpected_example[dst->unexpected_examples++] = src->unexpected_example[i];
+    dst->flow.completed += src->flow.completed;
+    dst->flow.capture_failed += src->flow.capture_failed;
+    dst->flow.broken += src->flow.broken;
     dst->completed_in_grace += src->completed_in_grace;
     if (src->server_max_streams && (!dst->server_max_streams || src->server_max_streams < dst->server_max_streams))
         dst->server_max_streams = src->server_max_streams;
@@ -202,7 +238,7 @@ uint64_t stats_status_class(const struct stats *s, int hundreds)
 
 uint64_t stats_failed(const struct stats *s)
 {
-    return stats_status_class(s, 4) + stats_status_class(s, 5) + stats_errored(s);
+    return stats_status_class(s, 4) + stats_status_class(s, 5) + stats_errored(s) + s->unexpected;
 }
 
 uint64_t stats_requests(const struct stats *s)

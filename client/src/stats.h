@@ -2,7 +2,9 @@
  * (docs/metrics.md) defines them, then merged across threads.
  * No I/O. Every started request ends in exactly one bucket:
  *   started = requests + aborted, requests = succeeded + failed,
- *   failed = 4xx + 5xx + errored, errored = timeout + read + write + protocol + reset. */
+ *   failed = 4xx + 5xx + errored + unexpected, errored = timeout + read + write + protocol + reset.
+ * unexpected: a final response that failed its checks (--expect-status, a
+ * flow's `expect`), counted there only (in no status class or code). */
 #ifndef BARRAGE_STATS_H
 #define BARRAGE_STATS_H
 
@@ -49,12 +51,29 @@ struct stats_quic {
  * with a status below 400, the others, and the latency of final responses. */
 struct stats_kind {
     char *name; /* owned */
-    uint64_t requests, succeeded, failed;
+    uint64_t requests, succeeded, failed, unexpected; /* unexpected: also in failed */
     struct hist latency;
+};
+
+/* A flow's iterations (source_flow.c), by how their last measured request
+ * ended: the last step answered, a capture that found nothing, an error. */
+struct stats_flow {
+    uint64_t completed, capture_failed, broken;
+};
+
+/* The first few unexpected responses, for the report. */
+struct stats_unexpected_example {
+    int status;
+    char step[STATS_SAMPLE_LEN];  /* the request's kind name, "" without one */
+    char body[STATS_SAMPLE_LEN];  /* the start of the body, printable bytes only ("" when not collected) */
 };
 
 struct stats {
     uint64_t started, succeeded, aborted;
+    uint64_t unexpected; /* final responses that failed a check */
+    unsigned unexpected_examples;
+    struct stats_unexpected_example unexpected_example[STATS_SAMPLES];
+    struct stats_flow flow;
     uint64_t completed_in_grace; /* requests that ended after the deadline, within --grace */
     uint64_t errors[REQ_ERR_KINDS];
     uint64_t details[DETAIL_KINDS];
@@ -92,6 +111,11 @@ void stats_reset(struct stats *s);
  * (open loop: from its scheduled time) and from its send. A status outside
  * 100-599 is no HTTP status: a protocol error (bad_status_line) instead. */
 void stats_response(struct stats *s, int status, uint64_t latency_us, uint64_t uncorrected_us);
+/* A final response that failed its checks: in unexpected (not in the status
+ * codes), its latency as a response's; step (may be NULL) and the body's
+ * start (body may be NULL) kept for the first few. */
+void stats_unexpected(struct stats *s, int status, uint64_t latency_us, uint64_t uncorrected_us, const char *step,
+                      const uint8_t *body, size_t body_len);
 /* A request error; latency in us from its start to the error, kept apart
  * from the latency of responses. */
 void stats_error(struct stats *s, enum req_error kind, enum req_detail detail, uint64_t latency_us);
@@ -108,6 +132,8 @@ struct stats_kind *stats_kind(struct stats *s, unsigned index, const char *name)
  * or an error. */
 void stats_kind_response(struct stats_kind *k, int status, uint64_t latency_us);
 void stats_kind_error(struct stats_kind *k);
+/* An unexpected final response of kind k. */
+void stats_kind_unexpected(struct stats_kind *k, uint64_t latency_us);
 
 /* Derived totals. */
 uint64_t stats_errored(const struct stats *s);

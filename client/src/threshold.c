@@ -79,6 +79,7 @@ static const struct figure figures[] = {
     {"succeeded", false, "requests", false, stat_u64, STAT(succeeded)},
     {"failed", false, "requests", false, stat_failed, 0},
     {"aborted", false, "started", false, stat_u64, STAT(aborted)},
+    {"unexpected", false, "requests", false, stat_u64, STAT(unexpected)},
     {"errors", false, "requests", false, stat_errored, 0},
     {"errors.timeout", false, "requests", false, stat_u64, STAT(errors[REQ_ERR_TIMEOUT])},
     {"errors.read", false, "requests", false, stat_u64, STAT(errors[REQ_ERR_READ])},

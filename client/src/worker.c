@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "expect.h"
 #include "monotonic.h"
 #include "pace.h"
 #include "reqlog.h"
@@ -150,7 +151,8 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
     w->inflight++;
     if (w->paced && w->pace.window_sleep) pace_sent(&w->pace, now);
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
-                            .kind = req->kind, .measured = measured, .collect = w->source->wants_response,
+                            .kind = req->kind, .measured = measured,
+                            .collect = w->source->wants_response || w->cfg->expect_status_set,
                             .log_slot = measured && w->log ? reqlog_begin(w->log, req) : 0};
 }
 
@@ -184,11 +186,29 @@ static void account_kind(struct worker *w, const struct req_ctx *ctx, const stru
     else if (o->kind == OUTCOME_ERROR) stats_kind_error(k);
 }
 
-/* Counts the outcome of a measured request, in the run's stats and the
- * second's. Latency runs from the scheduled time (closed loop: the send). */
-static void account(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
+/* A measured response that failed its checks: unexpected, counted there only. */
+static void account_unexpected(struct worker *w, const struct req_ctx *ctx, const struct outcome *o)
 {
     uint64_t latency = o->now_us - ctx->scheduled_us, uncorrected = o->now_us - ctx->sent_us;
+    struct stats_kind *k = ctx->kind >= 0 ? w->stats.kinds[ctx->kind] : NULL;
+    if (k) stats_kind_unexpected(k, latency);
+    const struct response_data *r = o->response;
+    stats_unexpected(&w->stats, o->status, latency, uncorrected, k ? k->name : NULL, r ? r->body : NULL,
+                     r ? r->body_len : 0);
+    interval_unexpected(w->cur, latency, uncorrected);
+    w->stats.body_bytes += o->body_bytes;
+    request_completed(w);
+}
+
+/* Counts the outcome of a measured request, in the run's stats and the
+ * second's. Latency runs from the scheduled time (closed loop: the send). */
+static void account(struct worker *w, const struct req_ctx *ctx, const struct outcome *o, bool expected)
+{
+    uint64_t latency = o->now_us - ctx->scheduled_us, uncorrected = o->now_us - ctx->sent_us;
+    if (!expected) {
+        account_unexpected(w, ctx, o);
+        return;
+    }
     if (ctx->kind >= 0) account_kind(w, ctx, o, latency);
     switch (o->kind) {
     case OUTCOME_RESPONSE:
@@ -219,10 +239,22 @@ static void account_warmup(struct worker *w, const struct req_ctx *ctx, const st
     else if (o->kind == OUTCOME_ERROR) interval_error(w->cur, o->error, latency);
 }
 
+/* Whether a final response passed its checks: the source's (a flow's
+ * steps), else --expect-status; a status outside 100-599 is a protocol
+ * error whatever was expected. */
+static bool response_expected(struct worker *w, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
+{
+    struct source *src = w->source;
+    if (o->kind != OUTCOME_RESPONSE || o->status < 100 || o->status > 599) return true;
+    if (src->ops->expected) return src->ops->expected(src, conn, ctx, o);
+    return !w->cfg->expect_status_set || expect_status_has(&w->cfg->expect_status, o->status);
+}
+
 /* The one sink of every request's outcome. */
 static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
 {
-    if (ctx->measured) account(w, ctx, o);
+    bool expected = response_expected(w, conn, ctx, o);
+    if (ctx->measured) account(w, ctx, o, expected);
     else if (w->warming) account_warmup(w, ctx, o);
     if (ctx->log_slot) reqlog_end(w->log, ctx->log_slot, conn, ctx, o);
     if (w->source->ops->on_done) {
@@ -355,6 +387,19 @@ static void delay_cb(struct ev_loop *loop, ev_timer *t, int revents)
     if (c->state == CONN_OPEN && c->out_len == 0) conn_flush(c, monotonic_now_us());
 }
 
+/* next() gave nothing: the source stopped or failed, or (still running) has
+ * nothing for this connection now, which then waits for an outcome on it or
+ * for the delay() it asks again now (a flow's users thinking). */
+static void conn_idle(struct conn *c)
+{
+    if (c->w->source->state != SOURCE_RUNNING) {
+        worker_source_halted(c->w);
+        return;
+    }
+    c->delay_state = DELAY_NONE;
+    conn_held(c);
+}
+
 /* Submits req, due at scheduled, and the requests written in its text after it
  * (due at the same time); returns the capacity left. */
 static unsigned conn_submit(struct conn *c, const struct request *req, uint64_t scheduled, uint64_t now)
@@ -385,7 +430,7 @@ static void conn_fill(struct conn *c, uint64_t now)
         if (conn_held(c)) return;
         const struct request *req = w->source->ops->next(w->source, c->index);
         if (!req) {
-            worker_source_halted(w);
+            conn_idle(c);
             return;
         }
         room = conn_submit(c, req, now, now);
@@ -953,7 +998,9 @@ static void paced_fill(struct conn *c, uint64_t now)
         }
         const struct request *req = w->source->ops->next(w->source, c->index);
         if (!req) {
-            worker_source_halted(w);
+            /* nothing for this connection now: the request waits for another, its time kept */
+            if (w->source->state == SOURCE_RUNNING) pace_requeue(&w->pace, due);
+            conn_idle(c);
             return;
         }
         room = conn_submit(c, req, due, now);
@@ -1204,6 +1251,7 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     w->second.data = w;
     w->conns = calloc(conns, sizeof *w->conns);
     w->source = rs->source->source_new(rs->source_shared, index, conns);
+    if (w->source) w->source->stats = &w->stats;
     w->cur = interval_new();
     if (!w->conns || !w->source || !w->cur || stats_init(&w->stats)) return -1;
     if (cfg->setup.reqlog) w->log = reqlog_writer_new(cfg->setup.reqlog, index);

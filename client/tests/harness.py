@@ -41,10 +41,12 @@ def check_identities(r):
     rules = {
         "started = requests + aborted": r["started"] == r["requests"] + r["aborted"],
         "requests = succeeded + failed": r["requests"] == r["succeeded"] + r["failed"],
-        "failed = 4xx + 5xx + errored": r["failed"] == st["4xx"] + st["5xx"] + sum(r["errors"].values()),
+        "failed = 4xx + 5xx + errored + unexpected":
+            r["failed"] == st["4xx"] + st["5xx"] + sum(r["errors"].values()) + r.get("unexpected", 0),
         "succeeded = 2xx + 3xx": r["succeeded"] == st["2xx"] + st["3xx"],
         "classes = sum of codes": st["2xx"] + st["3xx"] + st["4xx"] + st["5xx"] == sum(st["codes"].values()),
-        "latency_us iff final responses": (r["latency_us"] is None) == (r["succeeded"] + st["4xx"] + st["5xx"] == 0),
+        "latency_us iff final responses":
+            (r["latency_us"] is None) == (r["succeeded"] + st["4xx"] + st["5xx"] + r.get("unexpected", 0) == 0),
         "error_latency_us iff errored": (r["error_latency_us"] is None) == (sum(r["errors"].values()) == 0),
         "completed_in_grace <= requests": r["completed_in_grace"] <= r["requests"],
         "connect attempts = established + errors + abandoned":

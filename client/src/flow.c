@@ -1,0 +1,648 @@
+/* flow: a line at a time; a request line opens a step, indented lines add to
+ * it (contract in flow.h). */
+#include "flow.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileread.h"
+#include "url.h"
+
+#define FLOW_WHY_MAX 256
+
+/* What a parse carries from line to line. */
+struct flow_parser {
+    struct flow *f;
+    const char *name;
+    unsigned lineno;
+    size_t steps_cap;
+    size_t var_step[FLOW_MAX_VARS]; /* the first step capturing each variable */
+    char *err;
+    size_t errlen;
+};
+
+static int flow_fail(struct flow_parser *p, const char *fmt, ...)
+{
+    char why[FLOW_WHY_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    if (p->lineno) snprintf(p->err, p->errlen, "%s:%u: %s", p->name, p->lineno, why);
+    else snprintf(p->err, p->errlen, "%s: %s", p->name, why);
+    return -1;
+}
+
+static char *flow_dup(const char *s, size_t len)
+{
+    char *d = malloc(len + 1);
+    if (!d) return NULL;
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return d;
+}
+
+static bool flow_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* s[0..len) without blanks around it. */
+static void flow_trim(const char **s, size_t *len)
+{
+    while (*len && flow_blank(**s)) (*s)++, (*len)--;
+    while (*len && flow_blank((*s)[*len - 1])) (*len)--;
+}
+
+/* Whether s[0..len) starts with word followed by a blank; moves past both. */
+static bool flow_keyword(const char **s, size_t *len, const char *word)
+{
+    size_t n = strlen(word);
+    if (*len <= n || memcmp(*s, word, n) != 0 || !flow_blank((*s)[n])) return false;
+    *s += n, *len -= n;
+    flow_trim(s, len);
+    return true;
+}
+
+int flow_parse_duration(const char *s, uint64_t *us)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0) || v > 86400.0 * 1e6) return -1;
+    double scale = !strcmp(end, "") || !strcmp(end, "s") ? 1e6
+                   : !strcmp(end, "ms")                  ? 1e3
+                   : !strcmp(end, "us")                  ? 1.0
+                   : !strcmp(end, "m")                   ? 60e6
+                                                         : -1.0;
+    if (scale < 0 || v * scale > 86400e6) return -1;
+    *us = (uint64_t)(v * scale + 0.5);
+    return 0;
+}
+
+/* ---- templates: literal bytes and ${...} ---- */
+
+static int flow_add_part(struct flow_parser *p, struct flow_template *t, struct flow_part part)
+{
+    struct flow_part *parts = realloc(t->parts, (t->part_count + 1) * sizeof *parts);
+    if (!parts) return flow_fail(p, "out of memory");
+    t->parts = parts;
+    t->parts[t->part_count++] = part;
+    return 0;
+}
+
+/* A variable captured by a step before step: its index, or -1. */
+static long flow_var_before(const struct flow_parser *p, const char *name, size_t len, size_t step)
+{
+    for (size_t i = 0; i < p->f->var_count; i++)
+        if (strlen(p->f->vars[i]) == len && !memcmp(p->f->vars[i], name, len)) return p->var_step[i] < step ? (long)i : -1;
+    return -1;
+}
+
+/* ${csv:FILE:COLUMN}: the index of its column in f->csv (made on first use). */
+static int flow_csv_ref(struct flow_parser *p, const char *s, size_t len, unsigned *index)
+{
+    const char *colon = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == ':') colon = s + i;
+    if (!colon || colon == s || colon == s + len - 1)
+        return flow_fail(p, "${csv:FILE:COLUMN} needs a file and a column");
+    size_t file_len = (size_t)(colon - s), col_len = len - file_len - 1;
+    struct flow *f = p->f;
+    for (size_t i = 0; i < f->csv_count; i++)
+        if (strlen(f->csv[i].file) == file_len && !memcmp(f->csv[i].file, s, file_len) &&
+            strlen(f->csv[i].column) == col_len && !memcmp(f->csv[i].column, colon + 1, col_len)) {
+            *index = (unsigned)i;
+            return 0;
+        }
+    if (f->csv_count == FLOW_MAX_CSV) return flow_fail(p, "more than %d ${csv:...} columns", FLOW_MAX_CSV);
+    struct flow_csv *c = &f->csv[f->csv_count];
+    c->file = flow_dup(s, file_len);
+    c->column = flow_dup(colon + 1, col_len);
+    c->lineno = p->lineno;
+    f->csv_count++; /* freed with the flow even when half made */
+    if (!c->file || !c->column) return flow_fail(p, "out of memory");
+    *index = (unsigned)(f->csv_count - 1);
+    return 0;
+}
+
+/* ${rand:A-B}: A and B decimal, A <= B. */
+static int flow_rand_range(struct flow_parser *p, const char *s, size_t len, struct flow_part *part)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf) return flow_fail(p, "${rand:A-B} needs two integers, A <= B");
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *dash = strchr(buf + 1, '-'), *end1, *end2;
+    if (!dash) return flow_fail(p, "${rand:A-B} needs two integers, A <= B");
+    *dash = '\0';
+    errno = 0;
+    long long lo = strtoll(buf, &end1, 10), hi = strtoll(dash + 1, &end2, 10);
+    if (errno || end1 == buf || *end1 || end2 == dash + 1 || *end2 || lo > hi || hi - (unsigned long long)lo >= INT64_MAX)
+        return flow_fail(p, "${rand:A-B} needs two integers, A <= B");
+    part->lo = lo, part->hi = hi;
+    return 0;
+}
+
+/* The variable named s[0..len) (between "${" and "}"), used in step. */
+static int flow_variable(struct flow_parser *p, const char *s, size_t len, size_t step, struct flow_part *part)
+{
+    if (len == 4 && !memcmp(s, "user", 4)) part->kind = FLOW_USER;
+    else if (len == 3 && !memcmp(s, "seq", 3)) part->kind = FLOW_SEQ;
+    else if (len == 4 && !memcmp(s, "uuid", 4)) part->kind = FLOW_UUID;
+    else if (len > 5 && !memcmp(s, "rand:", 5)) {
+        part->kind = FLOW_RAND;
+        return flow_rand_range(p, s + 5, len - 5, part);
+    } else if (len > 4 && !memcmp(s, "csv:", 4)) {
+        part->kind = FLOW_CSV;
+        return flow_csv_ref(p, s + 4, len - 4, &part->index);
+    } else {
+        long v = flow_var_before(p, s, len, step);
+        if (v < 0)
+            return flow_fail(p, "${%.*s} is neither built in (user, seq, rand:A-B, uuid, csv:FILE:COLUMN) nor captured "
+                                "by an earlier step", (int)(len > 60 ? 60 : len), s);
+        part->kind = FLOW_CAPTURED;
+        part->index = (unsigned)v;
+    }
+    return 0;
+}
+
+/* Parses s[0..len) into t, its variables those step may use. */
+static int flow_template_parse(struct flow_parser *p, const char *s, size_t len, size_t step, struct flow_template *t)
+{
+    memset(t, 0, sizeof *t);
+    if (!(t->text = flow_dup(s, len))) return flow_fail(p, "out of memory");
+    t->len = len;
+    size_t lit = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (s[i] != '$' || s[i + 1] != '{') continue;
+        const char *close = memchr(s + i + 2, '}', len - i - 2);
+        if (!close) return flow_fail(p, "'${' without its '}'");
+        if (i > lit && flow_add_part(p, t, (struct flow_part){.kind = FLOW_LITERAL, .off = lit, .len = i - lit}))
+            return -1;
+        struct flow_part part = {.kind = FLOW_LITERAL};
+        if (flow_variable(p, s + i + 2, (size_t)(close - s) - i - 2, step, &part) || flow_add_part(p, t, part)) return -1;
+        i = (size_t)(close - s);
+        lit = i + 1;
+    }
+    if (len > lit) return flow_add_part(p, t, (struct flow_part){.kind = FLOW_LITERAL, .off = lit, .len = len - lit});
+    return 0;
+}
+
+static void flow_template_free(struct flow_template *t)
+{
+    free(t->text);
+    free(t->parts);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- request lines ---- */
+
+/* The target template: a path from '/' or a variable first; its literal parts
+ * must make a target url_target accepts (each variable tried as "x"). */
+static int flow_target(struct flow_parser *p, struct flow_step *st, const char *s, size_t len)
+{
+    if (!(len > 0 && s[0] == '/') && !(len > 1 && s[0] == '$' && s[1] == '{'))
+        return flow_fail(p, "the target '%.*s' is neither a path (/...) on the URL's origin nor starts with ${NAME}",
+                         (int)(len > 60 ? 60 : len), s);
+    if (flow_template_parse(p, s, len, (size_t)(st - p->f->steps), &st->target)) return -1;
+    char trial[8192], *normal = NULL, why[200];
+    size_t at = 0;
+    if (st->target.parts[0].kind != FLOW_LITERAL) trial[at++] = '/';
+    for (size_t i = 0; i < st->target.part_count; i++) {
+        const struct flow_part *pt = &st->target.parts[i];
+        size_t n = pt->kind == FLOW_LITERAL ? pt->len : 1;
+        if (at + n >= sizeof trial) return flow_fail(p, "the target is over %zu bytes", sizeof trial - 1);
+        memcpy(trial + at, pt->kind == FLOW_LITERAL ? st->target.text + pt->off : "x", n);
+        at += n;
+    }
+    trial[at] = '\0';
+    if (url_target(trial, &normal, why, sizeof why)) return flow_fail(p, "bad target: %s", why);
+    free(normal);
+    return 0;
+}
+
+static int flow_new_step(struct flow_parser *p)
+{
+    struct flow *f = p->f;
+    if (f->count == FLOW_MAX_STEPS) return flow_fail(p, "more than %d steps", FLOW_MAX_STEPS);
+    if (f->count == p->steps_cap) {
+        size_t cap = p->steps_cap ? p->steps_cap * 2 : 8;
+        struct flow_step *steps = realloc(f->steps, cap * sizeof *steps);
+        if (!steps) return flow_fail(p, "out of memory");
+        f->steps = steps;
+        p->steps_cap = cap;
+    }
+    memset(&f->steps[f->count++], 0, sizeof f->steps[0]);
+    return 0;
+}
+
+/* `[METHOD] TARGET [@BODYFILE]` */
+static int flow_request_line(struct flow_parser *p, const char *s, size_t len)
+{
+    const char *field[4];
+    size_t flen[4], n = 0;
+    for (size_t i = 0; i < len;) {
+        while (i < len && flow_blank(s[i])) i++;
+        if (i == len) break;
+        if (n == 3) return flow_fail(p, "a request line is [METHOD] TARGET [@BODYFILE]: too many fields");
+        field[n] = s + i;
+        while (i < len && !flow_blank(s[i])) i++;
+        flen[n] = (size_t)(s + i - field[n]);
+        n++;
+    }
+    if (flow_new_step(p)) return -1;
+    struct flow_step *st = &p->f->steps[p->f->count - 1];
+    st->lineno = p->lineno;
+    size_t t = field[0][0] == '/' || field[0][0] == '$' ? 0 : 1;
+    if (t == 1 && url_token_span(field[0], flen[0]) != flen[0])
+        return flow_fail(p, "'%.*s' is not a method (a token such as GET)", (int)(flen[0] > 40 ? 40 : flen[0]), field[0]);
+    if (t >= n) return flow_fail(p, "a method without a target");
+    /* the default name: METHOD TARGET as written */
+    size_t name_cap = (t ? flen[0] : 3) + flen[t] + 2;
+    st->method = t ? flow_dup(field[0], flen[0]) : flow_dup("GET", 3);
+    st->name = malloc(name_cap);
+    if (!st->method || !st->name) return flow_fail(p, "out of memory");
+    snprintf(st->name, name_cap, "%s %.*s", st->method, (int)flen[t], field[t]);
+    if (flow_target(p, st, field[t], flen[t])) return -1;
+    if (t + 1 < n) {
+        if (field[t + 1][0] != '@' || flen[t + 1] < 2)
+            return flow_fail(p, "'%.*s' after the target: a body file is @FILE", (int)(flen[t + 1] > 40 ? 40 : flen[t + 1]),
+                             field[t + 1]);
+        if (!(st->body_file = flow_dup(field[t + 1] + 1, flen[t + 1] - 1))) return flow_fail(p, "out of memory");
+        st->has_body = true;
+    }
+    return 0;
+}
+
+/* ---- a step's indented lines ---- */
+
+static int flow_header_line(struct flow_parser *p, struct flow_step *st, const char *s, size_t len)
+{
+    const char *colon = memchr(s, ':', len);
+    size_t name_len = colon ? (size_t)(colon - s) : 0;
+    if (!colon || name_len == 0 || url_token_span(s, name_len) != name_len)
+        return flow_fail(p, "'%.*s' is neither a header line (Name: value) nor one of expect, capture, think, step, body",
+                         (int)(len > 60 ? 60 : len), s);
+    const char *v = colon + 1;
+    size_t vlen = len - name_len - 1;
+    flow_trim(&v, &vlen);
+    if (url_field_value_span(v, vlen) != vlen) return flow_fail(p, "a control byte in the value of header %.*s", (int)name_len, s);
+    struct flow_header *h = realloc(st->headers, (st->header_count + 1) * sizeof *h);
+    if (!h) return flow_fail(p, "out of memory");
+    st->headers = h;
+    h = &st->headers[st->header_count++];
+    memset(h, 0, sizeof *h);
+    if (!(h->name = flow_dup(s, name_len))) return flow_fail(p, "out of memory");
+    return flow_template_parse(p, v, vlen, (size_t)(st - p->f->steps), &h->value);
+}
+
+static int flow_regcomp(struct flow_parser *p, regex_t *re, const char *s, size_t len, int flags)
+{
+    char *pattern = flow_dup(s, len);
+    if (!pattern) return flow_fail(p, "out of memory");
+    int rc = regcomp(re, pattern, REG_EXTENDED | flags);
+    free(pattern);
+    if (rc) {
+        char why[128];
+        regerror(rc, re, why, sizeof why);
+        return flow_fail(p, "bad regular expression '%.*s': %s", (int)(len > 60 ? 60 : len), s, why);
+    }
+    return 0;
+}
+
+/* `expect body ~ RE` or `expect LIST` */
+static int flow_expect_line(struct flow_parser *p, struct flow_step *st, const char *s, size_t len)
+{
+    if (flow_keyword(&s, &len, "body")) {
+        if (len < 2 || s[0] != '~' || !flow_blank(s[1])) return flow_fail(p, "expect body ~ RE: '~', a blank, the pattern");
+        if (st->expect_body) return flow_fail(p, "a second 'expect body' for this step");
+        s += 2, len -= 2;
+        flow_trim(&s, &len);
+        if (!len) return flow_fail(p, "expect body ~ RE: the pattern is empty");
+        if (flow_regcomp(p, &st->body_re, s, len, REG_NOSUB)) return -1;
+        st->expect_body = true;
+        p->f->reads_body = true;
+        return 0;
+    }
+    char why[128];
+    if (st->expect_status) return flow_fail(p, "a second 'expect STATUS' for this step");
+    if (expect_status_parse(&st->status, s, len, why, sizeof why)) return flow_fail(p, "expect: %s", why);
+    st->expect_status = true;
+    p->f->reads_body = true; /* an unexpected response's example shows the start of its body */
+    return 0;
+}
+
+static bool flow_name_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The index of captured variable name (made on first use), captured by step. */
+static int flow_var(struct flow_parser *p, const char *name, size_t len, size_t step, unsigned *index)
+{
+    struct flow *f = p->f;
+    for (size_t i = 0; i < f->var_count; i++)
+        if (strlen(f->vars[i]) == len && !memcmp(f->vars[i], name, len)) {
+            *index = (unsigned)i;
+            return 0;
+        }
+    if (f->var_count == FLOW_MAX_VARS) return flow_fail(p, "more than %d captured names", FLOW_MAX_VARS);
+    if (!(f->vars[f->var_count] = flow_dup(name, len))) return flow_fail(p, "out of memory");
+    p->var_step[f->var_count] = step;
+    *index = (unsigned)f->var_count++;
+    return 0;
+}
+
+/* `capture NAME = header:H | json:/POINTER | regex:RE` */
+static int flow_capture_line(struct flow_parser *p, struct flow_step *st, const char *s, size_t len)
+{
+    size_t n = 0;
+    while (n < len && flow_name_char(s[n])) n++;
+    static const char *const builtins[] = {"user", "seq", "uuid", "rand", "csv"};
+    if (n == 0 || (s[0] >= '0' && s[0] <= '9')) return flow_fail(p, "capture NAME = SOURCE: NAME is letters, digits, '_'");
+    for (size_t i = 0; i < sizeof builtins / sizeof builtins[0]; i++)
+        if (strlen(builtins[i]) == n && !memcmp(builtins[i], s, n)) return flow_fail(p, "capture: '%s' is built in", builtins[i]);
+    const char *rest = s + n;
+    size_t rlen = len - n;
+    flow_trim(&rest, &rlen);
+    if (!rlen || rest[0] != '=') return flow_fail(p, "capture NAME = SOURCE: '=' missing");
+    rest++, rlen--;
+    flow_trim(&rest, &rlen);
+    enum flow_from from;
+    size_t skip;
+    if (rlen > 7 && !memcmp(rest, "header:", 7)) from = FLOW_FROM_HEADER, skip = 7;
+    else if (rlen > 5 && !memcmp(rest, "json:", 5)) from = FLOW_FROM_JSON, skip = 5;
+    else if (rlen > 6 && !memcmp(rest, "regex:", 6)) from = FLOW_FROM_REGEX, skip = 6;
+    else return flow_fail(p, "capture: the source is header:NAME, json:/POINTER or regex:RE");
+    const char *arg = rest + skip;
+    size_t alen = rlen - skip;
+    if (from == FLOW_FROM_HEADER && url_token_span(arg, alen) != alen) return flow_fail(p, "capture: a header name is a token");
+    if (from == FLOW_FROM_JSON && arg[0] != '/') return flow_fail(p, "capture: a JSON pointer starts with '/' (json:/id)");
+    struct flow_capture *c = realloc(st->captures, (st->capture_count + 1) * sizeof *c);
+    if (!c) return flow_fail(p, "out of memory");
+    st->captures = c;
+    c = &st->captures[st->capture_count];
+    memset(c, 0, sizeof *c);
+    c->from = from;
+    c->lineno = p->lineno;
+    if (!(c->arg = flow_dup(arg, alen))) return flow_fail(p, "out of memory");
+    if (from == FLOW_FROM_REGEX && flow_regcomp(p, &c->re, arg, alen, 0)) {
+        free(c->arg);
+        return -1;
+    }
+    st->capture_count++;
+    p->f->reads_body = true;
+    return flow_var(p, s, n, (size_t)(st - p->f->steps), &c->var);
+}
+
+static int flow_step_line(struct flow_parser *p, const char *s, size_t len)
+{
+    if (!p->f->count) return flow_fail(p, "an indented line before the first request line");
+    struct flow_step *st = &p->f->steps[p->f->count - 1];
+    size_t step = p->f->count - 1;
+    if (flow_keyword(&s, &len, "expect")) return flow_expect_line(p, st, s, len);
+    if (flow_keyword(&s, &len, "capture")) return flow_capture_line(p, st, s, len);
+    if (flow_keyword(&s, &len, "think")) {
+        char d[32];
+        if (len >= sizeof d) return flow_fail(p, "think: a duration such as 250ms, 1s, 500us");
+        memcpy(d, s, len);
+        d[len] = '\0';
+        if (flow_parse_duration(d, &st->think_us)) return flow_fail(p, "think: '%s' is not a duration such as 250ms, 1s, 500us", d);
+        return 0;
+    }
+    if (flow_keyword(&s, &len, "step")) {
+        for (size_t i = 0; i < len; i++)
+            if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == '"' || s[i] == '\\')
+                return flow_fail(p, "step: a name of printable characters, no '\"' or '\\'");
+        for (size_t i = 0; i < step; i++)
+            if (strlen(p->f->steps[i].name) == len && !memcmp(p->f->steps[i].name, s, len))
+                return flow_fail(p, "step: '%.*s' names an earlier step too", (int)(len > 60 ? 60 : len), s);
+        free(st->name);
+        if (!(st->name = flow_dup(s, len))) return flow_fail(p, "out of memory");
+        return 0;
+    }
+    if (flow_keyword(&s, &len, "body")) {
+        if (st->has_body) return flow_fail(p, "a second body for this step (a body line or @BODYFILE)");
+        st->has_body = true;
+        return flow_template_parse(p, s, len, step, &st->body);
+    }
+    return flow_header_line(p, st, s, len);
+}
+
+/* One line (no newline, CR dropped). */
+static int flow_line(struct flow_parser *p, const char *s, size_t len)
+{
+    if (memchr(s, '\0', len)) return flow_fail(p, "a NUL byte");
+    const char *t = s;
+    size_t tlen = len;
+    flow_trim(&t, &tlen);
+    if (tlen == 0 || t[0] == '#') return 0;
+    for (size_t i = 0; i < tlen; i++)
+        if ((unsigned char)t[i] < 0x20 && t[i] != '\t') return flow_fail(p, "a control byte (0x%02x)", (unsigned char)t[i]);
+    return flow_blank(s[0]) ? flow_step_line(p, t, tlen) : flow_request_line(p, t, tlen);
+}
+
+/* Default step names are unique (a duplicate gets " #N", N its step number). */
+static int flow_unique_names(struct flow_parser *p)
+{
+    struct flow *f = p->f;
+    for (size_t i = 1; i < f->count; i++)
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(f->steps[i].name, f->steps[j].name)) continue;
+            size_t n = strlen(f->steps[i].name) + 16;
+            char *name = malloc(n);
+            if (!name) return flow_fail(p, "out of memory");
+            snprintf(name, n, "%s #%zu", f->steps[i].name, i + 1);
+            free(f->steps[i].name);
+            f->steps[i].name = name;
+            break;
+        }
+    return 0;
+}
+
+int flow_parse(struct flow *f, const char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof *f);
+    struct flow_parser p = {.f = f, .name = name, .err = err, .errlen = errlen};
+    int rc = 0;
+    for (size_t at = 0; at < len && rc == 0;) {
+        const char *nl = memchr(text + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - text) : len, line_len = end - at;
+        p.lineno++;
+        if (line_len && text[at + line_len - 1] == '\r') line_len--;
+        rc = flow_line(&p, text + at, line_len);
+        at = end + 1;
+    }
+    if (rc == 0 && f->count == 0) {
+        p.lineno = 0;
+        rc = flow_fail(&p, "no step (a request line such as GET /items)");
+    }
+    if (rc == 0) rc = flow_unique_names(&p);
+    if (rc) flow_free(f);
+    return rc;
+}
+
+/* ---- files: bodies and CSV columns ---- */
+
+/* path's folder joined with file (file as is when absolute). */
+static void flow_path(char *out, size_t cap, const char *path, const char *file)
+{
+    const char *slash = strrchr(path, '/');
+    if (file[0] == '/' || !slash) snprintf(out, cap, "%s", file);
+    else snprintf(out, cap, "%.*s%s", (int)(slash - path + 1), path, file);
+}
+
+/* One CSV field from *at (quoted "" or bare), copied into out (NUL-terminated, at most cap-1 bytes). */
+static void flow_csv_field(const char **at, const char *end, char *out, size_t cap)
+{
+    const char *s = *at;
+    size_t n = 0;
+    if (s < end && *s == '"') {
+        for (s++; s < end; s++) {
+            if (*s == '"' && s + 1 < end && s[1] == '"') s++;
+            else if (*s == '"') {
+                s++;
+                break;
+            }
+            if (n + 1 < cap) out[n++] = *s;
+        }
+        while (s < end && *s != ',') s++;
+    } else {
+        for (; s < end && *s != ','; s++)
+            if (n + 1 < cap) out[n++] = *s;
+    }
+    if (n && out[n - 1] == '\r') n--;
+    out[n] = '\0';
+    *at = s < end ? s + 1 : s;
+}
+
+/* The index of column (a header name, or a number from 1) in header line h, or -1. */
+static long flow_csv_column(const char *h, const char *end, const char *column)
+{
+    char field[512], *num_end;
+    long number = strtol(column, &num_end, 10);
+    long i = 0;
+    for (const char *at = h; at <= end; i++) {
+        flow_csv_field(&at, end, field, sizeof field);
+        if (!strcmp(field, column)) return i;
+        if (at == end) break;
+    }
+    return *num_end == '\0' && number >= 1 && number <= i + 1 ? number - 1 : -1;
+}
+
+static int flow_csv_load(struct flow_parser *p, struct flow_csv *c, const char *path)
+{
+    char full[4096], why[200], *text;
+    size_t len;
+    flow_path(full, sizeof full, path, c->file);
+    p->lineno = c->lineno;
+    if (fileread_path(full, FILEREAD_LIST_MAX, &text, &len, why, sizeof why))
+        return flow_fail(p, "cannot read CSV file %s: %s", full, why);
+    const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
+    const char *line_end = nl ? nl : end;
+    long col = flow_csv_column(line, line_end, c->column);
+    int rc = col < 0 ? flow_fail(p, "CSV file %s has no column '%s' (a name of its first line, or a number from 1)", full,
+                                 c->column)
+                     : 0;
+    size_t cap = 0;
+    for (line = nl ? nl + 1 : end; rc == 0 && line < end; line = nl ? nl + 1 : end) {
+        nl = memchr(line, '\n', (size_t)(end - line));
+        line_end = nl ? nl : end;
+        if (line_end == line || (line_end == line + 1 && *line == '\r')) continue;
+        char field[4096] = "";
+        const char *at = line;
+        for (long i = 0; i <= col; i++) {
+            field[0] = '\0';
+            if (at >= line_end && i > 0) break; /* a short row: the column is empty */
+            flow_csv_field(&at, line_end, field, sizeof field);
+        }
+        if (c->rows == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **v = realloc(c->values, cap * sizeof *v);
+            if (!v) rc = flow_fail(p, "out of memory");
+            else c->values = v;
+        }
+        if (rc == 0 && !(c->values[c->rows++] = flow_dup(field, strlen(field)))) rc = flow_fail(p, "out of memory");
+    }
+    if (rc == 0 && c->rows == 0) rc = flow_fail(p, "CSV file %s has no data row (its first line names the columns)", full);
+    free(text);
+    return rc;
+}
+
+static int flow_body_load(struct flow_parser *p, struct flow_step *st, const char *path)
+{
+    char full[4096], why[200], *text;
+    size_t len;
+    flow_path(full, sizeof full, path, st->body_file);
+    p->lineno = st->lineno;
+    if (fileread_path(full, FILEREAD_BODY_MAX, &text, &len, why, sizeof why))
+        return flow_fail(p, "cannot read body file %s: %s", full, why);
+    int rc = flow_template_parse(p, text, len, (size_t)(st - p->f->steps), &st->body);
+    free(text);
+    return rc;
+}
+
+int flow_load(struct flow *f, const char *path, char *err, size_t errlen)
+{
+    char *text, why[200];
+    size_t len;
+    memset(f, 0, sizeof *f);
+    if (fileread_path(path, FILEREAD_LIST_MAX, &text, &len, why, sizeof why)) {
+        snprintf(err, errlen, "--flow %s: %s", path, why);
+        return -1;
+    }
+    int rc = flow_parse(f, text, len, path, err, errlen);
+    free(text);
+    if (rc) return -1;
+    struct flow_parser p = {.f = f, .name = path, .err = err, .errlen = errlen};
+    for (size_t i = 0; i < f->count && rc == 0; i++)
+        if (f->steps[i].body_file) {
+            /* the body's variables: as the step's, checked against its captures */
+            for (size_t v = 0; v < f->var_count; v++) p.var_step[v] = FLOW_MAX_STEPS;
+            for (size_t s = 0; s < f->count; s++)
+                for (size_t c = 0; c < f->steps[s].capture_count; c++)
+                    if (p.var_step[f->steps[s].captures[c].var] > s) p.var_step[f->steps[s].captures[c].var] = s;
+            rc = flow_body_load(&p, &f->steps[i], path);
+        }
+    for (size_t i = 0; i < f->csv_count && rc == 0; i++) rc = flow_csv_load(&p, &f->csv[i], path);
+    if (rc) flow_free(f);
+    return rc;
+}
+
+static void flow_step_free(struct flow_step *st)
+{
+    free(st->method);
+    free(st->name);
+    free(st->body_file);
+    flow_template_free(&st->target);
+    flow_template_free(&st->body);
+    for (size_t i = 0; i < st->header_count; i++) {
+        free(st->headers[i].name);
+        flow_template_free(&st->headers[i].value);
+    }
+    free(st->headers);
+    for (size_t i = 0; i < st->capture_count; i++) {
+        free(st->captures[i].arg);
+        if (st->captures[i].from == FLOW_FROM_REGEX) regfree(&st->captures[i].re);
+    }
+    free(st->captures);
+    if (st->expect_body) regfree(&st->body_re);
+}
+
+void flow_free(struct flow *f)
+{
+    for (size_t i = 0; i < f->count; i++) flow_step_free(&f->steps[i]);
+    free(f->steps);
+    for (size_t i = 0; i < f->var_count; i++) free(f->vars[i]);
+    for (size_t i = 0; i < f->csv_count; i++) {
+        free(f->csv[i].file);
+        free(f->csv[i].column);
+        for (size_t r = 0; r < f->csv[i].rows; r++) free(f->csv[i].values[r]);
+        free(f->csv[i].values);
+    }
+    memset(f, 0, sizeof *f);
+}
