@@ -205,7 +205,13 @@ def _has_errors: (.error_rate // 0) > 0;
 def _markers:
   (if _has_errors then " ⚠" else "" end) + (if .approximate then " ≈" else "" end)
   + (if .client_bound_runs > 0 then " †" else "" end) + (if .slo_failed then " ✗" else "" end)
-  + (if (.not_steady_runs // 0) > 0 then " ⧗" else "" end) + (if (.drifting_runs // 0) > 0 then " ↘" else "" end);
+  + (if (.not_steady_runs // 0) > 0 then " ⧗" else "" end) + (if (.drifting_runs // 0) > 0 then " ↘" else "" end)
+  + (if .note then " ‡" else "" end);
+
+# Each measured row with its server's note for the table's protocol, if any ($notes:
+# {"SERVER": {"PROTOCOL": "TEXT"}}, lib/readme.sh's readme::notes); _markers marks it ‡.
+def with_notes($notes):
+  .tables |= map(.protocol as $protocol | .measured |= map(.note = ($notes[.server][$protocol]? // null)));
 
 def _rank_cell: if .tied then "=\(.rank)" else "\(.rank)" end;
 
@@ -268,6 +274,10 @@ def _legend:
      "", "↘ Drifting: the per-second successful requests/s still trended inside the measured window (Mann-Kendall, "
        + "beyond the run's own noise), so the figure is not a steady-state one: "
        + ([.measured[] | select(.drifting_runs > 0) | "\(.server | _md_escape) (\(.drifting_runs) of \(.ok) runs)"] | join(", ")) + "."
+   else empty end),
+  (if any(.measured[]; .note) then
+     "", "‡ Known about this server: "
+       + ([.measured[] | select(.note) | "\(.server | _md_escape): \(.note | _md_escape)"] | join(" "))
    else empty end),
   (if .ranked and any(.measured[]; .tied) then
      "", "=N: tied: the 95% confidence intervals of these servers' successful requests/s overlap (directly "

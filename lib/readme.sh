@@ -4,6 +4,11 @@
 #   readme::model RESULTS_FILE BASELINE [RESULTS_LINK]
 #     Prints the model (JSON) of a checked results file: tables, chart data, metadata;
 #     RESULTS_LINK: the file's folder as the README links it (flame graphs; default .).
+#     Each table's rows carry their server's note for the table's protocol (readme::notes).
+#   readme::notes
+#     Prints {"SERVER": {"PROTOCOL": "TEXT"}} from the `note.PROTOCOL=TEXT` lines of every
+#     servers/*/server.properties ($README_SERVERS_DIR, default the suite's servers/): what
+#     the suite knows about a server's figures for a protocol (the README marks the row ‡).
 #   readme::section CHARTS_LINK SOURCE_NAME < MODEL
 #     Prints the Markdown that goes between the performance markers; CHARTS_LINK is the
 #     charts directory as the README links it, SOURCE_NAME the results file it names.
@@ -23,7 +28,19 @@ README_START='<!-- performance:start -->'
 README_END='<!-- performance:end -->'
 
 readme::model() {
-  jq -L "$README_LIB" --arg baseline "$2" --arg results_link "${3:-.}" 'import "readme" as r; r::model($baseline)' "$1"
+  local notes
+  notes=$(readme::notes) || return 1
+  jq -L "$README_LIB" --arg baseline "$2" --arg results_link "${3:-.}" --argjson notes "$notes" \
+    'import "readme" as r; r::model($baseline) | r::with_notes($notes)' "$1"
+}
+
+readme::notes() {
+  local dir=${README_SERVERS_DIR:-$README_LIB/../servers} props
+  for props in "$dir"/*/server.properties; do
+    [[ -f $props ]] || continue
+    jq -R --arg server "$(basename -- "$(dirname -- "$props")")" \
+      'capture("^note\\.(?<protocol>[a-z0-9]+)=(?<text>.+)$")? | {($server): {(.protocol): .text}}' "$props"
+  done | jq -s 'reduce .[] as $note ({}; . * $note)'
 }
 
 readme::section() {

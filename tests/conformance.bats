@@ -104,6 +104,25 @@ barrage_h3() {
   assert_jq '.requests == 50 and .succeeded == 50 and .status.codes == {"200": 50} and .body_bytes == 50 * 400' - <<<"$output"
 }
 
+# jetty_private_quiche: jetty loads quiche's native library from a directory of its own,
+# removed when it stops. Jetty extracts it to java.io.tmpdir/linux-x86-64/libquiche.so,
+# overwriting the file in place: shared, a second Jetty starting made a running one crash.
+jetty_private_quiche() {
+  local lib dir
+  require_built jetty
+  start jetty
+  # quiche is loaded when the first QUIC packets come (whatever becomes of the request)
+  "$ROOT/client/build/barrage" --h3 --cacert "$(certs::dir)/ca.pem" -c 1 -n 1 -d 10s --timeout 10s \
+    "https://127.0.0.1:$PORT/hello" >/dev/null 2>&1 || true
+  lib=$(awk '$NF ~ /libquiche\.so$/ {print $NF; exit}' "/proc/$SERVER_PID/maps")
+  echo "jetty maps quiche from: ${lib:-nothing}"
+  [[ $lib == "${TMPDIR:-/tmp}"/barrage-jetty-native-*/linux-x86-64/libquiche.so ]]
+  dir=${lib%/linux-x86-64/libquiche.so}
+  servers::stop "$SERVER_PID" 5
+  SERVER_PID=''
+  [ ! -e "$dir" ]
+}
+
 # stops_on_sigterm NAME: SIGTERM to the JVM alone; gone and port free within 5 s.
 stops_on_sigterm() {
   local name=$1 pid deadline remaining
@@ -351,6 +370,7 @@ starts_without_cert() {
 @test "jetty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms jetty h3 required; }
 @test "jetty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 jetty; }
 @test "jetty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken jetty udp; }
+@test "jetty: quiche's native library is its own copy (not the shared one another Jetty overwrites), removed on stop" { jetty_private_quiche; }
 @test "jetty: started by hand without TLS_CERT and TLS_KEY, serves h1 and h2c and says h3 is off" { starts_without_cert jetty; }
 
 @test "netty: builds" { require_built netty; }

@@ -181,6 +181,25 @@ is_png() {
   [ "$(section | sed -n '/^### hello · HTTP\/2 cleartext (h2c) · h2load$/,/^### /p' | grep -c '†')" -eq 0 ]
 }
 
+@test "update-readme: a server's note for a protocol (note.PROTOCOL= in its server.properties) marks its rows of that protocol" {
+  export README_SERVERS_DIR=$TMP/servers
+  mkdir -p "$README_SERVERS_DIR/jetty" "$README_SERVERS_DIR/netty"
+  printf 'name=jetty\nprotocols=h1,h2c\nnote.h2c=its h2c is | odd <here>.\n' >"$README_SERVERS_DIR/jetty/server.properties"
+  printf 'name=netty\nprotocols=h1,h2c\n' >"$README_SERVERS_DIR/netty/server.properties"
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  local h2c h1
+  h2c=$(section | sed -n '/^### hello · HTTP\/2 cleartext (h2c) · h2load$/,/^### /p')
+  h1=$(section | sed -n '/^### hello · HTTP\/1.1 · wrk$/,/^### /p')
+  grep -q '^| jetty ‡ | ' <<<"$h2c"
+  grep -qxF '‡ Known about this server: jetty: its h2c is \| odd &lt;here>.' <<<"$h2c"
+  [ "$(grep -c '‡' <<<"$h2c")" -eq 2 ]
+  # the note is for h2c: not in jetty's HTTP/1.1 rows, nor on the servers without one
+  grep -q '^| jetty ≈ | ' <<<"$h1"
+  [ "$(grep -c '‡' <<<"$h1")" -eq 0 ]
+  [ "$(section | grep -c '‡')" -eq 2 ]
+}
+
 @test "update-readme: footer with date, machine, OS, Java, commit and the command" {
   update --file "$F/single-base.json"
   [ "$status" -eq 0 ]

@@ -73,6 +73,7 @@ public final class JettyServer {
         // directory that Jetty writes from the KeyStore.
         QuicheServerConnector h3 = null;
         if (tls != null) {
+            privateNativeDir();
             HttpConfiguration h3Config = new HttpConfiguration(config);
             h3Config.addCustomizer(new SecureRequestCustomizer());
             Path pemDir = Files.createTempDirectory("barrage-jetty-quic-");
@@ -104,6 +105,20 @@ public final class JettyServer {
                     Jetty.VERSION, connector.getLocalPort(), bind);
         }
         server.join();
+    }
+
+    /**
+     * Points java.io.tmpdir at a directory of this JVM's own before quiche's native library is
+     * loaded: Jetty's NativeHelper extracts it to java.io.tmpdir/linux-x86-64/libquiche.so and
+     * overwrites that file in place, so a second Jetty started on the machine rewrote the code
+     * a running one had mapped, which then crashed (SIGSEGV in a quiche call). The library is
+     * deleted on exit by Jetty, the directories by the JVM (registered first, deleted last).
+     */
+    private static void privateNativeDir() throws IOException {
+        Path dir = Files.createTempDirectory("barrage-jetty-native-");
+        dir.toFile().deleteOnExit();
+        dir.resolve("linux-x86-64").toFile().deleteOnExit();
+        System.setProperty("java.io.tmpdir", dir.toString());
     }
 
     /**
