@@ -93,9 +93,12 @@ Selection
   --servers A,B        servers to measure (default: all; see --list)
   --scenarios A,B      scenarios (default: all; table in scenarios/scenarios.tsv)
   --tool T[,T]         $(tools::list | paste -sd'|')|all (default all; one per lib/tools/*.sh)
-  --protocol P[,P]     h1|h2c|h3|all (default all). h2c and h3 run only for servers whose
-                       server.properties declares them and with tools that speak them
-                       (a scenario a tool cannot express is recorded as skipped). h3:
+  --protocol P[,P]     h1|h2c|h1s|h2|h3|all (default all). h2c, h1s, h2 and h3 run only for
+                       servers whose server.properties declares them and with tools that
+                       speak them (a scenario a tool cannot express is recorded as
+                       skipped). h1s: HTTP/1.1 over TLS; h2: HTTP/2 over TLS (ALPN), on
+                       the server's HTTPS port, --port + 1, with the suite's certificate
+                       (lib/certs.sh; clients verify it, wrk excepted). h3:
                        HTTP/3 over QUIC, measured by barrage (built with Debian's QUIC
                        libraries), the certificate made with openssl (lib/certs.sh); in a
                        lab run too (README "Running on lab hardware": a certificate for the
@@ -342,7 +345,7 @@ parse_options() {
   lab::configure "${SETTINGS[server_host]}" "${SETTINGS[load_hosts]}" "${SETTINGS[lab_file]}" "${SETTINGS[lab_dir]}" "${SETTINGS[strict]}" || usage_error "bad lab set-up"
   load_place
   # "all" is every protocol this place measures; a named one is checked there
-  pick_names PROTOCOLS protocol "${SETTINGS[protocols]}" h1 h2c h3
+  pick_names PROTOCOLS protocol "${SETTINGS[protocols]}" h1 h2c h1s h2 h3
   [[ ${SETTINGS[protocols]} == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
   why=$(place::check_options) || usage_error "$why"
   SETTINGS[server_cpus]='' SETTINGS[client_cpus]=''

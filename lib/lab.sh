@@ -31,7 +31,8 @@
 #   lab::header_json
 #     The results file's `lab` object: hosts, their facts, the pre-flight's warnings.
 #   lab::base_url PORT [PROTOCOL]
-#     The URL the load hosts reach the server at: https:// for h3 (QUIC on the UDP port of
+#     The URL the load hosts reach the server at: https:// at PORT + 1 for h1s and h2 (TLS
+#     over TCP, the server's TLS_PORT); https:// for h3 (QUIC on the UDP port of
 #     the same number), http:// otherwise.
 #   lab::start_server NAME PORT LOCAL_LOG [CPULIST]
 #     Starts the server on the server host (bound to its lab address; under `taskset -c
@@ -152,8 +153,11 @@ lab::record_to() { LAB_PIDS_FILE=$1; }
 lab::base_url() {
   local addr=$LAB_SERVER_ADDR scheme=http
   [[ $addr == *:* ]] && addr="[$addr]"
+  local port=$1
   [[ ${2:-} == h3 ]] && scheme=https
-  printf '%s://%s:%s\n' "$scheme" "$addr" "$1"
+  # TLS over TCP: the server's HTTPS port, PORT + 1 (servers::tls_port, labhost::server)
+  [[ ${2:-} == h1s || ${2:-} == h2 ]] && scheme=https port=$((port + 1))
+  printf '%s://%s:%s\n' "$scheme" "$addr" "$port"
 }
 
 # lab::_hosts: the server host, then the load hosts, one per line.

@@ -181,7 +181,7 @@ def model($baseline):
 # ---- Markdown ---------------------------------------------------------------------------
 
 def _protocol_name:
-  {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS",
+  {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1s": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS",
    "h3": "HTTP/3 over QUIC (h3)"}[.] // .;
 
 # The interval's half-width as a percentage: one decimal below 10%.

@@ -51,7 +51,7 @@ place::check_options() {
   done
 }
 
-place::protocols() { printf '%s\n' h1 h2c h3; }
+place::protocols() { printf '%s\n' h1 h2c h1s h2 h3; }
 
 place::connect() { return 0; }
 
@@ -104,11 +104,12 @@ place::sample_stop() { system::sample_stop; }
 place::run_tool() {
   local -n local_spec=$1
   local_spec["url"]=http://127.0.0.1:${SETTINGS[port]}
-  # HTTP/3: QUIC on UDP at the same port, with the certificate servers::start gave the server
-  if [[ ${local_spec[protocol]} == h3 ]]; then
-    local_spec["url"]=https://127.0.0.1:${SETTINGS[port]}
-    local_spec["cacert"]=$(certs::dir)/ca.pem
-  fi
+  # HTTP/3: QUIC on UDP at the same port, with the certificate servers::start gave the server;
+  # h1s and h2: TLS over TCP on its HTTPS port (servers::tls_port), the same certificate
+  case ${local_spec[protocol]} in
+    h3) local_spec["url"]=https://127.0.0.1:${SETTINGS[port]} local_spec["cacert"]=$(certs::dir)/ca.pem ;;
+    h1s|h2) local_spec["url"]=https://127.0.0.1:$(servers::tls_port "${SETTINGS[port]}") local_spec["cacert"]=$(certs::dir)/ca.pem ;;
+  esac
   "${local_spec[tool]}::run" "$1"
 }
 

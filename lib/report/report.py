@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_CURVE_POINTS = 300
 MAX_TIMELINE_POINTS = 300
 PERCENTILES = [("p50", 0.5), ("p75", 0.75), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999)]
-PROTOCOLS = {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS",
+PROTOCOLS = {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1s": "HTTP/1.1 over TLS",
              "h2": "HTTP/2 over TLS", "h3": "HTTP/3 over QUIC (h3)"}
 
 
