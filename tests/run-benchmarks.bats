@@ -191,6 +191,28 @@ KEYS
   [ ! -e "$TMP/out" ]
 }
 
+@test "plan: a scenario group (size-sweep) is out of 'all' unless named; its name stands for its scenarios" {
+  run -0 fake --servers good --tool wrk --dry-run
+  [[ $output != *size-* ]]
+  [ "$(grep -cE '^1 +good +wrk +h1 +' <<<"$output")" -eq "$(grep -cvE '^(#|$)|size-sweep' "$ROOT/scenarios/scenarios.tsv")" ]
+  run -0 fake --servers good --tool wrk --scenarios size-sweep --dry-run
+  [ "$(grep -E '^1 +good' <<<"$output" | awk '{print $5}' | paste -sd,)" = size-1k,size-16k,size-64k,size-256k,size-1m ]
+  run -0 fake --servers good --tool wrk --scenarios hello,size-sweep --dry-run
+  [ "$(grep -cE '^1 +good' <<<"$output")" -eq 6 ]
+  # a member named beside its group would be measured twice
+  run -2 fake --servers good --tool wrk --scenarios size-1k,size-sweep --dry-run
+  [[ $output == *"scenario 'size-1k' given twice"* ]]
+  # --list shows each scenario's group
+  run -0 fake --list
+  [[ $output == *"size-64k"*"/file?size=65536"*"size-sweep"* ]]
+  # a row records its scenario's group (null for none)
+  # shellcheck disable=SC2016 # expanded by that bash
+  run -0 sourced 'rows::_config_json_test() { local -A s=([protocol]=h1 [threads]=2 [connections]=16 [streams]=1 [duration_s]=1
+      [warmup_s]=0 [scenario]=$1 [request_timeout_s]=2); rows::_config_json s | jq -c "[.endpoint, .group]"; }
+    rows::_config_json_test size-16k; rows::_config_json_test hello' --servers good
+  [ "$output" = $'["/file?size=16384","size-sweep"]\n["/hello",null]' ]
+}
+
 @test "plan: h2c for servers that declare it, only with tools that speak it" {
   run -0 "$RUN" --servers jetty,jdk-httpserver --scenarios hello --tool wrk,h2load --dry-run
   [[ $output == *"jetty"*"h2load"*"h2c"*"hello"* ]]

@@ -66,6 +66,14 @@ place::start_server() {
     log::error "port ${SETTINGS[port]} is taken by $holder before starting $server; free it or pick another with --port"
     exit 1
   fi
+  # a server that serves HTTPS takes the next port too (servers::tls_port)
+  if [[ ,$(plan::declared_protocols "$server"), =~ ,(h1s|h2), ]]; then
+    holder=$(servers::port_holder "$(servers::tls_port "${SETTINGS[port]}")")
+    if [[ -n $holder ]]; then
+      log::error "port $(servers::tls_port "${SETTINGS[port]}") (HTTPS, --port + 1) is taken by $holder before starting $server; free it or pick another with --port"
+      exit 1
+    fi
+  fi
   log::info "starting $slot on port ${SETTINGS[port]} (log: $log)"
   SERVER_GC_LOG=''
   [[ ${SETTINGS[gc_log]} == 0 ]] || SERVER_GC_LOG=${log%.log}.gc.log
