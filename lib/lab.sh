@@ -436,7 +436,9 @@ lab::_call() {
 
 lab::start_server() {
   local name=$1 port=$2 cpus=${4:-} bind=0.0.0.0
-  LAB_SERVER_LOG=$3 LAB_PORT=$2
+  LAB_SERVER_LOG=$3 LAB_PORT=$2 LAB_SERVER_TLS=0
+  # a server that serves HTTPS (h1s, h2) is ready once its TLS port answers too (labhost::server)
+  grep -qE '^protocols=(.*,)?(h1s|h2)(,|$)' "$SERVERS_DIR/$name/server.properties" 2>/dev/null && LAB_SERVER_TLS=1
   # Bound to the lab address when it is one (a name resolves on the load hosts only).
   [[ $LAB_SERVER_ADDR =~ ^[0-9.]+$ ]] && bind=$LAB_SERVER_ADDR
   lab::_remote "$LAB_SERVER" mkdir -p logs runs || return 1
@@ -449,7 +451,9 @@ lab::server_alive() {
 }
 
 lab::wait_ready() {
-  lab::_call "${LAB_LOADS[0]}" "readiness probe" $(($2 + 10)) labhost::ready "$(lab::base_url "$1")/hello" "$2"
+  lab::_call "${LAB_LOADS[0]}" "readiness probe" $(($2 + 10)) labhost::ready "$(lab::base_url "$1")/hello" "$2" || return 1
+  ((${LAB_SERVER_TLS:-0})) || return 0
+  lab::_call "${LAB_LOADS[0]}" "readiness probe (TLS)" $(($2 + 10)) labhost::ready "$(lab::base_url "$1" h1s)/hello" "$2"
 }
 
 lab::contract() {
