@@ -156,22 +156,31 @@ tls_env() {
   printf '%s\n' "TLS_CERT=$dir/server.pem" "TLS_KEY=$dir/server.key"
 }
 
-# exits_when_port_taken NAME [tcp|udp]: a server that cannot listen must exit non-zero
+# exits_when_port_taken NAME [tcp|udp|tls]: a server that cannot listen must exit non-zero
 # within 30 s (not run on without its port), so that run-benchmarks.sh fails it at once.
-# udp: the port number is taken on UDP only (what an h3 server listens on besides TCP).
+# udp: the port number is taken on UDP only (what an h3 server listens on besides TCP); tls:
+# its HTTPS port (TLS_PORT) is taken, its cleartext port free.
 exits_when_port_taken() {
   local name=$1 kind=${2:-tcp} holder_pid port pid rc=0 deadline tls
   require_built "$name"
   mapfile -t tls < <(tls_env "$name")
+  if [[ $kind == tls ]]; then
+    certs::ensure
+    tls=("TLS_CERT=$(certs::dir)/server.pem" "TLS_KEY=$(certs::dir)/server.key")
+  fi
   background python3 -c 'import socket, sys, time
 kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
 s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0))
 if kind == socket.SOCK_STREAM: s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(60)' "$kind" >"$CONFORMANCE_TMP/holder-$name"
+print(s.getsockname()[1], flush=True); time.sleep(60)' "${kind/tls/tcp}" >"$CONFORMANCE_TMP/holder-$name"
   holder_pid=$BG_PID
   for _ in $(seq 50); do [[ -s $CONFORMANCE_TMP/holder-$name ]] && break; sleep 0.1; done
   port=$(<"$CONFORMANCE_TMP/holder-$name")
-  background env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  if [[ $kind == tls ]]; then
+    background env "${tls[@]}" TLS_PORT="$port" PORT="$(free_port)" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  else
+    background env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  fi
   pid=$BG_PID
   deadline=$((SECONDS + 30))
   while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
@@ -390,6 +399,7 @@ tls_needs_cert() {
 @test "jdk-httpserver: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls jdk-httpserver h1s; }
 @test "jdk-httpserver: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls jdk-httpserver h2; }
 @test "jdk-httpserver: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert jdk-httpserver; }
+@test "jdk-httpserver: exits non-zero at once when its TLS port is taken" { exits_when_port_taken jdk-httpserver tls; }
 
 @test "jetty: builds" { require_built jetty; }
 @test "jetty: contract over h1" { conforms jetty h1; }
@@ -399,6 +409,7 @@ tls_needs_cert() {
 @test "jetty: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls jetty h1s; }
 @test "jetty: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls jetty h2; }
 @test "jetty: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert jetty; }
+@test "jetty: exits non-zero at once when its TLS port is taken" { exits_when_port_taken jetty tls; }
 @test "jetty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms jetty h3 required; }
 @test "jetty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 jetty; }
 @test "jetty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken jetty udp; }
@@ -412,6 +423,7 @@ tls_needs_cert() {
 @test "netty: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls netty h1s; }
 @test "netty: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls netty h2; }
 @test "netty: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert netty; }
+@test "netty: exits non-zero at once when its TLS port is taken" { exits_when_port_taken netty tls; }
 @test "netty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms netty h3 required; }
 @test "netty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 netty; }
 @test "netty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken netty udp; }
@@ -425,6 +437,7 @@ tls_needs_cert() {
 @test "tomcat: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls tomcat h1s; }
 @test "tomcat: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls tomcat h2; }
 @test "tomcat: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert tomcat; }
+@test "tomcat: exits non-zero at once when its TLS port is taken" { exits_when_port_taken tomcat tls; }
 
 @test "java-http: builds" { require_built java-http; }
 @test "java-http: contract over h1" { conforms java-http h1; }
@@ -434,6 +447,7 @@ tls_needs_cert() {
 @test "java-http: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls java-http h1s; }
 @test "java-http: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls java-http h2; }
 @test "java-http: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert java-http; }
+@test "java-http: exits non-zero at once when its TLS port is taken" { exits_when_port_taken java-http tls; }
 
 @test "undertow: builds" { require_built undertow; }
 @test "undertow: contract over h1" { conforms undertow h1; }
@@ -443,6 +457,7 @@ tls_needs_cert() {
 @test "undertow: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls undertow h1s; }
 @test "undertow: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls undertow h2; }
 @test "undertow: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert undertow; }
+@test "undertow: exits non-zero at once when its TLS port is taken" { exits_when_port_taken undertow tls; }
 
 @test "vertx: builds" { require_built vertx; }
 @test "vertx: contract over h1" { conforms vertx h1; }
@@ -452,6 +467,7 @@ tls_needs_cert() {
 @test "vertx: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls vertx h1s; }
 @test "vertx: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls vertx h2; }
 @test "vertx: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert vertx; }
+@test "vertx: exits non-zero at once when its TLS port is taken" { exits_when_port_taken vertx tls; }
 
 @test "helidon: builds" { require_built helidon; }
 @test "helidon: contract over h1" { conforms helidon h1; }
@@ -461,3 +477,4 @@ tls_needs_cert() {
 @test "helidon: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls helidon h1s; }
 @test "helidon: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls helidon h2; }
 @test "helidon: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert helidon; }
+@test "helidon: exits non-zero at once when its TLS port is taken" { exits_when_port_taken helidon tls; }
