@@ -91,11 +91,17 @@ marks client-bound rows and rows measured while the hypervisor took 5% or more o
 
 Selection
   --servers A,B        servers to measure (default: all; see --list)
-  --scenarios A,B      scenarios (default: all; table in scenarios/scenarios.tsv)
+  --scenarios A,B      scenarios (default: all; table in scenarios/scenarios.tsv). all is every
+                       scenario in no group; a group's name stands for its scenarios:
+                       size-sweep (GET /file at 1 KiB, 16 KiB, 64 KiB, 256 KiB and 1 MiB,
+                       drawn as requests/s and MB/s against size), e.g. all,size-sweep
   --tool T[,T]         $(tools::list | paste -sd'|')|all (default all; one per lib/tools/*.sh)
-  --protocol P[,P]     h1|h2c|h3|all (default all). h2c and h3 run only for servers whose
-                       server.properties declares them and with tools that speak them
-                       (a scenario a tool cannot express is recorded as skipped). h3:
+  --protocol P[,P]     h1|h2c|h1s|h2|h3|all (default all). h2c, h1s, h2 and h3 run only for
+                       servers whose server.properties declares them and with tools that
+                       speak them (a scenario a tool cannot express is recorded as
+                       skipped). h1s: HTTP/1.1 over TLS; h2: HTTP/2 over TLS (ALPN), on
+                       the server's HTTPS port, --port + 1, with the suite's certificate
+                       (lib/certs.sh; clients verify it, wrk excepted). h3:
                        HTTP/3 over QUIC, measured by barrage (built with Debian's QUIC
                        libraries), the certificate made with openssl (lib/certs.sh); in a
                        lab run too (README "Running on lab hardware": a certificate for the
@@ -238,6 +244,24 @@ pick_names() {
   done
 }
 
+# pick_scenarios: SCENARIOS from --scenarios: "all" is every scenario in no group (the default
+# ranking); a group's name (the table's group column, e.g. size-sweep) stands for its members
+# in table order, and may be named beside others ("all,size-sweep"); exit 2 for an unknown
+# name or one given twice (a group's member named besides counts twice).
+pick_scenarios() {
+  local requested=${SETTINGS[scenarios]} words=() expanded=() word valid groups
+  mapfile -t valid < <(scenarios::list)
+  mapfile -t groups < <(scenarios::groups)
+  IFS=, read -r -a words <<<"$requested"
+  for word in "${words[@]}"; do
+    if [[ $word == all ]]; then mapfile -t -O "${#expanded[@]}" expanded < <(scenarios::default)
+    elif [[ " ${groups[*]} " == *" $word "* ]]; then mapfile -t -O "${#expanded[@]}" expanded < <(scenarios::group_members "$word")
+    else expanded+=("$word"); fi
+  done
+  ((${#expanded[@]})) || usage_error "no scenario given"
+  pick_names SCENARIOS scenario "$(IFS=,; printf '%s' "${expanded[*]}")" "${valid[@]}" "${groups[@]}"
+}
+
 # parse_options ARG...: the command line into SETTINGS and SERVERS, SCENARIOS, TOOLS and
 # PROTOCOLS (lib/settings.sh), then read-only; exit 2 (usage_error) for a bad one.
 parse_options() {
@@ -325,8 +349,8 @@ parse_options() {
   local valid
   mapfile -t valid < <(servers::list)
   pick_names SERVERS server "${SETTINGS[servers]}" "${valid[@]}"
+  pick_scenarios
   mapfile -t valid < <(scenarios::list)
-  pick_names SCENARIOS scenario "${SETTINGS[scenarios]}" "${valid[@]}"
   # a gate on a misspelt scenario would gate nothing: refused before anything starts
   local gate_scenario
   while IFS= read -r gate_scenario; do
@@ -342,7 +366,7 @@ parse_options() {
   lab::configure "${SETTINGS[server_host]}" "${SETTINGS[load_hosts]}" "${SETTINGS[lab_file]}" "${SETTINGS[lab_dir]}" "${SETTINGS[strict]}" || usage_error "bad lab set-up"
   load_place
   # "all" is every protocol this place measures; a named one is checked there
-  pick_names PROTOCOLS protocol "${SETTINGS[protocols]}" h1 h2c h3
+  pick_names PROTOCOLS protocol "${SETTINGS[protocols]}" h1 h2c h1s h2 h3
   [[ ${SETTINGS[protocols]} == all ]] && mapfile -t PROTOCOLS < <(place::protocols)
   why=$(place::check_options) || usage_error "$why"
   SETTINGS[server_cpus]='' SETTINGS[client_cpus]=''

@@ -53,6 +53,9 @@ when there is none):
     by percentile (log "nines" axis, a curve per server and rate) and of p99 against the
     offered rate; the capacity under the --capacity conditions beside peak requests/s, with a
     bar chart; rows that broke an --slo condition are marked ✗;
+  - the response-size sweep (rows of the size-sweep scenario group: GET /file?size=N at
+    several N): per protocol and tool a table of each server's successful requests/s and MB/s
+    of response bodies at each size, and a chart of both against the size (log axis);
   - the date, machine, OS, Java, suite commit and the command that reproduces the run.
 Same input, same README, byte for byte. The README and the charts are replaced only once
 everything has been made and staged beside them (temporary files, then renames); on any error,

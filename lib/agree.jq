@@ -36,7 +36,7 @@ def comparisons:
      | select(($pairs | length) > 0)
      | {scenario: $b.scenario, protocol: $b.protocol, tool: $t.tool, pairs: $pairs}];
 
-def _protocol_text: {"h1": "HTTP/1.1", "h2c": "h2c", "h3": "h3"}[.] // .;
+def _protocol_text: {"h1": "HTTP/1.1", "h2c": "h2c", "h1s": "HTTP/1.1 over TLS", "h2": "h2 (TLS)", "h3": "h3"}[.] // .;
 def _pct: . * 100 | round | if . > 0 then "+\(.)%" else "\(.)%" end;
 
 def section:

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # contract: check a running server against servers/CONTRACT.md over HTTP, with curl.
 #
-#   contract::verify LABEL BASE_URL PROTOCOLS
+#   contract::verify LABEL BASE_URL PROTOCOLS [TLS_BASE_URL]
 #     LABEL names the server in the output; BASE_URL like http://127.0.0.1:PORT;
 #     PROTOCOLS like `h1`, `h1,h2c` or `h3`. Runs every contract item over each mode the
 #     protocols imply: h1 (HTTP/1.1), h2c (HTTP/2 with prior knowledge),
-#     h2c-upgrade (HTTP/1.1 Upgrade: h2c) and h3 (HTTP/3 over QUIC on the same port
-#     number, UDP, with lib/h3client.py: the server's certificate verified against
-#     $TLS_CA, default certs::dir's ca.pem). Prints one TAP-like line per item on
+#     h2c-upgrade (HTTP/1.1 Upgrade: h2c), h3 (HTTP/3 over QUIC on the same port
+#     number, UDP, with lib/h3client.py), h1s (HTTP/1.1 over TLS, curl offering only
+#     http/1.1 by ALPN) and h2 (HTTP/2 over TLS, curl offering h2 by ALPN) at TLS_BASE_URL
+#     (default https://HOST:PORT+1, servers::tls_port's); every TLS mode verifies the
+#     server's certificate against $TLS_CA, default certs::dir's ca.pem. Prints one TAP-like line per item on
 #     stdout (`ok - LABEL MODE ITEM` / `not ok - LABEL MODE ITEM: reason`).
 #     Returns 0 when every item passed, 1 otherwise. Every curl call is bounded
 #     (--max-time $CONTRACT_MAX_TIME, default 20 s). Temp files live in a mktemp dir
 #     removed at the end. Stopping the server (SIGTERM) is the caller's check.
 #   contract::requires PROTOCOLS
 #     Prints the COMMAND:DEBIAN_PACKAGE lines (for deps::ensure) that verifying PROTOCOLS
-#     needs: curl always, h2load when they include h2c, python3 with venv and openssl
+#     needs: curl always, h2load when they include h2c or h2, python3 with venv and openssl
 #     when they include h3, so that a missing tool is a set-up error before anything
 #     starts instead of a server failing its verification.
 #   contract::ensure_h3client
@@ -45,10 +47,12 @@ CONTRACT_H3_BASE='' CONTRACT_CA=''
 CONTRACT_H3_IN='' CONTRACT_H3_OUT='' CONTRACT_H3_DOWN=''
 # 1: in h2c-upgrade mode, each request rides a connection a GET /hello upgraded first.
 CONTRACT_UPGRADE_FIRST=1
+# The current mode's curl options for TLS (h1s, h2): --cacert CONTRACT_CA; none otherwise.
+CONTRACT_CURL_TLS=()
 
 contract::requires() {
   printf '%s\n' curl:curl
-  [[ ,$1, == *,h2c,* ]] && printf '%s\n' h2load:nghttp2-client
+  [[ ,$1, == *,h2c,* || ,$1, == *,h2,* ]] && printf '%s\n' h2load:nghttp2-client
   [[ ,$1, == *,h3,* ]] && printf '%s\n' python3:python3 openssl:openssl
   return 0
 }
@@ -110,7 +114,8 @@ contract::_curl_mode() {
   case $1 in
     h1) printf '%s\n' --http1.1 ;;
     h2c) printf '%s\n' --http2-prior-knowledge ;;
-    h2c-upgrade) printf '%s\n' --http2 ;;
+    h2c-upgrade|h2) printf '%s\n' --http2 ;;
+    h1s) printf '%s\n' --http1.1 ;;
   esac
 }
 
@@ -120,7 +125,7 @@ contract::_curl_mode() {
 contract::_fetch() {
   local mode=$1 method=$2 path=$3 bodyfile=${4:-} out rc=0
   [[ $mode == h3 ]] && { contract::_h3_fetch "$method" "$path" "$bodyfile"; return; }
-  local args=(-sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" -X "$method"
+  local args=(-sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" "${CONTRACT_CURL_TLS[@]}" -X "$method"
     -D "$CONTRACT_TMP/all-headers" -o "$CONTRACT_TMP/body" -w '%{http_code} %{http_version}')
   [[ -n $bodyfile ]] && args+=(--data-binary "@$bodyfile" -H 'Content-Type: application/octet-stream')
   if [[ $mode == h2c-upgrade ]] && ((CONTRACT_UPGRADE_FIRST)); then
@@ -157,7 +162,7 @@ contract::_response() {
     return 1
   fi
   local version=2
-  [[ $mode == h1 ]] && version=1.1
+  [[ $mode == h1 || $mode == h1s ]] && version=1.1
   [[ $mode == h3 ]] && version=3
   [[ $CONTRACT_VERSION == "$version" ]] || { CONTRACT_REASON="got HTTP/$CONTRACT_VERSION, want HTTP/$version"; return 1; }
   [[ -n $(contract::_header date) ]] || { CONTRACT_REASON="no Date header"; return 1; }
@@ -167,7 +172,7 @@ contract::_response() {
   encoding=$(contract::_header transfer-encoding)
   if [[ -n $length ]]; then
     [[ $length == "$size" ]] || { CONTRACT_REASON="Content-Length $length but $size body bytes"; return 1; }
-  elif [[ $mode == h1 && ${encoding,,} != *chunked* ]]; then
+  elif [[ ($mode == h1 || $mode == h1s) && ${encoding,,} != *chunked* ]]; then
     CONTRACT_REASON="neither Content-Length nor chunked framing"
     return 1
   elif [[ $mode == h3 ]]; then
@@ -237,9 +242,11 @@ contract::_expect_status() {
   contract::_response "$1" "$4"
 }
 
-# contract::_h2load COUNT STREAMS: COUNT GET /hello over one prior-knowledge h2c
-# connection, STREAMS at a time, all answered 2xx. h2load rather than curl: curl 7.88
-# (Debian 12) cannot reuse a prior-knowledge connection (curl/curl#10634, fixed in 8.0).
+# contract::_h2load COUNT STREAMS: COUNT GET /hello over one HTTP/2 connection (h2c with
+# prior knowledge, or h2 by ALPN on https://), STREAMS at a time, all answered 2xx. h2load
+# rather than curl: curl 7.88 (Debian 12) cannot reuse a prior-knowledge connection
+# (curl/curl#10634, fixed in 8.0), and over TLS it opens a new connection now and then when a
+# TLS 1.3 session ticket arrives after a response (seen with Jetty: 3 to 28 for 100).
 contract::_h2load() {
   local count=$1 streams=$2 out rc=0
   out=$(timeout "$CONTRACT_MAX_TIME" h2load -n "$count" -c 1 -m "$streams" "$CONTRACT_BASE/hello" 2>&1) || rc=$?
@@ -265,10 +272,10 @@ contract::_h3_many() {
 # contract::_expect_keepalive MODE COUNT: COUNT GET /hello on one connection.
 contract::_expect_keepalive() {
   local mode=$1 count=$2 args=() i out rc=0 opened ok
-  [[ $mode == h2c ]] && { contract::_h2load "$count" 1; return; }
+  [[ $mode == h2c || $mode == h2 ]] && { contract::_h2load "$count" 1; return; }
   [[ $mode == h3 ]] && { contract::_h3_many --repeat "$count"; return; }
   for ((i = 0; i < count; i++)); do args+=(-o /dev/null "$CONTRACT_BASE/hello"); done
-  out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" \
+  out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" "${CONTRACT_CURL_TLS[@]}" \
     -w '%{http_code} %{num_connects}\n' "${args[@]}" 2>"$CONTRACT_TMP/curl-err") || rc=$?
   ((rc == 0)) || { CONTRACT_REASON="curl failed (exit $rc): $(head -c 200 "$CONTRACT_TMP/curl-err")"; return 1; }
   ok=$(grep -c '^200 ' <<<"$out" || true)
@@ -280,10 +287,10 @@ contract::_expect_keepalive() {
 # contract::_expect_concurrent MODE COUNT: COUNT GET /hello in flight at once.
 contract::_expect_concurrent() {
   local mode=$1 count=$2 args=() i out rc=0 ok
-  [[ $mode == h2c ]] && { contract::_h2load "$count" "$count"; return; }
+  [[ $mode == h2c || $mode == h2 ]] && { contract::_h2load "$count" "$count"; return; }
   [[ $mode == h3 ]] && { contract::_h3_many --parallel "$count"; return; }
   for ((i = 0; i < count; i++)); do args+=(-o /dev/null "$CONTRACT_BASE/hello"); done
-  out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" \
+  out=$(curl -sS --max-time "$CONTRACT_MAX_TIME" "$(contract::_curl_mode "$mode")" "${CONTRACT_CURL_TLS[@]}" \
     --parallel --parallel-max "$count" -w '%{http_code} %{size_download}\n' "${args[@]}" \
     2>"$CONTRACT_TMP/curl-err") || rc=$?
   ((rc == 0)) || { CONTRACT_REASON="curl failed (exit $rc): $(head -c 200 "$CONTRACT_TMP/curl-err")"; return 1; }
@@ -345,14 +352,24 @@ contract::_verify_mode() {
   return "$failed"
 }
 
+# contract::_tls_base BASE_URL: https:// at the same host, on the suite's TLS port (PORT + 1).
+contract::_tls_base() {
+  local hostport=${1#*://} port
+  hostport=${hostport%%/*}
+  port=${hostport##*:}
+  printf 'https://%s:%s\n' "${hostport%:*}" "$((port + 1))"
+}
+
 contract::verify() {
-  local label=$1 base=$2 protocols=$3 proto_list=() modes=() proto mode failed=0
+  local label=$1 base=$2 protocols=$3 tls_base=${4:-} proto_list=() modes=() proto mode failed=0
   IFS=, read -r -a proto_list <<<"$protocols"
   for proto in "${proto_list[@]}"; do
     case $proto in
       h1) modes+=(h1) ;;
       h2c) modes+=(h2c h2c-upgrade) ;;
       h3) modes+=(h3) ;;
+      h1s) modes+=(h1s) ;;
+      h2) modes+=(h2) ;;
       *) printf 'not ok - %s %s: unknown protocol\n' "$label" "$proto"; failed=1 ;;
     esac
   done
@@ -365,11 +382,19 @@ contract::verify() {
   fi
   CONTRACT_TMP=$(mktemp -d "${TMPDIR:-/tmp}/barrage contract.XXXXXX")
   contract::_prepare "$CONTRACT_TMP"
+  [[ -n $tls_base ]] || tls_base=$(contract::_tls_base "$CONTRACT_BASE")
   for mode in "${modes[@]}"; do
     [[ $mode == h3 ]] && contract::_h3_open
-    contract::_verify_mode "$label" "$mode" || failed=1
+    CONTRACT_CURL_TLS=()
+    if [[ $mode == h1s || $mode == h2 ]]; then
+      CONTRACT_CURL_TLS=(--cacert "$CONTRACT_CA")
+      CONTRACT_BASE=${tls_base%/} contract::_verify_mode "$label" "$mode" || failed=1
+    else
+      contract::_verify_mode "$label" "$mode" || failed=1
+    fi
     [[ $mode == h3 ]] && contract::_h3_close
   done
+  CONTRACT_CURL_TLS=()
   rm -rf -- "$CONTRACT_TMP"
   CONTRACT_TMP=''
   return "$failed"

@@ -31,7 +31,8 @@
 #   lab::header_json
 #     The results file's `lab` object: hosts, their facts, the pre-flight's warnings.
 #   lab::base_url PORT [PROTOCOL]
-#     The URL the load hosts reach the server at: https:// for h3 (QUIC on the UDP port of
+#     The URL the load hosts reach the server at: https:// at PORT + 1 for h1s and h2 (TLS
+#     over TCP, the server's TLS_PORT); https:// for h3 (QUIC on the UDP port of
 #     the same number), http:// otherwise.
 #   lab::start_server NAME PORT LOCAL_LOG [CPULIST]
 #     Starts the server on the server host (bound to its lab address; under `taskset -c
@@ -152,8 +153,11 @@ lab::record_to() { LAB_PIDS_FILE=$1; }
 lab::base_url() {
   local addr=$LAB_SERVER_ADDR scheme=http
   [[ $addr == *:* ]] && addr="[$addr]"
+  local port=$1
   [[ ${2:-} == h3 ]] && scheme=https
-  printf '%s://%s:%s\n' "$scheme" "$addr" "$1"
+  # TLS over TCP: the server's HTTPS port, PORT + 1 (servers::tls_port, labhost::server)
+  [[ ${2:-} == h1s || ${2:-} == h2 ]] && scheme=https port=$((port + 1))
+  printf '%s://%s:%s\n' "$scheme" "$addr" "$port"
 }
 
 # lab::_hosts: the server host, then the load hosts, one per line.
@@ -432,7 +436,9 @@ lab::_call() {
 
 lab::start_server() {
   local name=$1 port=$2 cpus=${4:-} bind=0.0.0.0
-  LAB_SERVER_LOG=$3 LAB_PORT=$2
+  LAB_SERVER_LOG=$3 LAB_PORT=$2 LAB_SERVER_TLS=0
+  # a server that serves HTTPS (h1s, h2) is ready once its TLS port answers too (labhost::server)
+  grep -qE '^protocols=(.*,)?(h1s|h2)(,|$)' "$SERVERS_DIR/$name/server.properties" 2>/dev/null && LAB_SERVER_TLS=1
   # Bound to the lab address when it is one (a name resolves on the load hosts only).
   [[ $LAB_SERVER_ADDR =~ ^[0-9.]+$ ]] && bind=$LAB_SERVER_ADDR
   lab::_remote "$LAB_SERVER" mkdir -p logs runs || return 1
@@ -445,7 +451,9 @@ lab::server_alive() {
 }
 
 lab::wait_ready() {
-  lab::_call "${LAB_LOADS[0]}" "readiness probe" $(($2 + 10)) labhost::ready "$(lab::base_url "$1")/hello" "$2"
+  lab::_call "${LAB_LOADS[0]}" "readiness probe" $(($2 + 10)) labhost::ready "$(lab::base_url "$1")/hello" "$2" || return 1
+  ((${LAB_SERVER_TLS:-0})) || return 0
+  lab::_call "${LAB_LOADS[0]}" "readiness probe (TLS)" $(($2 + 10)) labhost::ready "$(lab::base_url "$1" h1s)/hello" "$2"
 }
 
 lab::contract() {

@@ -24,7 +24,8 @@
 #     TERM to the process group, KILL after TIMEOUT_S; returns 0 once the group is gone.
 #   labhost::server NAME PORT BIND [CPULIST]
 #     Execs servers/NAME/start.sh with PORT and BIND, under `taskset -c CPULIST` when given
-#     (run under labhost::spawn); a server that declares h3 also gets TLS_CERT and TLS_KEY:
+#     (run under labhost::spawn); a server that declares h3, h1s or h2 also gets TLS_CERT and
+#     TLS_KEY, and one that declares h1s or h2 TLS_PORT (PORT + 1):
 #     certs/server.pem and certs/server.key, which lib/lab.sh made for the server's lab
 #     address and copied here. Returns 1 (with a message) when they are missing.
 #   labhost::sample PID FILE
@@ -127,9 +128,13 @@ labhost::server() {
   [[ -n ${4:-} ]] && launcher=(taskset -c "$4")
   # A server that declares h3 gets its certificate, whatever the run measures (without one
   # it would serve no HTTP/3: servers/CONTRACT.md): the one lib/lab.sh made for the lab address.
-  if grep -qE '^protocols=(.*,)?h3(,|$)' "servers/$1/server.properties" 2>/dev/null; then
+  if grep -qE '^protocols=(.*,)?(h3|h1s|h2)(,|$)' "servers/$1/server.properties" 2>/dev/null; then
     [[ -s certs/server.pem && -s certs/server.key ]] || { echo "labhost: no certs/server.pem and server.key in $PWD (lib/lab.sh copies them)" >&2; return 1; }
     tls=("TLS_CERT=$PWD/certs/server.pem" "TLS_KEY=$PWD/certs/server.key")
+  fi
+  # HTTPS (h1s, h2) on PORT + 1, as servers::tls_port says
+  if grep -qE '^protocols=(.*,)?(h1s|h2)(,|$)' "servers/$1/server.properties" 2>/dev/null; then
+    tls+=("TLS_PORT=$(($2 + 1))")
   fi
   exec env "${tls[@]}" PORT="$2" BIND="$3" "${launcher[@]}" "servers/$1/start.sh"
 }
@@ -144,7 +149,8 @@ labhost::sample() {
 labhost::ready() {
   local url=$1 deadline=$((SECONDS + $2)) code
   while ((SECONDS <= deadline)); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null) || true
+    # (-k: a readiness probe; the contract checks verify the certificate)
+    code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 1 "$url" 2>/dev/null) || true
     [[ $code == 200 ]] && return 0
     sleep 0.1
   done

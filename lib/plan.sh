@@ -195,11 +195,13 @@ plan::print_list() {
       "$(plan::declared_protocols "$server")"
   done
   printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "${SETTINGS[threads]}"
-  printf '  %-18s %-9s %-12s %-8s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT
+  printf '  %-18s %-9s %-12s %-8s %-28s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT GROUP
   for scenario in $(scenarios::list); do
-    printf '  %-18s %-9s %-12s %-8s %s\n' "$scenario" "$(scenarios::field "$scenario" method)" \
-      "$(plan::connections_of "$scenario")" "$(plan::streams_of "$scenario")" "$(scenarios::field "$scenario" endpoint)"
+    printf '  %-18s %-9s %-12s %-8s %-28s %s\n' "$scenario" "$(scenarios::field "$scenario" method)" \
+      "$(plan::connections_of "$scenario")" "$(plan::streams_of "$scenario")" "$(scenarios::field "$scenario" endpoint)" \
+      "$(scenarios::field "$scenario" group | sed 's/^-$//')"
   done
+  printf '  (--scenarios all: those in no group; a GROUP by its name, e.g. all,size-sweep)\n'
   printf '\nTools:\n'
   for tool in $(tools::list); do
     printf '  %-10s %-20s %s\n' "$tool" "$("$tool::version" 2>/dev/null || echo 'not installed')" "$("$tool::protocols" | paste -sd,)"

@@ -23,6 +23,8 @@
 #                          writing PNG files into $dir
 #   Rows at a fixed rate or of a capacity search (load) are left out of the tables above and
 #   make a part of their own: model's openloop, lib/readme_openloop.jq.
+#   The response-size sweep's rows (scenario group size-sweep) keep their tables and also make
+#   a part of their own, requests/s and MB/s against size: model's sizes, lib/readme_sizes.jq.
 #
 # Failed requests are not throughput: tables, ranking, "vs" and charts use successful
 # requests/s; the error rate is shown apart and marks the row, as does a tool whose
@@ -41,6 +43,8 @@ import "noise" as noise;
 # part of their own; the tables here are the closed-loop rows.
 import "readme_openloop" as openloop;
 import "profile" as profile;
+# The response-size sweep (the size-sweep scenario group) has a part of its own too.
+import "readme_sizes" as sizes;
 
 def _scenario_rank:
   . as $scenario
@@ -167,6 +171,7 @@ def model($baseline):
      | sort_by((.scenario | _scenario_rank), .scenario, .protocol, .tool)) as $tables
   | {meta: ($doc | del(.results)), baseline: $baseline, servers: $servers, tables: $tables,
      openloop: ($doc | openloop::model),
+     sizes: ($doc | sizes::model),
      where_time_goes: ($doc | profile::readme_lines($ARGS.named.results_link // "."; _scenario_rank)),
      timeouts: ([$tables[].timeouts[]] | unique),
      timeline_chart: _timeline_chart($tables; $doc.results),
@@ -181,7 +186,7 @@ def model($baseline):
 # ---- Markdown ---------------------------------------------------------------------------
 
 def _protocol_name:
-  {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS",
+  {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1s": "HTTP/1.1 over TLS", "h2": "HTTP/2 over TLS",
    "h3": "HTTP/3 over QUIC (h3)"}[.] // .;
 
 # The interval's half-width as a percentage: one decimal below 10%.
@@ -379,6 +384,7 @@ def _section($charts; $source):
     (.tables | second::section("jdk-client"; "barrage")),
     (.tables | agree::section),
     (.openloop | openloop::section($charts)),
+    (.sizes // [] | sizes::section($charts; _protocol_name)),
     .where_time_goes[],
     _footer;
 
@@ -504,5 +510,6 @@ def chart_scripts($dir):
          data_file: "\(.slug).dat", data: _timeline_data}),
      (.tables[] | select((.measured | length) > 0)
       | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")}),
-     (.openloop | openloop::chart_scripts($dir; _colour($servers)))]
+     (.openloop | openloop::chart_scripts($dir; _colour($servers))),
+     (.sizes // [] | sizes::chart_scripts($dir; _colour($servers)))]
   | map({data_file: "", data: ""} + .);

@@ -74,9 +74,11 @@ rows::_config_json() {
     --argjson streams "$streams" --argjson duration "${config_spec[duration_s]}" --argjson warmup "${config_spec[warmup_s]}" \
     --arg endpoint "$(scenarios::field "${config_spec[scenario]}" endpoint)" \
     --arg method "$(scenarios::field "${config_spec[scenario]}" method)" \
+    --arg group "$(scenarios::field "${config_spec[scenario]}" group)" \
     --arg timeout "${config_spec[request_timeout_s]}" \
     '{threads: ([$threads, $connections] | min), connections: $connections, streams: $streams,
       duration_s: $duration, warmup_s: $warmup, endpoint: $endpoint, method: $method,
+      group: (if $group == "" or $group == "-" then null else $group end),
       request_timeout_s: (if $timeout == "" then null else ($timeout | tonumber) end)}'
 }
 

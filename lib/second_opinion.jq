@@ -42,7 +42,7 @@ def comparisons($tool; $reference):
         order: _order($tp; $common), reference_order: _order($rp; $common),
         agrees: ($differing | length == 0), differing: $differing}];
 
-def _protocol_text: {"h1": "HTTP/1.1", "h2c": "h2c", "h3": "h3"}[.] // .;
+def _protocol_text: {"h1": "HTTP/1.1", "h2c": "h2c", "h1s": "HTTP/1.1 over TLS", "h2": "h2 (TLS)", "h3": "h3"}[.] // .;
 
 def section($tool; $reference):
   comparisons($tool; $reference) as $rows

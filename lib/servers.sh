@@ -17,13 +17,18 @@
 #     Starts servers/NAME/start.sh in its own session/process group (PID == PGID ==
 #     the JVM's PID, since start.sh execs java) with PORT and BIND=${BIND:-127.0.0.1},
 #     stdout+stderr to LOGFILE, under `taskset -c CPULIST` when given. A server whose
-#     protocols include h3 also gets TLS_CERT and TLS_KEY (unless set): the certificate
-#     lib/certs.sh makes (certs::ensure) in certs::dir, whose ca.pem verifies it. Sets the
-#     global SERVER_PID. Returns 1 if it cannot start (unknown server, port taken, no
-#     certificate).
+#     protocols include h3, h1s or h2 also gets TLS_CERT and TLS_KEY (unless set): the
+#     certificate lib/certs.sh makes (certs::ensure) in certs::dir, whose ca.pem verifies it;
+#     one that declares h1s or h2 gets TLS_PORT too, its HTTPS port (unless set:
+#     servers::tls_port PORT). Sets the global SERVER_PID. Returns 1 if it cannot start
+#     (unknown server, a port taken, no certificate).
+#   servers::tls_port PORT
+#     The suite's HTTPS (TLS over TCP) port for a server on PORT: PORT + 1.
 #   servers::wait_ready PID PORT TIMEOUT_S
-#     0 once GET /hello on 127.0.0.1:PORT answers 200; 1 early (with the log tail)
-#     if PID died; 1 on timeout.
+#     0 once GET /hello on 127.0.0.1:PORT answers 200 and, for a server servers::start gave
+#     a TLS_PORT, GET /hello over TLS there too (a framework may bind its listeners one after
+#     another: java-http's TLS one comes up after its cleartext one answers); 1 early (with
+#     the log tail) if PID died; 1 on timeout.
 #   servers::alive PID
 #     0 while PID runs (a zombie counts as gone).
 #   servers::stop PID [TIMEOUT_S=10]
@@ -48,6 +53,8 @@ source "$SERVERS_LIB_DIR/certs.sh"
 SERVER_PID=''
 # Log file of every server started by this shell, by PID, for wait_ready's messages.
 declare -gA SERVERS_LOGS=()
+# The TLS_PORT of every server started by this shell that has one, by PID, for wait_ready.
+declare -gA SERVERS_TLS_PORTS=()
 
 servers::list() {
   local props
@@ -133,8 +140,10 @@ servers::build() {
   return 1
 }
 
+servers::tls_port() { echo $(($1 + 1)); }
+
 servers::start() {
-  local name=$1 port=$2 logfile=$3 cpulist=${4:-} script holder protocols dir
+  local name=$1 port=$2 logfile=$3 cpulist=${4:-} script holder protocols dir tls_port=''
   local launcher=() tls=()
   script=$SERVERS_DIR/$name/start.sh
   SERVER_PID=''
@@ -143,10 +152,16 @@ servers::start() {
   [[ -z $holder ]] || { log::error "cannot start $name: port $port is taken by $holder"; return 1; }
   [[ -n $cpulist ]] && launcher=(taskset -c "$cpulist")
   protocols=$(servers::prop "$name" protocols 2>/dev/null) || protocols=''
-  if [[ ,$protocols, == *,h3,* ]]; then
-    certs::ensure || { log::error "cannot start $name: no certificate for h3"; return 1; }
+  if [[ ,$protocols, =~ ,(h3|h1s|h2), ]]; then
+    certs::ensure || { log::error "cannot start $name: no certificate for TLS (${BASH_REMATCH[1]})"; return 1; }
     dir=$(certs::dir)
     tls=("TLS_CERT=${TLS_CERT:-$dir/server.pem}" "TLS_KEY=${TLS_KEY:-$dir/server.key}")
+  fi
+  if [[ ,$protocols, =~ ,(h1s|h2), ]]; then
+    tls_port=${TLS_PORT:-$(servers::tls_port "$port")}
+    holder=$(servers::port_holder "$tls_port")
+    [[ -z $holder ]] || { log::error "cannot start $name: its TLS port $tls_port is taken by $holder"; return 1; }
+    tls+=("TLS_PORT=$tls_port")
   fi
   # setsid only makes a new session without forking when the caller is not a process
   # group leader; with job control on, `&` would make the child a leader, so turn it off.
@@ -156,6 +171,7 @@ servers::start() {
   SERVER_PID=$!
   ((had_monitor)) && set -m
   SERVERS_LOGS[$SERVER_PID]=$logfile
+  [[ -z $tls_port ]] || SERVERS_TLS_PORTS[$SERVER_PID]=$tls_port
   return 0
 }
 
@@ -166,7 +182,7 @@ servers::alive() {
 }
 
 servers::wait_ready() {
-  local pid=$1 port=$2 timeout=$3 deadline code logfile
+  local pid=$1 port=$2 timeout=$3 deadline code logfile tls_port=${SERVERS_TLS_PORTS[$1]:-}
   deadline=$((SECONDS + timeout))
   while ((SECONDS <= deadline)); do
     if ! servers::alive "$pid"; then
@@ -176,6 +192,9 @@ servers::wait_ready() {
       return 1
     fi
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$port/hello" 2>/dev/null) || true
+    # (-k: a readiness probe; the contract checks verify the certificate)
+    [[ $code == 200 && -n $tls_port ]] &&
+      { code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 1 "https://127.0.0.1:$tls_port/hello" 2>/dev/null) || true; }
     [[ $code == 200 ]] && return 0
     sleep 0.1
   done
@@ -208,7 +227,7 @@ servers::stop() {
   # (only while it exists: bash 5.2 can lose the exit of a child reaped while a trap
   # interrupted `wait`, and a `wait` for it would never return)
   if kill -0 "$pid" 2>/dev/null; then wait "$pid" 2>/dev/null || true; fi
-  unset 'SERVERS_LOGS[$pid]'
+  unset 'SERVERS_LOGS[$pid]' 'SERVERS_TLS_PORTS[$pid]'
   ! servers::_group_alive "$pid"
 }
 

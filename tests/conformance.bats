@@ -44,11 +44,13 @@ teardown() {
   common_teardown
 }
 
-# start NAME: start a server on a free port (PORT), wait until it answers (bounded).
+# start NAME: start a server on a free port (PORT), its HTTPS on another (TLS_PORT, for a
+# server that declares h1s or h2), wait until it answers (bounded).
 start() {
   PORT=$(free_port)
+  TLS_PORT=$(free_port)
   LOG="$CONFORMANCE_TMP/$1 $PORT.log"
-  servers::start "$1" "$PORT" "$LOG"
+  TLS_PORT=$TLS_PORT servers::start "$1" "$PORT" "$LOG"
   servers::wait_ready "$SERVER_PID" "$PORT" 60
 }
 
@@ -73,11 +75,25 @@ conforms() {
   fi
   require_built "$name"
   start "$name"
-  run contract::verify "$name" "http://127.0.0.1:$PORT" "$protocol"
+  run contract::verify "$name" "http://127.0.0.1:$PORT" "$protocol" "https://127.0.0.1:$TLS_PORT"
   # On failure bats shows this output: each failed item, with the server's name.
   grep -E '^not ok' <<<"$output" || true
   [ "$status" -eq 0 ]
   [[ $output == *"ok - $name $protocol GET /hello"* ]]
+}
+
+# conforms_tls NAME PROTOCOL: the contract over h1s or h2 (TLS over TCP on the server's
+# TLS_PORT, the certificate verified against the suite's CA), required of every server (h2 of
+# those that speak HTTP/2: declare h2c); its start-up line names the port.
+conforms_tls() {
+  local name=$1 protocol=$2 protocols
+  protocols=$(servers::prop "$name" protocols)
+  if [[ $protocol == h2 && ,$protocols, != *,h2c,* ]]; then
+    [[ ,$protocols, != *,h2,* ]] || { echo "$name declares h2 but not h2c"; return 1; }
+    skip "$name speaks no HTTP/2 ($protocols)"
+  fi
+  conforms "$name" "$protocol" required
+  grep -q " tls=tcp:$TLS_PORT" "$LOG" || { echo "$name's start-up line does not name tls=tcp:$TLS_PORT:"; cat "$LOG"; return 1; }
 }
 
 # barrage_h3 NAME: the second client of the h3 contract, barrage --h3 (certificate verified
@@ -159,22 +175,31 @@ tls_env() {
   printf '%s\n' "TLS_CERT=$dir/server.pem" "TLS_KEY=$dir/server.key"
 }
 
-# exits_when_port_taken NAME [tcp|udp]: a server that cannot listen must exit non-zero
+# exits_when_port_taken NAME [tcp|udp|tls]: a server that cannot listen must exit non-zero
 # within 30 s (not run on without its port), so that run-benchmarks.sh fails it at once.
-# udp: the port number is taken on UDP only (what an h3 server listens on besides TCP).
+# udp: the port number is taken on UDP only (what an h3 server listens on besides TCP); tls:
+# its HTTPS port (TLS_PORT) is taken, its cleartext port free.
 exits_when_port_taken() {
   local name=$1 kind=${2:-tcp} holder_pid port pid rc=0 deadline tls
   require_built "$name"
   mapfile -t tls < <(tls_env "$name")
+  if [[ $kind == tls ]]; then
+    certs::ensure
+    tls=("TLS_CERT=$(certs::dir)/server.pem" "TLS_KEY=$(certs::dir)/server.key")
+  fi
   background python3 -c 'import socket, sys, time
 kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
 s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0))
 if kind == socket.SOCK_STREAM: s.listen()
-print(s.getsockname()[1], flush=True); time.sleep(60)' "$kind" >"$CONFORMANCE_TMP/holder-$name"
+print(s.getsockname()[1], flush=True); time.sleep(60)' "${kind/tls/tcp}" >"$CONFORMANCE_TMP/holder-$name"
   holder_pid=$BG_PID
   for _ in $(seq 50); do [[ -s $CONFORMANCE_TMP/holder-$name ]] && break; sleep 0.1; done
   port=$(<"$CONFORMANCE_TMP/holder-$name")
-  background env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  if [[ $kind == tls ]]; then
+    background env "${tls[@]}" TLS_PORT="$port" PORT="$(free_port)" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  else
+    background env "${tls[@]}" PORT="$port" setsid "servers/$name/start.sh" >"$CONFORMANCE_TMP/$name taken.log" 2>&1
+  fi
   pid=$BG_PID
   deadline=$((SECONDS + 30))
   while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
@@ -226,6 +251,35 @@ starts_without_cert() {
   fi
   wait "$pid" || rc=$?
   ((rc != 0)) || { echo "$name exited 0 with a certificate it cannot read"; return 1; }
+  grep -q 'TLS_CERT and TLS_KEY' "$log" || { echo "$name did not say what it needs:"; cat "$log"; return 1; }
+}
+
+# tls_needs_cert NAME: started by hand without TLS_PORT, a server says tls=off and opens no
+# HTTPS port; given TLS_PORT without TLS_CERT and TLS_KEY, it says what it needs and exits
+# non-zero within 30 s (rather than run on without the HTTPS it was asked for).
+tls_needs_cert() {
+  local name=$1 pid rc=0 deadline log
+  require_built "$name"
+  PORT=$(free_port)
+  log="$CONFORMANCE_TMP/$name no tls.log"
+  background env -u TLS_PORT -u TLS_CERT -u TLS_KEY PORT="$PORT" setsid "servers/$name/start.sh" >"$log" 2>&1
+  SERVER_PID=$BG_PID
+  servers::wait_ready "$SERVER_PID" "$PORT" 60 || { echo "$name did not start without TLS_PORT:"; cat "$log"; return 1; }
+  grep -q ' tls=off' "$log" || { echo "$name's start-up line does not say tls=off:"; cat "$log"; return 1; }
+  servers::stop "$SERVER_PID" 5
+  SERVER_PID=''
+  log="$CONFORMANCE_TMP/$name tls no cert.log"
+  background env -u TLS_CERT -u TLS_KEY TLS_PORT="$(free_port)" PORT="$(free_port)" setsid "servers/$name/start.sh" >"$log" 2>&1
+  pid=$BG_PID
+  deadline=$((SECONDS + 30))
+  while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+  if servers::alive "$pid"; then
+    SERVER_PID=$pid
+    echo "$name still running 30 s after starting with TLS_PORT and no certificate"
+    return 1
+  fi
+  wait "$pid" || rc=$?
+  ((rc != 0)) || { echo "$name exited 0 with TLS_PORT and no certificate"; return 1; }
   grep -q 'TLS_CERT and TLS_KEY' "$log" || { echo "$name did not say what it needs:"; cat "$log"; return 1; }
 }
 
@@ -361,12 +415,20 @@ starts_without_cert() {
 @test "jdk-httpserver: contract over h2c (prior knowledge and Upgrade)" { conforms jdk-httpserver h2c; }
 @test "jdk-httpserver: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jdk-httpserver; }
 @test "jdk-httpserver: exits non-zero at once when its port is taken" { exits_when_port_taken jdk-httpserver; }
+@test "jdk-httpserver: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls jdk-httpserver h1s; }
+@test "jdk-httpserver: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls jdk-httpserver h2; }
+@test "jdk-httpserver: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert jdk-httpserver; }
+@test "jdk-httpserver: exits non-zero at once when its TLS port is taken" { exits_when_port_taken jdk-httpserver tls; }
 
 @test "jetty: builds" { require_built jetty; }
 @test "jetty: contract over h1" { conforms jetty h1; }
 @test "jetty: contract over h2c (prior knowledge and Upgrade)" { conforms jetty h2c; }
 @test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
 @test "jetty: exits non-zero at once when its port is taken" { exits_when_port_taken jetty; }
+@test "jetty: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls jetty h1s; }
+@test "jetty: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls jetty h2; }
+@test "jetty: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert jetty; }
+@test "jetty: exits non-zero at once when its TLS port is taken" { exits_when_port_taken jetty tls; }
 @test "jetty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms jetty h3 required; }
 @test "jetty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 jetty; }
 @test "jetty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken jetty udp; }
@@ -378,6 +440,10 @@ starts_without_cert() {
 @test "netty: contract over h2c (prior knowledge and Upgrade)" { conforms netty h2c; }
 @test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
 @test "netty: exits non-zero at once when its port is taken" { exits_when_port_taken netty; }
+@test "netty: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls netty h1s; }
+@test "netty: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls netty h2; }
+@test "netty: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert netty; }
+@test "netty: exits non-zero at once when its TLS port is taken" { exits_when_port_taken netty tls; }
 @test "netty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms netty h3 required; }
 @test "netty: barrage --h3 gets /hello and POST /load answered, counted exactly" { barrage_h3 netty; }
 @test "netty: exits non-zero at once when its port number is taken on UDP" { exits_when_port_taken netty udp; }
@@ -388,27 +454,47 @@ starts_without_cert() {
 @test "tomcat: contract over h2c (prior knowledge and Upgrade)" { conforms tomcat h2c; }
 @test "tomcat: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm tomcat; }
 @test "tomcat: exits non-zero at once when its port is taken" { exits_when_port_taken tomcat; }
+@test "tomcat: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls tomcat h1s; }
+@test "tomcat: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls tomcat h2; }
+@test "tomcat: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert tomcat; }
+@test "tomcat: exits non-zero at once when its TLS port is taken" { exits_when_port_taken tomcat tls; }
 
 @test "java-http: builds" { require_built java-http; }
 @test "java-http: contract over h1" { conforms java-http h1; }
 @test "java-http: contract over h2c (prior knowledge and Upgrade)" { conforms java-http h2c; }
 @test "java-http: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm java-http; }
 @test "java-http: exits non-zero at once when its port is taken" { exits_when_port_taken java-http; }
+@test "java-http: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls java-http h1s; }
+@test "java-http: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls java-http h2; }
+@test "java-http: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert java-http; }
+@test "java-http: exits non-zero at once when its TLS port is taken" { exits_when_port_taken java-http tls; }
 
 @test "undertow: builds" { require_built undertow; }
 @test "undertow: contract over h1" { conforms undertow h1; }
 @test "undertow: contract over h2c (prior knowledge and Upgrade)" { conforms undertow h2c; }
 @test "undertow: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm undertow; }
 @test "undertow: exits non-zero at once when its port is taken" { exits_when_port_taken undertow; }
+@test "undertow: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls undertow h1s; }
+@test "undertow: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls undertow h2; }
+@test "undertow: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert undertow; }
+@test "undertow: exits non-zero at once when its TLS port is taken" { exits_when_port_taken undertow tls; }
 
 @test "vertx: builds" { require_built vertx; }
 @test "vertx: contract over h1" { conforms vertx h1; }
 @test "vertx: contract over h2c (prior knowledge and Upgrade)" { conforms vertx h2c; }
 @test "vertx: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm vertx; }
 @test "vertx: exits non-zero at once when its port is taken" { exits_when_port_taken vertx; }
+@test "vertx: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls vertx h1s; }
+@test "vertx: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls vertx h2; }
+@test "vertx: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert vertx; }
+@test "vertx: exits non-zero at once when its TLS port is taken" { exits_when_port_taken vertx tls; }
 
 @test "helidon: builds" { require_built helidon; }
 @test "helidon: contract over h1" { conforms helidon h1; }
 @test "helidon: contract over h2c (prior knowledge and Upgrade)" { conforms helidon h2c; }
 @test "helidon: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm helidon; }
 @test "helidon: exits non-zero at once when its port is taken" { exits_when_port_taken helidon; }
+@test "helidon: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls helidon h1s; }
+@test "helidon: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls helidon h2; }
+@test "helidon: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert helidon; }
+@test "helidon: exits non-zero at once when its TLS port is taken" { exits_when_port_taken helidon tls; }

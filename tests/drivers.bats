@@ -80,8 +80,13 @@ identities() {
 @test "drivers: versions, protocols and what each tool cannot express" {
   [[ $(wrk::version) =~ 4\.1 ]]
   [[ $(h2load::version) =~ ^1\.[0-9]+\.[0-9]+$ ]]
-  [ "$(wrk::protocols | paste -sd,)" = h1 ]
-  [ "$(h2load::protocols | paste -sd,)" = h1,h2c ]
+  [ "$(wrk::protocols | paste -sd,)" = h1,h1s ]
+  [ "$(h2load::protocols | paste -sd,)" = h1,h2c,h1s,h2 ]
+  # over TLS (#39): each driver that speaks h1s and h2 supports them
+  for tool in barrage h2load jdk-client; do "$tool::supports" hello h2 && "$tool::supports" hello h1s; done
+  wrk::supports hello h1s
+  run wrk::supports hello h2
+  [ "$status" -eq 1 ]
   run wrk::supports hello h2c
   [ "$status" -eq 1 ]
   [[ $output == *"HTTP/1.1 only"* ]]
@@ -241,6 +246,16 @@ identities() {
   [ "$(field "$output" '.requests > 0 and .failed == 0 and .status["2xx"] == .requests')" = true ]
 }
 
+@test "drivers: h2load over h2 (TLS, ALPN): its TLS lines do not disturb the totals" {
+  # recorded: h2load -c 2 -m 4 -D 2 --log-file ... https://127.0.0.1:PORT/hello (netty, TLS_PORT)
+  grep -q '^Application protocol: h2$' "$F/h2load/h2-tls.txt"
+  run h2load::parse "$F/h2load/h2-tls.txt" "$F/h2load/h2-tls.tsv" 2
+  [ "$status" -eq 0 ]
+  assert_jq '.requests == 120 and .succeeded == 120 and .aborted == 8 and .status["2xx"] == 120
+    and .bytes_received == 4386 and .accounting == "exact"' - <<<"$output"
+  identities "$output"
+}
+
 @test "drivers: h2load output without totals is an error" {
   printf 'h2load: could not connect\n' >"$TMP/out.txt"
   run h2load::parse "$TMP/out.txt" "$TMP/missing.tsv" 2
@@ -257,7 +272,7 @@ identities() {
     h2load::parse "$f" "${f%.txt}.tsv" 2 >"$TMP/h2load-$(basename "$f" .txt).json"
   done
   n=$(find "$TMP" -name '*.json' | wc -l)
-  [ "$n" -eq 14 ]
+  [ "$n" -eq 15 ]
   schema::ensure_validator
   "$SCHEMA_VENV/bin/check-jsonschema" --schemafile "$ROOT/schemas/metrics.schema.json" "$TMP"/*.json
 }

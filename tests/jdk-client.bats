@@ -68,8 +68,8 @@ exact() {
     and ([.status.codes[]] | add // 0) == .status["2xx"] + .status["3xx"] + .status["4xx"] + .status["5xx"]' "$1" >/dev/null
 }
 
-@test "jdk-client driver: h1 and h2c, every scenario but high-concurrency over h2c (with the reason)" {
-  [ "$(jdk-client::protocols | paste -sd,)" = h1,h2c ]
+@test "jdk-client driver: h1, h2c, h1s and h2, every scenario but high-concurrency over h2c and h2 (with the reason)" {
+  [ "$(jdk-client::protocols | paste -sd,)" = h1,h2c,h1s,h2 ]
   local scenario
   for scenario in $(scenarios::list); do
     jdk-client::supports "$scenario" h1
@@ -78,9 +78,14 @@ exact() {
   [ "$status" -eq 1 ]
   [[ $output == *"HttpClient (a selector thread) per h2c connection: 1000 is more than 256"* ]]
   jdk-client::supports mixed h2c
-  run jdk-client::supports baseline h2
+  jdk-client::supports mixed h2
+  jdk-client::supports high-concurrency h1s
+  run jdk-client::supports high-concurrency h2
   [ "$status" -eq 1 ]
-  [[ $output == *"no h2"* ]]
+  [[ $output == *"per h2 connection: 1000 is more than 256"* ]]
+  run jdk-client::supports baseline h3
+  [ "$status" -eq 1 ]
+  [[ $output == *"no h3"* ]]
   [[ $(jdk-client::version) =~ ^[0-9.]+\ \(java\ [0-9]+ ]]
 }
 
@@ -214,6 +219,39 @@ exact() {
   [ "$status" -eq 1 ]
   [[ $output == *"exited 5"*"did not upgrade to h2c"*"java.net.http speaks h2c only by Upgrade"* ]]
   [ ! -s "$TMP/out.json" ]
+}
+
+@test "jdk-client: h1s and h2 over TLS against netty, the suite's CA trusted: exact records by HTTP version; another CA refused" {
+  # shellcheck source=lib/servers.sh
+  source "$ROOT/lib/servers.sh"
+  servers::build netty >&2
+  PORT=$(free_port)
+  local tls_port
+  tls_port=$(free_port)
+  TLS_PORT=$tls_port servers::start netty "$PORT" "$TMP/netty.log"
+  BACKGROUND_PIDS+=("$SERVER_PID")
+  servers::wait_ready "$SERVER_PID" "$PORT" 60
+  local ca
+  ca=$(certs::dir)/ca.pem
+  "$JAVA" -jar "$JDK_CLIENT_JAR" --url "https://127.0.0.1:$tls_port" --protocol h1s --cacert "$ca" --timeout 30 \
+    --connections 2 --requests 40 --request 'GET /hello' >"$TMP/h1s.json"
+  exact "$TMP/h1s.json"
+  assert_jq '.protocol == "h1s" and .succeeded == 40 and .response_versions == {"HTTP/1.1": 40, "HTTP/2": 0}' "$TMP/h1s.json"
+  "$JAVA" -jar "$JDK_CLIENT_JAR" --url "https://127.0.0.1:$tls_port" --protocol h2 --cacert "$ca" --timeout 30 \
+    --connections 2 --streams 3 --requests 60 --request 'GET /hello' >"$TMP/h2.json"
+  exact "$TMP/h2.json"
+  assert_jq '.protocol == "h2" and .succeeded == 60 and .response_versions == {"HTTP/1.1": 0, "HTTP/2": 60}' "$TMP/h2.json"
+  # the certificate is verified: a CA that did not sign it fails the connection, no record
+  certs::ensure "$TMP/other ca"
+  run "$JAVA" -jar "$JDK_CLIENT_JAR" --url "https://127.0.0.1:$tls_port" --protocol h2 --cacert "$TMP/other ca/ca.pem" \
+    --timeout 30 --connections 1 --requests 5 --request 'GET /hello'
+  [ "$status" -eq 5 ]
+  [[ $output == *"SSLHandshakeException"* && $output != *'{"tool"'* ]]
+  # an https:// URL is asked for over TLS, an http:// one in cleartext
+  run "$JAVA" -jar "$JDK_CLIENT_JAR" --url "http://127.0.0.1:$tls_port" --protocol h1s --requests 1 --request 'GET /hello'
+  [ "$status" -eq 2 ]
+  [[ $output == *"--url https://HOST:PORT is required (--protocol h1s)"* ]]
+  servers::stop "$SERVER_PID" 10
 }
 
 @test "jdk-client: nothing listening: exit 3, 'cannot connect', no record" {

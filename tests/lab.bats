@@ -329,16 +329,17 @@ no_process_left() {
   [[ $output == *"load host 'ld2' given twice"* ]]
 }
 
-@test "lab: a server that declares h3 gets the certificate staged for it on the server host (labhost::server)" {
+@test "lab: a server that declares h3, h1s or h2 gets the certificate staged for it on the server host, h1s/h2 the TLS port (labhost::server)" {
   local lab="$TMP/lab dir" s
-  mkdir -p "$lab/servers/quic" "$lab/servers/plain"
+  mkdir -p "$lab/servers/quic" "$lab/servers/plain" "$lab/servers/https"
   cp -r "$ROOT/lib" "$lab/lib"
   printf 'name=quic\nprotocols=h1,h2c,h3\n' >"$lab/servers/quic/server.properties"
   printf 'name=plain\nprotocols=h1,h2c\n' >"$lab/servers/plain/server.properties"
-  for s in quic plain; do
+  printf 'name=https\nprotocols=h1,h1s\n' >"$lab/servers/https/server.properties"
+  for s in quic plain https; do
     cat >"$lab/servers/$s/start.sh" <<'START'
 #!/bin/sh
-echo "PORT=$PORT BIND=$BIND TLS_CERT=${TLS_CERT:-none} TLS_KEY=${TLS_KEY:-none}"
+echo "PORT=$PORT BIND=$BIND TLS_CERT=${TLS_CERT:-none} TLS_KEY=${TLS_KEY:-none} TLS_PORT=${TLS_PORT:-none}"
 START
     chmod +x "$lab/servers/$s/start.sh"
   done
@@ -355,10 +356,14 @@ START
   run bash -c 'cd "$1" && source lib/labhost.sh && labhost::server "$2" 18080 0.0.0.0 2>/dev/null' _ "$lab" quic
   echo "$output"
   [ "$status" -eq 0 ]
-  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=$lab/certs/server.pem TLS_KEY=$lab/certs/server.key" ]
+  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=$lab/certs/server.pem TLS_KEY=$lab/certs/server.key TLS_PORT=none" ]
   # shellcheck disable=SC2016 # expanded by the child bash
   run bash -c 'cd "$1" && source lib/labhost.sh && labhost::server "$2" 18080 0.0.0.0 2>/dev/null' _ "$lab" plain
-  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=none TLS_KEY=none" ]
+  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=none TLS_KEY=none TLS_PORT=none" ]
+  # HTTPS over TCP: the certificate and the port after PORT (servers::tls_port's rule)
+  # shellcheck disable=SC2016 # expanded by the child bash
+  run bash -c 'cd "$1" && source lib/labhost.sh && labhost::server "$2" 18080 0.0.0.0 2>/dev/null' _ "$lab" https
+  [ "$output" = "PORT=18080 BIND=0.0.0.0 TLS_CERT=$lab/certs/server.pem TLS_KEY=$lab/certs/server.key TLS_PORT=18081" ]
 }
 
 @test "lab: HTTP/3 across the namespaces: netty over QUIC to the server address, a certificate made for it, verified from the load host" {

@@ -205,6 +205,24 @@ for row in json.load(open(sys.argv[2]))["results"]:
   grep -qF 'loaded ramped' "$TMP/ramp.html"
 }
 
+@test "report: the response-size sweep: requests/s and MB/s per server and size, the file's numbers, both drawn against size" {
+  need_chromium
+  local f=$F/readme-sizes.json
+  browse "$(page "$f")"
+  loads_clean
+  # two sweeps (h1 and h2 with barrage), two charts each, besides every table's own
+  [ "$(facts '[.charts[] | select(.kind == "sizes")] | length')" -eq 4 ]
+  # each cell: the row's successful requests/s, and that x N bytes / 10^6
+  diff <(jq -r '.results[] | select(.config.group == "size-sweep") | (.config.endpoint | ltrimstr("/file?size=")) as $n
+      | "\(.server)/\(.protocol)/\(.tool) \($n) \(.metrics.successful_rps) \(.metrics.successful_rps * ($n | tonumber) / 1000000)"' "$f" | sort) \
+    <(facts '[.cells[] | select(.table == "sizes")] | group_by([.key, (.field | sub("^size_(rps|mbps)_"; ""))])[]
+      | "\(.[0].key) \(.[0].field | sub("^size_(rps|mbps)_"; "")) \(map(select(.field | startswith("size_rps_")))[0].value | tonumber) \(map(select(.field | startswith("size_mbps_")))[0].value | tonumber)"' | sort)
+  [ "$(facts '[.cells[] | select(.table == "sizes" and .key == "netty/h1/barrage" and .field == "size_mbps_1048576")][0].text')" = 1468.0 ]
+  # a file without the group has no sweep
+  browse "$(page "$F/single-base.json")"
+  [ "$(facts '[.charts[] | select(.kind == "sizes")] | length')" -eq 0 ]
+}
+
 @test "report: a comparison page shows compare-results.sh's verdicts, the intervals, each regression side by side" {
   need_chromium
   local base=$F/multi-base.json new=$F/multi-shift10.json p=$TMP/compare.html rc=0

@@ -84,7 +84,7 @@ exact_accounting() {
   run -2 fake --tool ab --dry-run
   [[ $output == *"unknown tool 'ab'"* && $output == *"h2load"* && $output == *"wrk"* ]]
   run -2 fake --protocol h4 --dry-run
-  [[ $output == *"unknown protocol 'h4'"* && $output == *"h1 h2c h3"* ]]
+  [[ $output == *"unknown protocol 'h4'"* && $output == *"h1 h2c h1s h2 h3"* ]]
 }
 
 @test "options: a server, scenario, tool, protocol or rate given twice exits 2 before anything runs" {
@@ -189,6 +189,28 @@ KEYS
   # h2c only for servers that declare it: the fixture servers are h1 only.
   [[ $output != *h2c* ]]
   [ ! -e "$TMP/out" ]
+}
+
+@test "plan: a scenario group (size-sweep) is out of 'all' unless named; its name stands for its scenarios" {
+  run -0 fake --servers good --tool wrk --dry-run
+  [[ $output != *size-* ]]
+  [ "$(grep -cE '^1 +good +wrk +h1 +' <<<"$output")" -eq "$(grep -cvE '^(#|$)|size-sweep' "$ROOT/scenarios/scenarios.tsv")" ]
+  run -0 fake --servers good --tool wrk --scenarios size-sweep --dry-run
+  [ "$(grep -E '^1 +good' <<<"$output" | awk '{print $5}' | paste -sd,)" = size-1k,size-16k,size-64k,size-256k,size-1m ]
+  run -0 fake --servers good --tool wrk --scenarios hello,size-sweep --dry-run
+  [ "$(grep -cE '^1 +good' <<<"$output")" -eq 6 ]
+  # a member named beside its group would be measured twice
+  run -2 fake --servers good --tool wrk --scenarios size-1k,size-sweep --dry-run
+  [[ $output == *"scenario 'size-1k' given twice"* ]]
+  # --list shows each scenario's group
+  run -0 fake --list
+  [[ $output == *"size-64k"*"/file?size=65536"*"size-sweep"* ]]
+  # a row records its scenario's group (null for none)
+  # shellcheck disable=SC2016 # expanded by that bash
+  run -0 sourced 'rows::_config_json_test() { local -A s=([protocol]=h1 [threads]=2 [connections]=16 [streams]=1 [duration_s]=1
+      [warmup_s]=0 [scenario]=$1 [request_timeout_s]=2); rows::_config_json s | jq -c "[.endpoint, .group]"; }
+    rows::_config_json_test size-16k; rows::_config_json_test hello' --servers good
+  [ "$output" = $'["/file?size=16384","size-sweep"]\n["/hello",null]' ]
 }
 
 @test "plan: h2c for servers that declare it, only with tools that speak it" {
@@ -335,20 +357,23 @@ spec_keys_set() {
   verified='source "$1"; parse_options --port 18080 "${@:2}" && plan::build && plan::verified_protocols jetty'
   # 'all' protocols, but no tool here speaks h3: no QUIC client needed, none waited for
   run -0 bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk,h2load
-  [ "$output" = h1,h2c ]
+  [ "$output" = h1,h2c,h1s,h2 ]
   # measured over h1 only: h2c's checks (and the h2load they need) buy that run nothing
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1
   [ "$output" = h1 ]
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool wrk --protocol all
-  [ "$output" = h1 ]
+  [ "$output" = h1,h1s ]
+  # over TLS (#39): the TLS modes only, when only they are measured
+  run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h2
+  [ "$output" = h1,h2 ]
   # h1 always: the base every server speaks, and what the readiness probe uses
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h3
   [ "$output" = h1,h3 ]
   run bash -c "$verified" _ "$RUN" --servers jetty --scenarios hello --tool barrage,wrk
-  [ "$output" = h1,h2c,h3 ]
+  [ "$output" = h1,h2c,h1s,h2,h3 ]
   # nothing beyond what the server declares
   run bash -c "${verified/% jetty/ jdk-httpserver}" _ "$RUN" --servers jdk-httpserver --scenarios hello --tool barrage
-  [ "$output" = h1 ]
+  [ "$output" = h1,h1s ]
 }
 
 @test "plan: --cpus pins server and tool apart and sets the default threads" {
@@ -929,6 +954,47 @@ signal_building() {
   no_process_left
 }
 
+@test "plan: --protocol all includes h1s and h2 for the servers that declare them, with the tools that speak them" {
+  run -0 "$RUN" --servers jetty,jdk-httpserver --scenarios hello --tool wrk,h2load,barrage,jdk-client --dry-run
+  echo "$output"
+  local tool
+  for tool in wrk h2load barrage jdk-client; do
+    [ "$(grep -cE "^1 +jdk-httpserver +$tool +h1s +hello" <<<"$output")" -eq 1 ]
+    [ "$(grep -cE "^1 +jetty +$tool +h1s +hello" <<<"$output")" -eq 1 ]
+  done
+  # h2 (TLS, ALPN) for jetty only, and not with wrk (HTTP/1.1 only)
+  [ "$(grep -cE '^1 +jetty +(h2load|barrage|jdk-client) +h2 +hello' <<<"$output")" -eq 3 ]
+  [ "$(grep -cE ' +h2 +hello' <<<"$output")" -eq 3 ]
+  # a lab run plans them too
+  printf 'server_host = 127.0.0.2\nload_hosts = 127.0.0.3\n' >"$TMP/lab.conf"
+  run -0 "$RUN" --lab "$TMP/lab.conf" --servers jetty --tool barrage --scenarios hello --dry-run
+  [ "$(grep -cE '^1 +jetty +barrage +(h1s|h2) +hello' <<<"$output")" -eq 2 ]
+}
+
+@test "e2e: --protocol h1s,h2: barrage and h2load measure jdk-httpserver and netty over TLS, contracts checked over TLS" {
+  source "$ROOT/lib/servers.sh"
+  servers::build jdk-httpserver netty
+  run "$RUN" --quick --server-warmup 1s --duration 1s --port "$PORT" --output "$TMP/out" --servers jdk-httpserver,netty \
+    --scenarios hello --tool barrage,h2load --protocol h1s,h2 --connections 10
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # each server's contract is checked over the TLS protocols it is measured with (and h1)
+  [[ $output == *"verifying jdk-httpserver (h1,h1s)"* && $output == *"verifying netty (h1,h1s,h2)"* ]]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [ "$(jq -r '[.results[] | "\(.server) \(.tool) \(.protocol) \(.status)"] | sort | join(",")' "$f")" = \
+    "jdk-httpserver barrage h1s ok,jdk-httpserver h2load h1s ok,netty barrage h1s ok,netty barrage h2 ok,netty h2load h1s ok,netty h2load h2 ok" ]
+  assert_jq '.results[] | .metrics | .succeeded > 0 and .status["2xx"] == .succeeded' "$f"
+  # the h2 rows carry the scenario's streams; barrage verified the certificate (a TLS handshake failure would count)
+  assert_jq '[.results[] | select(.protocol == "h2") | .config.streams] == [10, 10]' "$f"
+  assert_jq '[.results[] | select(.tool == "barrage") | .metrics.connections.tls_errors] | all(. == 0)' "$f"
+  exact_accounting "$f"
+  # the server warm-up ran barrage over TLS too
+  assert_jq '[.server_warmups[].shapes[] | "\(.protocol)-\(.status)"] | sort == ["h1s-ok", "h1s-ok", "h2-ok"]' "$f"
+  no_process_left
+}
+
 @test "a lab plans h3 for the servers that declare it, as here; 'all' includes it" {
   printf 'server_host = 127.0.0.2\nload_hosts = 127.0.0.3\n' >"$TMP/lab.conf"
   run "$RUN" --lab "$TMP/lab.conf" --protocol h3 --servers netty,jdk-httpserver --tool barrage --scenarios hello --dry-run
@@ -949,7 +1015,7 @@ signal_building() {
   # test short (each run keeps --quick's 1 s warm-up: without one, h2load 1.52's -D
   # often never ends against jetty, and the run's timeout fails the row)
   run "$RUN" --quick --duration 1s --port "$PORT" --output "$TMP/out" --servers jdk-httpserver,jetty \
-    --scenarios hello,post-load --tool wrk,h2load --server-warmup auto:2s
+    --scenarios hello,post-load --tool wrk,h2load --server-warmup auto:2s --protocol h1,h2c
   echo "$output"
   [ "$status" -eq 0 ]
   local f

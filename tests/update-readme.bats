@@ -483,6 +483,30 @@ is_png() {
   if section | grep -qF 'Over time'; then return 1; fi
 }
 
+@test "update-readme: the response-size sweep: requests/s and MB/s against size, a table and a chart per protocol and tool" {
+  update --file "$F/readme-sizes.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '### Response size sweep'
+  # a column per size, ascending; a row per server: successful requests/s · MB/s of bodies
+  # (N bytes x requests/s / 10^6)
+  section | grep -qxF '| Server | 1 KiB | 16 KiB | 64 KiB | 256 KiB | 1 MiB |'
+  [ "$(section | sed -n '/^#### HTTP\/1.1 · barrage$/,/^!\[/p' | grep -F '| netty |')" = \
+    '| netty | 40,000 · 41.0 | 30,000 · 491.5 | 15,000 · 983.0 | 5,000 · 1310.7 | 1,400 · 1468.0 |' ]
+  [ "$(section | sed -n '/^#### HTTP\/2 over TLS · barrage$/,/^!\[/p' | grep -F '| jetty |')" = \
+    '| jetty | 28,000 · 28.7 | 22,400 · 367.0 | 11,200 · 734.0 | 3,600 · 943.7 | 960 · 1006.6 |' ]
+  section | grep -qF '![Successful requests/s and MB/s against response size, HTTP/1.1, barrage](docs/charts/sizes-h1-barrage.png)'
+  is_png "$CHARTS/sizes-h1-barrage.png"
+  is_png "$CHARTS/sizes-h2-barrage.png"
+  # the swept scenarios keep their own tables too; hello (no group) is not a point of the sweep
+  section | grep -qxF '### size-64k · HTTP/1.1 · barrage'
+  [ "$(section | sed -n '/^### Response size sweep$/,/^### Test environment$/p' | grep -c 'hello')" -eq 0 ]
+  # a results file without the group draws no sweep, and its old chart goes
+  update --file "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  [ ! -e "$CHARTS/sizes-h1-barrage.png" ]
+  if section | grep -qF 'Response size sweep'; then return 1; fi
+}
+
 @test "update-readme: rows not in steady state and drifting rows are marked; the tools-agree lines flag a pair beyond the noise" {
   update --file "$F/readme-steady.json"
   [ "$status" -eq 0 ]

@@ -6,8 +6,9 @@
 #                            SERVER on the server host, CLIENT on each load host)
 #   place::check_options     --profile attaches to a server on this machine, and a ramped
 #                            rate is not split over the hosts: neither here
-#   place::protocols         h1, h2c and h3 (QUIC to server_address, with a certificate
-#                            made for it for the run: lab::prepare)
+#   place::protocols         h1, h2c, h1s, h2 (TLS over TCP on the port after --port) and h3
+#                            (QUIC to server_address), with a certificate made for it for
+#                            the run: lab::prepare
 #   place::connect           one ssh connection per host (lab::connect)
 #   place::prepare SERVER... barrage built here, it and the servers that built copied to the
 #                            hosts, their facts and pre-flight in the results (lab)
@@ -35,7 +36,7 @@ place::check_options() {
   done
 }
 
-place::protocols() { printf '%s\n' h1 h2c h3; }
+place::protocols() { printf '%s\n' h1 h2c h1s h2 h3; }
 
 place::connect() { lab::connect || exit 1; }
 

@@ -51,7 +51,7 @@ place::check_options() {
   done
 }
 
-place::protocols() { printf '%s\n' h1 h2c h3; }
+place::protocols() { printf '%s\n' h1 h2c h1s h2 h3; }
 
 place::connect() { return 0; }
 
@@ -65,6 +65,14 @@ place::start_server() {
   if [[ -n $holder ]]; then
     log::error "port ${SETTINGS[port]} is taken by $holder before starting $server; free it or pick another with --port"
     exit 1
+  fi
+  # a server that serves HTTPS takes the next port too (servers::tls_port)
+  if [[ ,$(plan::declared_protocols "$server"), =~ ,(h1s|h2), ]]; then
+    holder=$(servers::port_holder "$(servers::tls_port "${SETTINGS[port]}")")
+    if [[ -n $holder ]]; then
+      log::error "port $(servers::tls_port "${SETTINGS[port]}") (HTTPS, --port + 1) is taken by $holder before starting $server; free it or pick another with --port"
+      exit 1
+    fi
   fi
   log::info "starting $slot on port ${SETTINGS[port]} (log: $log)"
   SERVER_GC_LOG=''
@@ -104,11 +112,12 @@ place::sample_stop() { system::sample_stop; }
 place::run_tool() {
   local -n local_spec=$1
   local_spec["url"]=http://127.0.0.1:${SETTINGS[port]}
-  # HTTP/3: QUIC on UDP at the same port, with the certificate servers::start gave the server
-  if [[ ${local_spec[protocol]} == h3 ]]; then
-    local_spec["url"]=https://127.0.0.1:${SETTINGS[port]}
-    local_spec["cacert"]=$(certs::dir)/ca.pem
-  fi
+  # HTTP/3: QUIC on UDP at the same port, with the certificate servers::start gave the server;
+  # h1s and h2: TLS over TCP on its HTTPS port (servers::tls_port), the same certificate
+  case ${local_spec[protocol]} in
+    h3) local_spec["url"]=https://127.0.0.1:${SETTINGS[port]} local_spec["cacert"]=$(certs::dir)/ca.pem ;;
+    h1s|h2) local_spec["url"]=https://127.0.0.1:$(servers::tls_port "${SETTINGS[port]}") local_spec["cacert"]=$(certs::dir)/ca.pem ;;
+  esac
   "${local_spec[tool]}::run" "$1"
 }
 

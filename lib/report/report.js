@@ -14,7 +14,11 @@
     return q.toFixed(Math.min(digits, 6)).replace(/\.?0+$/, function (m) { return m.indexOf('.') >= 0 ? '' : m; }) + '%';
   }
   function percentileName(x) { return 'p' + nines(x).replace('%', ''); }
-  var axisFormats = { nines: nines, us: latency, rps: thousands, pct: signedPct };
+  // a response size in bytes: 1 KiB ... 1 MiB (the size sweep's axis)
+  function bytes(v) {
+    return v >= 1048576 ? +(v / 1048576).toFixed(2) + ' MiB' : v >= 1024 ? +(v / 1024).toFixed(2) + ' KiB' : v + ' B';
+  }
+  var axisFormats = { nines: nines, us: latency, rps: thousands, pct: signedPct, bytes: bytes };
   var esc = barrageFormat.esc;
   function value(p) { return Array.isArray(p.value) ? p.value : (p.value && p.value.value) || p.data && p.data.value || p.value; }
 

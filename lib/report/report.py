@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_CURVE_POINTS = 300
 MAX_TIMELINE_POINTS = 300
 PERCENTILES = [("p50", 0.5), ("p75", 0.75), ("p90", 0.9), ("p99", 0.99), ("p999", 0.999), ("p9999", 0.9999)]
-PROTOCOLS = {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1-tls": "HTTP/1.1 over TLS",
+PROTOCOLS = {"h1": "HTTP/1.1", "h2c": "HTTP/2 cleartext (h2c)", "h1s": "HTTP/1.1 over TLS",
              "h2": "HTTP/2 over TLS", "h3": "HTTP/3 over QUIC (h3)"}
 
 
@@ -164,6 +164,15 @@ def timeline_points(metrics):
         out.append({"t": part[0]["t_s"], "rps": round(sum(s["succeeded"] for s in part) / length, 2),
                     "p99": max(p99) if p99 else None, "grace": all(s.get("in_grace") for s in part)})
     return {"points": out, "merged": group}
+
+
+def size_text(size):
+    """1024 -> "1 KiB", 1048576 -> "1 MiB" (as lib/readme_sizes.jq says them)."""
+    if size >= 1048576 and size % 1048576 == 0:
+        return "%d MiB" % (size // 1048576)
+    if size >= 1024 and size % 1024 == 0:
+        return "%d KiB" % (size // 1024)
+    return "%d B" % size
 
 
 def nines_axis():
@@ -613,6 +622,44 @@ class RunPage:
                                                               "from the scheduled time (coordinated omission corrected)")))
         return "".join(charts)
 
+    def sizes(self):
+        """The response-size sweep (lib/readme_sizes.jq's model, as the README shows it): per
+        protocol and tool a table of each server's successful requests/s and MB/s of response
+        bodies at each size, and both against the size (log axis)."""
+        out = []
+        for sw in self.model.get("sizes") or []:
+            label = "%s · %s" % (PROTOCOLS.get(sw["protocol"], sw["protocol"]), sw["tool"])
+            body = []
+            for server in sw["servers"]:
+                cells = [tag("td", esc(server))]
+                for size in sw["sizes"]:
+                    c = (sw["cells"].get(server) or {}).get(str(size)) or {}
+                    cells.append(num(fmt.thousands(c.get("rps")), c.get("rps"), "size_rps_%d" % size))
+                    cells.append(num(fmt.fixed(c.get("mbps"), 1), c.get("mbps"), "size_mbps_%d" % size))
+                body.append(tag("tr", "".join(cells), data_key="/".join([server, sw["protocol"], sw["tool"]])))
+            head = ["Server"] + [h for size in sw["sizes"] for h in ("%s req/s" % size_text(size), "MB/s")]
+            charts = []
+            for field, title, axis in (("rps", "Successful requests/s against response size", "rps"),
+                                       ("mbps", "MB/s of response bodies against response size", None)):
+                option = base_option("%s: %s" % (title, label), "median of the successful runs; MB/s: N bytes × requests/s / 10^6")
+                option["xAxis"] = {"type": "log", "logBase": 2, "name": "response size", "nameLocation": "middle",
+                                   "nameGap": 28, "_format": "bytes", "min": sw["sizes"][0], "max": sw["sizes"][-1]}
+                option["yAxis"] = {"type": "value", "name": "successful req/s" if field == "rps" else "MB/s",
+                                   "_format": axis} if axis else {"type": "value", "name": "MB/s"}
+                option["series"] = [{"name": server, "type": "line", "symbolSize": 7,
+                                     "data": [[size, ((sw["cells"].get(server) or {}).get(str(size)) or {}).get(field)]
+                                              for size in sw["sizes"]
+                                              if ((sw["cells"].get(server) or {}).get(str(size)) or {}).get(field) is not None]}
+                                    for server in sw["servers"]]
+                charts.append(self.chart("sizes", option))
+            out.append(tag("section", tag("h2", esc("Response size sweep: " + label),
+                                          id="s-%s-%s" % (sw["protocol"], sw["tool"]))
+                           + tag("p", esc("GET /file?size=N at each size of the size-sweep scenario group, on the same "
+                                          "connections: successful requests/s and MB/s of response bodies (N bytes a "
+                                          "response, 1 MB = 10^6 bytes)."), class_="note")
+                           + table(head, body, cls="sizes") + "".join(charts)))
+        return "".join(out)
+
     def warmups(self):
         warmups = self.doc.get("server_warmups") or []
         if not warmups:
@@ -647,7 +694,7 @@ class RunPage:
         sections = [self.closed_table(t, i) for i, t in enumerate(tables)]
         body = (tag("h1", esc(title)) + "".join(banners) + self.facts() + self.noise_floor()
                 + (tag("nav", tag("ul", "".join(nav))) if nav else "")
-                + "".join(sections) + self.openloop() + self.where_time_goes() + self.warmups())
+                + "".join(sections) + self.sizes() + self.openloop() + self.where_time_goes() + self.warmups())
         if not tables and not any(self.model.get("openloop", {}).get(k) for k in ("rate_tables", "ramp_tables", "capacity_tables")):
             body += tag("p", "No rows measured yet.", class_="note")
         return page(title, body, {"charts": self.charts})

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # barrage driver (interface: lib/tools/README.md). The bundled C load engine (client/),
 # built here with make when needed. HTTP/1.1, h2c (prior knowledge, the scenario's stream
-# count per connection) and h3 (HTTP/3 over QUIC, in a build with Debian's QUIC libraries:
-# the spec's url is https:// and its cacert the CA that verifies the server's certificate,
-# lib/certs.sh), running scenarios/<name>.lua as wrk does (barrage -s: the wrk
+# count per connection), h1s and h2 (HTTP/1.1 and HTTP/2 over TLS, by ALPN: --h1 / --h2 on
+# the https:// url) and h3 (HTTP/3 over QUIC, in a build with Debian's QUIC libraries); over
+# TLS the spec's cacert is the CA that verifies the server's certificate (lib/certs.sh), running scenarios/<name>.lua as wrk does (barrage -s: the wrk
 # scripting API, client/SCRIPTING.md), so every scenario runs, mixed included.
 # `barrage --json` prints the metrics record itself: nothing is parsed out of text. The raw
 # output (barrage.json in the work dir) holds the record on stdout and, on stderr, what the
@@ -58,7 +58,7 @@ barrage::version() {
 
 barrage::requires() { printf '%s\n' make:make cc:gcc pkg-config:pkg-config; }
 
-barrage::protocols() { printf '%s\n' h1 h2c h3; }
+barrage::protocols() { printf '%s\n' h1 h2c h1s h2 h3; }
 
 barrage::request_timeout_s() { echo 2; }
 
@@ -69,13 +69,13 @@ barrage::capabilities() { printf '%s\n' warmup timeline rate stages multihost; }
 
 barrage::supports() {
   local protocol=$2
-  [[ $protocol == h1 || $protocol == h2c ]] && return 0
+  [[ $protocol == h1 || $protocol == h2c || $protocol == h1s || $protocol == h2 ]] && return 0
   if [[ $protocol == h3 ]]; then
     barrage::has_h3 && return 0
     printf 'barrage was built without HTTP/3: install %s (make -C client then builds it with HTTP/3)\n' "${BARRAGE_H3_PACKAGES[*]}"
     return 1
   fi
-  printf 'barrage speaks h1, h2c and h3 here (no %s)\n' "$protocol"
+  printf 'barrage speaks h1, h2c, h1s, h2 and h3 here (no %s)\n' "$protocol"
   return 1
 }
 
@@ -109,6 +109,9 @@ barrage::run() {
     -s "$(scenarios::script "$scenario")")
   case ${barrage_spec[protocol]} in
     h2c) args+=(--h2 -m "${barrage_spec[streams]:-1}") ;;
+    # TLS over TCP (an https:// url): ALPN offers http/1.1 only (--h1), or h2 (--h2)
+    h1s) args+=(--h1 --cacert "${barrage_spec[cacert]}") ;;
+    h2) args+=(--h2 -m "${barrage_spec[streams]:-1}" --cacert "${barrage_spec[cacert]}") ;;
     h3) args+=(--h3 -m "${barrage_spec[streams]:-1}" --cacert "${barrage_spec[cacert]}") ;;
   esac
   if [[ -n ${barrage_spec[warmup_auto]:-} ]]; then args+=(--warmup "auto:${warmup}s") # lib/steady.sh

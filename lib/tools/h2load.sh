@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# h2load driver (interface: lib/tools/README.md). HTTP/1.1 (--h1) and h2c (prior knowledge).
+# h2load driver (interface: lib/tools/README.md). HTTP/1.1 (--h1) and h2c (prior knowledge); over
+# TLS h1s (--h1: ALPN http/1.1) and h2 (ALPN h2) on the https:// url.
 # h2load 1.52 prints totals but no percentiles and no status codes: both come from its --log-file
 # (one line per request done in the measured phase: start time, status, duration in µs), read
 # with h2load's own totals (src/h2load.cc at v1.52.0):
@@ -42,7 +43,7 @@ h2load::version() {
 
 h2load::requires() { printf '%s\n' h2load:nghttp2-client; }
 
-h2load::protocols() { printf '%s\n' h1 h2c; }
+h2load::protocols() { printf '%s\n' h1 h2c h1s h2; }
 
 # h2load has no per-request timeout (only connection-level ones).
 h2load::request_timeout_s() { :; }
@@ -53,8 +54,8 @@ h2load::capabilities() { :; }
 h2load::supports() {
   local scenario=$1 protocol=$2
   case $protocol in
-    h1|h2c) ;;
-    *) printf 'h2load is driven over h1 and h2c only (no %s)\n' "$protocol"; return 1 ;;
+    h1|h2c|h1s|h2) ;;
+    *) printf 'h2load is driven over h1, h2c, h1s and h2 only (no %s)\n' "$protocol"; return 1 ;;
   esac
   if scenarios::rotates "$scenario"; then
     printf 'h2load sends one method per run; %s alternates %s\n' "$scenario" "$(scenarios::field "$scenario" method)"
@@ -186,7 +187,9 @@ h2load::run() {
   ((threads <= connections)) || threads=$connections
   args+=(-t "$threads")
   ((warmup > 0)) && args+=(--warm-up-time "$warmup")
-  if [[ ${h2load_spec[protocol]} == h1 ]]; then
+  # h1s and h2: the https:// url; --h1 makes ALPN offer http/1.1, else h2 (h2load verifies no
+  # certificate: the spec's cacert is not used)
+  if [[ ${h2load_spec[protocol]} == h1 || ${h2load_spec[protocol]} == h1s ]]; then
     args+=(--h1 -m 1)
   else
     args+=(-m "${h2load_spec[streams]}")

@@ -13,6 +13,8 @@
 # back): the client stops instead (exit 5), and the record counts responses by version.
 # Scenarios: the method, endpoint and body of scenarios/scenarios.tsv; mixed rotates the
 # requests its script (scenarios/mixed.lua) builds with wrk.format, checked against the table.
+# Over TLS: h1s (HTTP/1.1) as h1, h2 (HTTP/2 by ALPN) as h2c but with one request per client
+# to make its connection; both on the https:// url, trusting the spec's cacert (--cacert).
 #
 #   jdk-client::build
 #     Builds clients/jdk-client/target/jdk-client.jar with Maven under java::home's JDK (in a
@@ -73,7 +75,7 @@ jdk-client::version() {
 
 jdk-client::requires() { printf '%s\n' mvn:maven; }
 
-jdk-client::protocols() { printf '%s\n' h1 h2c; }
+jdk-client::protocols() { printf '%s\n' h1 h2c h1s h2; }
 
 jdk-client::request_timeout_s() { echo 2; }
 
@@ -105,14 +107,14 @@ jdk-client::requests() {
 jdk-client::supports() {
   local scenario=$1 protocol=$2 connections reason
   case $protocol in
-    h1|h2c) ;;
-    *) printf 'jdk-client speaks h1 and h2c here (no %s)\n' "$protocol"; return 1 ;;
+    h1|h2c|h1s|h2) ;;
+    *) printf 'jdk-client speaks h1, h2c, h1s and h2 here (no %s)\n' "$protocol"; return 1 ;;
   esac
   reason=$(jdk-client::requests "$scenario") || { printf '%s\n' "$reason"; return 1; }
   connections=$(scenarios::field "$scenario" connections) || return 1
-  if [[ $protocol == h2c ]] && ((connections > JDK_CLIENT_MAX_H2C_CONNECTIONS)); then
-    printf 'jdk-client opens an HttpClient (a selector thread) per h2c connection: %s is more than %s\n' \
-      "$connections" "$JDK_CLIENT_MAX_H2C_CONNECTIONS"
+  if [[ $protocol == h2c || $protocol == h2 ]] && ((connections > JDK_CLIENT_MAX_H2C_CONNECTIONS)); then
+    printf 'jdk-client opens an HttpClient (a selector thread) per %s connection: %s is more than %s\n' \
+      "$protocol" "$connections" "$JDK_CLIENT_MAX_H2C_CONNECTIONS"
     return 1
   fi
 }
@@ -140,7 +142,9 @@ jdk-client::run() {
   local args=("$java_home/bin/java" "-Djdk.virtualThreadScheduler.parallelism=$threads" -jar "$JDK_CLIENT_JAR"
     --url "${jdk_spec[url]%/}" --protocol "$protocol" --connections "$connections" --duration "$duration"
     --warmup "$warmup" --timeout "$(jdk-client::request_timeout_s)")
-  [[ $protocol == h2c ]] && args+=(--streams "${jdk_spec[streams]:-1}")
+  [[ $protocol == h2c || $protocol == h2 ]] && args+=(--streams "${jdk_spec[streams]:-1}")
+  # h1s and h2: the https:// url, the server's certificate verified against the suite's CA
+  [[ -n ${jdk_spec[cacert]:-} && ($protocol == h1s || $protocol == h2) ]] && args+=(--cacert "${jdk_spec[cacert]}")
   while read -r line; do args+=(--request "$line"); done < <(jdk-client::requests "$scenario")
   body=$(scenarios::body_file "$scenario")
   [[ -n $body ]] && args+=(--body "$body")

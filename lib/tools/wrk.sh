@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# wrk driver (interface: lib/tools/README.md). HTTP/1.1 only; runs scenarios/<name>.lua, whose
+# wrk driver (interface: lib/tools/README.md). HTTP/1.1 only, in cleartext (h1) and over TLS (h1s:
+# the https:// url; Debian's wrk is built with OpenSSL, offers no ALPN and verifies no
+# certificate, so the spec's cacert is not used); runs scenarios/<name>.lua, whose
 # done() (scenarios/json-report.lua) prints the metrics record as the last JSON line.
 #
 #   wrk::parse OUTPUT_FILE
@@ -15,7 +17,7 @@ wrk::version() {
 
 wrk::requires() { printf '%s\n' wrk:wrk; }
 
-wrk::protocols() { printf '%s\n' h1; }
+wrk::protocols() { printf '%s\n' h1 h1s; }
 
 wrk::request_timeout_s() { echo 2; }
 
@@ -24,8 +26,8 @@ wrk::capabilities() { :; }
 
 wrk::supports() {
   local protocol=$2
-  [[ $protocol == h1 ]] && return 0
-  printf 'wrk speaks HTTP/1.1 only (no %s)\n' "$protocol"
+  [[ $protocol == h1 || $protocol == h1s ]] && return 0
+  printf 'wrk speaks HTTP/1.1 only, in cleartext and over TLS (no %s)\n' "$protocol"
   return 1
 }
 

@@ -1,5 +1,6 @@
 package dev.barrage.jdkclient;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -91,17 +92,20 @@ final class LoadRun {
      */
     private List<HttpClient> openClients() throws InterruptedException, SetupFailure {
         boolean h2c = options.protocol().equals("h2c");
-        int count = h2c ? options.connections() : 1;
+        boolean http2 = options.http2();
+        int count = http2 ? options.connections() : 1;
         HttpRequest prime = mix.prime();
+        SSLContext tls = Trust.context(options.cacert());
         List<HttpClient> clients = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            HttpClient client = HttpClient.newBuilder()
-                    .version(h2c ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
+            HttpClient.Builder builder = HttpClient.newBuilder()
+                    .version(http2 ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1)
                     .executor(Executors.newVirtualThreadPerTaskExecutor())
                     .connectTimeout(Duration.ofNanos(timeoutNanos))
                     // a 3xx is a response to count, as every tool of the suite counts it
-                    .followRedirects(HttpClient.Redirect.NEVER)
-                    .build();
+                    .followRedirects(HttpClient.Redirect.NEVER);
+            if (tls != null) builder.sslContext(tls);
+            HttpClient client = builder.build();
             HttpResponse<Long> response = null;
             try {
                 response = client.send(prime, CountingBody.HANDLER);
@@ -111,11 +115,15 @@ final class LoadRun {
                     throw new SetupFailure(3, "cannot connect to " + options.base() + ": " + failure.detail());
                 // h1: the server is there, and what it does to requests is what the run measures
                 if (h2c) throw new SetupFailure(5, "the h2c Upgrade request failed: " + failure.detail());
+                if (http2) throw new SetupFailure(5, "the first h2 request failed: " + failure.detail());
             }
             if (h2c && response.version() != HttpClient.Version.HTTP_2)
                 throw new SetupFailure(5, options.base() + " did not upgrade to h2c (" + prime.method() + " "
                         + prime.uri().getPath() + " answered " + response.statusCode() + " over HTTP/1.1);"
                         + " java.net.http speaks h2c only by Upgrade");
+            if (http2 && !h2c && response.version() != HttpClient.Version.HTTP_2)
+                throw new SetupFailure(5, options.base() + " did not choose h2 by ALPN (" + prime.method() + " "
+                        + prime.uri().getPath() + " answered " + response.statusCode() + " over HTTP/1.1)");
             clients.add(client);
         }
         return clients;

@@ -11,19 +11,25 @@ import java.util.List;
  */
 record Options(URI base, String protocol, int connections, int streams, double durationS,
                long requestCount, double warmupS, double timeoutS, double graceS,
-               List<String> requests, Path body, String contentType) {
+               List<String> requests, Path body, String contentType, Path cacert) {
 
     static final String USAGE = """
-            usage: jdk-client --url http://HOST:PORT --request 'METHOD PATH' [--request ...]
-                              [--protocol h1|h2c] [--connections C] [--streams S]
+            usage: jdk-client --url http[s]://HOST:PORT --request 'METHOD PATH' [--request ...]
+                              [--protocol h1|h2c|h1s|h2] [--connections C] [--streams S]
                               [--duration SECONDS | --requests N] [--warmup SECONDS]
                               [--timeout SECONDS] [--grace SECONDS] [--body FILE] [--content-type TYPE]
-            Closed loop: h1 keeps C requests in flight (one virtual thread each) on one HttpClient;
-            h2c opens C HttpClients (one HTTP/2 connection each, set up by an Upgrade request before
-            the run) with S requests in flight on each. Each in-flight request rotates through the
-            --request list. --body is sent with POST and PUT requests. Prints the metrics record
-            (docs/metrics.md) as JSON on stdout.
-            Exit: 0 record printed; 2 bad arguments; 3 cannot connect; 5 the server did not upgrade to h2c.
+                              [--cacert FILE]
+            Closed loop: h1 and h1s (HTTP/1.1 over TLS) keep C requests in flight (one virtual
+            thread each) on one HttpClient; h2c opens C HttpClients (one HTTP/2 connection each, set
+            up by an Upgrade request before the run) and h2 (HTTP/2 over TLS, by ALPN) C HttpClients
+            (one connection each, made by a request before the run), with S requests in flight on
+            each. h1 and h2c take an http:// URL, h1s and h2 an https:// one, the server's
+            certificate verified against the JDK's trust store, or against the PEM CA certificate(s)
+            of --cacert instead. Each in-flight request rotates through the --request list. --body
+            is sent with POST and PUT requests. Prints the metrics record (docs/metrics.md) as JSON
+            on stdout.
+            Exit: 0 record printed; 2 bad arguments; 3 cannot connect; 5 the server did not speak
+            HTTP/2 (h2c: no upgrade; h2: ALPN chose HTTP/1.1).
             """;
 
     static Options parse(String[] args) {
@@ -35,6 +41,7 @@ record Options(URI base, String protocol, int connections, int streams, double d
         List<String> requests = new ArrayList<>();
         Path body = null;
         String contentType = "application/json";
+        Path cacert = null;
         for (int i = 0; i < args.length; i += 2) {
             String name = args[i];
             if (i + 1 >= args.length) throw new IllegalArgumentException(name + " needs a value");
@@ -52,23 +59,30 @@ record Options(URI base, String protocol, int connections, int streams, double d
                 case "--request" -> requests.add(requestLine(value));
                 case "--body" -> body = Path.of(value);
                 case "--content-type" -> contentType = value;
+                case "--cacert" -> cacert = Path.of(value);
                 default -> throw new IllegalArgumentException("unknown option " + name);
             }
         }
-        if (base == null || !"http".equals(base.getScheme()))
-            throw new IllegalArgumentException("--url http://HOST:PORT is required (cleartext only)");
-        if (!protocol.equals("h1") && !protocol.equals("h2c"))
-            throw new IllegalArgumentException("--protocol is h1 or h2c, not " + protocol);
+        if (!List.of("h1", "h2c", "h1s", "h2").contains(protocol))
+            throw new IllegalArgumentException("--protocol is h1, h2c, h1s or h2, not " + protocol);
+        String scheme = protocol.equals("h1s") || protocol.equals("h2") ? "https" : "http";
+        if (base == null || !scheme.equals(base.getScheme()))
+            throw new IllegalArgumentException("--url " + scheme + "://HOST:PORT is required (--protocol " + protocol + ")");
         if ((duration < 0) == (count < 0))
             throw new IllegalArgumentException("give one of --duration and --requests");
         if (duration == 0 || timeout <= 0)
             throw new IllegalArgumentException("--duration and --timeout must be more than 0");
         if (requests.isEmpty()) throw new IllegalArgumentException("at least one --request 'METHOD PATH'");
-        return new Options(base, protocol, connections, protocol.equals("h2c") ? streams : 1, duration, count,
-                warmup, timeout, grace, List.copyOf(requests), body, contentType);
+        Options options = new Options(base, protocol, connections, 1, duration, count,
+                warmup, timeout, grace, List.copyOf(requests), body, contentType, cacert);
+        return options.http2() ? new Options(base, protocol, connections, streams, duration, count,
+                warmup, timeout, grace, List.copyOf(requests), body, contentType, cacert) : options;
     }
 
-    /** Requests kept in flight at once: C on h1, C x S on h2c. */
+    /** HTTP/2 (h2c, h2): a client (connection) per connection, S streams on each. */
+    boolean http2() { return protocol.equals("h2c") || protocol.equals("h2"); }
+
+    /** Requests kept in flight at once: C on h1 and h1s, C x S on h2c and h2. */
     int concurrency() { return connections * streams; }
 
     private static int positiveInt(String name, String value) {

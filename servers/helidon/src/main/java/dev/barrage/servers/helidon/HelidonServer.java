@@ -1,5 +1,18 @@
 package dev.barrage.servers.helidon;
 
+import io.helidon.webserver.WebServerConfig;
+import io.helidon.common.tls.Tls;
+import java.util.List;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.cert.X509Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.PrivateKey;
+import java.security.KeyFactory;
+import java.security.GeneralSecurityException;
+import java.nio.file.Path;
+import java.nio.file.Files;
+import java.io.InputStream;
+import java.io.IOException;
 import io.helidon.common.Version;
 import io.helidon.common.uri.UriQuery;
 import io.helidon.http.Header;
@@ -34,16 +47,25 @@ public final class HelidonServer {
 
         // As Helidon's SE quickstart does: java.util.logging from logging.properties (WARNING).
         LogConfig.configureRuntime();
-        WebServer server = WebServer.builder()
+        Tls tls = tls(); // null without TLS_PORT: no HTTPS
+        WebServerConfig.Builder builder = WebServer.builder()
                 .host(bind)
                 .port(port)
                 // TCP_NODELAY: Helidon's default leaves Nagle on, and its HTTP/2 writes a
                 // response's HEADERS and DATA frames apart, so the DATA waited for the client's
                 // delayed ACK: 44 ms per h2c request on an idle connection (23 requests/s).
                 .connectionOptions(options -> options.tcpNoDelay(true))
-                .routing(HelidonServer::routing)
-                .build()
-                .start();
+                .routing(HelidonServer::routing);
+        // HTTPS: a named listener with TLS (the JDK's, JSSE) and the same routing; with
+        // helidon-webserver-http2, ALPN offers h2 there (http/1.1 otherwise)
+        if (tls != null) {
+            builder.putSocket("https", socket -> socket.host(bind)
+                    .port(Integer.parseInt(System.getenv("TLS_PORT")))
+                    .tls(tls)
+                    .connectionOptions(options -> options.tcpNoDelay(true))
+                    .routing(HelidonServer::routing));
+        }
+        WebServer server = builder.build().start();
         // A listener that cannot bind is logged and start() returns a stopped server: exit
         // non-zero so that whoever started it sees the failure.
         if (!server.isRunning()) {
@@ -51,8 +73,42 @@ public final class HelidonServer {
             System.exit(1);
         }
         // Helidon registers its own shutdown hook (shutdownHook is on by default): SIGTERM stops it.
-        System.out.printf("server=helidon version=%s protocols=h1,h2c transport=virtual-threads port=%d bind=%s%n",
-                Version.VERSION, server.port(), bind);
+        System.out.printf("server=helidon version=%s protocols=h1,h2c%s transport=virtual-threads port=%d bind=%s tls=%s%n",
+                Version.VERSION, tls == null ? "" : ",h1s,h2", server.port(), bind,
+                tls == null ? "off" : "tcp:" + server.port("https"));
+    }
+
+    /**
+     * HTTPS's TLS on TLS_PORT: the PEM certificate chain and PKCS#8 key named by TLS_CERT and
+     * TLS_KEY; null when TLS_PORT is unset. Without a readable certificate and key, exits 2.
+     */
+    private static Tls tls() {
+        String port = System.getenv("TLS_PORT");
+        if (port == null || port.isEmpty()) return null;
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("helidon: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        try {
+            List<X509Certificate> chain;
+            try (InputStream in = Files.newInputStream(Path.of(cert))) {
+                chain = CertificateFactory.getInstance("X.509").generateCertificates(in).stream()
+                        .map(X509Certificate.class::cast).toList();
+            }
+            String pem = Files.readString(Path.of(key), StandardCharsets.US_ASCII)
+                    .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+            PrivateKey privateKey = KeyFactory.getInstance(chain.get(0).getPublicKey().getAlgorithm())
+                    .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
+            return Tls.builder().privateKey(privateKey).privateKeyCertChain(chain).build();
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            System.err.printf("helidon: cannot read TLS_CERT and TLS_KEY (%s, %s): %s%n", cert, key, e);
+            System.exit(2);
+            return null;
+        }
     }
 
     static void routing(HttpRouting.Builder routing) {

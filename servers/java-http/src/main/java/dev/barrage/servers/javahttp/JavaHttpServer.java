@@ -8,12 +8,19 @@ import io.fusionauth.http.server.HTTPListenerConfiguration;
 import io.fusionauth.http.server.HTTPRequest;
 import io.fusionauth.http.server.HTTPResponse;
 import io.fusionauth.http.server.HTTPServer;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.security.cert.CertificateFactory;
+import java.security.cert.Certificate;
+import java.security.PrivateKey;
+import java.security.KeyFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -53,18 +60,52 @@ public final class JavaHttpServer {
                     return logger;
                 })
                 .withShutdownDuration(Duration.ofSeconds(2));
+        // HTTPS: a second listener, java-http's TLS on the JDK's (JSSE), HTTP/1.1 only
+        Integer tlsPort = tlsPort();
+        if (tlsPort != null) {
+            // (its PEM-string constructor reads RSA keys only: the suite's key is EC, read here)
+            Certificate certificate;
+            try (InputStream in = Files.newInputStream(Path.of(System.getenv("TLS_CERT")))) {
+                certificate = CertificateFactory.getInstance("X.509").generateCertificate(in);
+            }
+            String pem = Files.readString(Path.of(System.getenv("TLS_KEY")), StandardCharsets.US_ASCII)
+                    .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+            PrivateKey key = KeyFactory.getInstance(certificate.getPublicKey().getAlgorithm())
+                    .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
+            httpServer.withListener(new HTTPListenerConfiguration(InetAddress.getByName(bind), tlsPort, certificate, key));
+        }
         // java-http 1.2.0's start() logs a listener that cannot bind, closes, and returns as if
         // all went well (the JVM would then exit 0): find out first, and fail loudly.
-        try {
-            new ServerSocket(port, 1, InetAddress.getByName(bind)).close();
-        } catch (IOException e) {
-            System.err.printf("java-http: cannot listen on %s:%d: %s%n", bind, port, e.getMessage());
-            System.exit(1);
+        for (int listen : tlsPort == null ? new int[] {port} : new int[] {port, tlsPort}) {
+            try {
+                new ServerSocket(listen, 1, InetAddress.getByName(bind)).close();
+            } catch (IOException e) {
+                System.err.printf("java-http: cannot listen on %s:%d: %s%n", bind, listen, e.getMessage());
+                System.exit(1);
+            }
         }
         httpServer.start();
         Runtime.getRuntime().addShutdownHook(new Thread(httpServer::close));
-        System.out.printf("server=java-http version=%s protocols=h1 transport=blocking-io+virtual-threads port=%d bind=%s%n",
-                version, port, bind);
+        System.out.printf("server=java-http version=%s protocols=h1%s transport=blocking-io+virtual-threads port=%d bind=%s tls=%s%n",
+                version, tlsPort == null ? "" : ",h1s", port, bind, tlsPort == null ? "off" : "tcp:" + tlsPort);
+    }
+
+    /**
+     * HTTPS's port, TLS_PORT; null when it is unset (no HTTPS). Set without a readable TLS_CERT and
+     * TLS_KEY (PEM certificate chain, PKCS#8 key), exits 2.
+     */
+    private static Integer tlsPort() {
+        String port = System.getenv("TLS_PORT");
+        if (port == null || port.isEmpty()) return null;
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("java-http: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        return Integer.parseInt(port);
     }
 
     /** The library's version, from the Maven metadata in its jar. */

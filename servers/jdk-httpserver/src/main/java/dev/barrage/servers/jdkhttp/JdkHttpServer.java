@@ -1,7 +1,20 @@
 package dev.barrage.servers.jdkhttp;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,10 +39,66 @@ public final class JdkHttpServer {
         HttpServer server = HttpServer.create(new InetSocketAddress(bind, port), 0);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.createContext("/", JdkHttpServer::handle);
+        // HTTPS: the JDK's HttpsServer beside it, on the JDK's TLS (HTTP/1.1 only, as the JDK's server)
+        SSLContext tls = sslContext(); // null without TLS_PORT: no HTTPS
+        HttpsServer https = null;
+        if (tls != null) {
+            https = HttpsServer.create(new InetSocketAddress(bind, Integer.parseInt(System.getenv("TLS_PORT"))), 0);
+            https.setHttpsConfigurator(new HttpsConfigurator(tls));
+            https.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+            https.createContext("/", JdkHttpServer::handle);
+        }
         server.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> server.stop(0)));
-        System.out.printf("server=jdk-httpserver version=%s protocols=h1 transport=nio+virtual-threads port=%d bind=%s%n",
-                Runtime.version(), port, bind);
+        if (https != null) https.start();
+        HttpsServer httpsServer = https;
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (httpsServer != null) httpsServer.stop(0);
+            server.stop(0);
+        }));
+        System.out.printf("server=jdk-httpserver version=%s protocols=h1%s transport=nio+virtual-threads port=%d bind=%s tls=%s%n",
+                Runtime.version(), https == null ? "" : ",h1s", port, bind,
+                https == null ? "off" : "tcp:" + https.getAddress().getPort());
+    }
+
+    /**
+     * HTTPS's TLS (JSSE): an SSLContext on the PEM certificate chain and PKCS#8 key named by
+     * TLS_CERT and TLS_KEY; null when TLS_PORT is unset (no HTTPS). TLS_PORT without a readable
+     * certificate and key exits 2.
+     */
+    private static SSLContext sslContext() {
+        String port = System.getenv("TLS_PORT");
+        if (port == null || port.isEmpty()) return null;
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("jdk-httpserver: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        try {
+            Certificate[] chain;
+            try (InputStream in = Files.newInputStream(Path.of(cert))) {
+                chain = CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(Certificate[]::new);
+            }
+            String pem = Files.readString(Path.of(key), StandardCharsets.US_ASCII)
+                    .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+            PrivateKey privateKey = KeyFactory.getInstance(chain[0].getPublicKey().getAlgorithm())
+                    .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
+            char[] password = "barrage".toCharArray(); // in memory only
+            KeyStore keyStore = KeyStore.getInstance("PKCS12");
+            keyStore.load(null, null);
+            keyStore.setKeyEntry("server", privateKey, password, chain);
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(keyStore, password);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), null, null);
+            return context;
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            System.err.printf("jdk-httpserver: cannot read TLS_CERT and TLS_KEY (%s, %s): %s%n", cert, key, e);
+            System.exit(2);
+            return null;
+        }
     }
 
     private static void handle(HttpExchange exchange) throws IOException {

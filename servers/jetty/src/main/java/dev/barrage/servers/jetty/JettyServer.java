@@ -19,6 +19,8 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http3.server.HTTP3ServerConnectionFactory;
 import org.eclipse.jetty.http3.server.HTTP3ServerQuicConfiguration;
 import org.eclipse.jetty.io.Content;
@@ -32,6 +34,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.Jetty;
@@ -56,7 +59,15 @@ public final class JettyServer {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
-        SslContextFactory.Server tls = sslContextFactory(); // null without a certificate: no HTTP/3
+        KeyStore keys = keyStore(); // null without a certificate: no HTTP/3, no HTTPS
+        SslContextFactory.Server tls = keys == null ? null : sslContextFactory(keys);
+        String tlsPortText = System.getenv("TLS_PORT");
+        boolean https = tlsPortText != null && !tlsPortText.isEmpty();
+        if (https && keys == null) {
+            System.err.println("jetty: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files;"
+                    + " lib/certs.sh (certs::export) makes them");
+            System.exit(2);
+        }
 
         Server server = new Server();
         HttpConfiguration config = new HttpConfiguration();
@@ -86,6 +97,22 @@ public final class JettyServer {
             server.addConnector(h3);
         }
 
+        // HTTPS over TCP on TLS_PORT, as in Jetty's programming guide: TLS (JSSE), then ALPN
+        // choosing h2 or http/1.1 (the default for a client that offers no ALPN).
+        ServerConnector tlsConnector = null;
+        if (https) {
+            HttpConfiguration httpsConfig = new HttpConfiguration(config);
+            httpsConfig.addCustomizer(new SecureRequestCustomizer());
+            HttpConnectionFactory http1 = new HttpConnectionFactory(httpsConfig);
+            ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory();
+            alpn.setDefaultProtocol(http1.getProtocol());
+            tlsConnector = new ServerConnector(server, new SslConnectionFactory(sslContextFactory(keys), alpn.getProtocol()),
+                    alpn, new HTTP2ServerConnectionFactory(httpsConfig), http1);
+            tlsConnector.setHost(bind);
+            tlsConnector.setPort(Integer.parseInt(tlsPortText));
+            server.addConnector(tlsConnector);
+        }
+
         server.setHandler(new ContractHandler());
         server.setStopAtShutdown(true);
         server.setStopTimeout(2_000);
@@ -96,15 +123,27 @@ public final class JettyServer {
             server.stop();
             System.exit(1);
         }
+        String tlsText = tlsConnector == null ? "tls=off" : "tls=tcp:" + tlsConnector.getLocalPort();
+        String protocols = "h1,h2c" + (tlsConnector == null ? "" : ",h1s,h2");
         if (h3 != null) {
-            System.out.printf("server=jetty version=%s protocols=h1,h2c,h3 transport=nio port=%d bind=%s h3=udp:%d%n",
-                    Jetty.VERSION, connector.getLocalPort(), bind, h3.getLocalPort());
+            System.out.printf("server=jetty version=%s protocols=%s,h3 transport=nio port=%d bind=%s %s h3=udp:%d%n",
+                    Jetty.VERSION, protocols, connector.getLocalPort(), bind, tlsText, h3.getLocalPort());
         } else {
-            System.out.printf("server=jetty version=%s protocols=h1,h2c transport=nio port=%d bind=%s"
+            System.out.printf("server=jetty version=%s protocols=%s transport=nio port=%d bind=%s %s"
                     + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n",
-                    Jetty.VERSION, connector.getLocalPort(), bind);
+                    Jetty.VERSION, protocols, connector.getLocalPort(), bind, tlsText);
         }
         server.join();
+    }
+
+    private static final String KEY_PASSWORD = "barrage"; // in memory only; Jetty needs one to read the key back
+
+    /** A TLS context on the key store: one per connector (HTTP/3's quiche, HTTPS's JSSE). */
+    private static SslContextFactory.Server sslContextFactory(KeyStore keys) {
+        SslContextFactory.Server tls = new SslContextFactory.Server();
+        tls.setKeyStore(keys);
+        tls.setKeyStorePassword(KEY_PASSWORD);
+        return tls;
     }
 
     /**
@@ -122,17 +161,17 @@ public final class JettyServer {
     }
 
     /**
-     * HTTP/3's TLS: a KeyStore made in memory from the PEM certificate chain and PKCS#8 key named
+     * TLS's key material: a KeyStore made in memory from the PEM certificate chain and PKCS#8 key named
      * by TLS_CERT and TLS_KEY (Jetty's SslContextFactory reads key stores, not PEM files); null
-     * when neither is set (no HTTP/3). One set without the other, or unreadable, exits 2.
+     * when neither is set (no HTTP/3, no HTTPS). One set without the other, or unreadable, exits 2.
      */
-    private static SslContextFactory.Server sslContextFactory() throws IOException, GeneralSecurityException {
+    private static KeyStore keyStore() throws IOException, GeneralSecurityException {
         String cert = System.getenv("TLS_CERT");
         String key = System.getenv("TLS_KEY");
         if ((cert == null || cert.isEmpty()) && (key == null || key.isEmpty())) return null;
         if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
                 || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
-            System.err.printf("jetty: HTTP/3 needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+            System.err.printf("jetty: TLS (HTTP/3, HTTPS) needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
                     + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
             System.exit(2);
         }
@@ -144,14 +183,10 @@ public final class JettyServer {
                 .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
         PrivateKey privateKey = KeyFactory.getInstance(chain[0].getPublicKey().getAlgorithm())
                 .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
-        String password = "barrage"; // in memory only; Jetty needs one to read the key back
         KeyStore keyStore = KeyStore.getInstance("PKCS12");
         keyStore.load(null, null);
-        keyStore.setKeyEntry("server", privateKey, password.toCharArray(), chain);
-        SslContextFactory.Server tls = new SslContextFactory.Server();
-        tls.setKeyStore(keyStore);
-        tls.setKeyStorePassword(password);
-        return tls;
+        keyStore.setKeyEntry("server", privateKey, KEY_PASSWORD.toCharArray(), chain);
+        return keyStore;
     }
 
     private static final class ContractHandler extends Handler.Abstract.NonBlocking {

@@ -54,6 +54,12 @@ import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
 import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.Version;
@@ -88,6 +94,8 @@ public final class NettyServer {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
         QuicSslContext tls = quicSslContext(); // null without a certificate: no HTTP/3
+        String tlsPortText = System.getenv("TLS_PORT");
+        SslContext https = tlsPortText == null || tlsPortText.isEmpty() ? null : sslContext(); // no HTTPS without TLS_PORT
 
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -99,7 +107,16 @@ public final class NettyServer {
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);
         Channel server;
         Channel quic = null;
+        Channel secure = null;
         try {
+            // HTTPS: TLS (the JDK's, JSSE), then ALPN choosing HTTP/2 or HTTP/1.1, as in Netty's http2 tiles example
+            if (https != null) {
+                secure = new ServerBootstrap()
+                        .group(boss, workers)
+                        .channel(channel)
+                        .childHandler(new TlsConnectionInitializer(https))
+                        .bind(new InetSocketAddress(bind, Integer.parseInt(tlsPortText))).sync().channel();
+            }
             server = new ServerBootstrap()
                     .group(boss, workers)
                     .channel(channel)
@@ -115,24 +132,29 @@ public final class NettyServer {
             }
         } catch (Exception e) { // sync() rethrows the bind failure, e.g. a BindException
             // the event loops are not daemon threads: without an exit the JVM would run on, port-less
-            System.err.printf("netty: cannot listen on %s:%d (%s): %s%n", bind, port, tls == null ? "tcp" : "tcp and udp",
-                    e.getMessage());
+            System.err.printf("netty: cannot listen on %s:%d (%s%s): %s%n", bind, port, tls == null ? "tcp" : "tcp and udp",
+                    https == null ? "" : ", and " + tlsPortText + " for TLS", e.getMessage());
             System.exit(1);
             return;
         }
         Channel h3 = quic;
+        Channel tcpTls = secure;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (h3 != null) h3.close().syncUninterruptibly();
+            if (tcpTls != null) tcpTls.close().syncUninterruptibly();
             server.close().syncUninterruptibly();
             boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }));
+        String protocols = "h1,h2c" + (tcpTls == null ? "" : ",h1s,h2");
+        String tlsText = tcpTls == null ? "tls=off" : "tls=tcp:" + ((InetSocketAddress) tcpTls.localAddress()).getPort();
         if (h3 != null) {
-            System.out.printf("server=netty version=%s protocols=h1,h2c,h3 transport=%s port=%d bind=%s h3=udp:%d%n",
-                    VERSION, transport, port, bind, port);
+            System.out.printf("server=netty version=%s protocols=%s,h3 transport=%s port=%d bind=%s %s h3=udp:%d%n",
+                    VERSION, protocols, transport, port, bind, tlsText, port);
         } else {
-            System.out.printf("server=netty version=%s protocols=h1,h2c transport=%s port=%d bind=%s"
-                    + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n", VERSION, transport, port, bind);
+            System.out.printf("server=netty version=%s protocols=%s transport=%s port=%d bind=%s %s"
+                    + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n", VERSION, protocols, transport, port, bind,
+                    tlsText);
         }
         server.closeFuture().sync();
     }
@@ -154,6 +176,59 @@ public final class NettyServer {
         return QuicSslContextBuilder.forServer(new File(key), null, new File(cert))
                 .applicationProtocols(Http3.supportedApplicationProtocols())
                 .build();
+    }
+
+    /**
+     * HTTPS's TLS (TLS_PORT is set): the PEM certificate chain and PKCS#8 key named by TLS_CERT and
+     * TLS_KEY on the JDK's TLS (JSSE; OpenSSL, netty-tcnative, would be a variant's), ALPN
+     * offering h2 and http/1.1. Without a readable certificate and key, exits 2.
+     */
+    private static SslContext sslContext() {
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !new File(cert).canRead() || !new File(key).canRead()) {
+            System.err.printf("netty: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        try {
+            return SslContextBuilder.forServer(new File(cert), new File(key))
+                    .sslProvider(SslProvider.JDK)
+                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+                            ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                            ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                            ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1))
+                    .build();
+        } catch (Exception e) {
+            System.err.printf("netty: cannot read TLS_CERT and TLS_KEY (%s, %s): %s%n", cert, key, e);
+            System.exit(2);
+            return null;
+        }
+    }
+
+    /** Per TLS connection: the handshake, then HTTP/2 or HTTP/1.1 as ALPN chose (HTTP/1.1 without ALPN). */
+    private static final class TlsConnectionInitializer extends ChannelInitializer<SocketChannel> {
+        private final SslContext tls;
+
+        TlsConnectionInitializer(SslContext tls) {
+            this.tls = tls;
+        }
+
+        @Override
+        protected void initChannel(SocketChannel ch) {
+            ch.pipeline().addLast(tls.newHandler(ch.alloc()), new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1) {
+                @Override
+                protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+                    if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
+                        ctx.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(),
+                                new Http2MultiplexHandler(new StreamInitializer()));
+                    } else {
+                        ctx.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_BODY), HANDLER);
+                    }
+                }
+            });
+        }
     }
 
     /** The QUIC server codec: per connection an Http3ServerConnectionHandler, per request stream the contract. */

@@ -18,6 +18,8 @@ import java.util.stream.Stream;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
+import org.apache.tomcat.util.net.SSLHostConfig;
+import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.catalina.util.ServerInfo;
 import org.apache.coyote.http2.Http2Protocol;
@@ -51,6 +53,8 @@ public final class TomcatServer {
         connector.addUpgradeProtocol(new Http2Protocol());
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
+        Connector tls = httpsConnector(bind); // null without TLS_PORT: no HTTPS
+        if (tls != null) tomcat.getService().addConnector(tls);
 
         Context context = tomcat.addContext("", baseDir.toString());
         Tomcat.addServlet(context, "contract", new ContractServlet());
@@ -60,6 +64,10 @@ public final class TomcatServer {
         // exit instead, so whoever started the server sees the failure at once.
         if (connector.getState() != LifecycleState.STARTED) {
             System.err.printf("tomcat: cannot listen on %s:%d (see the error above)%n", bind, port);
+            System.exit(1);
+        }
+        if (tls != null && tls.getState() != LifecycleState.STARTED) {
+            System.err.printf("tomcat: cannot listen for HTTPS on %s:%d (see the error above)%n", bind, tls.getPort());
             System.exit(1);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -73,9 +81,46 @@ public final class TomcatServer {
                 System.err.println("tomcat: shutdown: " + e);
             }
         }));
-        System.out.printf("server=tomcat version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
-                VERSION, connector.getLocalPort(), bind);
+        System.out.printf("server=tomcat version=%s protocols=h1,h2c%s transport=nio port=%d bind=%s tls=%s%n",
+                VERSION, tls == null ? "" : ",h1s,h2", connector.getLocalPort(), bind,
+                tls == null ? "off" : "tcp:" + tls.getLocalPort());
         tomcat.getServer().await();
+    }
+
+    /**
+     * HTTPS on TLS_PORT (null when it is unset): a second NIO connector with the PEM certificate
+     * and PKCS#8 key named by TLS_CERT and TLS_KEY on the JDK's TLS (JSSE), and Http2Protocol,
+     * which TLS's ALPN selects (h2; http/1.1 otherwise). Without the certificate, exits 2.
+     */
+    private static Connector httpsConnector(String bind) {
+        String port = System.getenv("TLS_PORT");
+        if (port == null || port.isEmpty()) return null;
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("tomcat: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        Connector connector = new Connector("HTTP/1.1");
+        connector.setPort(Integer.parseInt(port));
+        connector.setProperty("address", bind);
+        connector.setProperty("server", "Apache-Tomcat/" + VERSION);
+        connector.setProperty("maxKeepAliveRequests", "-1");
+        connector.setProperty("SSLEnabled", "true");
+        // JSSE, named: Tomcat would take OpenSSL when its native library is there (a variant's choice)
+        connector.setProperty("sslImplementationName", "org.apache.tomcat.util.net.jsse.JSSEImplementation");
+        connector.setScheme("https");
+        connector.setSecure(true);
+        SSLHostConfig host = new SSLHostConfig();
+        SSLHostConfigCertificate certificate = new SSLHostConfigCertificate(host, SSLHostConfigCertificate.Type.UNDEFINED);
+        certificate.setCertificateFile(cert);
+        certificate.setCertificateKeyFile(key);
+        host.addCertificate(certificate);
+        connector.addSslHostConfig(host);
+        connector.addUpgradeProtocol(new Http2Protocol());
+        return connector;
     }
 
     private static final class ContractServlet extends HttpServlet {

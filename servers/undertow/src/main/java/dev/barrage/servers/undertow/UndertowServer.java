@@ -1,5 +1,18 @@
 package dev.barrage.servers.undertow;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.Version;
@@ -33,8 +46,11 @@ public final class UndertowServer {
         XNIO_LOG.setLevel(Level.WARNING); // no "XNIO version" start-up lines
         UNDERTOW_LOG.setLevel(Level.WARNING);
 
-        Undertow server = Undertow.builder()
-                .addHttpListener(port, bind)
+        SSLContext tls = sslContext(); // null without TLS_PORT: no HTTPS
+        Undertow.Builder builder = Undertow.builder().addHttpListener(port, bind);
+        // HTTPS: a listener on the JDK's TLS; ENABLE_HTTP2 offers h2 by ALPN there (http/1.1 otherwise)
+        if (tls != null) builder.addHttpsListener(Integer.parseInt(System.getenv("TLS_PORT")), bind, tls);
+        Undertow server = builder
                 .setServerOption(UndertowOptions.ENABLE_HTTP2, true)
                 .setHandler(new ContractHandler())
                 .build();
@@ -42,12 +58,55 @@ public final class UndertowServer {
             server.start();
         } catch (RuntimeException e) {
             // XNIO's threads are not daemons: exit rather than run on without the port.
-            System.err.printf("undertow: cannot listen on %s:%d: %s%n", bind, port, e);
+            System.err.printf("undertow: cannot listen on %s:%d%s: %s%n", bind, port,
+                    tls == null ? "" : " and " + System.getenv("TLS_PORT") + " (TLS)", e);
             System.exit(1);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
-        System.out.printf("server=undertow version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
-                Version.getVersionString(), port, bind);
+        System.out.printf("server=undertow version=%s protocols=h1,h2c%s transport=nio port=%d bind=%s tls=%s%n",
+                Version.getVersionString(), tls == null ? "" : ",h1s,h2", port, bind,
+                tls == null ? "off" : "tcp:" + System.getenv("TLS_PORT"));
+    }
+
+    /**
+     * HTTPS's TLS (JSSE): an SSLContext on the PEM certificate chain and PKCS#8 key named by
+     * TLS_CERT and TLS_KEY; null when TLS_PORT is unset (no HTTPS). TLS_PORT without a readable
+     * certificate and key exits 2.
+     */
+    private static SSLContext sslContext() {
+        String port = System.getenv("TLS_PORT");
+        if (port == null || port.isEmpty()) return null;
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("undertow: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        try {
+            Certificate[] chain;
+            try (InputStream in = Files.newInputStream(Path.of(cert))) {
+                chain = CertificateFactory.getInstance("X.509").generateCertificates(in).toArray(Certificate[]::new);
+            }
+            String pem = Files.readString(Path.of(key), StandardCharsets.US_ASCII)
+                    .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+            PrivateKey privateKey = KeyFactory.getInstance(chain[0].getPublicKey().getAlgorithm())
+                    .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(pem)));
+            char[] password = "barrage".toCharArray(); // in memory only
+            KeyStore keyStore = KeyStore.getInstance("PKCS12");
+            keyStore.load(null, null);
+            keyStore.setKeyEntry("server", privateKey, password, chain);
+            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(keyStore, password);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keys.getKeyManagers(), null, null);
+            return context;
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            System.err.printf("undertow: cannot read TLS_CERT and TLS_KEY (%s, %s): %s%n", cert, key, e);
+            System.exit(2);
+            return null;
+        }
     }
 
     private static final class ContractHandler implements HttpHandler {

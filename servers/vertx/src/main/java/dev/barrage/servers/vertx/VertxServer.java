@@ -1,5 +1,11 @@
 package dev.barrage.servers.vertx;
 
+import io.vertx.core.http.HttpVersion;
+import java.util.List;
+import java.nio.file.Path;
+import java.nio.file.Files;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.JdkSSLEngineOptions;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -45,31 +51,62 @@ public final class VertxServer extends VerticleBase {
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
         Vertx vertx = Vertx.vertx();
         HttpServerOptions options = new HttpServerOptions().setHost(bind).setPort(port);
+        HttpServerOptions tls = httpsOptions(bind); // null without TLS_PORT: no HTTPS
         // One verticle instance per event loop, as Vert.x's documentation scales a server
         // over the cores; the event-loop count stays at Vert.x's default.
         try {
-            vertx.deployVerticle(() -> new VertxServer(options),
+            vertx.deployVerticle(() -> new VertxServer(options, tls),
                     new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)).await();
         } catch (Exception e) {
             // The event loops are not daemons: exit rather than run on without the port.
-            System.err.printf("vertx: cannot listen on %s:%d: %s%n", bind, port, e);
+            System.err.printf("vertx: cannot listen on %s:%d%s: %s%n", bind, port,
+                    tls == null ? "" : " and " + tls.getPort() + " (TLS)", e);
             System.exit(1);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close().await()));
-        System.out.printf("server=vertx version=%s protocols=h1,h2c transport=%s port=%d bind=%s%n",
-                VERSION, vertx.isNativeTransportEnabled() ? "native" : "nio", port, bind);
+        System.out.printf("server=vertx version=%s protocols=h1,h2c%s transport=%s port=%d bind=%s tls=%s%n",
+                VERSION, tls == null ? "" : ",h1s,h2", vertx.isNativeTransportEnabled() ? "native" : "nio", port, bind,
+                tls == null ? "off" : "tcp:" + tls.getPort());
+    }
+
+    /**
+     * HTTPS on TLS_PORT (null when it is unset): the PEM certificate and PKCS#8 key named by
+     * TLS_CERT and TLS_KEY on the JDK's TLS (JSSE), ALPN offering h2 and http/1.1. Without a
+     * readable certificate and key, exits 2.
+     */
+    private static HttpServerOptions httpsOptions(String bind) {
+        String port = System.getenv("TLS_PORT");
+        if (port == null || port.isEmpty()) return null;
+        String cert = System.getenv("TLS_CERT");
+        String key = System.getenv("TLS_KEY");
+        if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
+                || !Files.isReadable(Path.of(cert)) || !Files.isReadable(Path.of(key))) {
+            System.err.printf("vertx: HTTPS on TLS_PORT needs a certificate: set TLS_CERT and TLS_KEY to readable PEM files"
+                    + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
+            System.exit(2);
+        }
+        return new HttpServerOptions().setHost(bind).setPort(Integer.parseInt(port))
+                .setSsl(true)
+                .setSslEngineOptions(new JdkSSLEngineOptions()) // named: OpenSSL would be a variant's choice
+                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert).setKeyPath(key))
+                .setUseAlpn(true)
+                .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1));
     }
 
     private final HttpServerOptions options;
+    private final HttpServerOptions tlsOptions;
 
-    private VertxServer(HttpServerOptions options) {
+    private VertxServer(HttpServerOptions options, HttpServerOptions tlsOptions) {
         this.options = options;
+        this.tlsOptions = tlsOptions;
     }
 
     @Override
     public Future<?> start() {
         vertx.setPeriodic(1000, id -> date = now());
-        return vertx.createHttpServer(options).requestHandler(this::handle).listen();
+        Future<?> plain = vertx.createHttpServer(options).requestHandler(this::handle).listen();
+        if (tlsOptions == null) return plain;
+        return Future.all(plain, vertx.createHttpServer(tlsOptions).requestHandler(this::handle).listen());
     }
 
     private void handle(HttpServerRequest request) {
