@@ -21,11 +21,14 @@
 #     tool's exit status.
 # Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
 # server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
-# MEASURE_FAILED (1 once a row failed; measure::any_failed).
+# MEASURE_FAILED (1 once a row failed; measure::any_failed) and SERVER_JDK (the running
+# contestant's JDK, read by rows::_json).
 # Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
 MEASURE_DONE=0 MEASURE_FAILED=0
+# The running server's JDK ({version, home}: place::server_jdk) in a variant run, else null.
+SERVER_JDK=null
 
 measure::any_failed() { ((MEASURE_FAILED)); }
 
@@ -206,6 +209,7 @@ measure::fail_entries() {
 measure::serve() {
   local slot=$1 run=$2 server log reason=''
   server=$(plan::slot_server "$slot")
+  SERVER_JDK=null
   log=$LOG_DIR/$slot-run$run.log
   if ! place::start_server "$slot" "$log" reason; then
     measure::fail_entries "$slot" "$run" "$reason"
@@ -228,6 +232,9 @@ measure::_verify_and_measure() {
     measure::fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
+  # the JDK the process runs on, for a contestant's rows (rows::_json)
+  # shellcheck disable=SC2034 # read by rows::_json (lib/rows.sh)
+  [[ -z $(plan::contestant "$slot") ]] || SERVER_JDK=$(place::server_jdk)
   protocols=$(plan::verified_protocols "$server")
   tap=$LOG_DIR/$slot-run$run.contract.tap
   log::info "verifying $server ($protocols)"

@@ -20,7 +20,11 @@
 #     protocols include h3 also gets TLS_CERT and TLS_KEY (unless set): the certificate
 #     lib/certs.sh makes (certs::ensure) in certs::dir, whose ca.pem verifies it. Sets the
 #     global SERVER_PID. Returns 1 if it cannot start (unknown server, port taken, no
-#     certificate).
+#     certificate). The words of the array SERVERS_START_ENV (KEY=VALUE; a variant's
+#     environment), when the caller has one, are added to the server's environment.
+#   servers::jdk PID
+#     The JDK the running process PID is (its executable's home): JSON {version (that home's
+#     release), home}, or null when PID is not a java process.
 #   servers::wait_ready PID PORT TIMEOUT_S
 #     0 once GET /hello on 127.0.0.1:PORT answers 200; 1 early (with the log tail)
 #     if PID died; 1 on timeout.
@@ -152,11 +156,20 @@ servers::start() {
   # group leader; with job control on, `&` would make the child a leader, so turn it off.
   local had_monitor=0
   [[ $- == *m* ]] && { had_monitor=1; set +m; }
-  env "${tls[@]}" PORT="$port" BIND="${BIND:-127.0.0.1}" setsid "${launcher[@]}" "$script" </dev/null >"$logfile" 2>&1 &
+  env "${tls[@]}" ${SERVERS_START_ENV[@]+"${SERVERS_START_ENV[@]}"} PORT="$port" BIND="${BIND:-127.0.0.1}" setsid "${launcher[@]}" "$script" </dev/null >"$logfile" 2>&1 &
   SERVER_PID=$!
   ((had_monitor)) && set -m
   SERVERS_LOGS[$SERVER_PID]=$logfile
   return 0
+}
+
+servers::jdk() {
+  local exe home version
+  exe=$(readlink "/proc/$1/exe" 2>/dev/null) || { echo null; return 0; }
+  [[ ${exe##*/} == java ]] || { echo null; return 0; }
+  home=${exe%/bin/java}
+  version=$(java::version "$home") || version=''
+  jq -cn --arg version "$version" --arg home "$home" '{version: (if $version == "" then null else $version end), home: $home}'
 }
 
 servers::alive() {

@@ -60,7 +60,9 @@ def table(head, rows, cls=None, caption=None):
 
 
 def slot(row):
-    """A row's server as the README names it: NAME@A / NAME@B in an A/A run."""
+    """A row's server as the README names it: NAME@A / NAME@B in an A/A run, its variant's label (jetty:vt) in a variant run."""
+    if (row.get("variant") or {}).get("label"):
+        return row["variant"]["label"]
     return row["server"] + ("@" + row["aa_group"] if row.get("aa_group") else "")
 
 

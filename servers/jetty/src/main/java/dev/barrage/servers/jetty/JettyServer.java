@@ -35,7 +35,9 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.Jetty;
+import org.eclipse.jetty.util.VirtualThreads;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The Barrage contract (servers/CONTRACT.md) on Jetty 12's core (non-servlet) API: one
@@ -58,7 +60,19 @@ public final class JettyServer {
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
         SslContextFactory.Server tls = sslContextFactory(); // null without a certificate: no HTTP/3
 
-        Server server = new Server();
+        // THREADING (servers/jetty/variants.tsv): platform (Jetty's default pool) or virtual (the
+        // same QueuedThreadPool, handing blocking work to virtual threads)
+        String threading = System.getenv().getOrDefault("THREADING", "platform");
+        QueuedThreadPool pool = new QueuedThreadPool();
+        switch (threading) {
+            case "platform" -> { }
+            case "virtual" -> pool.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("jetty-vt-"));
+            default -> {
+                System.err.printf("jetty: THREADING wants platform or virtual, got '%s'%n", threading);
+                System.exit(2);
+            }
+        }
+        Server server = new Server(pool);
         HttpConfiguration config = new HttpConfiguration();
         config.setSendServerVersion(true);
         config.setSendDateHeader(true);
@@ -96,12 +110,12 @@ public final class JettyServer {
             System.exit(1);
         }
         if (h3 != null) {
-            System.out.printf("server=jetty version=%s protocols=h1,h2c,h3 transport=nio port=%d bind=%s h3=udp:%d%n",
-                    Jetty.VERSION, connector.getLocalPort(), bind, h3.getLocalPort());
+            System.out.printf("server=jetty version=%s protocols=h1,h2c,h3 transport=nio threading=%s port=%d bind=%s h3=udp:%d%n",
+                    Jetty.VERSION, threading, connector.getLocalPort(), bind, h3.getLocalPort());
         } else {
-            System.out.printf("server=jetty version=%s protocols=h1,h2c transport=nio port=%d bind=%s"
+            System.out.printf("server=jetty version=%s protocols=h1,h2c transport=nio threading=%s port=%d bind=%s"
                     + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n",
-                    Jetty.VERSION, connector.getLocalPort(), bind);
+                    Jetty.VERSION, threading, connector.getLocalPort(), bind);
         }
         server.join();
     }

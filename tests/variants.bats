@@ -1,0 +1,142 @@
+#!/usr/bin/env bats
+# Variants (issue #38, lib/variants.sh): servers' declared variants, --variants and the matrix
+# options (--jdk, --gc, --heap, --server-cpus), the contestants' labels and orders, each
+# contestant started with its settings and checked against the contract, rows labelled
+# SERVER:VARIANT with their settings and JDK, the comparison of a server's variants within one
+# file, and the JDKs the suite installs. Fixture servers in tests/fixtures/variant-servers
+# (flavoured: three variants, the last breaks the contract; plain: none declared); the real
+# JVM tests start jetty (built by run-tests.sh's build stage).
+
+load test_helper
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  schema::ensure_validator
+}
+
+setup() {
+  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  RUN=$ROOT/run-benchmarks.sh
+  VARIANT_SERVERS=$ROOT/tests/fixtures/variant-servers
+  common_setup "barrage variants test"
+  PORT=$(free_port)
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/schema.sh"
+}
+
+teardown() {
+  local line
+  while read -r line; do
+    [[ $line =~ pid\ ([0-9]+) ]] && kill -KILL -- "-${BASH_REMATCH[1]}" "${BASH_REMATCH[1]}" 2>/dev/null
+  done < <(run_leftovers 2>/dev/null | grep 'still runs')
+  common_teardown
+}
+
+# flavours ARGS...: run-benchmarks.sh on the variant fixture servers, short runs, results under
+# $TMP/out.
+flavours() {
+  BARRAGE_SERVERS_DIR=$VARIANT_SERVERS "$RUN" --port "$PORT" --output "$TMP/out" --duration 1s --warmup 0s \
+    --server-warmup 0s --connections 2 --tool barrage --scenarios hello "$@"
+}
+
+@test "variants: --list shows each server's variants, its first the default; one without variants.tsv has 'default'" {
+  run -0 flavours --list
+  [[ $output == *"flavoured:sweet"*"the default"* ]]
+  [[ $output == *"flavoured:sour"*"another flavour"* ]]
+  [[ $output == *"plain:default"* ]]
+}
+
+@test "plan: --variants picks contestants labelled SERVER:VARIANT, crossed with the matrix, in seeded rotated rounds" {
+  run -0 flavours --variants 'flavoured:sour,plain' --jdk 21,25 --gc zgc --runs 2 --seed 7 --dry-run
+  echo "$output"
+  local labels=("flavoured:sour+jdk21+zgc" "flavoured:sour+jdk25+zgc" "plain:default+jdk21+zgc" "plain:default+jdk25+zgc")
+  local label round1 round2
+  for label in "${labels[@]}"; do
+    [[ $output == *"contestant $label: "* ]] || { echo "no contestant $label"; return 1; }
+  done
+  [[ $output == *"contestant flavoured:sour+jdk21+zgc: FLAVOUR=sour, JDK 21, GC zgc"* ]]
+  round1=$(sed -n 's/^round 1 order (seed 7): //p' <<<"$output")
+  round2=$(sed -n 's/^round 2 order (seed 7): //p' <<<"$output")
+  # every contestant once a round; the second round is the first rotated by one place
+  [ "$(tr ' ' '\n' <<<"$round1" | sort | paste -sd' ')" = "$(printf '%s\n' "${labels[@]}" | sort | paste -sd' ')" ]
+  local first
+  read -r first rest <<<"$round1"
+  [ "$round2" = "$rest $first" ]
+  # the plan's entries are the contestants' (1 per contestant and round)
+  [ "$(grep -cE '^[12] +(flavoured|plain):' <<<"$output")" -eq 8 ]
+  # no option: no variants, the servers as they are
+  run -0 flavours --servers flavoured --dry-run
+  [[ $output != *contestant* && $output == *"order (seed"*": flavoured"* ]]
+  # *:VARIANT: every selected server that declares it; SERVER:* all of one's
+  run -0 flavours --variants '*:sour' --dry-run
+  [[ $output == *"contestant flavoured:sour: FLAVOUR=sour"* && $output != *"contestant plain"* ]]
+  run -0 flavours --variants 'flavoured:*' --dry-run
+  [ "$(grep -c '^contestant flavoured:' <<<"$output")" -eq 3 ]
+  # the matrix alone: each server's default
+  run -0 flavours --heap 256m,512m --dry-run
+  [[ $output == *"contestant flavoured:sweet+heap256m: -XX:+AlwaysPreTouch, FLAVOUR=sweet, -Dflavour.level=3, heap 256m"* ]]
+  [[ $output == *"contestant plain:default+heap512m: heap 512m"* ]]
+}
+
+@test "options: bad variants and matrix values exit 2 before anything runs" {
+  local bad
+  for bad in "--variants flavoured:bitter" "--variants nope:sour" "--variants *:bitter" "--variants a:b:c" \
+    "--jdk 21,21" "--jdk x" "--gc cms" "--heap 1t" "--server-cpus 0" "--server-cpus 4096" \
+    "--aa --servers plain --jdk 25" "--variants flavoured:sour --servers plain"; do
+    # shellcheck disable=SC2086 # options and their values
+    run flavours $bad
+    [ "$status" -eq 2 ] || { echo "'$bad' gave $status: $output"; return 1; }
+  done
+  run -2 flavours --variants flavoured:bitter
+  [[ $output == *"flavoured has no variant 'bitter' (declared: sweet sour broken"* ]]
+  run -2 flavours --server-cpus 4096
+  [[ $output == *"--server-cpus 4096: 4096 core(s) wanted, the server may use"* ]]
+  [ ! -e "$TMP/out" ]
+}
+
+@test "run: each contestant starts with its variant's settings, its contract is checked, its rows are labelled and carry them" {
+  run flavours --variants 'flavoured:*' --heap 256m --server-cpus 1 --seed 3
+  echo "$output"
+  [ "$status" -eq 1 ] # the broken variant fails its contract
+  local f logs
+  f=$(results_file)
+  logs=${f%.json}.logs
+  valid "$f"
+  # each started with its own environment and options, after the common ones (java::exec_server)
+  grep -q '^flavour=sweet jvm_options=-XX:+AlwaysPreTouch -Dflavour.level=3 -Xms256m -Xmx256m -XX:ActiveProcessorCount=1 -XX:+PrintCommandLineFlags ' \
+    "$logs/flavoured:sweet+heap256m+cpus1-run1.log"
+  grep -q '^flavour=sour jvm_options=-Xms256m -Xmx256m -XX:ActiveProcessorCount=1 -XX:+PrintCommandLineFlags ' \
+    "$logs/flavoured:sour+heap256m+cpus1-run1.log"
+  # on one CPU: the first of the server's
+  grep -qE ' cpus=[0-9]+$' "$logs/flavoured:sour+heap256m+cpus1-run1.log"
+  # the contract checked for every contestant: the broken one fails, the others are measured
+  [ -s "$logs/flavoured:sweet+heap256m+cpus1-run1.contract.tap" ]
+  [ -s "$logs/flavoured:broken+heap256m+cpus1-run1.contract.tap" ]
+  [ "$(jq -r '[.results[] | "\(.variant.label)=\(.status)"] | sort | join(" ")' "$f")" = \
+    "flavoured:broken+heap256m+cpus1=failed flavoured:sour+heap256m+cpus1=ok flavoured:sweet+heap256m+cpus1=ok" ]
+  assert_jq '.results[] | select(.variant.name == "broken") | .reason | startswith("contract verification failed")' "$f"
+  # the row carries the variant's settings; the file the contestants in order
+  assert_jq '.results[] | select(.variant.name == "sweet") | .variant
+    | .jvm_options == ["-XX:+AlwaysPreTouch"] and .env == {FLAVOUR: "sweet"} and .properties == {"flavour.level": "3"}
+      and .heap == "256m" and .server_cpus == 1 and .jdk == null and .gc == null and .description == "the default"' "$f"
+  assert_jq '.results | all(.server == "flavoured")' "$f"
+  [ "$(jq -c .settings.variants "$f")" = '["flavoured:sweet+heap256m+cpus1","flavoured:sour+heap256m+cpus1","flavoured:broken+heap256m+cpus1"]' ]
+  # the summary names the contestants
+  [[ $output == *"flavoured:sour+heap256m+cpus1 barrage"* ]]
+  [[ $output == *"flavoured:sour+heap256m+cpus1 against flavoured:sweet+heap256m+cpus1 (hello h1 barrage, 1 and 1 run(s)): ok/s "* ]]
+}
+
+@test "run: without variant options, rows have no variant and keep the server's name" {
+  run -0 flavours --servers flavoured
+  local f
+  f=$(results_file)
+  valid "$f"
+  assert_jq '.results | length == 1 and all(.variant == null and .server == "flavoured")' "$f"
+  assert_jq '.settings.variants == null' "$f"
+  grep -q '^flavour= jvm_options= ' "${f%.json}.logs/flavoured-run1.log"
+}
