@@ -24,12 +24,24 @@ public final class JdkHttpServer {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
         HttpServer server = HttpServer.create(new InetSocketAddress(bind, port), 0);
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        // EXECUTOR (servers/jdk-httpserver/variants.tsv): virtual (a virtual thread per exchange,
+        // the default), platform (a cached pool of platform threads) or dispatcher (none: the
+        // server's one dispatcher thread runs every exchange)
+        String executor = System.getenv().getOrDefault("EXECUTOR", "virtual");
+        switch (executor) {
+            case "virtual" -> server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+            case "platform" -> server.setExecutor(Executors.newCachedThreadPool());
+            case "dispatcher" -> server.setExecutor(null);
+            default -> {
+                System.err.printf("jdk-httpserver: EXECUTOR wants virtual, platform or dispatcher, got '%s'%n", executor);
+                System.exit(2);
+            }
+        }
         server.createContext("/", JdkHttpServer::handle);
         server.start();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> server.stop(0)));
-        System.out.printf("server=jdk-httpserver version=%s protocols=h1 transport=nio+virtual-threads port=%d bind=%s%n",
-                Runtime.version(), port, bind);
+        System.out.printf("server=jdk-httpserver version=%s protocols=h1 transport=nio executor=%s port=%d bind=%s%n",
+                Runtime.version(), executor, port, bind);
     }
 
     private static void handle(HttpExchange exchange) throws IOException {

@@ -33,10 +33,27 @@ public final class UndertowServer {
         XNIO_LOG.setLevel(Level.WARNING); // no "XNIO version" start-up lines
         UNDERTOW_LOG.setLevel(Level.WARNING);
 
+        // DISPATCH (servers/undertow/variants.tsv): io (the handler on the XNIO I/O thread that
+        // read the request: it never blocks; the default) or worker (every exchange dispatched to
+        // Undertow's worker pool first, as a blocking handler must be)
+        String dispatch = System.getenv().getOrDefault("DISPATCH", "io");
+        HttpHandler contract = new ContractHandler();
+        HttpHandler handler = switch (dispatch) {
+            case "io" -> contract;
+            case "worker" -> exchange -> {
+                if (exchange.isInIoThread()) exchange.dispatch(contract);
+                else contract.handleRequest(exchange);
+            };
+            default -> {
+                System.err.printf("undertow: DISPATCH wants io or worker, got '%s'%n", dispatch);
+                System.exit(2);
+                yield contract;
+            }
+        };
         Undertow server = Undertow.builder()
                 .addHttpListener(port, bind)
                 .setServerOption(UndertowOptions.ENABLE_HTTP2, true)
-                .setHandler(new ContractHandler())
+                .setHandler(handler)
                 .build();
         try {
             server.start();
@@ -46,8 +63,8 @@ public final class UndertowServer {
             System.exit(1);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
-        System.out.printf("server=undertow version=%s protocols=h1,h2c transport=nio port=%d bind=%s%n",
-                Version.getVersionString(), port, bind);
+        System.out.printf("server=undertow version=%s protocols=h1,h2c transport=nio dispatch=%s port=%d bind=%s%n",
+                Version.getVersionString(), dispatch, port, bind);
     }
 
     private static final class ContractHandler implements HttpHandler {
