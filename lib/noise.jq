@@ -26,6 +26,7 @@
 #     contestant's label (jetty:vt, jetty:platform+jdk25: lib/variants.sh).
 
 import "stats" as stats;
+import "format" as fmt;
 
 def _metric($a; $b; $level):
   if ($a | length) == 0 or ($b | length) == 0 then null
@@ -86,7 +87,7 @@ def variants($level; $floor):
      | .verdict = _variant_verdict(_variant_floor($floor; .))]
   | sort_by(.server, .scenario, .protocol, .tool, .label);
 
-def _pct: (. * 1000 | round) / 10 | if . > 0 then "+\(.)%" else "\(.)%" end;
+def _pct: fmt::signed_pct(1);
 def _metric_text($name):
   if . == null then "\($name) -"
   else "\($name) \(.change | _pct)" + (if .lo == null then "" else " [\(.lo | _pct), \(.hi | _pct)]" end) end;

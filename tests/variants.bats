@@ -140,3 +140,38 @@ flavours() {
   assert_jq '.settings.variants == null' "$f"
   grep -q '^flavour= jvm_options= ' "${f%.json}.logs/flavoured-run1.log"
 }
+
+@test "compare: two variants of one server in one file, compared as --aa compares A and B: the change, its 95% interval, the verdict" {
+  local f=$ROOT/tests/fixtures/results/variants-jetty.json
+  run -0 "$ROOT/compare-results.sh" --variants "$f"
+  echo "$output"
+  # vt is 12 % faster in every run (generate.py): the medians' change, the interval above 0
+  [[ ${lines[0]} == "jetty:vt against jetty:platform (hello h1 wrk, 3 and 3 run(s)): ok/s +10.3% [+3.1%, +19.6%]: faster; p99 -9.4% ["* ]]
+  [[ ${lines[1]} == "jetty:vt against jetty:platform (post-load h1 wrk, 3 and 3 run(s)): ok/s +10.3% "* ]]
+  [ "${#lines[@]}" -eq 2 ]
+  # the same numbers as lib/noise.jq's A/A comparison gives for the two contestants as labels A and B
+  local aa
+  aa=$(jq -c -L "$ROOT/lib" 'import "noise" as noise;
+      .results |= map(.aa_group = (if .variant.name == "platform" then "A" else "B" end) | del(.variant))
+      | noise::floor(0.95).rows[] | select(.scenario == "hello") | .successful_rps' "$f")
+  run -0 "$ROOT/compare-results.sh" --variants "$f" --format json
+  [ "$(jq -c '.[] | select(.scenario == "hello") | .successful_rps' <<<"$output")" = "$aa" ]
+  assert_jq '.[] | .verdict == "faster" and .against == "jetty:platform" and .runs == {against: 3, label: 3}' - <<<"$output"
+  # a noise floor larger than the change: ~ (within the machine's noise)
+  jq '.noise_floor.rows[].successful_rps.floor = 0.2' "$ROOT/tests/fixtures/results/aa-jetty.json" >"$TMP/aa-loud.json"
+  run -0 "$ROOT/compare-results.sh" --variants "$f" --noise-floor "$TMP/aa-loud.json"
+  [[ ${lines[0]} == *"[+3.1%, +19.6%]: ~; p99"* ]]
+  # a file that is not a variant run, or two files with it: exit 2
+  run -2 "$ROOT/compare-results.sh" --variants "$ROOT/tests/fixtures/results/aa-jetty.json"
+  [[ $output == *"not a variant run"* ]]
+  run -2 "$ROOT/compare-results.sh" --variants "$f" "$f" "$f"
+}
+
+@test "compare: two files of variant runs are joined on the contestants' labels" {
+  local f=$ROOT/tests/fixtures/results/variants-jetty.json
+  run -0 "$ROOT/compare-results.sh" --format json "$f" "$f"
+  [ "$(jq -r '[.rows[] | "\(.server) \(.scenario)"] | join(",")' <<<"$output")" = \
+    "jetty:platform hello,jetty:vt hello,jetty:platform post-load,jetty:vt post-load" ]
+  run -0 "$ROOT/compare-results.sh" --server jetty:vt "$f" "$f"
+  [[ $output == *"jetty:vt "* && $output != *"jetty:platform "* ]]
+}
