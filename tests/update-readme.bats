@@ -600,6 +600,6 @@ descendants() {
   # a file without variants has no such part
   update --file "$F/aa-jetty.json"
   [ "$status" -eq 0 ]
-  ! section | grep -q '### Variants'
+  [ "$(section | grep -c '^### Variants$')" -eq 0 ]
   [ ! -e "$CHARTS/variants-jetty.png" ]
 }

