@@ -245,14 +245,16 @@ plan::print_list() {
 }
 
 plan::print_plan() {
-  local entry run server tool proto scenario load reason runs=${SETTINGS[runs]}
-  printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
+  local entry run server tool proto scenario load reason runs=${SETTINGS[runs]} width=16 slot
+  # as wide as the longest slot (a variant's label)
+  for slot in ${ROUND_ORDER[0]:-}; do ((${#slot} <= width)) || width=${#slot}; done
+  printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' RUN "$width" SERVER TOOL PROTO SCENARIO LOAD NOTE
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
     [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
     [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
-    printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
+    printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' "$run" "$width" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
     "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "$(plan::pinning_text)" "$(plan::minutes "$(plan::estimate_s)")"

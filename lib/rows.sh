@@ -154,10 +154,13 @@ rows::add() { results::add "$(rows::_json "$@")"; }
 rows::replace_last() { results::replace_last "$(rows::_json "$@")"; }
 
 rows::print_summary() {
-  printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
+  local width
+  # the first column as wide as the longest name (a variant's label: jetty:vt+jdk25+zgc)
+  width=$(jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; [16, (.results[] | summary::fields | .[0] | length)] | max' "$1")
+  printf '%-*s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$width" SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
   jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
-      printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
+      printf '%-*s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$width" "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
     done
 }

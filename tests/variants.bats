@@ -126,8 +126,12 @@ flavours() {
       and .heap == "256m" and .server_cpus == 1 and .jdk == null and .gc == null and .description == "the default"' "$f"
   assert_jq '.results | all(.server == "flavoured")' "$f"
   [ "$(jq -c .settings.variants "$f")" = '["flavoured:sweet+heap256m+cpus1","flavoured:sour+heap256m+cpus1","flavoured:broken+heap256m+cpus1"]' ]
-  # the summary names the contestants
-  [[ $output == *"flavoured:sour+heap256m+cpus1 barrage"* ]]
+  # the summary names the contestants, its first column as wide as the longest label
+  [[ $output == *"flavoured:sour+heap256m+cpus1   barrage"* ]]
+  local header row
+  header=$(grep -m1 '^SERVER ' <<<"$output")
+  row=$(grep -m1 '^flavoured:broken+heap256m+cpus1 ' <<<"$output")
+  [ "$(awk '{print index($0, " TOOL ")}' <<<"$header")" = "$(awk '{print index($0, " barrage ")}' <<<"$row")" ]
   [[ $output == *"flavoured:sour+heap256m+cpus1 against flavoured:sweet+heap256m+cpus1 (hello h1 barrage, 1 and 1 run(s)): ok/s "* ]]
 }
 
