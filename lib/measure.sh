@@ -186,11 +186,12 @@ measure::_warm_up() {
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
-    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
+    --arg aa_label "$(plan::slot_label "$slot")" --arg variant "$([[ -z $(plan::contestant "$slot") ]] || printf '%s' "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
     --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" '
     {server: $server, run: $run, tool: $tool, mode: $mode, duration_s: $duration, started: $started,
      ended: $ended, shapes: .}
-    + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"
+    + (if $aa_label == "" then {} else {aa_group: $aa_label} end)
+    + (if $variant == "" then {} else {variant: $variant} end)')"
 }
 
 measure::fail_entries() {

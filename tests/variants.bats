@@ -100,7 +100,7 @@ flavours() {
 }
 
 @test "run: each contestant starts with its variant's settings, its contract is checked, its rows are labelled and carry them" {
-  run flavours --variants 'flavoured:*' --heap 256m --server-cpus 1 --seed 3
+  run flavours --variants 'flavoured:*' --heap 256m --server-cpus 1 --seed 3 --server-warmup 1s
   echo "$output"
   [ "$status" -eq 1 ] # the broken variant fails its contract
   local f logs
@@ -126,6 +126,9 @@ flavours() {
       and .heap == "256m" and .server_cpus == 1 and .jdk == null and .gc == null and .description == "the default"' "$f"
   assert_jq '.results | all(.server == "flavoured")' "$f"
   [ "$(jq -c .settings.variants "$f")" = '["flavoured:sweet+heap256m+cpus1","flavoured:sour+heap256m+cpus1","flavoured:broken+heap256m+cpus1"]' ]
+  # each contestant's warm-up names it (the broken one, failing its contract, has none)
+  [ "$(jq -r '[.server_warmups[] | "\(.server) \(.variant)"] | sort | join(",")' "$f")" = \
+    "flavoured flavoured:sour+heap256m+cpus1,flavoured flavoured:sweet+heap256m+cpus1" ]
   # the summary names the contestants, its first column as wide as the longest label
   [[ $output == *"flavoured:sour+heap256m+cpus1   barrage"* ]]
   local header row

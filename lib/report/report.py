@@ -623,7 +623,7 @@ class RunPage:
         for w in warmups:
             for s in w["shapes"]:
                 body.append(tag("tr", "".join([
-                    tag("td", esc(w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
+                    tag("td", esc(w.get("variant") or w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
                     tag("td", esc("%s %s" % (s["protocol"], s["scenario"]))), tag("td", esc(s["status"] + (": " + s["reason"] if s.get("reason") else ""))),
                     num(fmt.thousands(s.get("successful_rps")), s.get("successful_rps"), "successful_rps"),
                     num(fmt.fixed(s.get("warmup_s"), 1), s.get("warmup_s"), "warmup_s"),
