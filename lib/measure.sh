@@ -92,6 +92,10 @@ measure::_entry() {
   local -A ENTRY_SPEC
   local reason rc=0
   plan::spec ENTRY_SPEC "$1"
+  if reason=$(plan::jdk_short "${ENTRY_SPEC[slot]}" "${ENTRY_SPEC[protocol]}"); then
+    rows::add ENTRY_SPEC skipped "$reason"
+    return 0
+  fi
   if ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
     || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[load]}"); }; then
     rows::add ENTRY_SPEC skipped "$reason"
@@ -154,6 +158,7 @@ measure::_warm_up() {
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r r s _ proto scenario _ <<<"$entry"
     [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
+    ! plan::jdk_short "$slot" "$proto" >/dev/null || continue
     seen+="$proto/$scenario "
     plan::spec WARMUP_SPEC "$entry"
     steady::warmup_spec WARMUP_SPEC "$tool"
@@ -237,6 +242,15 @@ measure::_verify_and_measure() {
   # shellcheck disable=SC2034 # read by rows::_json (lib/rows.sh)
   [[ -z $(plan::contestant "$slot") ]] || SERVER_JDK=$(place::server_jdk)
   protocols=$(plan::verified_protocols "$server")
+  # a contestant whose JDK a protocol needs a newer one of: that protocol is not checked (its
+  # rows are skipped, saying why); h1 always is
+  local proto kept=() verified=()
+  IFS=, read -r -a verified <<<"$protocols"
+  for proto in "${verified[@]}"; do
+    [[ $proto == h1 ]] || ! plan::jdk_short "$slot" "$proto" >/dev/null || continue
+    kept+=("$proto")
+  done
+  protocols=$(IFS=,; printf '%s' "${kept[*]}")
   tap=$LOG_DIR/$slot-run$run.contract.tap
   log::info "verifying $server ($protocols)"
   if ! place::verify_contract "$server" "$protocols" >"$tap"; then

@@ -36,6 +36,9 @@
 #     contestant label (vt+jdk25; nothing outside a variant run).
 #   plan::variant_run
 #     0 when the run measures variants (--variants, --jdk, --gc, --heap or --server-cpus given).
+#   plan::jdk_short SLOT PROTOCOL
+#     Why SLOT (a contestant on an older --jdk than its server's PROTOCOL_min_jdk) cannot be
+#     measured over PROTOCOL; returns 1 when it can.
 #   plan::contestant SLOT
 #     The contestant of a variant run's slot (lib/variants.sh: variants::contestants' JSON);
 #     nothing for another slot. PLAN_CONTESTANTS (filled by plan::build) lists them in order.
@@ -94,6 +97,20 @@ plan::slot_variant() { [[ $1 == *:* ]] && printf '%s\n' "${1#*:}"; return 0; }
 
 plan::variant_run() {
   [[ -n ${SETTINGS[variants]}${SETTINGS[jdks]}${SETTINGS[gcs]}${SETTINGS[heaps]}${SETTINGS[server_cpu_counts]} ]]
+}
+
+# plan::jdk_short SLOT PROTOCOL: the reason, on stdout, when SLOT is a contestant whose JDK (--jdk)
+# is older than the server declares PROTOCOL needs (server.properties: PROTOCOL_min_jdk=N); else
+# returns 1. Such entries are skipped with the reason, and the protocol is left out of the
+# contestant's contract check and warm-up.
+plan::jdk_short() {
+  local contestant jdk server min
+  contestant=$(plan::contestant "$1")
+  [[ -n $contestant ]] || return 1
+  jdk=$(jq -r '.jdk // ""' <<<"$contestant")
+  server=$(plan::slot_server "$1")
+  [[ -n $jdk ]] && min=$(servers::prop "$server" "${2}_min_jdk" 2>/dev/null) && ((jdk < min)) || return 1
+  printf '%s\n' "$server's $2 needs JDK $min or newer (server.properties: ${2}_min_jdk); this contestant runs JDK $jdk"
 }
 
 plan::contestant() { [[ -n ${PLAN_CONTESTANT[$1]:-} ]] && printf '%s\n' "${PLAN_CONTESTANT[$1]}"; return 0; }

@@ -4,7 +4,8 @@
 #   servers::list
 #     Server names (folders under servers/ with a server.properties), one per line, sorted.
 #   servers::prop NAME KEY
-#     A value from servers/NAME/server.properties (name, version, protocols);
+#     A value from servers/NAME/server.properties (name, version, protocols, and PROTOCOL_min_jdk:
+#     the oldest JDK feature release a protocol works on, when older ones fail it: lib/plan.sh);
 #     returns 1 if the file or key is missing.
 #   servers::build [NAME...]
 #     Builds the named servers (default: all) with `mvn -B --fail-at-end` under the

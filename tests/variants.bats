@@ -244,3 +244,16 @@ flavours() {
   # the run ends with the variants of jetty against its first
   [[ $output == *"jetty:vt+jdk25+parallel+heap256m+cpus1 against jetty:platform+jdk21+parallel+heap256m+cpus1 (hello h1 barrage, 1 and 1 run(s)): ok/s "* ]]
 }
+
+@test "run: a contestant on a JDK older than its server declares a protocol needs: those rows skipped, saying why" {
+  # plain declares h1_min_jdk=22 (as jetty declares h3_min_jdk=22: its QUIC binding needs the
+  # Foreign Function API of JDK 22)
+  run -0 flavours --servers plain --jdk 21,25 --seed 1
+  echo "$output"
+  local f
+  f=$(results_file)
+  valid "$f"
+  assert_jq '.results[] | select(.variant.label == "plain:default+jdk21") | .status == "skipped"
+    and .reason == "plain'"'"'s h1 needs JDK 22 or newer (server.properties: h1_min_jdk); this contestant runs JDK 21"' "$f"
+  assert_jq '.results[] | select(.variant.label == "plain:default+jdk25") | .status == "ok"' "$f"
+}
