@@ -73,7 +73,7 @@ place::start_server() {
   [[ ${SETTINGS[gc_log]} == 0 ]] || SERVER_GC_LOG=${log%.log}.gc.log
   launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${SETTINGS[profile]:+"-agentpath:$PROFILE_LIB"}) || exit 1
   # a contestant of a variant run: its JDK, JVM options, environment and cores (lib/variants.sh)
-  local contestant cpus=${SETTINGS[server_cpus]} java_home=${JAVA_HOME:-} variant_options='' count why
+  local contestant cpus=${SETTINGS[server_cpus]} java_home=${JAVA_HOME:-} variant_options="" count jdk
   local -a SERVERS_START_ENV=()
   contestant=$(plan::contestant "$slot")
   if [[ -n $contestant ]]; then
@@ -86,8 +86,8 @@ place::start_server() {
       start_reason="start failed: $cpus"
       return 1
     fi
-    why=$(jq -r '.jdk // ""' <<<"$contestant")
-    [[ -z $why ]] || java_home=${JDK_HOMES[$why]}
+    jdk=$(jq -r '.jdk // ""' <<<"$contestant")
+    [[ -z $jdk ]] || java_home=${JDK_HOMES[$jdk]}
   fi
   if ! JAVA_HOME=$java_home VARIANT_JVM_OPTIONS=$variant_options JDK_JAVA_OPTIONS=$launcher_options \
     servers::start "$server" "${SETTINGS[port]}" "$log" "$cpus"; then
