@@ -126,6 +126,10 @@ variants::axis_values() {
       esac
       return 1
     fi
+    # the servers are compiled for JAVA_MIN_MAJOR (lib/java.sh): an older JVM cannot load them
+    if [[ $option == --jdk ]] && ((value < ${JAVA_MIN_MAJOR:-21})); then
+      echo "$option: the servers need JDK ${JAVA_MIN_MAJOR:-21} or newer, got '$value'"; return 1
+    fi
     [[ $seen != *" $value "* ]] || { echo "$option: '$value' given twice in '$text'"; return 1; }
     seen+="$value "
   done

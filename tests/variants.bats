@@ -94,6 +94,8 @@ flavours() {
   done
   run -2 flavours --variants flavoured:bitter
   [[ $output == *"flavoured has no variant 'bitter' (declared: sweet sour broken"* ]]
+  run -2 flavours --jdk 17,25
+  [[ $output == *"--jdk: the servers need JDK 21 or newer, got '17'"* ]]
   run -2 flavours --server-cpus 4096
   [[ $output == *"--server-cpus 4096: 4096 core(s) wanted, the server may use"* ]]
   [ ! -e "$TMP/out" ]
