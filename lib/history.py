@@ -93,6 +93,8 @@ def machine(doc):
 
 
 def row_name(row):
+    if (row.get("variant") or {}).get("label"):
+        return row["variant"]["label"]
     return row["server"] + ("@" + row["aa_group"] if row.get("aa_group") else "")
 
 

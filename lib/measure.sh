@@ -21,11 +21,14 @@
 #     tool's exit status.
 # Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
 # server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
-# MEASURE_FAILED (1 once a row failed; measure::any_failed).
+# MEASURE_FAILED (1 once a row failed; measure::any_failed) and SERVER_JDK (the running
+# contestant's JDK, read by rows::_json).
 # Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
 MEASURE_DONE=0 MEASURE_FAILED=0
+# The running server's JDK ({version, home}: place::server_jdk) in a variant run, else null.
+SERVER_JDK=null
 
 measure::any_failed() { ((MEASURE_FAILED)); }
 
@@ -89,6 +92,10 @@ measure::_entry() {
   local -A ENTRY_SPEC
   local reason rc=0
   plan::spec ENTRY_SPEC "$1"
+  if reason=$(plan::jdk_short "${ENTRY_SPEC[slot]}" "${ENTRY_SPEC[protocol]}"); then
+    rows::add ENTRY_SPEC skipped "$reason"
+    return 0
+  fi
   if ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
     || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[load]}"); }; then
     rows::add ENTRY_SPEC skipped "$reason"
@@ -151,6 +158,7 @@ measure::_warm_up() {
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r r s _ proto scenario _ <<<"$entry"
     [[ $r == "$run" && $s == "$slot" && $seen != *" $proto/$scenario "* ]] || continue
+    ! plan::jdk_short "$slot" "$proto" >/dev/null || continue
     seen+="$proto/$scenario "
     plan::spec WARMUP_SPEC "$entry"
     steady::warmup_spec WARMUP_SPEC "$tool"
@@ -183,11 +191,12 @@ measure::_warm_up() {
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
-    --arg aa_label "$(plan::slot_label "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
+    --arg aa_label "$(plan::slot_label "$slot")" --arg variant "$([[ -z $(plan::contestant "$slot") ]] || printf '%s' "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
     --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" '
     {server: $server, run: $run, tool: $tool, mode: $mode, duration_s: $duration, started: $started,
      ended: $ended, shapes: .}
-    + (if $aa_label == "" then {} else {aa_group: $aa_label} end)')"
+    + (if $aa_label == "" then {} else {aa_group: $aa_label} end)
+    + (if $variant == "" then {} else {variant: $variant} end)')"
 }
 
 measure::fail_entries() {
@@ -206,6 +215,7 @@ measure::fail_entries() {
 measure::serve() {
   local slot=$1 run=$2 server log reason=''
   server=$(plan::slot_server "$slot")
+  SERVER_JDK=null
   log=$LOG_DIR/$slot-run$run.log
   if ! place::start_server "$slot" "$log" reason; then
     measure::fail_entries "$slot" "$run" "$reason"
@@ -228,7 +238,19 @@ measure::_verify_and_measure() {
     measure::fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
+  # the JDK the process runs on, for a contestant's rows (rows::_json)
+  # shellcheck disable=SC2034 # read by rows::_json (lib/rows.sh)
+  [[ -z $(plan::contestant "$slot") ]] || SERVER_JDK=$(place::server_jdk)
   protocols=$(plan::verified_protocols "$server")
+  # a contestant whose JDK a protocol needs a newer one of: that protocol is not checked (its
+  # rows are skipped, saying why); h1 always is
+  local proto kept=() verified=()
+  IFS=, read -r -a verified <<<"$protocols"
+  for proto in "${verified[@]}"; do
+    [[ $proto == h1 ]] || ! plan::jdk_short "$slot" "$proto" >/dev/null || continue
+    kept+=("$proto")
+  done
+  protocols=$(IFS=,; printf '%s' "${kept[*]}")
   tap=$LOG_DIR/$slot-run$run.contract.tap
   log::info "verifying $server ($protocols)"
   if ! place::verify_contract "$server" "$protocols" >"$tap"; then

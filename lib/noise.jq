@@ -10,11 +10,23 @@
 #     A/A runs are consistent with: the farther end of the interval from 0, or the observed
 #     change itself with fewer than 2 runs a side (a weak floor: one run against one).
 #     compare-results.sh --noise-floor does not call a smaller change a regression.
-#   row_name   a results row -> the name it is shown and compared under: its server, or in an
+#   variants($level; $floor)   results file -> the comparison of each server's variants (a
+#     variant run: rows with .variant) with the server's first contestant (settings.variants'
+#     order), the way floor() compares A and B: per server, scenario, protocol, tool and
+#     contestant {server, label, against, scenario, protocol, tool, runs: {against, label},
+#     successful_rps, p99 (_metric: change, lo, hi), verdict}. verdict (of ok/s): "faster" or
+#     "slower" when the $level interval excludes 0 (and the change is beyond $floor, an A/A
+#     run's noise_floor object or null), "~" when it holds 0 or the change is within the floor,
+#     "1 run" when a side has fewer than 2 runs (no interval: the change alone, unjudged).
+#   variant_lines   variants(...)'s rows -> one line each: "jetty:vt against jetty:platform
+#     (hello h1 barrage): ok/s +12.0% [+8.0%, +16.0%] faster; p99 -3.1% [-9.0%, +2.2%]".
+#   row_name   a results row -> the name it is shown and compared under: its server, in an
 #     A/A run "SERVER@LABEL" (jetty@A, jetty@B, as run-benchmarks.sh's summary names them):
-#     the two labels are two samples of noise, never one server.
+#     the two labels are two samples of noise, never one server; in a variant run its
+#     contestant's label (jetty:vt, jetty:platform+jdk25: lib/variants.sh).
 
 import "stats" as stats;
+import "format" as fmt;
 
 def _metric($a; $b; $level):
   if ($a | length) == 0 or ($b | length) == 0 then null
@@ -41,4 +53,51 @@ def floor($level):
                      successful_rps: _metric($a | _values(stats::successful_rps); $b | _values(stats::successful_rps); $level),
                      p99: _metric($a | _values(.latency_us.p99?); $b | _values(.latency_us.p99?); $level)}))};
 
-def row_name: if .aa_group != null then "\(.server)@\(.aa_group)" else .server end;
+# The A/A run's floor of successful requests/s for a row's scenario, protocol and tool (else
+# its largest), or null.
+def _variant_floor($floor; $row):
+  if $floor == null then null
+  else ([$floor.rows[]? | select(.scenario == $row.scenario and .protocol == $row.protocol and .tool == $row.tool)
+         | .successful_rps.floor? | numbers] | first) // ([$floor.rows[]? | .successful_rps.floor? | numbers] | max)
+  end;
+
+def _variant_verdict($floor):
+  .successful_rps as $m
+  | if $m == null then "no runs"
+    elif $m.lo == null then "1 run"
+    elif $floor != null and ($m.change | fabs) <= $floor then "~"
+    elif $m.lo > 0 then "faster"
+    elif $m.hi < 0 then "slower"
+    else "~" end;
+
+def variants($level; $floor):
+  [.results[] | select(.status == "ok" and .variant.label? != null)] as $ok
+  | (.settings.variants // [.results[] | .variant.label? // empty]) as $order
+  | [$ok | group_by(.server)[] | . as $rows
+     | (first($order[] | select(startswith($rows[0].server + ":")))) as $default
+     | $rows | group_by([.scenario, .protocol, .tool])[] | . as $g
+     | ($g | map(select(.variant.label == $default))) as $a
+     | select(($a | length) > 0)
+     | ($g | map(.variant.label) | unique - [$default])[] as $contestant
+     | ($g | map(select(.variant.label == $contestant))) as $b
+     | {server: $g[0].server, "label": $contestant, against: $default, scenario: $g[0].scenario,
+        protocol: $g[0].protocol, tool: $g[0].tool, runs: {against: ($a | length), label: ($b | length)},
+        successful_rps: _metric($a | _values(stats::successful_rps); $b | _values(stats::successful_rps); $level),
+        p99: _metric($a | _values(.latency_us.p99?); $b | _values(.latency_us.p99?); $level)}
+     | .verdict = _variant_verdict(_variant_floor($floor; .))]
+  | sort_by(.server, .scenario, .protocol, .tool, .label);
+
+def _pct: fmt::signed_pct(1);
+def _metric_text($name):
+  if . == null then "\($name) -"
+  else "\($name) \(.change | _pct)" + (if .lo == null then "" else " [\(.lo | _pct), \(.hi | _pct)]" end) end;
+
+def variant_lines:
+  .[] | "\(.label) against \(.against) (\(.scenario) \(.protocol) \(.tool), \(.runs.label) and \(.runs.against) run(s)): "
+        + (.successful_rps | _metric_text("ok/s"))
+        + (if .verdict == "1 run" then " (fewer than 2 runs a side: not judged)" else ": " + .verdict end)
+        + "; " + (.p99 | _metric_text("p99"));
+
+def row_name:
+  if .variant.label? != null then .variant.label
+  elif .aa_group != null then "\(.server)@\(.aa_group)" else .server end;

@@ -12,7 +12,8 @@
 # A plan entry is one line "RUN<TAB>SLOT<TAB>TOOL<TAB>PROTOCOL<TAB>SCENARIO<TAB>LOAD": LOAD is
 # empty for a closed-loop run, else rate=N, stages (the scenario's, openloop::stages_of) or
 # capacity. A slot is what one server start
-# measures: the server's name, or in an A/A run NAME@A and NAME@B.
+# measures: the server's name, in an A/A run NAME@A and NAME@B, in a variant run (--variants or
+# a matrix option: lib/variants.sh) a contestant's label, NAME:VARIANT[+jdkN...].
 #
 #   plan::build
 #     Fills ROUND_ORDER (index RUN-1: that round's slots, space-separated) and PLAN (the
@@ -30,8 +31,17 @@
 #     Rounded up, at least 1.
 #   plan::print_list / plan::print_plan
 #     What --list and --dry-run print.
-#   plan::slot_server SLOT / plan::slot_label SLOT
-#     A slot's server / its A/A label (nothing outside an A/A run).
+#   plan::slot_server SLOT / plan::slot_label SLOT / plan::slot_variant SLOT
+#     A slot's server / its A/A label (nothing outside an A/A run) / the variant part of its
+#     contestant label (vt+jdk25; nothing outside a variant run).
+#   plan::variant_run
+#     0 when the run measures variants (--variants, --jdk, --gc, --heap or --server-cpus given).
+#   plan::jdk_short SLOT PROTOCOL
+#     Why SLOT (a contestant on an older --jdk than its server's PROTOCOL_min_jdk) cannot be
+#     measured over PROTOCOL; returns 1 when it can.
+#   plan::contestant SLOT
+#     The contestant of a variant run's slot (lib/variants.sh: variants::contestants' JSON);
+#     nothing for another slot. PLAN_CONTESTANTS (filled by plan::build) lists them in order.
 #   plan::declared_protocols SERVER
 #     The comma list from its server.properties (h1 when it names none).
 #   plan::verified_protocols SERVER
@@ -45,15 +55,16 @@
 #     The selected servers built with Maven (with a pom.xml), one per line.
 #   plan::pinning_text / plan::server_warmup_text
 #     The CPU pinning and the server warm-up, in words.
-# Depends on lib/servers.sh, lib/scenarios.sh, lib/openloop.sh and the tool drivers (tools::load).
+# Depends on lib/servers.sh, lib/scenarios.sh, lib/openloop.sh, lib/variants.sh and the tool drivers
+# (tools::load).
 
 # Rough per-step costs for the time estimate: a server's start and contract check, the set-up
 # and parsing around each measured run, and the steps a capacity search takes.
 PLAN_SERVER_OVERHEAD_S=15
 PLAN_RUN_OVERHEAD_S=2
 PLAN_CAPACITY_STEPS_GUESS=10
-PLAN=() ROUND_ORDER=()
-declare -gA PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
+PLAN=() ROUND_ORDER=() PLAN_CONTESTANTS=()
+declare -gA PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=() PLAN_CONTESTANT=()
 
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
 
@@ -80,8 +91,43 @@ plan::_server_protocols() {
   done
 }
 
-plan::slot_server() { printf '%s\n' "${1%@*}"; }
+plan::slot_server() { local server=${1%@*}; printf '%s\n' "${server%%:*}"; }
 plan::slot_label() { [[ $1 == *@* ]] && printf '%s\n' "${1##*@}"; return 0; }
+plan::slot_variant() { [[ $1 == *:* ]] && printf '%s\n' "${1#*:}"; return 0; }
+
+plan::variant_run() {
+  [[ -n ${SETTINGS[variants]}${SETTINGS[jdks]}${SETTINGS[gcs]}${SETTINGS[heaps]}${SETTINGS[server_cpu_counts]} ]]
+}
+
+# plan::jdk_short SLOT PROTOCOL: the reason, on stdout, when SLOT is a contestant whose JDK (--jdk)
+# is older than the server declares PROTOCOL needs (server.properties: PROTOCOL_min_jdk=N); else
+# returns 1. Such entries are skipped with the reason, and the protocol is left out of the
+# contestant's contract check and warm-up.
+plan::jdk_short() {
+  local contestant jdk server min
+  contestant=$(plan::contestant "$1")
+  [[ -n $contestant ]] || return 1
+  jdk=$(jq -r '.jdk // ""' <<<"$contestant")
+  server=$(plan::slot_server "$1")
+  [[ -n $jdk ]] && min=$(servers::prop "$server" "${2}_min_jdk" 2>/dev/null) && ((jdk < min)) || return 1
+  printf '%s\n' "$server's $2 needs JDK $min or newer (server.properties: ${2}_min_jdk); this contestant runs JDK $jdk"
+}
+
+plan::contestant() { [[ -n ${PLAN_CONTESTANT[$1]:-} ]] && printf '%s\n' "${PLAN_CONTESTANT[$1]}"; return 0; }
+
+# plan::_contestants: fills PLAN_CONTESTANTS (labels, in order) and PLAN_CONTESTANT (label ->
+# JSON) from the settings: the variants picked (each selected server's default when only the
+# matrix is given) crossed with the matrix.
+plan::_contestants() {
+  local picked json label
+  PLAN_CONTESTANTS=() PLAN_CONTESTANT=()
+  plan::variant_run || return 0
+  picked=$(variants::select "${SETTINGS[variants]:-*}" "${SERVERS[@]}") || { log::error "--variants: $picked"; return 1; }
+  while IFS= read -r json; do
+    label=$(jq -r .label <<<"$json")
+    PLAN_CONTESTANTS+=("$label") PLAN_CONTESTANT[$label]=$json
+  done < <(variants::contestants "$picked" "${SETTINGS[jdks]}" "${SETTINGS[gcs]}" "${SETTINGS[heaps]}" "${SETTINGS[server_cpu_counts]}")
+}
 
 # plan::_shuffled SEED ITEM...: the items in an order drawn from SEED (Fisher-Yates on a
 # 31-bit linear congruential generator: the same seed gives the same order on every machine).
@@ -104,7 +150,9 @@ plan::_shuffled() {
 # not land on one server.
 plan::_round_orders() {
   local slots=() base=() run i n order runs=${SETTINGS[runs]}
-  if [[ ${SETTINGS[aa]} == 1 ]]; then slots=("${SERVERS[0]}@A" "${SERVERS[0]}@B"); else slots=("${SERVERS[@]}"); fi
+  if [[ ${SETTINGS[aa]} == 1 ]]; then slots=("${SERVERS[0]}@A" "${SERVERS[0]}@B")
+  elif plan::variant_run; then slots=("${PLAN_CONTESTANTS[@]}")
+  else slots=("${SERVERS[@]}"); fi
   mapfile -t base < <(plan::_shuffled "${SETTINGS[seed]}" "${slots[@]}")
   n=${#base[@]}
   ROUND_ORDER=()
@@ -117,6 +165,7 @@ plan::_round_orders() {
 
 plan::build() {
   PLAN=() PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
+  plan::_contestants
   plan::_round_orders
   local run slot server tool proto scenario load runs=${SETTINGS[runs]}
   for server in "${SERVERS[@]}"; do
@@ -155,7 +204,7 @@ plan::spec() {
   server=$(plan::slot_server "$slot")
   # shellcheck disable=SC2034 # a nameref: the caller's array
   plan_spec=([run]=$run [slot]=$slot [server]=$server [server_version]=${PLAN_SERVER_VERSION[$server]:-}
-    [aa_group]=$(plan::slot_label "$slot")
+    [aa_group]=$(plan::slot_label "$slot") [variant]=$(plan::slot_variant "$slot")
     [tool]=$tool [request_timeout_s]=${PLAN_REQUEST_TIMEOUT[$tool]:-} [protocol]=$proto [scenario]=$scenario [load]=$load
     [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
@@ -187,12 +236,18 @@ plan::connections_of() { if [[ -n ${SETTINGS[connections]} ]]; then echo "${SETT
 plan::streams_of() { scenarios::field "$1" streams; }
 
 plan::print_list() {
-  local server scenario tool
+  local server scenario tool variant
   printf 'Servers (%s):\n' "$SERVERS_DIR"
   printf '  %-16s %-14s %s\n' NAME VERSION PROTOCOLS
   for server in $(servers::list); do
     printf '  %-16s %-14s %s\n' "$server" "$(servers::prop "$server" version 2>/dev/null || echo '?')" \
       "$(plan::declared_protocols "$server")"
+  done
+  printf '\nVariants (servers/NAME/variants.tsv; the first is the default; pick with --variants SERVER:VARIANT):\n'
+  for server in $(servers::list); do
+    while IFS= read -r variant; do
+      printf '  %-28s %s\n' "$server:$variant" "$(variants::field "$server" "$variant" description)"
+    done < <(variants::names "$server")
   done
   printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "${SETTINGS[threads]}"
   printf '  %-18s %-9s %-12s %-8s %-28s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT GROUP
@@ -209,18 +264,26 @@ plan::print_list() {
 }
 
 plan::print_plan() {
-  local entry run server tool proto scenario load reason runs=${SETTINGS[runs]}
-  printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
+  local entry run server tool proto scenario load reason runs=${SETTINGS[runs]} width=16 slot
+  # as wide as the longest slot (a variant's label)
+  for slot in ${ROUND_ORDER[0]:-}; do ((${#slot} <= width)) || width=${#slot}; done
+  printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' RUN "$width" SERVER TOOL PROTO SCENARIO LOAD NOTE
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
     [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
     [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
-    printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
+    printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' "$run" "$width" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
     "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "$(plan::pinning_text)" "$(plan::minutes "$(plan::estimate_s)")"
   printf 'server warm-up: %s\n' "$(plan::server_warmup_text)"
+  local label
+  for label in "${PLAN_CONTESTANTS[@]}"; do
+    printf 'contestant %s: %s\n' "$label" "$(jq -r '[(.jvm_options | join(" ")), (.env | to_entries | map("\(.key)=\(.value)") | join(" ")),
+      (.properties | to_entries | map("-D\(.key)=\(.value)") | join(" ")), (.jdk // empty | "JDK \(.)"), (.gc // empty | "GC \(.)"),
+      (.heap // empty | "heap \(.)"), (.server_cpus // empty | "\(.) core(s)")] | map(select(. != "")) | if length == 0 then "as the server is" else join(", ") end' <<<"${PLAN_CONTESTANT[$label]}")"
+  done
   for ((run = 1; run <= runs; run++)); do
     printf 'round %d order (seed %s): %s\n' "$run" "${SETTINGS[seed]}" "${ROUND_ORDER[run - 1]}"
   done

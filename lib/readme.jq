@@ -5,6 +5,10 @@
 #                          table per scenario x protocol x tool, servers sorted by median
 #                          successful requests/s; with 3+ runs, ranked by the 95% confidence
 #                          intervals of successful requests/s (overlapping ones share a rank)
+#                          In a variant run (rows with .variant: lib/variants.sh), variants: per
+#                          server, its contestants against its first (noise::variants: the change
+#                          of successful requests/s and its 95% interval, the verdict) per
+#                          scenario, protocol and tool, and a chart of their successful requests/s
 #   section($charts; $source)   model -> the Markdown between the performance markers;
 #                          $charts is the charts directory relative to the README; no
 #                          control character (format.jq's safe)
@@ -159,8 +163,49 @@ def _timeline_chart($tables; $results):
         | select((.series | length) > 0))
   // null;
 
+# A variant run's part: per server (in settings.variants' order), each contestant's median
+# successful requests/s and p99 per scenario, protocol and tool, its comparison with the server's
+# first contestant (noise::variants), and the data of a chart (the shape _rps_script draws: a
+# cluster of bars per scenario, protocol and tool, a bar per contestant).
+def _variants_model:
+  noise::variants(0.95; null) as $cmp
+  | (.settings.variants // []) as $order
+  | [.results[] | select(.load == null and .variant.label? != null)] as $rows
+  | if ($rows | length) == 0 then []
+    else
+      [$rows | group_by(.server)[] | . as $server_rows
+       | ([$order[] | select(startswith($server_rows[0].server + ":"))]
+          + ([$server_rows[].variant.label] | unique) | reduce .[] as $l ([]; if index([$l]) then . else . + [$l] end)) as $labels
+       | ($server_rows | group_by([.scenario, .protocol, .tool]) | sort_by((.[0].scenario | _scenario_rank), .[0].scenario, .[0].protocol, .[0].tool)) as $shapes
+       | {server: $server_rows[0].server, default: $labels[0], contestants: $labels,
+          slug: ("variants-\($server_rows[0].server)" | _slug),
+          rows: [$shapes[] | . as $g
+                 | $labels[] as $l
+                 | ($g | map(select(.variant.label == $l))) as $mine
+                 | select(($mine | length) > 0)
+                 | ($mine | map(select(.status == "ok"))) as $ok
+                 | ([$cmp[] | select(.label == $l and .scenario == $g[0].scenario and .protocol == $g[0].protocol
+                                     and .tool == $g[0].tool)] | first) as $c
+                 | {"label": $l, scenario: $g[0].scenario, protocol: $g[0].protocol, tool: $g[0].tool,
+                    runs: ($mine | length), ok: ($ok | length),
+                    reasons: [$mine[] | select(.status != "ok") | "\(.status): \(.reason)"] | unique,
+                    jdk_version: ([$mine[].variant.jdk_version | select(. != null)] | first),
+                    successful_rps: ($ok | map(.metrics | stats::successful_rps) | _summary),
+                    p99: ($ok | map(.metrics.latency_us.p99?) | _summary),
+                    against: (if $l == $labels[0] then null else ($c // null) end)}],
+          chart: {slug: ("variants-\($server_rows[0].server)" | _slug),
+                  title: "\($server_rows[0].server): successful requests per second of its variants (higher is better)",
+                  xlabel: "scenario, protocol, tool",
+                  scenarios: [$shapes[] | "\(.[0].scenario) \(.[0].protocol) \(.[0].tool)"],
+                  servers: $labels,
+                  values: [$shapes[] | map(select(.status == "ok")) | group_by(.variant.label)
+                           | map({key: .[0].variant.label, value: (map(.metrics | stats::successful_rps) | _summary | .median)})
+                           | from_entries]}}]
+    end;
+
 def model($baseline):
-  .results |= map(.server = noise::row_name)
+  _variants_model as $variants
+  | .results |= map(.server = noise::row_name)
   | . as $doc
   | ([.results[] | .server] | unique) as $servers
   # A profiled row never shares a table with an unprofiled one: the profiler slows the server.
@@ -175,6 +220,7 @@ def model($baseline):
      where_time_goes: ($doc | profile::readme_lines($ARGS.named.results_link // "."; _scenario_rank)),
      timeouts: ([$tables[].timeouts[]] | unique),
      timeline_chart: _timeline_chart($tables; $doc.results),
+     variants: $variants,
      rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
                   | map({protocol: .[0].protocol, tool: .[0].tool,
                          slug: ("rps-\(.[0].protocol)-\(.[0].tool)" | _slug),
@@ -345,6 +391,36 @@ def _footer:
     "| Suite commit | \($m.commit // "unknown" | if . == "unknown" then . else "`\(.)`" end) |",
     "| Reproduce | `\($m.command)` |";
 
+# A variant run's part: per server a table of its contestants (median successful requests/s,
+# p99, the JDK the process ran on) with the change against its first contestant and the verdict,
+# and the chart of their successful requests/s.
+def _variants_md($charts):
+  def change: if . == null then fmt::dash
+    else (.change | fmt::signed_pct(1)) + (if .lo == null then "" else " [\(.lo | fmt::signed_pct(1)), \(.hi | fmt::signed_pct(1))]" end) end;
+  def verdict: if . == null then "baseline" elif .verdict == "1 run" then "not judged (1 run a side)" else .verdict end;
+  if (.variants | length) == 0 then empty
+  else
+    "### Variants",
+    "",
+    "Each server's contestants (servers/NAME/variants.tsv crossed with --jdk, --gc, --heap, --server-cpus) against its "
+    + "first: the change of the median successful requests/s and p99, with the 95% interval of the change (Welch's "
+    + "t-interval on log values, as an A/A run measures noise: `./compare-results.sh --variants FILE`); faster or "
+    + "slower when the interval excludes 0, ~ when it holds 0; with fewer than 2 runs a side the change is not judged.",
+    "",
+    (.variants[] | . as $v
+     | "#### \(.server | _md_escape)",
+       "",
+       "| Variant | Scenario · protocol · tool | JDK | Successful req/s | p99 | vs \(.default | _md_escape): ok/s | p99 | Verdict |",
+       "|---|---|---|---:|---:|---:|---:|---|",
+       (.rows[] | "| \(.label | _md_escape) | \(.scenario) · \(.protocol | _protocol_name) · \(.tool) | \(.jdk_version // fmt::dash) | "
+         + (if .ok == 0 then "\(.reasons | join("; ") | _md_escape) | | | | |"
+            else "\(.successful_rps | _median(fmt::thousands)) | \(.p99 | _median(fmt::latency)) | "
+              + "\(.against.successful_rps | change) | \(.against.p99 | change) | \(.against | verdict) |" end)),
+       "",
+       "![Successful requests/s of \(.server)'s variants](\($charts)/\(.slug).png)",
+       "")
+  end;
+
 def _section($charts; $source):
   .baseline as $baseline
   | .meta.settings.runs as $runs
@@ -381,6 +457,7 @@ def _section($charts; $source):
        (if (.measured | length) > 0
         then "![Latency by percentile, \(.scenario), \(.protocol), \(.tool)](\($charts)/latency-\(.slug).png)", ""
         else empty end)),
+    _variants_md($charts),
     (.tables | second::section("jdk-client"; "barrage")),
     (.tables | agree::section),
     (.openloop | openloop::section($charts)),
@@ -411,9 +488,9 @@ def _gp_common($file; $title):
 def _rps_script($dir; $servers; $runs):
   . as $chart
   | "\($dir)/\(.slug).png" as $file
-  | _gp_common($file; "Successful requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
+  | _gp_common($file; .title // "Successful requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
     "set ylabel \"successful requests/s\(if $runs > 1 then " (median of \($runs) runs)" else "" end)\"",
-    "set xlabel \"scenario\"",
+    "set xlabel \((.xlabel // "scenario") | _gp_string)",
     # Headroom above the tallest bar for its value label.
     "set yrange [0:\([.values[][]] | max * 1.15)]",
     "set format y \"%.0s%c\"",
@@ -511,5 +588,7 @@ def chart_scripts($dir):
      (.tables[] | select((.measured | length) > 0)
       | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")}),
      (.openloop | openloop::chart_scripts($dir; _colour($servers))),
-     (.sizes // [] | sizes::chart_scripts($dir; _colour($servers)))]
+     (.sizes // [] | sizes::chart_scripts($dir; _colour($servers))),
+     (.variants[].chart | select((.scenarios | length) > 0)
+      | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $runs)] | join("\n") + "\n")})]
   | map({data_file: "", data: ""} + .);

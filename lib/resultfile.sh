@@ -58,8 +58,8 @@ resultfile::check() {
   fi
   local twice
   # the rows named as a terminal may show them (lib/format.jq's safe)
-  twice=$(jq -r -L "$SCHEMA_ROOT/lib" 'import "format" as fmt; .results | to_entries | group_by(.value | [.server, .aa_group, .scenario, .protocol, .tool, .load, .run])
-    | map(select(length > 1) | (.[0].value | "\(.server)\(if .aa_group then "@" + .aa_group else "" end) \(.scenario) \(.protocol) \(.tool)\(if .load then " " + (.load | tojson) else "" end) run \(.run)")
+  twice=$(jq -r -L "$SCHEMA_ROOT/lib" 'import "format" as fmt; .results | to_entries | group_by(.value | [.server, .aa_group, .variant.label?, .scenario, .protocol, .tool, .load, .run])
+    | map(select(length > 1) | (.[0].value | "\(.variant.label? // .server)\(if .aa_group then "@" + .aa_group else "" end) \(.scenario) \(.protocol) \(.tool)\(if .load then " " + (.load | tojson) else "" end) run \(.run)")
           + " (rows " + (map(.key + 1 | tostring) | join(", ")) + ")")
     | .[] | fmt::safe' "$file")
   if [[ -n $twice ]]; then

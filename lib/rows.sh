@@ -6,7 +6,8 @@
 #   rows::header_json
 #     The document's header (every top-level field but results, server_warmups and
 #     complete): when, which commit and command line, the system, the tools' versions and
-#     the settings. Reads the run's settings (lib/settings.sh) and JAVA_HOME_FOUND.
+#     the settings (a variant run: settings.variants, its contestants' labels in order). Reads
+#     the run's settings (lib/settings.sh), JAVA_HOME_FOUND and PLAN_CONTESTANTS.
 #   rows::add SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]
 #     Adds the row of the run spec SPEC_NAME (lib/plan.sh: plan::spec) to the results file:
 #     STATUS ok, failed or skipped, REASON (empty: none), STEP_JSON the result of the
@@ -54,14 +55,16 @@ rows::header_json() {
     --argjson tools "$tools_json" --argjson duration "${SETTINGS[duration_s]}" --argjson warmup "${SETTINGS[warmup_s]}" --argjson runs "${SETTINGS[runs]}" \
     --argjson server_warmup "${SETTINGS[server_warmup_s]}" --arg server_warmup_mode "${SETTINGS[server_warmup_mode]}" --argjson seed "${SETTINGS[seed]}" --argjson aa "${SETTINGS[aa]}" \
     --arg profile "${SETTINGS[profile]}" --argjson gc_log "${SETTINGS[gc_log]}" \
-    --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" '
+    --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" --arg variants "$(printf '%s\n' "${PLAN_CONTESTANTS[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
      tools: $tools,
-     settings: {duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
+     settings: ({duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
                 server_warmup_mode: $server_warmup_mode,
                 seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1),
-                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}}'
+                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}
+               # a variant run: its contestants in order (the first of a server is what its others are compared with)
+               + (if $variants == "" then {} else {variants: ($variants | split("\n"))} end))}'
 }
 
 # rows::_config_json SPEC_NAME: the row's config object.
@@ -97,7 +100,7 @@ rows::_lab_hosts() {
 }
 
 # rows::_json SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]: the row (in an A/A run with
-# its label, aa_group; an open-loop entry with its load, a capacity search with its capacity,
+# its label, aa_group; in a variant run with its variant; an open-loop entry with its load, a capacity search with its capacity,
 # a gated scenario with its slo check).
 rows::_json() {
   local -n row_spec=$1
@@ -118,6 +121,7 @@ rows::_json() {
     --argjson metrics "$metrics" --arg status "$status" --arg reason "$reason" \
     --argjson lab_hosts "$(rows::_lab_hosts "$metrics_file")" \
     --argjson server_warmup "$(steady::row_warmup "${row_spec[protocol]}" "${row_spec[scenario]}")" \
+    --argjson variant "$(rows::_variant_json "${row_spec[slot]}")" \
     -L "$ROWS_LIB_DIR" 'import "drift" as drift;
     def nullable: if . == "" or . == null then null else . end;
     {server: $server, server_version: ($version | nullable), tool: $tool, protocol: $proto,
@@ -125,6 +129,7 @@ rows::_json() {
      config: $config, metrics: $metrics, server_stats: $step.server_stats, status: $status,
      reason: ($reason | nullable)}
     + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
+    + (if $variant == null then {} else {variant: $variant} end)
     + (if $step.machine_stats == null then {} else {machine_stats: $step.machine_stats} end)
     + (if $lab_hosts == null then {} else {lab_hosts: $lab_hosts} end)
     + (if $load == null then {} else {load: $load} end)
@@ -136,14 +141,28 @@ rows::_json() {
     | .drift = drift::row'
 }
 
+# rows::_variant_json SLOT: the row's variant object in a variant run (its contestant, the
+# variant's name as "name", and the JDK the server's process ran on: SERVER_JDK), else null.
+rows::_variant_json() {
+  local contestant
+  contestant=$(plan::contestant "$1")
+  [[ -n $contestant ]] || { echo null; return 0; }
+  jq -c --argjson runtime "${SERVER_JDK:-null}" \
+    '{"label": .label, name: .variant} + del(.label, .server, .variant)
+     + {jdk_version: ($runtime.version // null), java_home: ($runtime.home // null)}' <<<"$contestant"
+}
+
 rows::add() { results::add "$(rows::_json "$@")"; }
 rows::replace_last() { results::replace_last "$(rows::_json "$@")"; }
 
 rows::print_summary() {
-  printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
+  local width
+  # the first column as wide as the longest name (a variant's label: jetty:vt+jdk25+zgc)
+  width=$(jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; [16, (.results[] | summary::fields | .[0] | length)] | max' "$1")
+  printf '%-*s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$width" SERVER TOOL PROTO SCENARIO RUN STATUS REQ/S P99_US ERRORS NOTE
   jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; .results[] | summary::fields | @tsv' "$1" |
     while IFS=$'\t' read -r server tool proto scenario run status rps p99 errors note; do
-      printf '%-16s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$server" "$tool" "$proto" "$scenario" \
+      printf '%-*s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$width" "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
     done
 }

@@ -4,7 +4,8 @@
 #   servers::list
 #     Server names (folders under servers/ with a server.properties), one per line, sorted.
 #   servers::prop NAME KEY
-#     A value from servers/NAME/server.properties (name, version, protocols);
+#     A value from servers/NAME/server.properties (name, version, protocols, and PROTOCOL_min_jdk:
+#     the oldest JDK feature release a protocol works on, when older ones fail it: lib/plan.sh);
 #     returns 1 if the file or key is missing.
 #   servers::build [NAME...]
 #     Builds the named servers (default: all) with `mvn -B --fail-at-end` under the
@@ -21,9 +22,14 @@
 #     certificate lib/certs.sh makes (certs::ensure) in certs::dir, whose ca.pem verifies it;
 #     one that declares h1s or h2 gets TLS_PORT too, its HTTPS port (unless set:
 #     servers::tls_port PORT). Sets the global SERVER_PID. Returns 1 if it cannot start
-#     (unknown server, a port taken, no certificate).
+#     (unknown server, a port taken, no certificate). The words of the array
+#     SERVERS_START_ENV (KEY=VALUE; a variant's environment), when the caller has one, are
+#     added to the server's environment.
 #   servers::tls_port PORT
 #     The suite's HTTPS (TLS over TCP) port for a server on PORT: PORT + 1.
+#   servers::jdk PID
+#     The JDK the running process PID is (its executable's home): JSON {version (that home's
+#     release), home}, or null when PID is not a java process.
 #   servers::wait_ready PID PORT TIMEOUT_S
 #     0 once GET /hello on 127.0.0.1:PORT answers 200 and, for a server servers::start gave
 #     a TLS_PORT, GET /hello over TLS there too (a framework may bind its listeners one after
@@ -167,12 +173,21 @@ servers::start() {
   # group leader; with job control on, `&` would make the child a leader, so turn it off.
   local had_monitor=0
   [[ $- == *m* ]] && { had_monitor=1; set +m; }
-  env "${tls[@]}" PORT="$port" BIND="${BIND:-127.0.0.1}" setsid "${launcher[@]}" "$script" </dev/null >"$logfile" 2>&1 &
+  env "${tls[@]}" ${SERVERS_START_ENV[@]+"${SERVERS_START_ENV[@]}"} PORT="$port" BIND="${BIND:-127.0.0.1}" setsid "${launcher[@]}" "$script" </dev/null >"$logfile" 2>&1 &
   SERVER_PID=$!
   ((had_monitor)) && set -m
   SERVERS_LOGS[$SERVER_PID]=$logfile
   [[ -z $tls_port ]] || SERVERS_TLS_PORTS[$SERVER_PID]=$tls_port
   return 0
+}
+
+servers::jdk() {
+  local exe home version
+  exe=$(readlink "/proc/$1/exe" 2>/dev/null) || { echo null; return 0; }
+  [[ ${exe##*/} == java ]] || { echo null; return 0; }
+  home=${exe%/bin/java}
+  version=$(java::version "$home") || version=''
+  jq -cn --arg version "$version" --arg home "$home" '{version: (if $version == "" then null else $version end), home: $home}'
 }
 
 servers::alive() {

@@ -18,6 +18,12 @@
 #   runs                --runs                  rounds (1)
 #   seed                --seed                  the server order's seed (drawn when not given)
 #   aa                  --aa                    1: an A/A run (the one server as labels A and B); else 0
+#   variants            --variants              the variants picked, as given (jetty:vt,*:pretouch); "": none
+#   jdks, gcs, heaps, server_cpu_counts
+#                       --jdk --gc --heap --server-cpus
+#                                               the matrix crossed with the variants, comma lists
+#                                               as given ("": that axis not in the run); any of
+#                                               these five makes a variant run (lib/variants.sh)
 #   connections         --connections           every scenario's connection count; "": the scenario table's
 #   threads_option      --threads               load-tool threads as given; "": from the CPUs
 #   threads             (--threads or CPUs)     load-tool threads: --threads, else the CPUs of
@@ -50,6 +56,7 @@
 declare -gA SETTINGS=(
   [command_line]='' [servers]=all [scenarios]=all [tools]=all [protocols]=all
   [duration_s]='' [warmup_s]='' [server_warmup_mode]=auto [server_warmup_s]='' [runs]=1 [seed]='' [aa]=0
+  [variants]='' [jdks]='' [gcs]='' [heaps]='' [server_cpu_counts]=''
   [connections]='' [threads_option]='' [threads]='' [cpus]='' [server_cpus]='' [client_cpus]=''
   [port]=${BARRAGE_PORT:-8080} [quick]=0 [profile]='' [gc_log]=1
   [rates]='' [stages]='' [capacity]='' [capacity_precision]=0.02 [capacity_start]=100 [slo]=''

@@ -1,7 +1,7 @@
 # summary: the run summary's fields per results row, for run-benchmarks.sh's table
 # (jq -L lib 'import "summary" as summary; .results[] | summary::fields | @tsv').
 #
-#   fields   row -> [server, tool, protocol, scenario, run, status, req/s, p99 µs, errors, note];
+#   fields   row -> [its name (noise::row_name: server, jetty@A, jetty:vt), tool, protocol, scenario, run, status, req/s, p99 µs, errors, note];
 #            "-" for a number the row lacks; every string made safe for a terminal (format.jq's
 #            safe: no control character, so no tab or newline to split a @tsv field either)
 #   note     row -> why a row is skipped or failed, a rate not delivered (a ramp: where delivery
@@ -15,6 +15,7 @@
 #            (docs/statistics.md)
 
 import "format" as fmt;
+import "noise" as noise;
 
 def steal_note_pct: 5;
 
@@ -34,7 +35,7 @@ def note:
   | join("; ");
 
 def fields:
-  [.server + (if .aa_group then "@" + .aa_group else "" end), .tool, .protocol,
+  [noise::row_name, .tool, .protocol,
    .scenario + (if .load.mode == "rate" then " @\(.load.target_rps)/s" elif .load.mode == "capacity" then " capacity"
                 elif .load.mode == "stages" then " ramped" else "" end),
    (.run | tostring), .status,

@@ -65,8 +65,8 @@ expected_charts() {
 
 drawn_charts() { facts '.charts | group_by(.kind) | .[] | "\(.[0].kind) \(length)"' | sort; }
 
-# slot: a row's server as the page names it (NAME@A in an A/A run).
-SLOT='(.server + (if .aa_group then "@" + .aa_group else "" end))'
+# slot: a row's server as the page names it (NAME@A in an A/A run, its label in a variant run).
+SLOT='(.variant.label? // (.server + (if .aa_group then "@" + .aa_group else "" end)))'
 
 # every ok run's successful requests/s, p99 and requests, as the file and as the page say them
 file_runs() {
@@ -429,4 +429,21 @@ for row in json.load(open(sys.argv[2]))["results"]:
   echo "$output"
   [ "$status" -eq 0 ]
   [ "$output" = $'kept by a subshell\nremoved by the main shell' ]
+}
+
+@test "report: a variant run's page has a table per server of its variants against its first, and their chart" {
+  need_chromium
+  local p f=$F/variants-jetty.json
+  p=$(page "$f")
+  browse "$p"
+  loads_clean
+  # the usual charts per table, and one of the variants per server
+  diff <( (expected_charts "$f"; echo "variants 1") | sort) <(drawn_charts)
+  grep -qF '<a href="#variants">Variants</a>' "$p"
+  grep -qF '<td class="server">jetty:vt</td><td>hello · HTTP/1.1 · wrk</td><td>25.0.3</td>' "$p"
+  [ "$(facts '[.cells[] | select(.table == "variants" and .field == "rps_change") | .text] | join(",")')" = \
+    "–,+10.3% [+3.1%, +19.6%],–,+10.3% [+3.1%, +19.6%]" ]
+  [ "$(facts '[.cells[] | select(.table == "variants" and .field == "verdict") | .text] | join(",")')" = "baseline,faster,baseline,faster" ]
+  # the rows are the contestants', by label, with the file's numbers
+  check_numbers "$f"
 }

@@ -625,3 +625,24 @@ descendants() {
   cmp "$README" "$TMP/before.md"
   (cd "$CHARTS" && md5sum -c --quiet "$TMP/before.md5")
 }
+
+@test "update-readme: a variant run gets a table per server of its variants against its first, with verdicts, and a chart" {
+  update --file "$F/variants-jetty.json"
+  [ "$status" -eq 0 ]
+  section >"$TMP/section"
+  grep -qx '### Variants' "$TMP/section"
+  grep -qx '#### jetty' "$TMP/section"
+  grep -qF '| Variant | Scenario · protocol · tool | JDK | Successful req/s | p99 | vs jetty:platform: ok/s | p99 | Verdict |' "$TMP/section"
+  grep -qE '^\| jetty:platform \| hello · HTTP/1.1 · wrk \| 25.0.3 \| [0-9,]+ \| [0-9.]+ ms \| – \| – \| baseline \|$' "$TMP/section"
+  grep -qE '^\| jetty:vt \| hello · HTTP/1.1 · wrk \| 25.0.3 \| [0-9,]+ \| [0-9.]+ ms \| \+10\.3% \[\+3\.1%, \+19\.6%\] \| -9\.4% \[[^]]+\] \| faster \|$' "$TMP/section"
+  grep -qE '^\| jetty:vt \| post-load · HTTP/1.1 · wrk \|' "$TMP/section"
+  # the contestants are the rows of the usual tables too, under their labels
+  [ "$(servers 'hello · HTTP/1.1 · wrk')" = "jetty:vt,jetty:platform" ]
+  grep -qF '![Successful requests/s of jetty'"'"'s variants](docs/charts/variants-jetty.png)' "$TMP/section"
+  is_png "$CHARTS/variants-jetty.png"
+  # a file without variants has no such part
+  update --file "$F/aa-jetty.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | grep -c '^### Variants$')" -eq 0 ]
+  [ ! -e "$CHARTS/variants-jetty.png" ]
+}

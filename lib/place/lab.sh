@@ -61,6 +61,9 @@ place::wait_ready() { lab::wait_ready "${SETTINGS[port]}" "$READY_TIMEOUT_S"; }
 
 place::server_alive() { lab::server_alive; }
 
+# (variants are measured on this machine only: run-benchmarks.sh refuses them with a lab)
+place::server_jdk() { echo null; }
+
 place::verify_contract() { lab::contract "$1" "${SETTINGS[port]}" "$2"; }
 
 place::stop_server() { lab::stop_server || log::die "could not stop $1 on $LAB_SERVER"; }

@@ -19,6 +19,8 @@
 #   place::wait_ready / place::server_alive / place::verify_contract NAME PROTOCOLS
 #     The started server answers GET /hello (within READY_TIMEOUT_S) / still runs / keeps the
 #     contract (TAP on stdout).
+#   place::server_jdk
+#     The running server's JDK, as JSON {version, home} from its process (servers::jdk), or null.
 #   place::stop_server NAME
 #     Stops the started server; log::die when it does not stop.
 #   place::sample_start DIR / place::sample_stop DIR
@@ -78,7 +80,25 @@ place::start_server() {
   SERVER_GC_LOG=''
   [[ ${SETTINGS[gc_log]} == 0 ]] || SERVER_GC_LOG=${log%.log}.gc.log
   launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${SETTINGS[profile]:+"-agentpath:$PROFILE_LIB"}) || exit 1
-  if ! JDK_JAVA_OPTIONS=$launcher_options servers::start "$server" "${SETTINGS[port]}" "$log" "${SETTINGS[server_cpus]}"; then
+  # a contestant of a variant run: its JDK, JVM options, environment and cores (lib/variants.sh)
+  local contestant cpus=${SETTINGS[server_cpus]} java_home=${JAVA_HOME:-} variant_options="" count jdk
+  local -a SERVERS_START_ENV=()
+  contestant=$(plan::contestant "$slot")
+  if [[ -n $contestant ]]; then
+    variant_options=$(variants::launch_options "$contestant" | paste -sd' ')
+    # shellcheck disable=SC2034 # read by servers::start (dynamic scope)
+    mapfile -t SERVERS_START_ENV < <(jq -r '.env | to_entries[] | "\(.key)=\(.value)"' <<<"$contestant")
+    count=$(jq -r '.server_cpus // ""' <<<"$contestant")
+    if [[ -n $count ]] && ! cpus=$(variants::cpu_list "${SETTINGS[server_cpus]}" "$count"); then
+      # shellcheck disable=SC2034 # a nameref: the caller's variable
+      start_reason="start failed: $cpus"
+      return 1
+    fi
+    jdk=$(jq -r '.jdk // ""' <<<"$contestant")
+    [[ -z $jdk ]] || java_home=${JDK_HOMES[$jdk]}
+  fi
+  if ! JAVA_HOME=$java_home VARIANT_JVM_OPTIONS=$variant_options JDK_JAVA_OPTIONS=$launcher_options \
+    servers::start "$server" "${SETTINGS[port]}" "$log" "$cpus"; then
     # shellcheck disable=SC2034 # a nameref: the caller's variable
     start_reason="start failed: see $log"
     return 1
@@ -87,6 +107,8 @@ place::start_server() {
 }
 
 place::wait_ready() { servers::wait_ready "$SERVER_PID" "${SETTINGS[port]}" "$READY_TIMEOUT_S"; }
+
+place::server_jdk() { servers::jdk "$SERVER_PID"; }
 
 place::server_alive() { servers::alive "$SERVER_PID"; }
 

@@ -60,7 +60,9 @@ def table(head, rows, cls=None, caption=None):
 
 
 def slot(row):
-    """A row's server as the README names it: NAME@A / NAME@B in an A/A run."""
+    """A row's server as the README names it: NAME@A / NAME@B in an A/A run, its variant's label (jetty:vt) in a variant run."""
+    if (row.get("variant") or {}).get("label"):
+        return row["variant"]["label"]
     return row["server"] + ("@" + row["aa_group"] if row.get("aa_group") else "")
 
 
@@ -668,7 +670,7 @@ class RunPage:
         for w in warmups:
             for s in w["shapes"]:
                 body.append(tag("tr", "".join([
-                    tag("td", esc(w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
+                    tag("td", esc(w.get("variant") or w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
                     tag("td", esc("%s %s" % (s["protocol"], s["scenario"]))), tag("td", esc(s["status"] + (": " + s["reason"] if s.get("reason") else ""))),
                     num(fmt.thousands(s.get("successful_rps")), s.get("successful_rps"), "successful_rps"),
                     num(fmt.fixed(s.get("warmup_s"), 1), s.get("warmup_s"), "warmup_s"),
@@ -691,13 +693,70 @@ class RunPage:
         tables = [t for t in self.model["tables"]]
         nav = [tag("li", tag("a", esc("%s · %s · %s" % (t["scenario"], t["protocol"], t["tool"])), href="#t%d" % i))
                for i, t in enumerate(tables)]
+        if self.model.get("variants"):
+            nav.append(tag("li", tag("a", "Variants", href="#variants")))
         sections = [self.closed_table(t, i) for i, t in enumerate(tables)]
         body = (tag("h1", esc(title)) + "".join(banners) + self.facts() + self.noise_floor()
                 + (tag("nav", tag("ul", "".join(nav))) if nav else "")
-                + "".join(sections) + self.sizes() + self.openloop() + self.where_time_goes() + self.warmups())
+                + "".join(sections) + self.sizes() + self.variants() + self.openloop() + self.where_time_goes() + self.warmups())
         if not tables and not any(self.model.get("openloop", {}).get(k) for k in ("rate_tables", "ramp_tables", "capacity_tables")):
             body += tag("p", "No rows measured yet.", class_="note")
         return page(title, body, {"charts": self.charts})
+
+    # -- variants ------------------------------------------------------------------------------
+    def variants(self):
+        """A variant run's part (the model's variants: lib/readme.jq): per server a table of its
+        contestants with the change of successful requests/s and p99 against its first (the 95%
+        interval, as an A/A run measures noise) and the verdict, and a bar chart of their
+        successful requests/s per scenario, protocol and tool."""
+        servers = self.model.get("variants") or []
+        if not servers:
+            return ""
+
+        def change(m):
+            if not m or m.get("change") is None:
+                return fmt.DASH
+            text = fmt.signed_pct(m["change"])
+            if m.get("lo") is not None:
+                text += " [%s, %s]" % (fmt.signed_pct(m["lo"]), fmt.signed_pct(m["hi"]))
+            return text
+
+        out = [tag("h2", "Variants", id="variants"),
+               tag("p", esc("Each server's contestants (servers/NAME/variants.tsv crossed with --jdk, --gc, --heap, "
+                            "--server-cpus) against its first: the change of the medians with its 95% interval (Welch's "
+                            "t-interval on log values, as an A/A run measures noise); faster or slower when the interval "
+                            "excludes 0, ~ when it holds 0; with fewer than 2 runs a side the change is not judged."), class_="note")]
+        for v in servers:
+            head = ["Variant", "Shape", "JDK", "Successful req/s", "p99", "vs %s: ok/s" % v["default"], "p99", "Verdict"]
+            body = []
+            for r in v["rows"]:
+                against = r.get("against")
+                verdict = "baseline" if against is None else ("not judged (1 run a side)" if against["verdict"] == "1 run" else against["verdict"])
+                shape = "%s · %s · %s" % (r["scenario"], PROTOCOLS.get(r["protocol"], r["protocol"]), r["tool"])
+                rps = (r.get("successful_rps") or {}).get("median")
+                p99 = (r.get("p99") or {}).get("median")
+                if r["ok"] == 0:
+                    cells = [tag("td", esc(r["label"]), class_="server"), tag("td", esc(shape)), tag("td", esc(r.get("jdk_version") or fmt.DASH)),
+                             tag("td", esc("; ".join(r["reasons"])), colspan="5")]
+                else:
+                    cells = [tag("td", esc(r["label"]), class_="server"), tag("td", esc(shape)),
+                             tag("td", esc(r.get("jdk_version") or fmt.DASH)),
+                             num(fmt.thousands(rps), rps, "successful_rps"), num(fmt.latency(p99), p99, "p99"),
+                             tag("td", esc(change((against or {}).get("successful_rps"))), class_="change", data_field="rps_change"),
+                             tag("td", esc(change((against or {}).get("p99"))), class_="change", data_field="p99_change"),
+                             tag("td", esc(verdict), class_="verdict", data_field="verdict")]
+                body.append(tag("tr", "".join(cells), data_key="/".join([r["label"], r["scenario"], r["protocol"], r["tool"]])))
+            chart = v["chart"]
+            option = base_option("Successful requests/s of %s's variants" % v["server"], "median of the successful runs")
+            option["xAxis"] = {"type": "category", "data": chart["scenarios"]}
+            option["yAxis"] = {"type": "value", "name": "req/s", "_format": "rps"}
+            option["tooltip"] = {"trigger": "axis"}
+            option["series"] = [{"name": label, "type": "bar", "data": [values.get(label) for values in chart["values"]]}
+                                for label in chart["servers"]]
+            out.append(tag("section", tag("h3", esc(v["server"])) + table(head, body, cls="variants")
+                           + tag("div", self.chart("variants", option, height=340), class_="charts"),
+                           class_="variants-section", data_server=v["server"]))
+        return tag("section", "".join(out), class_="variants-part")
 
     def noise_floor(self):
         nf = self.doc.get("noise_floor")

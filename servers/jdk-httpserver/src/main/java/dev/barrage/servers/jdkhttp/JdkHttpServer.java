@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 
 /** The Barrage contract (servers/CONTRACT.md) on the JDK's built-in HttpServer, one virtual thread per exchange. */
@@ -37,7 +38,22 @@ public final class JdkHttpServer {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
         HttpServer server = HttpServer.create(new InetSocketAddress(bind, port), 0);
-        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        // EXECUTOR (servers/jdk-httpserver/variants.tsv): virtual (a virtual thread per exchange,
+        // the default), platform (a cached pool of platform threads) or dispatcher (none: the
+        // server's one dispatcher thread runs every exchange)
+        // (the HTTPS server below shares it)
+        String executor = System.getenv().getOrDefault("EXECUTOR", "virtual");
+        Executor pool = switch (executor) {
+            case "virtual" -> Executors.newVirtualThreadPerTaskExecutor();
+            case "platform" -> Executors.newCachedThreadPool();
+            case "dispatcher" -> null;
+            default -> {
+                System.err.printf("jdk-httpserver: EXECUTOR wants virtual, platform or dispatcher, got '%s'%n", executor);
+                System.exit(2);
+                yield null;
+            }
+        };
+        server.setExecutor(pool);
         server.createContext("/", JdkHttpServer::handle);
         // HTTPS: the JDK's HttpsServer beside it, on the JDK's TLS (HTTP/1.1 only, as the JDK's server)
         SSLContext tls = sslContext(); // null without TLS_PORT: no HTTPS
@@ -45,7 +61,7 @@ public final class JdkHttpServer {
         if (tls != null) {
             https = HttpsServer.create(new InetSocketAddress(bind, Integer.parseInt(System.getenv("TLS_PORT"))), 0);
             https.setHttpsConfigurator(new HttpsConfigurator(tls));
-            https.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+            https.setExecutor(pool);
             https.createContext("/", JdkHttpServer::handle);
         }
         server.start();
@@ -55,8 +71,8 @@ public final class JdkHttpServer {
             if (httpsServer != null) httpsServer.stop(0);
             server.stop(0);
         }));
-        System.out.printf("server=jdk-httpserver version=%s protocols=h1%s transport=nio+virtual-threads port=%d bind=%s tls=%s%n",
-                Runtime.version(), https == null ? "" : ",h1s", port, bind,
+        System.out.printf("server=jdk-httpserver version=%s protocols=h1%s transport=nio executor=%s port=%d bind=%s tls=%s%n",
+                Runtime.version(), https == null ? "" : ",h1s", executor, port, bind,
                 https == null ? "off" : "tcp:" + https.getAddress().getPort());
     }
 

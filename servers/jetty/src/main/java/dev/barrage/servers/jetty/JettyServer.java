@@ -38,7 +38,9 @@ import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.Jetty;
+import org.eclipse.jetty.util.VirtualThreads;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The Barrage contract (servers/CONTRACT.md) on Jetty 12's core (non-servlet) API: one
@@ -69,7 +71,19 @@ public final class JettyServer {
             System.exit(2);
         }
 
-        Server server = new Server();
+        // THREADING (servers/jetty/variants.tsv): platform (Jetty's default pool) or virtual (the
+        // same QueuedThreadPool, handing blocking work to virtual threads)
+        String threading = System.getenv().getOrDefault("THREADING", "platform");
+        QueuedThreadPool pool = new QueuedThreadPool();
+        switch (threading) {
+            case "platform" -> { }
+            case "virtual" -> pool.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("jetty-vt-"));
+            default -> {
+                System.err.printf("jetty: THREADING wants platform or virtual, got '%s'%n", threading);
+                System.exit(2);
+            }
+        }
+        Server server = new Server(pool);
         HttpConfiguration config = new HttpConfiguration();
         config.setSendServerVersion(true);
         config.setSendDateHeader(true);
@@ -126,12 +140,12 @@ public final class JettyServer {
         String tlsText = tlsConnector == null ? "tls=off" : "tls=tcp:" + tlsConnector.getLocalPort();
         String protocols = "h1,h2c" + (tlsConnector == null ? "" : ",h1s,h2");
         if (h3 != null) {
-            System.out.printf("server=jetty version=%s protocols=%s,h3 transport=nio port=%d bind=%s %s h3=udp:%d%n",
-                    Jetty.VERSION, protocols, connector.getLocalPort(), bind, tlsText, h3.getLocalPort());
+            System.out.printf("server=jetty version=%s protocols=%s,h3 transport=nio threading=%s port=%d bind=%s %s h3=udp:%d%n",
+                    Jetty.VERSION, protocols, threading, connector.getLocalPort(), bind, tlsText, h3.getLocalPort());
         } else {
-            System.out.printf("server=jetty version=%s protocols=%s transport=nio port=%d bind=%s %s"
+            System.out.printf("server=jetty version=%s protocols=%s transport=nio threading=%s port=%d bind=%s %s"
                     + " h3=off (no certificate: set TLS_CERT and TLS_KEY for HTTP/3)%n",
-                    Jetty.VERSION, protocols, connector.getLocalPort(), bind, tlsText);
+                    Jetty.VERSION, protocols, threading, connector.getLocalPort(), bind, tlsText);
         }
         server.join();
     }

@@ -97,11 +97,18 @@ public final class NettyServer {
         String tlsPortText = System.getenv("TLS_PORT");
         SslContext https = tlsPortText == null || tlsPortText.isEmpty() ? null : sslContext(); // no HTTPS without TLS_PORT
 
-        boolean epoll = Epoll.isAvailable();
+        // TRANSPORT (servers/netty/variants.tsv): epoll (native, the default where Linux has it)
+        // or nio (the JDK's selector)
+        String wanted = System.getenv().getOrDefault("TRANSPORT", "epoll");
+        if (!wanted.equals("epoll") && !wanted.equals("nio")) {
+            System.err.printf("netty: TRANSPORT wants epoll or nio, got '%s'%n", wanted);
+            System.exit(2);
+        }
+        boolean epoll = wanted.equals("epoll") && Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         Class<? extends DatagramChannel> datagram = epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
-        String transport = epoll ? "epoll" : "nio (epoll unavailable: " + Epoll.unavailabilityCause() + ")";
+        String transport = epoll ? "epoll" : wanted.equals("nio") ? "nio" : "nio (epoll unavailable: " + Epoll.unavailabilityCause() + ")";
 
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
         EventLoopGroup workers = new MultiThreadIoEventLoopGroup(io);

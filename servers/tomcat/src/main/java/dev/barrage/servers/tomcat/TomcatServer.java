@@ -51,6 +51,23 @@ public final class TomcatServer {
         // keeps connections open (-1: no limit), as the other servers do.
         connector.setProperty("maxKeepAliveRequests", "-1");
         connector.addUpgradeProtocol(new Http2Protocol());
+        // THREADING (servers/tomcat/variants.tsv): platform (the connector's own pool of platform
+        // threads, maxThreads 200: Tomcat's default) or virtual (useVirtualThreads: a virtual
+        // thread per request, Tomcat's StandardVirtualThreadExecutor)
+        String threading = System.getenv().getOrDefault("THREADING", "platform");
+        switch (threading) {
+            case "platform" -> { }
+            case "virtual" -> {
+                if (!connector.setProperty("useVirtualThreads", "true")) {
+                    System.err.println("tomcat: the connector does not take useVirtualThreads");
+                    System.exit(2);
+                }
+            }
+            default -> {
+                System.err.printf("tomcat: THREADING wants platform or virtual, got '%s'%n", threading);
+                System.exit(2);
+            }
+        }
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
         Connector tls = httpsConnector(bind); // null without TLS_PORT: no HTTPS
@@ -81,8 +98,8 @@ public final class TomcatServer {
                 System.err.println("tomcat: shutdown: " + e);
             }
         }));
-        System.out.printf("server=tomcat version=%s protocols=h1,h2c%s transport=nio port=%d bind=%s tls=%s%n",
-                VERSION, tls == null ? "" : ",h1s,h2", connector.getLocalPort(), bind,
+        System.out.printf("server=tomcat version=%s protocols=h1,h2c%s transport=nio threading=%s port=%d bind=%s tls=%s%n",
+                VERSION, tls == null ? "" : ",h1s,h2", threading, connector.getLocalPort(), bind,
                 tls == null ? "off" : "tcp:" + tls.getLocalPort());
         tomcat.getServer().await();
     }

@@ -46,13 +46,30 @@ public final class UndertowServer {
         XNIO_LOG.setLevel(Level.WARNING); // no "XNIO version" start-up lines
         UNDERTOW_LOG.setLevel(Level.WARNING);
 
+        // DISPATCH (servers/undertow/variants.tsv): io (the handler on the XNIO I/O thread that
+        // read the request: it never blocks; the default) or worker (every exchange dispatched to
+        // Undertow's worker pool first, as a blocking handler must be)
+        String dispatch = System.getenv().getOrDefault("DISPATCH", "io");
+        HttpHandler contract = new ContractHandler();
+        HttpHandler handler = switch (dispatch) {
+            case "io" -> contract;
+            case "worker" -> exchange -> {
+                if (exchange.isInIoThread()) exchange.dispatch(contract);
+                else contract.handleRequest(exchange);
+            };
+            default -> {
+                System.err.printf("undertow: DISPATCH wants io or worker, got '%s'%n", dispatch);
+                System.exit(2);
+                yield contract;
+            }
+        };
         SSLContext tls = sslContext(); // null without TLS_PORT: no HTTPS
         Undertow.Builder builder = Undertow.builder().addHttpListener(port, bind);
         // HTTPS: a listener on the JDK's TLS; ENABLE_HTTP2 offers h2 by ALPN there (http/1.1 otherwise)
         if (tls != null) builder.addHttpsListener(Integer.parseInt(System.getenv("TLS_PORT")), bind, tls);
         Undertow server = builder
                 .setServerOption(UndertowOptions.ENABLE_HTTP2, true)
-                .setHandler(new ContractHandler())
+                .setHandler(handler)
                 .build();
         try {
             server.start();
@@ -63,8 +80,8 @@ public final class UndertowServer {
             System.exit(1);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
-        System.out.printf("server=undertow version=%s protocols=h1,h2c%s transport=nio port=%d bind=%s tls=%s%n",
-                Version.getVersionString(), tls == null ? "" : ",h1s,h2", port, bind,
+        System.out.printf("server=undertow version=%s protocols=h1,h2c%s transport=nio dispatch=%s port=%d bind=%s tls=%s%n",
+                Version.getVersionString(), tls == null ? "" : ",h1s,h2", dispatch, port, bind,
                 tls == null ? "off" : "tcp:" + System.getenv("TLS_PORT"));
     }
 

@@ -8,6 +8,7 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.JdkSSLEngineOptions;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -49,6 +50,18 @@ public final class VertxServer extends VerticleBase {
     public static void main(String[] args) {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
+        // THREADING (servers/vertx/variants.tsv): eventloop (the handlers on the event loops,
+        // Vert.x's default) or virtual (virtual-thread verticles: ThreadingModel.VIRTUAL_THREAD)
+        String threading = System.getenv().getOrDefault("THREADING", "eventloop");
+        ThreadingModel model = switch (threading) {
+            case "eventloop" -> ThreadingModel.EVENT_LOOP;
+            case "virtual" -> ThreadingModel.VIRTUAL_THREAD;
+            default -> {
+                System.err.printf("vertx: THREADING wants eventloop or virtual, got '%s'%n", threading);
+                System.exit(2);
+                yield ThreadingModel.EVENT_LOOP;
+            }
+        };
         Vertx vertx = Vertx.vertx();
         HttpServerOptions options = new HttpServerOptions().setHost(bind).setPort(port);
         HttpServerOptions tls = httpsOptions(bind); // null without TLS_PORT: no HTTPS
@@ -56,7 +69,8 @@ public final class VertxServer extends VerticleBase {
         // over the cores; the event-loop count stays at Vert.x's default.
         try {
             vertx.deployVerticle(() -> new VertxServer(options, tls),
-                    new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)).await();
+                    new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE)
+                            .setThreadingModel(model)).await();
         } catch (Exception e) {
             // The event loops are not daemons: exit rather than run on without the port.
             System.err.printf("vertx: cannot listen on %s:%d%s: %s%n", bind, port,
@@ -64,8 +78,9 @@ public final class VertxServer extends VerticleBase {
             System.exit(1);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close().await()));
-        System.out.printf("server=vertx version=%s protocols=h1,h2c%s transport=%s port=%d bind=%s tls=%s%n",
-                VERSION, tls == null ? "" : ",h1s,h2", vertx.isNativeTransportEnabled() ? "native" : "nio", port, bind,
+        System.out.printf("server=vertx version=%s protocols=h1,h2c%s transport=%s threading=%s port=%d bind=%s tls=%s%n",
+                VERSION, tls == null ? "" : ",h1s,h2", vertx.isNativeTransportEnabled() ? "native" : "nio", threading,
+                port, bind,
                 tls == null ? "off" : "tcp:" + tls.getPort());
     }
 
