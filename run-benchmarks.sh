@@ -295,10 +295,11 @@ fit_to_budget() {
   read -r 'SETTINGS[duration_s]' 'SETTINGS[warmup_s]' 'SETTINGS[server_warmup_s]' <<<"$timing"
   for name in "${SCENARIOS[@]}"; do [[ " $scenarios " == *" $name "* ]] || left+=("$name"); done
   ((${#left[@]} == 0)) || left=("scenarios ${left[*]}")
-  local dropped=()
+  local dropped=() planned=' ' entry proto
   # a protocol no entry measures (no server speaks it) was not left out by the fit
+  for entry in "${PLAN[@]}"; do IFS=$'\t' read -r _ _ _ proto _ <<<"$entry"; [[ $planned == *" $proto "* ]] || planned+="$proto "; done
   for name in "${PROTOCOLS[@]}"; do
-    [[ " $protocols " == *" $name "* ]] || ! printf '%s\n' "${PLAN[@]}" | cut -f4 | grep -qx "$name" || dropped+=("$name")
+    [[ " $protocols " == *" $name "* || $planned != *" $name "* ]] || dropped+=("$name")
   done
   ((${#dropped[@]} == 0)) || left+=("protocols ${dropped[*]}")
   if [[ -n ${SETTINGS[cross_check]} ]]; then

@@ -46,7 +46,8 @@
 #     A round of a budgeted run (lib/rounds.sh), from lines "CONTESTANT<TAB>TOOL<TAB>PROTOCOL<TAB>
 #     SCENARIO<TAB>REASON" on stdin: each contestant's closed-loop entries of the first round
 #     for those tables again, as round RUN, in an order drawn from the seed and RUN; each
-#     contestant's REASON (why it runs again) kept in PLAN_ROUND_REASON[RUN/CONTESTANT].
+#     contestant's REASON (why it runs again) kept in PLAN_ROUND_REASON[RUN/CONTESTANT]. RUN's
+#     order is left unset when no contestant has anything to measure again.
 #   plan::drop_turn RUN SLOT
 #     Takes a turn that will not run (the budget) out of PLAN and of RUN's order (a round left
 #     with no turn is no round).
@@ -323,14 +324,19 @@ plan::add_round() {
   done
   ((${#slots[@]})) || return 0
   mapfile -t slots < <(plan::_shuffled "$((SETTINGS[seed] + run))" "${slots[@]}")
-  ROUND_ORDER[run - 1]="${slots[*]}"
+  local order=() added
   for slot in "${slots[@]}"; do
+    added=0
     for entry in "${PLAN[@]}"; do
       IFS=$'\t' read -r r s t p sc load <<<"$entry"
       [[ $r == 1 && $s == "$slot" && -z $load && -n ${wanted[$slot/$t/$p/$sc]:-} ]] || continue
       PLAN+=("$run"$'\t'"$slot"$'\t'"$t"$'\t'"$p"$'\t'"$sc"$'\t')
+      added=1
     done
+    # a contestant with nothing to measure again gets no turn
+    ((added == 0)) || order+=("$slot")
   done
+  ((${#order[@]} == 0)) || ROUND_ORDER[run - 1]="${order[*]}"
 }
 
 plan::drop_turn() {

@@ -143,6 +143,8 @@ rounds::run() {
     if [[ -z $wanted ]]; then ROUNDS_ENDED=decided; break; fi
     run=$((run + 1))
     plan::add_round "$run" <<<"$wanted"
+    # (an open pair whose rows cannot be measured again would loop without measuring)
+    if [[ -z ${ROUND_ORDER[run - 1]:-} ]]; then run=$((run - 1)) ROUNDS_ENDED=decided; break; fi
     log::info "round $run: $(cut -f1 <<<"$wanted" | sort -u | paste -sd' ') again (a pair still open); budget: $(plan::minutes "$(rounds::deadline_left_s)") min left"
   done
   # the runs not started leave no row; the rounds' order keeps what ran

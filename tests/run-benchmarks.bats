@@ -543,7 +543,8 @@ dist_run() {
   [ "$(jq -r .system.description "$f")" = "test box, it's mine" ]
   [ "$(jq -c .system.cpuPinning "$f")" = '{"server":"0","client":"1"}' ]
   [ "$(jq -r .tools.wrk "$f")" != null ]
-  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"server_warmup_mode":"fixed","seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true}' ]
+  # a budgeted run (the default): its budget and tie margin; one server has no pair, so one round
+  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"server_warmup_mode":"fixed","seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true,"budget_s":3600,"tie_margin":0.03,"cross_check":null,"left_out":null}' ]
   [[ $(jq -r .command "$f") == *run-benchmarks.sh*"--scenarios hello"* ]]
   # quoted as a person would type it, and the shell reads it back as the same words
   [[ $(jq -r .command "$f") == *"--description 'test box, it'\''s mine' --cpus 0:1"* ]]
