@@ -35,6 +35,8 @@ ROUNDS_ESTIMATE_S='' ROUNDS_FIRST_S=''
 ROUNDS_TURNS=()
 # what each contestant's last turn took, per part (seconds): the next turn's estimate
 declare -gA ROUNDS_SETUP_S=() ROUNDS_SHAPE_S=() ROUNDS_ENTRY_S=()
+# and what the last turn of any contestant took: the guess for a contestant not seen yet
+ROUNDS_LAST_SETUP_S='' ROUNDS_LAST_SHAPE_S='' ROUNDS_LAST_ENTRY_S=''
 
 rounds::_now() { printf '%s\n' "${EPOCHREALTIME%[.,]*}"; }
 
@@ -57,15 +59,18 @@ rounds::_jq() {
 }
 
 # rounds::_estimate SLOT RUN: the seconds SLOT's turn in RUN should take: from what its last
-# turn took when it had one (its start, a warm-up shape, a run), else the plan's guesses.
+# turn took when it had one (its start, a warm-up shape, a run), else what the last turn of
+# any contestant took, else the plan's guesses.
 rounds::_estimate() {
   local slot=$1 run=$2
   local -a mine=()
   local entry
   for entry in "${PLAN[@]}"; do [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] && mine+=("$entry"); done
   local PLAN=("${mine[@]}")
+  # a contestant not seen yet: what the last turn of any took
   plan::costed | plan::estimate_of "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "${SETTINGS[server_warmup_s]}" '' '' '' \
-    "${ROUNDS_SETUP_S[$slot]:-$PLAN_SERVER_OVERHEAD_S}" "${ROUNDS_SHAPE_S[$slot]:-}" "${ROUNDS_ENTRY_S[$slot]:-}"
+    "${ROUNDS_SETUP_S[$slot]:-${ROUNDS_SETUP_S[*]:+$ROUNDS_LAST_SETUP_S}}" "${ROUNDS_SHAPE_S[$slot]:-${ROUNDS_SHAPE_S[*]:+$ROUNDS_LAST_SHAPE_S}}" \
+    "${ROUNDS_ENTRY_S[$slot]:-${ROUNDS_ENTRY_S[*]:+$ROUNDS_LAST_ENTRY_S}}"
 }
 
 # rounds::_turn SERVE_FN SLOT RUN: one turn when it fits in the time left (0), else none (1).
@@ -90,9 +95,9 @@ rounds::_turn() {
   MEASURE_LAST_SETUP_S='' MEASURE_LAST_SHAPE_S='' MEASURE_LAST_ENTRY_S=''
   "$serve" "$slot" "$run"
   took=$(($(rounds::_now) - started))
-  [[ -z $MEASURE_LAST_SETUP_S ]] || ROUNDS_SETUP_S[$slot]=$MEASURE_LAST_SETUP_S
-  [[ -z $MEASURE_LAST_SHAPE_S ]] || ROUNDS_SHAPE_S[$slot]=$MEASURE_LAST_SHAPE_S
-  [[ -z $MEASURE_LAST_ENTRY_S ]] || ROUNDS_ENTRY_S[$slot]=$MEASURE_LAST_ENTRY_S
+  [[ -z $MEASURE_LAST_SETUP_S ]] || ROUNDS_SETUP_S[$slot]=$MEASURE_LAST_SETUP_S ROUNDS_LAST_SETUP_S=$MEASURE_LAST_SETUP_S
+  [[ -z $MEASURE_LAST_SHAPE_S ]] || ROUNDS_SHAPE_S[$slot]=$MEASURE_LAST_SHAPE_S ROUNDS_LAST_SHAPE_S=$MEASURE_LAST_SHAPE_S
+  [[ -z $MEASURE_LAST_ENTRY_S ]] || ROUNDS_ENTRY_S[$slot]=$MEASURE_LAST_ENTRY_S ROUNDS_LAST_ENTRY_S=$MEASURE_LAST_ENTRY_S
   ROUNDS_TURNS+=("$(jq -cn --arg c "$slot" --argjson run "$run" --argjson e "$estimate" --argjson left "$left" --argjson took "$took" \
     '{contestant: $c, run: $run, estimate_s: $e, left_s: $left, started: true, took_s: $took}')")
   rounds::_record
