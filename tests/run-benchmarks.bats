@@ -444,7 +444,7 @@ dist_run() {
 
 @test "budget: a pair with wide noise is open when the budget ends; no turn starts that its estimate says would not fit" {
   dist_servers wide1 wide2
-  FAKE_DIST_wide1='1000 0.4' FAKE_DIST_wide2='1000 0.4' run -0 dist_run --budget 60s
+  FAKE_DIST_wide1='1000 0.4' FAKE_DIST_wide2='1000 0.4' run -0 dist_run --budget 40s
   echo "$output"
   local file
   file=$(results_file)
