@@ -61,6 +61,8 @@ source "$ROOT/lib/rows.sh"
 source "$ROOT/lib/measure.sh"
 # shellcheck source=lib/steady.sh
 source "$ROOT/lib/steady.sh"
+# shellcheck source=lib/rounds.sh
+source "$ROOT/lib/rounds.sh"
 # shellcheck source=lib/spec.sh
 source "$ROOT/lib/spec.sh"
 # shellcheck source=lib/variants.sh
@@ -111,10 +113,31 @@ Selection
 Measurement
   --duration D         measured time per run, e.g. 30s or 2m (default 30s)
   --warmup D           discarded warm-up before each run (default 10s)
-  --runs N             repeat everything N times (rounds); each round starts every server
-                       afresh, in an order shuffled once by the seed and rotated by one
-                       place per round, so that drift on the machine spreads evenly
-                       (default 1; 3+ gives confidence intervals and significance tests)
+  --budget T           the time the run may take, e.g. 60m, 1h30m, 90s (default 60m), or
+                       none. The plan is fitted to it: without --duration, --warmup and
+                       --server-warmup, the longest of 10 s after 3 s (warm-ups at most
+                       15 s), 8 s after 3 s or 5 s after 2 s (at most 10 s) and the most
+                       scenarios (hello, post-load, mixed, large-file, high-concurrency,
+                       baseline, in that order) and protocols (h3, then h2c go first)
+                       whose first 3 rounds take at most 60% of it; without --tool, every
+                       row with barrage, and the other tools as a cross-check on hello in
+                       the first round only (the README's "Do the tools agree?"). --dry-run
+                       says what was left out. The first round measures every row; then,
+                       round after round (fresh starts, an order drawn from the seed), the
+                       servers whose 95% interval of successful requests/s overlaps a
+                       neighbour's in some table run that table again, until every adjacent
+                       pair is decided (intervals apart), equal (the interval of their ratio
+                       within --tie-margin at both ends) or the budget ends (open). A turn (a
+                       server's start and its runs) starts only when its estimate fits in
+                       the time left. none: the fixed plan of --runs (today's full matrix)
+  --tie-margin M       two servers are equal when their ratio's 95% interval lies within
+                       1 ± M: 0.03 or 3% (default 3%)
+  --runs N             a fixed plan: repeat everything N times (rounds), no budget; each
+                       round starts every server afresh, in an order shuffled once by the
+                       seed and rotated by one place per round, so that drift on the
+                       machine spreads evenly (3+ gives confidence intervals and
+                       significance tests). Without --budget, --runs, --quick or --aa
+                       still run a fixed plan (1 round by default)
   --seed N             seed of the server order (default: drawn at random); the seed and
                        every round's order are recorded in the results (settings)
   --server-warmup W    barrage load on each freshly started server before its first measured
@@ -151,7 +174,8 @@ Variants (a server plus named settings: servers/NAME/variants.tsv, its README; -
                        run SERVER is on the server host, CLIENT on each load host, and
                        the default is no pinning)
   --port N             server port (default \$BARRAGE_PORT or 8080)
-  --quick              a short tour: 3 s runs, 1 s warm-up, server warm-ups capped at 15s
+  --quick              a short tour: 3 s runs, 1 s warm-up, server warm-ups capped at 15s,
+                       one round (no budget unless --budget is given)
 Lab hardware (README "Running on lab hardware"; without these, everything runs here)
   --server-host [USER@]HOST   the host that runs the servers (over ssh)
   --load-hosts H1,H2,...      the hosts that run the load: barrage on all of them, started
@@ -204,6 +228,9 @@ Other
 
 Environment: BARRAGE_PORT (default port), BARRAGE_SERVERS_DIR (servers folder, default servers/).
 
+Progress: a line per run on stderr with the time left (and in a budgeted run the budget's),
+and at the end of a budgeted run how many adjacent pairs are decided, equal and open.
+
 Exit: 0 when every planned run was measured or skipped; 1 when something failed (a
 build, a start, a verification, a tool), the results file is not valid against its schema
 or the set-up is missing; 2 for a bad option (a name given twice, or a value beyond what
@@ -245,6 +272,75 @@ seconds_of() {
   echo "$seconds"
 }
 
+# budget_seconds TEXT: 1h30m / 60m / 90s / 2h -> seconds (at least 1 s, at most 30 days); exit
+# 2 otherwise.
+budget_seconds() {
+  [[ $1 =~ ^(([0-9]{1,4})h)?(([0-9]{1,6})m)?(([0-9]{1,7})s)?$ && -n $1 ]] ||
+    usage_error "--budget wants a time like 60m, 1h30m or 90s, or none; got '$1'"
+  local seconds=$((10#${BASH_REMATCH[2]:-0} * 3600 + 10#${BASH_REMATCH[4]:-0} * 60 + 10#${BASH_REMATCH[6]:-0}))
+  ((seconds >= 1 && seconds <= 2592000)) || usage_error "--budget wants 1s to 720h, got '$1'"
+  echo "$seconds"
+}
+
+# tie_margin_of TEXT: 3% / 0.03 -> the fraction, above 0 and at most 0.5; exit 2 otherwise.
+tie_margin_of() {
+  local fraction
+  if [[ $1 =~ ^([0-9]{1,2}(\.[0-9]{1,4})?)%$ ]]; then fraction=$(awk -v p="${BASH_REMATCH[1]}" 'BEGIN {print p / 100}')
+  elif [[ $1 =~ ^0?\.[0-9]{1,6}$ ]]; then fraction=$(awk -v f="$1" 'BEGIN {print f + 0}')
+  else usage_error "--tie-margin wants a fraction like 0.03 or a percentage like 3%, got '$1'"; fi
+  awk -v f="$fraction" 'BEGIN {exit !(f > 0 && f <= 0.5)}' || usage_error "--tie-margin wants more than 0 and at most 50%, got '$1'"
+  echo "$fraction"
+}
+
+# fixed_plan_estimate_s FIXED_TIMING: the estimate of the fixed plan --budget none would run
+# (every tool on every row; without FIXED_TIMING, the fixed plan's timing); run in a subshell:
+# it changes the settings and the plan.
+fixed_plan_estimate_s() {
+  SETTINGS[cross_check]=''
+  if ! (($1)); then SETTINGS[duration_s]=30 SETTINGS[warmup_s]=10 SETTINGS[server_warmup_s]=$(steady::default_cap 0); fi
+  plan::build
+  plan::estimate_s
+}
+
+# fit_to_budget FIXED_TIMING FIXED_SCENARIOS FIXED_PROTOCOLS FIXED_TOOLS: a budgeted run's plan
+# fitted to SETTINGS[budget_s] (lib/plan.sh: plan::fit): its timing, SCENARIOS and PROTOCOLS,
+# and without --tool the main tool and the cross-check; what was left out in SETTINGS[left_out].
+fit_to_budget() {
+  local fixed_tools=$4 timing scenarios protocols seconds left=() name tool full others=()
+  if ! ((fixed_tools)) && SETTINGS[main_tool]=$(steady::tool 2>/dev/null); then
+    SETTINGS[cross_check]=$PLAN_CROSS_CHECK
+    [[ " ${SCENARIOS[*]} " == *" $PLAN_CROSS_CHECK "* ]] || SETTINGS[cross_check]=${SCENARIOS[0]}
+  fi
+  SETTINGS[runs]=1
+  # the fixed plan --budget none would run, for what the fit leaves out
+  full=$(fixed_plan_estimate_s "$1")
+  plan::build
+  IFS=$'\t' read -r timing scenarios protocols seconds <<<"$(plan::fit "${SETTINGS[budget_s]}" "$1" "$2" "$3")"
+  read -r 'SETTINGS[duration_s]' 'SETTINGS[warmup_s]' 'SETTINGS[server_warmup_s]' <<<"$timing"
+  for name in "${SCENARIOS[@]}"; do [[ " $scenarios " == *" $name "* ]] || left+=("$name"); done
+  ((${#left[@]} == 0)) || left=("scenarios ${left[*]}")
+  local dropped=() planned=' ' entry proto
+  # a protocol no entry measures (no server speaks it) was not left out by the fit
+  for entry in "${PLAN[@]}"; do IFS=$'\t' read -r _ _ _ proto _ <<<"$entry"; [[ $planned == *" $proto "* ]] || planned+="$proto "; done
+  for name in "${PROTOCOLS[@]}"; do
+    [[ " $protocols " == *" $name "* || $planned != *" $name "* ]] || dropped+=("$name")
+  done
+  ((${#dropped[@]} == 0)) || left+=("protocols ${dropped[*]}")
+  if [[ -n ${SETTINGS[cross_check]} ]]; then
+    for tool in "${TOOLS[@]}"; do [[ $tool == "${SETTINGS[main_tool]}" ]] || others+=("$tool"); done
+    ((${#others[@]} == 0)) || left+=("${others[*]} beyond ${SETTINGS[cross_check]} (a cross-check, first round only)")
+  fi
+  local keep=()
+  for name in "${SCENARIOS[@]}"; do [[ " $scenarios " == *" $name "* ]] && keep+=("$name"); done
+  SCENARIOS=("${keep[@]}")
+  read -r -a PROTOCOLS <<<"$protocols"
+  if ((${#left[@]})); then
+    SETTINGS[left_out]="$(IFS=';'; printf '%s' "${left[*]}" | sed 's/;/; /g'); --budget none brings them back (a fixed plan of every row with every tool: about $(plan::minutes "$full") min)"
+  fi
+  ((seconds <= SETTINGS[budget_s])) ||
+    log::warn "the first $PLAN_FIT_ROUNDS rounds of the smallest plan take about $(plan::minutes "$seconds") min, beyond the budget: turns that do not fit are not started"
+}
+
 # pick_names ARRAY KIND REQUESTED VALID...: sets ARRAY to REQUESTED (a comma list, or "all"
 # for every valid name) after checking each name; exits 2 listing the valid ones otherwise,
 # and for a name given twice (it would be measured twice, its rows under one key).
@@ -283,7 +379,7 @@ pick_scenarios() {
 # parse_options ARG...: the command line into SETTINGS and SERVERS, SCENARIOS, TOOLS and
 # PROTOCOLS (lib/settings.sh), then read-only; exit 2 (usage_error) for a bad one.
 parse_options() {
-  local why seconds
+  local why seconds given=' '
   while (($#)); do
     local opt=$1
     case $opt in
@@ -307,6 +403,7 @@ parse_options() {
     (($# >= 2)) || usage_error "$opt needs a value"
     local value=$2
     shift 2
+    given+="$opt "
     case $opt in
       --servers) SETTINGS[servers]=$value ;;
       --variants) [[ -n $value ]] || usage_error "--variants needs a value"; SETTINGS[variants]=$value ;;
@@ -328,7 +425,10 @@ parse_options() {
         # the cap (barrage --warmup auto:CAP) or the fixed warm-up's length (-d)
         within_range --server-warmup warmup_s "${SETTINGS[server_warmup_s]:-0}" "$value" ;;
       --seed) [[ $value =~ ^[0-9]{1,9}$ ]] || usage_error "--seed wants a whole number below 10^9, got '$value'"; SETTINGS[seed]=$((10#$value)) ;;
-      --runs) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--runs wants a positive integer, got '$value'"; SETTINGS[runs]=$value ;;
+      --runs) [[ $value =~ ^[1-9][0-9]{0,5}$ ]] || usage_error "--runs wants a positive integer, got '$value'"; SETTINGS[runs]=$value SETTINGS[runs_given]=1 ;;
+      --budget) SETTINGS[budget]=$value
+        if [[ $value == none ]]; then SETTINGS[budget_s]=''; else SETTINGS[budget_s]=$(budget_seconds "$value"); fi ;;
+      --tie-margin) SETTINGS[tie_margin]=$(tie_margin_of "$value") ;;
       --label) [[ $value =~ ^[A-Za-z0-9._-]+$ ]] || usage_error "--label wants letters, digits, . _ -; got '$value'"; SETTINGS[label]=$value ;;
       --description) SETTINGS[description]=$value ;;
       --output) SETTINGS[output_dir]=$value ;;
@@ -362,6 +462,14 @@ parse_options() {
       *) usage_error "unknown option '$opt'" ;;
     esac
   done
+  # A budget, unless the plan is fixed: --budget none, --runs, --quick or --aa (without --budget).
+  if [[ -n ${SETTINGS[budget]} && ${SETTINGS[budget]} != none ]]; then
+    ((SETTINGS[runs_given] == 0)) || usage_error "--runs fixes the rounds and --budget fits them to a time: give one of them"
+    ((SETTINGS[aa] == 0)) || usage_error "--aa measures a fixed number of rounds (--runs): it takes no --budget"
+  elif [[ -z ${SETTINGS[budget]} ]] && ((SETTINGS[runs_given] == 0 && SETTINGS[quick] == 0 && SETTINGS[aa] == 0)); then
+    SETTINGS[budget_s]=$PLAN_DEFAULT_BUDGET_S SETTINGS[budget]=default
+  fi
+  [[ $given != *" --tie-margin "* || -n ${SETTINGS[budget_s]} ]] || usage_error "--tie-margin is for a budgeted run (--budget): a fixed plan's rounds are fixed"
   # --quick sets the short times; an explicit --duration / --warmup still wins.
   if ((SETTINGS[quick])); then SETTINGS[duration_s]=${SETTINGS[duration_s]:-3} SETTINGS[warmup_s]=${SETTINGS[warmup_s]:-1}; fi
   SETTINGS[duration_s]=${SETTINGS[duration_s]:-30} SETTINGS[warmup_s]=${SETTINGS[warmup_s]:-10}
@@ -418,6 +526,14 @@ parse_options() {
   # a machine with more cores than barrage takes threads: as many as it takes
   spec::in_range threads "${SETTINGS[threads]}" || read -r _ 'SETTINGS[threads]' <<<"$(spec::range threads)"
   SETTINGS[output_dir]=${SETTINGS[output_dir]:-$ROOT/results}
+  if [[ -n ${SETTINGS[budget_s]} ]]; then
+    local fixed_timing=0
+    if [[ $given == *" --duration "* || $given == *" --warmup "* || $given == *" --server-warmup "* ]] || ((SETTINGS[quick])); then
+      fixed_timing=1
+    fi
+    fit_to_budget "$fixed_timing" "$([[ $given == *" --scenarios "* ]] && echo 1 || echo 0)" \
+      "$([[ $given == *" --protocol "* ]] && echo 1 || echo 0)" "$([[ $given == *" --tool "* ]] && echo 1 || echo 0)"
+  fi
   # read-only from here: the libraries read the settings, never write them
   readonly SETTINGS SERVERS SCENARIOS TOOLS PROTOCOLS
 }
@@ -506,6 +622,18 @@ install_traps() {
   trap 'EXIT_CODE=143; exit 143' TERM
 }
 
+# serve_slot SLOT RUN: one server start of the plan (a turn): measured, or failed rows when its
+# build failed (BUILD_FAILED, main's).
+serve_slot() {
+  local server
+  server=$(plan::slot_server "$1")
+  if [[ -n ${BUILD_FAILED[$server]:-} ]]; then
+    measure::fail_entries "$1" "$2" "build failed: ${BUILD_FAILED[$server]}"
+    return 0
+  fi
+  measure::serve "$1" "$2"
+}
+
 main() {
   # A script's background job starts with SIGINT ignored (POSIX), and bash cannot trap a signal
   # ignored when it started: start again with SIGINT restored, so that SIGINT always stops a run.
@@ -530,7 +658,9 @@ main() {
     profile::ensure "$ROOT/.cache" "${JAVA_HOME_FOUND:-$(java::home)}" || exit 1
   fi
   log::info "CPU pinning: $(plan::pinning_text); load-tool threads: ${SETTINGS[threads]}"
-  log::info "${#PLAN[@]} planned runs; estimated time about $(plan::minutes "$(plan::estimate_s)") min"
+  ROUNDS_ESTIMATE_S=$(plan::estimate_s)
+  log::info "${#PLAN[@]} planned runs; estimated time about $(plan::minutes "$ROUNDS_ESTIMATE_S") min (server starts and warm-ups included)"
+  [[ -z ${SETTINGS[budget_s]} ]] || log::info "$(plan::budget_text)"
 
   mkdir -p "${SETTINGS[output_dir]}"
   local base
@@ -558,16 +688,16 @@ main() {
   place::prepare "${built[@]}"
 
   local run slot
-  for ((run = 1; run <= SETTINGS[runs]; run++)); do
-    for slot in ${ROUND_ORDER[run - 1]}; do
-      server=$(plan::slot_server "$slot")
-      if [[ -n ${BUILD_FAILED[$server]:-} ]]; then
-        measure::fail_entries "$slot" "$run" "build failed: ${BUILD_FAILED[$server]}"
-        continue
-      fi
-      measure::serve "$slot" "$run"
+  if [[ -n ${SETTINGS[budget_s]} ]]; then
+    rounds::run serve_slot
+  else
+    local started=$SECONDS
+    for ((run = 1; run <= SETTINGS[runs]; run++)); do
+      for slot in ${ROUND_ORDER[run - 1]}; do serve_slot "$slot" "$run"; done
     done
-  done
+    ROUNDS_FIRST_S=$((SECONDS - started))
+    results::set rounds "$(rounds::fixed_json)"
+  fi
   if ((SETTINGS[aa])); then
     results::set noise_floor "$(jq -L "$ROOT/lib" 'import "noise" as noise; noise::floor(0.95)' "$RESULTS_FILE")"
   fi

@@ -10,6 +10,9 @@
 #     reason. Stopped at the end.
 #   measure::fail_entries SLOT RUN REASON
 #     A failed row for every entry of SLOT in RUN.
+#   measure::skip_entries SLOT RUN REASON
+#     A skipped row for every entry of SLOT in RUN (a budgeted run's first-round turn that did
+#     not fit in the time left).
 #   measure::any_failed
 #     0 when a row so far failed (a build, a start, a contract check, a tool): the run exits 1.
 #   measure::step SPEC_NAME
@@ -20,23 +23,33 @@
 #     client_stats, machine_stats and extra (the row's jvm facts and profile). Returns the
 #     tool's exit status.
 # Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
-# server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
-# MEASURE_FAILED (1 once a row failed; measure::any_failed) and SERVER_JDK (the running
-# contestant's JDK, read by rows::_json).
+# server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line),
+# MEASURE_FAILED (1 once a row failed; measure::any_failed), SERVER_JDK (the running
+# contestant's JDK, read by rows::_json) and what measure::serve's last
+# turn took, for the next turn's estimate (lib/rounds.sh): MEASURE_LAST_SETUP_S (the
+# server's start, contract check and stop), MEASURE_LAST_SHAPE_S (a warm-up shape, on
+# average), MEASURE_LAST_ENTRY_S (a measured run, on average); "" when there was none.
 # Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
 MEASURE_DONE=0 MEASURE_FAILED=0
 # The running server's JDK ({version, home}: place::server_jdk) in a variant run, else null.
 SERVER_JDK=null
+MEASURE_LAST_SETUP_S='' MEASURE_LAST_SHAPE_S='' MEASURE_LAST_ENTRY_S=''
+MEASURE_SHAPES=0 MEASURE_RAN=0 MEASURE_TURN_MS=(0 0 0)
 
 measure::any_failed() { ((MEASURE_FAILED)); }
 
-# measure::_progress WHAT: the run's progress and time left, on stderr.
+# measure::_ms: the wall clock in milliseconds.
+measure::_ms() { local t=${EPOCHREALTIME/[.,]/}; echo $((t / 1000)); }
+
+# measure::_progress WHAT: the run's progress and time left, on stderr; in a budgeted run, the
+# runs planned so far (later rounds add theirs) and the budget's time left.
 measure::_progress() {
-  local duration=${SETTINGS[duration_s]} warmup=${SETTINGS[warmup_s]}
+  local duration=${SETTINGS[duration_s]} warmup=${SETTINGS[warmup_s]} budget_left
   local left=$(( (${#PLAN[@]} - MEASURE_DONE) * (duration + warmup + PLAN_RUN_OVERHEAD_S) ))
-  log::info "run $((MEASURE_DONE + 1)) of ${#PLAN[@]}, about $(plan::minutes "$left") min left: $*"
+  budget_left=$(rounds::deadline_left_s)
+  log::info "run $((MEASURE_DONE + 1)) of ${#PLAN[@]}${budget_left:+ so far}, about $(plan::minutes "$left") min left${budget_left:+ in this round; budget: $(plan::minutes "$((budget_left > 0 ? budget_left : 0))") min left}: $*"
 }
 
 # measure::_run_tool SPEC_NAME: one run of the spec's tool (its record in DIR/metrics.json,
@@ -101,6 +114,7 @@ measure::_entry() {
     rows::add ENTRY_SPEC skipped "$reason"
     return 0
   fi
+  MEASURE_RAN=$((MEASURE_RAN + 1))
   measure::_progress "${ENTRY_SPEC[slot]} ${ENTRY_SPEC[tool]} ${ENTRY_SPEC[protocol]} ${ENTRY_SPEC[scenario]}${ENTRY_SPEC[load]:+ ${ENTRY_SPEC[load]}}"
   # The tool's raw output stays beside the results, so every number can be checked later.
   ENTRY_SPEC["dir"]=$LOG_DIR/${ENTRY_SPEC[run]}-${ENTRY_SPEC[slot]}-${ENTRY_SPEC[tool]}-${ENTRY_SPEC[protocol]}-${ENTRY_SPEC[scenario]}${ENTRY_SPEC[load]:+-${ENTRY_SPEC[load]}}
@@ -188,6 +202,7 @@ measure::_warm_up() {
           warmup_s: null, steady: null}')")
     fi
     steady::remember "$proto" "$scenario" "${shapes[-1]}"
+    MEASURE_SHAPES=$((MEASURE_SHAPES + 1))
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
@@ -197,6 +212,18 @@ measure::_warm_up() {
      ended: $ended, shapes: .}
     + (if $aa_label == "" then {} else {aa_group: $aa_label} end)
     + (if $variant == "" then {} else {variant: $variant} end)')"
+}
+
+measure::skip_entries() {
+  local entry
+  # shellcheck disable=SC2034 # filled and read by name (plan::spec, rows::add)
+  local -A SKIPPED_SPEC
+  for entry in "${PLAN[@]}"; do
+    [[ $entry == "$2"$'\t'"$1"$'\t'* ]] || continue
+    plan::spec SKIPPED_SPEC "$entry"
+    rows::add SKIPPED_SPEC skipped "$3"
+    MEASURE_DONE=$((MEASURE_DONE + 1))
+  done
 }
 
 measure::fail_entries() {
@@ -213,17 +240,35 @@ measure::fail_entries() {
 }
 
 measure::serve() {
-  local slot=$1 run=$2 server log reason=''
+  local slot=$1 run=$2 server log reason='' started
   server=$(plan::slot_server "$slot")
   SERVER_JDK=null
   log=$LOG_DIR/$slot-run$run.log
+  started=$(measure::_ms)
+  MEASURE_TURN_MS=(0 0 0) MEASURE_SHAPES=0 MEASURE_RAN=0
   if ! place::start_server "$slot" "$log" reason; then
     measure::fail_entries "$slot" "$run" "$reason"
+    measure::_took "$started"
     return 0
   fi
   measure::_verify_and_measure "$slot" "$run" "$log"
   place::stop_server "$server"
+  measure::_took "$started"
 }
+
+# measure::_took STARTED_MS: what the turn started at STARTED_MS took, into MEASURE_LAST_*:
+# MEASURE_TURN_MS holds the milliseconds of its warm-ups and of its measured runs.
+# shellcheck disable=SC2034 # read by lib/rounds.sh
+measure::_took() {
+  local total=$(($(measure::_ms) - $1))
+  MEASURE_LAST_SETUP_S=$(measure::_seconds $((total - MEASURE_TURN_MS[0] - MEASURE_TURN_MS[1])))
+  MEASURE_LAST_SHAPE_S='' MEASURE_LAST_ENTRY_S=''
+  ((MEASURE_SHAPES == 0)) || MEASURE_LAST_SHAPE_S=$(measure::_seconds $((MEASURE_TURN_MS[0] / MEASURE_SHAPES)))
+  ((MEASURE_RAN == 0)) || MEASURE_LAST_ENTRY_S=$(measure::_seconds $((MEASURE_TURN_MS[1] / MEASURE_RAN)))
+}
+
+# measure::_seconds MS: MS milliseconds as seconds with three decimals.
+measure::_seconds() { printf '%d.%03d\n' $(($1 / 1000)) $(($1 % 1000)); }
 
 # measure::_verify_and_measure SLOT RUN LOG: the started server once it answers and keeps the
 # contract: warmed up, then every entry of SLOT in RUN measured; else all of them failed with
@@ -257,10 +302,15 @@ measure::_verify_and_measure() {
     measure::fail_entries "$slot" "$run" "contract verification failed: $(grep -m1 '^not ok' "$tap")"
     return 0
   fi
+  local from
+  from=$(measure::_ms)
   measure::_warm_up "$slot" "$run"
+  MEASURE_TURN_MS[0]=$(($(measure::_ms) - from))
+  from=$(measure::_ms)
   for entry in "${PLAN[@]}"; do
     [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] || continue
     measure::_entry "$entry"
     MEASURE_DONE=$((MEASURE_DONE + 1))
   done
+  MEASURE_TURN_MS[1]=$(($(measure::_ms) - from))
 }

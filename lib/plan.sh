@@ -26,11 +26,38 @@
 #     reads it), those measuring and the place set later (dir, out, url, cacert, samples,
 #     start_at, barrage_bin) empty.
 #   plan::estimate_s
-#     Seconds the whole PLAN should take.
+#     Seconds the whole PLAN should take: each server start (PLAN_SERVER_OVERHEAD_S), its
+#     warm-up shapes (at most --server-warmup's cap each), and each run that is not skipped
+#     (--duration + --warmup + PLAN_RUN_OVERHEAD_S; a capacity search's guessed steps, a ramp's
+#     stages). A row a tool cannot run is skipped and costs nothing; Maven builds are not in it.
+#   plan::costed
+#     PLAN's entries, each with two more columns for the estimate: COST (1: measured, 0:
+#     skipped) and EXTRA ("" or capacity:STEPS or stages:SECONDS), one a line.
+#   plan::estimate_of DURATION WARMUP SERVER_WARMUP SCENARIOS PROTOCOLS TOOLS [SETUP_S SHAPE_S ENTRY_S]
+#     The estimate of plan::costed's lines on stdin with those settings, counting only the
+#     entries of the space-separated SCENARIOS, PROTOCOLS and TOOLS ("" for all); SETUP_S, SHAPE_S,
+#     ENTRY_S replace the per-start, per-shape and per-run guesses by what was observed
+#     (lib/rounds.sh: a contestant's last turn).
+#   plan::contestants
+#     What a round is made of, one a line: the contestants a round starts afresh, each a slot
+#     (a server; in an A/A run NAME@A and NAME@B; in a variant run SERVER:VARIANT labels,
+#     PLAN_CONTESTANTS). lib/rounds.jq's contestant names a results row's contestant the same
+#     way (noise::row_name): the two are the one place a new kind of contestant plugs in.
+#   plan::add_round RUN
+#     A round of a budgeted run (lib/rounds.sh), from lines "CONTESTANT<TAB>TOOL<TAB>PROTOCOL<TAB>
+#     SCENARIO<TAB>REASON" on stdin: each contestant's closed-loop entries of the first round
+#     for those tables again, as round RUN, in an order drawn from the seed and RUN; each
+#     contestant's REASON (why it runs again) kept in PLAN_ROUND_REASON[RUN/CONTESTANT]. RUN's
+#     order is left unset when no contestant has anything to measure again.
+#   plan::drop_turn RUN SLOT
+#     Takes a turn that will not run (the budget) out of PLAN and of RUN's order (a round left
+#     with no turn is no round).
 #   plan::minutes SECONDS
 #     Rounded up, at least 1.
 #   plan::print_list / plan::print_plan
 #     What --list and --dry-run print.
+#   plan::budget_text
+#     A budgeted run's plan in words (--dry-run and the run's first lines).
 #   plan::slot_server SLOT / plan::slot_label SLOT / plan::slot_variant SLOT
 #     A slot's server / its A/A label (nothing outside an A/A run) / the variant part of its
 #     contestant label (vt+jdk25; nothing outside a variant run).
@@ -63,8 +90,11 @@
 PLAN_SERVER_OVERHEAD_S=15
 PLAN_RUN_OVERHEAD_S=2
 PLAN_CAPACITY_STEPS_GUESS=10
+# A budgeted run's default budget, and the scenario the other tools cross-check in its default plan.
+# shellcheck disable=SC2034 # read by run-benchmarks.sh
+PLAN_DEFAULT_BUDGET_S=3600 PLAN_CROSS_CHECK=hello
 PLAN=() ROUND_ORDER=() PLAN_CONTESTANTS=()
-declare -gA PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=() PLAN_CONTESTANT=()
+declare -gA PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=() PLAN_ROUND_REASON=() PLAN_CONTESTANT=()
 
 plan::declared_protocols() { servers::prop "$1" protocols 2>/dev/null || echo h1; }
 
@@ -150,9 +180,7 @@ plan::_shuffled() {
 # not land on one server.
 plan::_round_orders() {
   local slots=() base=() run i n order runs=${SETTINGS[runs]}
-  if [[ ${SETTINGS[aa]} == 1 ]]; then slots=("${SERVERS[0]}@A" "${SERVERS[0]}@B")
-  elif plan::variant_run; then slots=("${PLAN_CONTESTANTS[@]}")
-  else slots=("${SERVERS[@]}"); fi
+  mapfile -t slots < <(plan::contestants)
   mapfile -t base < <(plan::_shuffled "${SETTINGS[seed]}" "${slots[@]}")
   n=${#base[@]}
   ROUND_ORDER=()
@@ -163,6 +191,19 @@ plan::_round_orders() {
   done
 }
 
+plan::contestants() {
+  if [[ ${SETTINGS[aa]} == 1 ]]; then printf '%s\n' "${SERVERS[0]}@A" "${SERVERS[0]}@B"
+  elif plan::variant_run; then printf '%s\n' "${PLAN_CONTESTANTS[@]}"
+  else printf '%s\n' "${SERVERS[@]}"; fi
+}
+
+# plan::_measures TOOL SCENARIO: 0 when the plan has TOOL measure SCENARIO: always, but in a
+# default budgeted plan, where the tools other than the main one measure the cross-check
+# scenarios only (SETTINGS' main_tool, cross_check).
+plan::_measures() {
+  [[ -z ${SETTINGS[cross_check]} || $1 == "${SETTINGS[main_tool]}" || " ${SETTINGS[cross_check]} " == *" $2 "* ]]
+}
+
 plan::build() {
   PLAN=() PLAN_SERVER_VERSION=() PLAN_REQUEST_TIMEOUT=()
   plan::_contestants
@@ -171,16 +212,21 @@ plan::build() {
   for server in "${SERVERS[@]}"; do
     PLAN_SERVER_VERSION[$server]=$(servers::prop "$server" version 2>/dev/null) || PLAN_SERVER_VERSION[$server]=''
   done
-  for tool in "${TOOLS[@]}"; do PLAN_REQUEST_TIMEOUT[$tool]=$("$tool::request_timeout_s"); done
+  local -A speaks=()
+  for tool in "${TOOLS[@]}"; do
+    PLAN_REQUEST_TIMEOUT[$tool]=$("$tool::request_timeout_s")
+    speaks[$tool]=" $("$tool::protocols" | paste -sd' ') "
+  done
   for ((run = 1; run <= runs; run++)); do
     for slot in ${ROUND_ORDER[run - 1]}; do
       server=$(plan::slot_server "$slot")
       for tool in "${TOOLS[@]}"; do
         for proto in $(plan::_server_protocols "$server"); do
-          # not `"$tool::protocols" | grep -q`: under pipefail, grep leaving at the first match can
-          # fail the pipeline (the writer's SIGPIPE) and drop the entry
-          grep -qx "$proto" <<<"$("$tool::protocols")" || continue
+          # asked once per tool (not `"$tool::protocols" | grep -q` per entry: under pipefail, grep
+          # leaving at the first match can fail the pipeline, the writer's SIGPIPE, and drop it)
+          [[ ${speaks[$tool]} == *" $proto "* ]] || continue
           for scenario in "${SCENARIOS[@]}"; do
+            plan::_measures "$tool" "$scenario" || continue
             for load in '' $(openloop::loads "$scenario"); do
               PLAN+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario"$'\t'"$load")
             done
@@ -205,6 +251,7 @@ plan::spec() {
   # shellcheck disable=SC2034 # a nameref: the caller's array
   plan_spec=([run]=$run [slot]=$slot [server]=$server [server_version]=${PLAN_SERVER_VERSION[$server]:-}
     [aa_group]=$(plan::slot_label "$slot") [variant]=$(plan::slot_variant "$slot")
+    [round_reason]=${PLAN_ROUND_REASON[$run/$slot]:-}
     [tool]=$tool [request_timeout_s]=${PLAN_REQUEST_TIMEOUT[$tool]:-} [protocol]=$proto [scenario]=$scenario [load]=$load
     [rate]=$rate [stages]=$stages
     [connections]=$(plan::connections_of "$scenario") [streams]=$(plan::streams_of "$scenario")
@@ -212,22 +259,146 @@ plan::spec() {
     [dir]='' [out]='' [url]='' [cacert]='' [samples]='' [start_at]='' [barrage_bin]='')
 }
 
-plan::estimate_s() {
-  local starts shapes searches=0 ramps=0 entry tool scenario load
-  local duration=${SETTINGS[duration_s]} warmup=${SETTINGS[warmup_s]} server_warmup=${SETTINGS[server_warmup_s]}
-  starts=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2 | sort -u | wc -l)
-  shapes=$(printf '%s\n' "${PLAN[@]}" | cut -f1,2,4,5 | sort -u | wc -l)
+plan::costed() {
+  local entry tool proto scenario load cost extra
+  local -A supported=()
   for entry in "${PLAN[@]}"; do
-    IFS=$'\t' read -r _ _ tool _ scenario load <<<"$entry"
-    # a capacity search takes steps; a ramped run lasts its stages, not --duration (the tools
-    # that cannot run them skip them)
-    if [[ $load == capacity ]] && tools::can "$tool" rate; then searches=$((searches + 1))
-    elif [[ $load == stages ]] && tools::can "$tool" stages; then
-      ramps=$((ramps + $(openloop::stages_seconds "$(openloop::stages_of "$scenario")") - duration))
+    IFS=$'\t' read -r _ _ tool proto scenario load <<<"$entry"
+    extra=''
+    # asked once per kind of entry
+    if [[ -z ${supported[$tool/$proto/$scenario/$load]:-} ]]; then
+      cost=1
+      "$tool::supports" "$scenario" "$proto" >/dev/null || cost=0
+      [[ -z $load ]] || openloop::supports "$tool" "$load" >/dev/null || cost=0
+      supported[$tool/$proto/$scenario/$load]=$cost
     fi
+    cost=${supported[$tool/$proto/$scenario/$load]}
+    if ((cost)) && [[ $load == capacity ]]; then extra=capacity:$PLAN_CAPACITY_STEPS_GUESS
+    elif ((cost)) && [[ $load == stages ]]; then extra=stages:$(openloop::stages_seconds "$(openloop::stages_of "$scenario")")
+    fi
+    printf '%s\t%s\t%s\n' "$entry" "$cost" "$extra"
   done
-  echo $(((${#PLAN[@]} + searches * (PLAN_CAPACITY_STEPS_GUESS - 1)) * (duration + warmup + PLAN_RUN_OVERHEAD_S)
-    + ramps + starts * PLAN_SERVER_OVERHEAD_S + shapes * server_warmup))
+}
+
+plan::estimate_of() {
+  # no warm-up tool, no server warm-up
+  local server_warmup=$3
+  if ((server_warmup > 0)) && ! steady::tool >/dev/null 2>&1; then server_warmup=0; fi
+  awk -F'\t' -v d="$1" -v w="$2" -v sw="$server_warmup" -v scen=" $4 " -v protos=" $5 " -v tools=" $6 " \
+    -v setup="${7:-$PLAN_SERVER_OVERHEAD_S}" -v shape="${8:-}" -v per="${9:-}" -v over="$PLAN_RUN_OVERHEAD_S" '
+    (scen == "  " || index(scen, " " $5 " ")) && (protos == "  " || index(protos, " " $4 " ")) \
+      && (tools == "  " || index(tools, " " $3 " ")) {
+      start = $1 SUBSEP $2
+      if (!(start in starts)) { starts[start] = 1; total += setup }
+      # the warm-up shapes: every protocol and scenario a start measures (at most the cap each)
+      if (sw > 0 && !((start, $4, $5) in shapes)) { shapes[start, $4, $5] = 1; total += (shape == "" ? sw : shape) }
+      if ($7 == 0) next
+      run = (per == "" ? d + w + over : per)
+      if ($8 ~ /^capacity:/) { split($8, c, ":"); total += c[2] * run }
+      else if ($8 ~ /^stages:/) { split($8, c, ":"); total += run + c[2] - d }
+      else total += run
+    }
+    END { printf "%d\n", total + 0.5 }'
+}
+
+plan::estimate_s() {
+  plan::costed | plan::estimate_of "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "${SETTINGS[server_warmup_s]}" '' '' ''
+}
+
+# A budgeted plan's fit: the timings tried, longest first (--duration --warmup --server-warmup
+# cap, seconds), the scenarios in the order they are kept, the share of the budget the first
+# PLAN_FIT_ROUNDS rounds may take (the rest goes to the rounds where the ranking is open).
+PLAN_FIT_TIMINGS=('10 3 15' '8 3 10' '5 2 10')
+PLAN_FIT_SCENARIOS='hello post-load mixed large-file high-concurrency baseline'
+# the protocols left out, one more at a time, when the plan does not fit (h1 is kept)
+PLAN_FIT_DROP='h3 h1s h2 h2c'
+PLAN_FIT_ROUNDS=3
+PLAN_FIT_SHARE=0.6
+
+# plan::_first_rounds_s D W SW SCENARIOS PROTOCOLS: plan::costed's lines on stdin -> the
+# seconds PLAN_FIT_ROUNDS rounds of them take: the first round whole, the others without the
+# cross-check rows (the other tools measure them in the first round only).
+plan::_first_rounds_s() {
+  local lines first rest=0 main=''
+  lines=$(cat)
+  first=$(plan::estimate_of "$1" "$2" "$3" "$4" "$5" '' <<<"$lines")
+  [[ -z ${SETTINGS[cross_check]} ]] || main=${SETTINGS[main_tool]}
+  rest=$(plan::estimate_of "$1" "$2" "$3" "$4" "$5" "$main" <<<"$lines")
+  echo $((first + (PLAN_FIT_ROUNDS - 1) * rest))
+}
+
+# plan::fit BUDGET_S FIXED_TIMING FIXED_SCENARIOS FIXED_PROTOCOLS: PLAN (built with every
+# candidate) fitted to BUDGET_S: the longest timing of PLAN_FIT_TIMINGS, the most scenarios
+# (PLAN_FIT_SCENARIOS' order) and protocols (PLAN_FIT_DROP's order) whose first
+# PLAN_FIT_ROUNDS rounds take at most PLAN_FIT_SHARE of the budget; what is FIXED (1: given
+# on the command line) is kept as it is. Prints "DURATION WARMUP SERVER_WARMUP<TAB>SCENARIOS<TAB>
+# PROTOCOLS<TAB>SECONDS" (space-separated names; SECONDS: those rounds' estimate); the
+# smallest plan when none fits.
+plan::fit() {
+  local budget=$1 lines timing timings=() scenario ordered=() sets=() protos proto proto_sets=() i seconds limit
+  lines=$(plan::costed)
+  limit=$(awk -v b="$budget" -v s="$PLAN_FIT_SHARE" 'BEGIN {printf "%d", b * s}')
+  if (($2)); then timings=("${SETTINGS[duration_s]} ${SETTINGS[warmup_s]} ${SETTINGS[server_warmup_s]}")
+  else timings=("${PLAN_FIT_TIMINGS[@]}"); fi
+  if (($3)); then sets=("${SCENARIOS[*]}")
+  else
+    for scenario in $PLAN_FIT_SCENARIOS; do [[ " ${SCENARIOS[*]} " == *" $scenario "* ]] && ordered+=("$scenario"); done
+    for scenario in "${SCENARIOS[@]}"; do [[ " ${ordered[*]} " == *" $scenario "* ]] || ordered+=("$scenario"); done
+    for ((i = ${#ordered[@]}; i >= 1; i--)); do sets+=("${ordered[*]:0:i}"); done
+  fi
+  proto_sets=("${PROTOCOLS[*]}")
+  if ! (($4)); then
+    protos=" ${PROTOCOLS[*]} "
+    for proto in $PLAN_FIT_DROP; do
+      [[ $protos == *" $proto "* ]] || continue
+      protos=${protos/ $proto / }
+      [[ -n ${protos// /} ]] && proto_sets+=("$(xargs <<<"$protos")")
+    done
+  fi
+  for protos in "${proto_sets[@]}"; do
+    for scenario in "${sets[@]}"; do
+      for timing in "${timings[@]}"; do
+        # shellcheck disable=SC2086 # the timing's three numbers
+        seconds=$(plan::_first_rounds_s $timing "$scenario" "$protos" <<<"$lines")
+        if ((seconds <= limit)); then printf '%s\t%s\t%s\t%s\n' "$timing" "$scenario" "$protos" "$seconds"; return 0; fi
+      done
+    done
+  done
+  printf '%s\t%s\t%s\t%s\n' "$timing" "$scenario" "$protos" "$seconds"
+}
+
+plan::add_round() {
+  local run=$1 slot tool proto scenario reason entry r s t p sc load slots=() seen=' '
+  declare -A wanted=()
+  while IFS=$'\t' read -r slot tool proto scenario reason; do
+    [[ -n $slot ]] || continue
+    wanted[$slot/$tool/$proto/$scenario]=1
+    [[ $seen == *" $slot "* ]] || { slots+=("$slot"); seen+="$slot "; }
+    PLAN_ROUND_REASON[$run/$slot]=$reason
+  done
+  ((${#slots[@]})) || return 0
+  mapfile -t slots < <(plan::_shuffled "$((SETTINGS[seed] + run))" "${slots[@]}")
+  local order=() added
+  for slot in "${slots[@]}"; do
+    added=0
+    for entry in "${PLAN[@]}"; do
+      IFS=$'\t' read -r r s t p sc load <<<"$entry"
+      [[ $r == 1 && $s == "$slot" && -z $load && -n ${wanted[$slot/$t/$p/$sc]:-} ]] || continue
+      PLAN+=("$run"$'\t'"$slot"$'\t'"$t"$'\t'"$p"$'\t'"$sc"$'\t')
+      added=1
+    done
+    # a contestant with nothing to measure again gets no turn
+    ((added == 0)) || order+=("$slot")
+  done
+  ((${#order[@]} == 0)) || ROUND_ORDER[run - 1]="${order[*]}"
+}
+
+plan::drop_turn() {
+  local entry kept=() slot order=()
+  for entry in "${PLAN[@]}"; do [[ $entry == "$1"$'\t'"$2"$'\t'* ]] || kept+=("$entry"); done
+  PLAN=("${kept[@]}")
+  for slot in ${ROUND_ORDER[$1 - 1]}; do [[ $slot == "$2" ]] || order+=("$slot"); done
+  if ((${#order[@]})); then ROUND_ORDER[$1 - 1]="${order[*]}"; else unset 'ROUND_ORDER[$1 - 1]'; fi
 }
 
 plan::minutes() { echo $((($1 + 59) / 60)); }
@@ -268,11 +439,17 @@ plan::print_plan() {
   # as wide as the longest slot (a variant's label)
   for slot in ${ROUND_ORDER[0]:-}; do ((${#slot} <= width)) || width=${#slot}; done
   printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' RUN "$width" SERVER TOOL PROTO SCENARIO LOAD NOTE
+  local -A notes=()
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
-    reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
-    [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
-    [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
+    # asked once per kind of entry
+    if [[ ! -v notes[$tool/$proto/$scenario/$load] ]]; then
+      reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
+      [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
+      [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
+      notes[$tool/$proto/$scenario/$load]=$reason
+    fi
+    reason=${notes[$tool/$proto/$scenario/$load]}
     printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' "$run" "$width" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
   printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
@@ -287,6 +464,20 @@ plan::print_plan() {
   for ((run = 1; run <= runs; run++)); do
     printf 'round %d order (seed %s): %s\n' "$run" "${SETTINGS[seed]}" "${ROUND_ORDER[run - 1]}"
   done
+  [[ -z ${SETTINGS[budget_s]} ]] || printf '%s\n' "$(plan::budget_text)"
+}
+
+# plan::budget_text: a budgeted run's plan in words: the budget, the first round, what the rest
+# of the time goes to, what the fit left out and the option that brings it back.
+plan::budget_text() {
+  local budget=${SETTINGS[budget_s]} first
+  first=$(plan::estimate_s)
+  printf 'budget: %s min%s (--budget none: a fixed plan); the runs above are the first round, about %s min with server starts and warm-ups; then, until the budget ends, more rounds (fresh starts, random order) for the servers whose interval overlaps a neighbour'"'"'s in some table, until each adjacent pair is decided or equal within %s%% (--tie-margin): about %s min in all at most' \
+    "$(plan::minutes "$budget")" "$([[ ${SETTINGS[budget]} == default ]] && printf ' (the default)')" "$(plan::minutes "$first")" \
+    "$(awk -v m="${SETTINGS[tie_margin]}" 'BEGIN {print m * 100}')" "$(plan::minutes "$budget")"
+  [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round' "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}"
+  [[ -z ${SETTINGS[left_out]} ]] || printf '\nleft out to fit the budget: %s' "${SETTINGS[left_out]}"
+  printf '\n'
 }
 
 plan::server_warmup_text() {

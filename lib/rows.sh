@@ -21,7 +21,8 @@
 #     the cores it could use, false below, null when unknown. What such a row measured is
 #     the tool's own ceiling.
 #   rows::print_summary FILE
-#     One line per row of a results file (lib/summary.jq).
+#     One line per row of a results file, then per ranked table how many pairs of neighbours
+#     are decided, equal and open (lib/summary.jq).
 #   rows::now_utc
 #     The time, as the document writes it.
 # Depends on lib/plan.sh, lib/servers.sh, lib/scenarios.sh, lib/openloop.sh, lib/results.sh,
@@ -55,6 +56,8 @@ rows::header_json() {
     --argjson tools "$tools_json" --argjson duration "${SETTINGS[duration_s]}" --argjson warmup "${SETTINGS[warmup_s]}" --argjson runs "${SETTINGS[runs]}" \
     --argjson server_warmup "${SETTINGS[server_warmup_s]}" --arg server_warmup_mode "${SETTINGS[server_warmup_mode]}" --argjson seed "${SETTINGS[seed]}" --argjson aa "${SETTINGS[aa]}" \
     --arg profile "${SETTINGS[profile]}" --argjson gc_log "${SETTINGS[gc_log]}" \
+    --arg budget "${SETTINGS[budget_s]}" --argjson tie_margin "${SETTINGS[tie_margin]}" --arg cross "${SETTINGS[cross_check]}" \
+    --arg main_tool "${SETTINGS[main_tool]}" --arg left_out "${SETTINGS[left_out]}" \
     --arg order "$(printf '%s\n' "${ROUND_ORDER[@]}")" --arg variants "$(printf '%s\n' "${PLAN_CONTESTANTS[@]}")" '
     {version: 1, timestamp: $timestamp, commit: (if $commit == "" then null else $commit end),
      command: $command, "label": (if $run_label == "" then null else $run_label end), system: $system,
@@ -62,7 +65,10 @@ rows::header_json() {
      settings: ({duration_s: $duration, warmup_s: $warmup, runs: $runs, server_warmup_s: $server_warmup,
                 server_warmup_mode: $server_warmup_mode,
                 seed: $seed, order: ($order | split("\n") | map(split(" "))), aa: ($aa == 1),
-                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1)}
+                profile: (if $profile == "" then null else $profile end), gc_log: ($gc_log == 1),
+                budget_s: (if $budget == "" then null else ($budget | tonumber) end), tie_margin: $tie_margin,
+                cross_check: (if $cross == "" then null else {tool: $main_tool, scenarios: ($cross | split(" "))} end),
+                left_out: (if $left_out == "" then null else $left_out end)}
                # a variant run: its contestants in order (the first of a server is what its others are compared with)
                + (if $variants == "" then {} else {variants: ($variants | split("\n"))} end))}'
 }
@@ -100,7 +106,7 @@ rows::_lab_hosts() {
 }
 
 # rows::_json SPEC_NAME STATUS REASON [STEP_JSON [CAPACITY_JSON]]: the row (in an A/A run with
-# its label, aa_group; in a variant run with its variant; an open-loop entry with its load, a capacity search with its capacity,
+# its label, aa_group; in a variant run with its variant; in a budgeted run with why it was made, round_reason; an open-loop entry with its load, a capacity search with its capacity,
 # a gated scenario with its slo check).
 rows::_json() {
   local -n row_spec=$1
@@ -115,7 +121,7 @@ rows::_json() {
   [[ -n $metrics_file ]] && metrics=$(<"$metrics_file")
   jq -cn --arg server "${row_spec[server]}" --arg version "${row_spec[server_version]}" --arg tool "${row_spec[tool]}" \
     --argjson load "$(openloop::load_json "${row_spec[load]}" "${row_spec[scenario]}")" --argjson capacity "$capacity" --argjson slo "$slo" \
-    --arg aa_group "${row_spec[aa_group]}" --argjson client "$client" --argjson bound "$bound" \
+    --arg aa_group "${row_spec[aa_group]}" --arg round_reason "${row_spec[round_reason]:-}" --argjson client "$client" --argjson bound "$bound" \
     --arg proto "${row_spec[protocol]}" --arg scenario "${row_spec[scenario]}" --argjson run "${row_spec[run]}" \
     --argjson step "$step" --argjson config "$(rows::_config_json "$1")" \
     --argjson metrics "$metrics" --arg status "$status" --arg reason "$reason" \
@@ -130,6 +136,7 @@ rows::_json() {
      reason: ($reason | nullable)}
     + (if $aa_group == "" then {} else {aa_group: $aa_group} end)
     + (if $variant == null then {} else {variant: $variant} end)
+    + (if $round_reason == "" then {} else {round_reason: $round_reason} end)
     + (if $step.machine_stats == null then {} else {machine_stats: $step.machine_stats} end)
     + (if $lab_hosts == null then {} else {lab_hosts: $lab_hosts} end)
     + (if $load == null then {} else {load: $load} end)
@@ -165,4 +172,5 @@ rows::print_summary() {
       printf '%-*s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$width" "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
     done
+  jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; summary::pair_lines' "$1"
 }

@@ -15,7 +15,20 @@
 #   warmup_s            --warmup                discarded warm-up seconds before each run (10; --quick 1)
 #   server_warmup_mode  --server-warmup         auto (until steady state, at most server_warmup_s) or fixed
 #   server_warmup_s     --server-warmup         the cap (auto: 60, --quick 15) or the fixed length; 0: none
-#   runs                --runs                  rounds (1)
+#   runs                --runs                  rounds (1); a budgeted run: 1 (its first round; the others
+#                                               are added as it goes, lib/rounds.sh)
+#   runs_given          --runs                  1 when --runs was given, else 0
+#   budget_s            --budget                a budgeted run's time limit, seconds (3600 by default); "":
+#                                               none, a fixed plan of --runs rounds (--budget none, --runs,
+#                                               --quick or --aa without --budget)
+#   budget              --budget                the budget as given ("" for the default)
+#   tie_margin          --tie-margin            the fraction within which two contestants are equal (0.03)
+#   cross_check         (the default plan)      the scenarios the other tools measure in a budgeted run
+#                                               whose tools were not picked (space-separated); "": every tool
+#                                               measures every scenario
+#   main_tool           (the default plan)      the tool that measures every row of that plan (the warm-up
+#                                               tool, steady::tool); "" otherwise
+#   left_out            (the default plan)      what fitting the plan to the budget left out, in words; ""
 #   seed                --seed                  the server order's seed (drawn when not given)
 #   aa                  --aa                    1: an A/A run (the one server as labels A and B); else 0
 #   variants            --variants              the variants picked, as given (jetty:vt,*:pretouch); "": none
@@ -55,12 +68,13 @@
 # shellcheck disable=SC2034 # read by run-benchmarks.sh and the libraries it sources
 declare -gA SETTINGS=(
   [command_line]='' [servers]=all [scenarios]=all [tools]=all [protocols]=all
-  [duration_s]='' [warmup_s]='' [server_warmup_mode]=auto [server_warmup_s]='' [runs]=1 [seed]='' [aa]=0
+  [duration_s]='' [warmup_s]='' [server_warmup_mode]=auto [server_warmup_s]='' [runs]=1 [runs_given]=0 [seed]='' [aa]=0
   [variants]='' [jdks]='' [gcs]='' [heaps]='' [server_cpu_counts]=''
   [connections]='' [threads_option]='' [threads]='' [cpus]='' [server_cpus]='' [client_cpus]=''
   [port]=${BARRAGE_PORT:-8080} [quick]=0 [profile]='' [gc_log]=1
   [rates]='' [stages]='' [capacity]='' [capacity_precision]=0.02 [capacity_start]=100 [slo]=''
   [server_host]='' [load_hosts]='' [lab_file]='' [lab_dir]='' [strict]=0
+  [budget_s]='' [budget]='' [tie_margin]=0.03 [cross_check]='' [main_tool]='' [left_out]=''
   [label]='' [description]='' [output_dir]='' [list]=0 [dry_run]=0
 )
 # shellcheck disable=SC2034 # the same

@@ -9,6 +9,9 @@
 #            broken SLO, a client-bound tool, steal time large enough to lower the figures, a
 #            server warm-up that never reached steady state, and a drifting series (lib/drift.jq)
 #            ("" when none)
+#   pair_lines  results file -> per ranked table of its rounds (lib/rounds.jq) the pairs of
+#            neighbours decided, equal and open (the open ones named) and each server's runs,
+#            then the total; nothing for a file without rounds
 #   steal_note_pct  the steal share (of all CPUs' time, machine_stats.steal_pct) from which a
 #            row is noted: on the development VM requests/s fell with steal (r = -0.81 over
 #            30 runs) and every pinned run at 5% or more was below its set's median
@@ -16,6 +19,7 @@
 
 import "format" as fmt;
 import "noise" as noise;
+import "rounds" as rounds;
 
 def steal_note_pct: 5;
 
@@ -44,3 +48,18 @@ def fields:
    (if .metrics.rate.delivered? == false then "-" else .metrics.latency_us.p99? | shown end),
    (.metrics.failed? | shown), note]
   | map(fmt::safe);
+
+# pair_lines: results file -> one line per ranked table of its rounds (lib/rounds.jq): how many
+# pairs of neighbours are decided, equal, open, and which are open; then the total.
+def pair_lines:
+  (.rounds // null) as $r
+  | if $r == null then empty
+    else
+      ($r.tables[] | select((.cross_check | not) and (.pairs | length) > 0)
+       | "\(.scenario) \(.protocol) \(.tool): \(.counts.decided) decided, \(.counts.equal) equal, \(.counts.open) open"
+         + (if .counts.open > 0 then " (" + ([.pairs[] | select(.verdict == "open") | "\(.faster)-\(.slower)"] | join(", ")) + ")" else "" end)
+         + "; runs: " + ([.entries[] | select(.ok > 0) | "\(.contestant) \(.runs)"] | join(", "))),
+      "pairs of neighbours, tie margin \($r.tie_margin * 1000 | round / 10)%: " + ($r | rounds::counts_text)
+        + (if $r.ended == "budget" then " (the budget ended)" elif $r.ended == "decided" then " (every pair judged before the budget ended)" else "" end)
+    end
+  | fmt::safe;

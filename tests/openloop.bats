@@ -111,8 +111,8 @@ fake() {
   [ "$(grep -c 'barrage.*hello.*stages.*ramped: 10:1m,100:2m' <<<"$output")" -eq 1 ]
   [ "$(grep -c 'wrk.*hello.*stages.*skipped: wrk has no fixed-rate' <<<"$output")" -eq 1 ]
   [ "$(grep -c 'baseline.*stages' <<<"$output")" -eq 0 ]
-  # 5 runs of 10 s (wrk's ramp is skipped) and barrage's ramp of 180 s, 2 s of overhead each, a
-  # server start of 15 s: 257 s, about 5 min (2 without the ramp's length)
+  # 4 runs of 10 s and barrage's ramp of 180 s (wrk's ramp is skipped: it costs nothing), 2 s of overhead each, a
+  # server start of 15 s: 245 s, about 5 min (2 without the ramp's length)
   [[ $output == *"about 5 min"* ]]
   # --rate-stages wins over the column
   run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --servers jetty --scenarios hello --tool barrage --protocol h1 \

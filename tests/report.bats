@@ -172,6 +172,21 @@ for row in json.load(open(sys.argv[2]))["results"]:
   check_numbers "$F/aa-jetty.json"
 }
 
+@test "report: a budgeted run's page says per table how many pairs are decided, equal, open, and each server's runs and why" {
+  budgeted_results "$F/multi-base.json" "$TMP/budget.json"
+  local p
+  p=$(page "$TMP/budget.json")
+  grep -qF '<p class="note pairs" data-decided="3" data-equal="0" data-open="1">Pairs of neighbours: 3 decided (intervals apart), 0 equal (within 3%), 1 open.</p>' "$p"
+  grep -qF '<tr data-verdict="open"><td>jetty – tomcat</td><td class="verdict">open</td>' "$p"
+  grep -qF '<tr><td>tomcat</td><td>3</td><td>open against jetty: the budget ended</td></tr>' "$p"
+  # the facts: the budget, and the pairs over every table
+  grep -qF 'left out to fit it: scenarios mixed; --budget none brings them back' "$p"
+  grep -qF "$(jq -r '[.rounds.tables[].counts] | "\(map(.decided) | add) decided, \(map(.equal) | add) equal, \(map(.open) | add) open"' "$TMP/budget.json")" "$p"
+  # a file written before budgets: no pairs
+  p=$(page "$F/multi-base.json")
+  [ "$(grep -c 'Pairs of neighbours' "$p")" -eq 0 ]
+}
+
 @test "report: the flags of the README show on the page (errors, approximate, client-bound, not delivered, SLO, not steady, drifting)" {
   need_chromium
   browse "$(page "$F/readme-client-bound.json")"

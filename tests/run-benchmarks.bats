@@ -184,8 +184,9 @@ KEYS
   run -0 fake --servers good --scenarios hello,mixed --tool wrk,h2load --duration 30s --warmup 10s --dry-run
   [[ $output == *"good"*"h2load"*"h1"*"mixed"*"skipped: h2load sends one method per run"* ]]
   [[ $output == *"4 planned runs, 30 s each + 10 s warm-up"* ]]
-  # 4 x (30 + 10 + 2 s around each run) + 15 s for the server's start and check.
-  [[ $output == *"about 4 min"* ]]
+  # 3 x (30 + 10 + 2 s around each run) + 15 s for the server's start and check: the skipped
+  # run costs nothing
+  [[ $output == *"about 3 min"* ]]
   # h2c only for servers that declare it: the fixture servers are h1 only.
   [[ $output != *h2c* ]]
   [ ! -e "$TMP/out" ]
@@ -265,13 +266,14 @@ KEYS
   [ "$output" = sourced ]
   # shellcheck disable=SC2016 # run by sourced's bash
   run sourced 'plan::build; echo "${#PLAN[@]} entries"; declare -A spec; plan::spec spec "${PLAN[1]}"; declare -p spec' \
-    --servers good --scenarios hello --tool barrage --rates 300 --connections 7 --cpus 0:1
+    --servers good --scenarios hello --tool barrage --rates 300 --connections 7 --cpus 0:1 --budget none
   [ "$status" -eq 0 ]
   [[ $output == "2 entries"* ]]
   local -A spec
   eval "${lines[1]/declare -A spec=/spec=}"
   [ "${spec[server]} ${spec[tool]} ${spec[protocol]} ${spec[scenario]} ${spec[load]} ${spec[rate]}" = \
     "good barrage h1 hello rate=300 300" ]
+  # a fixed plan's default duration (a budgeted one fits its own)
   [ "${spec[connections]} ${spec[threads]} ${spec[cpus]} ${spec[duration_s]}" = "7 1 1 30" ]
   local key
   for key in run slot server aa_group tool protocol scenario load rate connections streams threads \
@@ -383,6 +385,156 @@ spec_keys_set() {
   [[ $output == *"threads default to the load tool's CPUs: $(nproc)"* ]]
 }
 
+# dist_servers NAME...: fixture servers NAME... under $TMP/servers (h1, the contract server),
+# each writing its name to $FAKE_DIST_CURRENT as it starts, for tests/fixtures/dist-wrk's wrk:
+# its successful requests/s from FAKE_DIST_<NAME>="MEDIAN CV", repeatable draws.
+dist_servers() {
+  local name
+  export FAKE_DIST_CURRENT=$TMP/current-server
+  for name in "$@"; do
+    mkdir -p "$TMP/servers/$name"
+    printf 'name=%s\nversion=1.0-test\nprotocols=h1\n' "$name" >"$TMP/servers/$name/server.properties"
+    # shellcheck disable=SC2016 # the fixture server's own script
+    printf '#!/usr/bin/env bash\necho %s >"$FAKE_DIST_CURRENT"\nexec "${BARRAGE_TEST_PYTHON:-python3}" %q\n' \
+      "$name" "$FAKES/contract_server.py" >"$TMP/servers/$name/start.sh"
+    chmod +x "$TMP/servers/$name/start.sh"
+  done
+}
+
+# dist_run ARGS...: a budgeted run (wrk, hello) of the dist_servers with the fake wrk.
+dist_run() {
+  PATH="$ROOT/tests/fixtures/dist-wrk:$PATH" BARRAGE_SERVERS_DIR=$TMP/servers "$RUN" --port "$PORT" \
+    --output "$TMP/out" --duration 1s --warmup 0s --server-warmup 0s --connections 4 --tool wrk --scenarios hello \
+    --seed 7 "$@"
+}
+
+@test "rounds: a pair's verdict from the README's intervals: 20% apart decided, 1% apart within the margin equal, wide noise open" {
+  # rows of a results file: NAME:RPS,RPS,... per contestant, one table (hello h1 wrk)
+  rows() {
+    local arg
+    for arg in "$@"; do
+      jq -cn --arg name "${arg%%:*}" --arg values "${arg#*:}" \
+        '$values | split(",")[] | tonumber | {server: $name, scenario: "hello", protocol: "h1", tool: "wrk", load: null,
+          status: "ok", metrics: {successful_rps: .}}'
+    done | jq -cs '{results: .}'
+  }
+  verdicts() { jq -r -L "$ROOT/lib" 'import "rounds" as rounds; rounds::tables(0.03; 3; [])[0].pairs | map(.verdict) | join(" ")'; }
+  # 20% apart after the 3 runs an interval needs: decided (intervals apart)
+  [ "$(rows fast:1200,1190,1215 mid:1000,1012,991 | verdicts)" = decided ]
+  # 1% apart, runs within ±1.2%: the intervals overlap, the ratio's lies within 0.97-1.03: equal
+  [ "$(rows mid:1000,1012,988,1006,994 near:990,1001,979,996,984 | verdicts)" = equal ]
+  # the same pair with fewer runs: the ratio's interval is still wider than the margin: open
+  [ "$(rows mid:1000,1012,988 near:990,1001,979 | verdicts)" = open ]
+  # with runs so tight that the intervals are apart, 1% is a difference: decided
+  [ "$(rows mid:1000,1002,998,1001 near:990,992,989,991 | verdicts)" = decided ]
+  # wide noise (±40%), whatever the medians and however many runs: open
+  [ "$(rows wide1:700,1400,950,1300,600,1100,800,1250 wide2:800,1350,650,1200,900,1500,700,1000 | verdicts)" = open ]
+  # under 3 runs a side there is no interval: open, even 20% apart
+  [ "$(rows fast:1200,1190 mid:1000,1012 | verdicts)" = open ]
+  # a cross-check tool's table is not judged; what brings a contestant back names its neighbour
+  [ "$(rows fast:1200 mid:1000 | jq -c -L "$ROOT/lib" 'import "rounds" as rounds; rounds::tables(0.03; 3; ["wrk"])[0] | [.cross_check, .pairs]')" = '[true,[]]' ]
+  [ "$(rows fast:1200,1190 mid:1000,1012 | jq -r -L "$ROOT/lib" 'import "rounds" as rounds; rounds::wanted(0.03; 3; [])')" = \
+    $'fast\twrk\th1\thello\topen against mid in hello h1 wrk\nmid\twrk\th1\thello\topen against fast in hello h1 wrk' ]
+}
+
+@test "budget: a pair 20% apart is decided in the first rounds; a pair 1% apart runs on until equal within 3%" {
+  dist_servers fast mid near
+  FAKE_DIST_fast='1200 0.01' FAKE_DIST_mid='1000 0.01' FAKE_DIST_near='990 0.01' run -0 dist_run --budget 5m
+  echo "$output"
+  local file
+  file=$(results_file)
+  valid "$file"
+  # every pair is judged: the run ends before its budget (a broken rule fails it within 5 min)
+  assert_jq '.rounds.ended == "decided" and .rounds.budget_s == 300 and .settings.budget_s == 300' "$file"
+  assert_jq '.rounds.tables[0].pairs[0] | .faster == "fast" and .slower == "mid" and .verdict == "decided"' "$file"
+  assert_jq '.rounds.tables[0].pairs[1] | .faster == "mid" and .slower == "near" and .verdict == "equal"
+    and .ratio.lo >= 0.97 and .ratio.hi <= 1.03' "$file"
+  # fast is decided after the 3 runs an interval needs; mid and near ran on: 1% apart, 3 runs
+  # each cannot yet tell equal from open
+  assert_jq '.rounds.tables[0].entries[] | select(.contestant == "fast") | .runs == 3 and (.why | test("decided against mid"))' "$file"
+  assert_jq '.rounds.tables[0].entries[] | select(.contestant == "near") | .runs > 3 and (.why | test("equal against mid"))' "$file"
+  assert_jq '[.results[] | select(.server == "fast")] | length == 3' "$file"
+  # each row says why it was measured; the rounds after the third only for mid and near
+  assert_jq '.results[] | select(.run == 1) | .round_reason == "first round: every row"' "$file"
+  assert_jq '.results[] | select(.run > 3) | (.server == "mid" or .server == "near") and (.round_reason | test("^open against"))' "$file"
+  assert_jq '.settings.runs == (.settings.order | length) and .settings.runs > 3 and (.settings.order[3] | sort) == ["mid", "near"]' "$file"
+  # the progress and the end say it
+  [[ $output == *"budget: "*" min left"* ]]
+  [[ $output == *"ranking after "*" round(s): 2 pairs: 1 decided, 1 equal, 0 open (every pair decided or equal"* ]]
+  # and the summary, per table and in all
+  [[ $output == *"hello h1 wrk: 1 decided, 1 equal, 0 open; runs: fast 3, mid "*", near "* ]]
+  [[ $output == *"pairs of neighbours, tie margin 3%: 2 pairs: 1 decided, 1 equal, 0 open (every pair judged before the budget ended)"* ]]
+  no_process_left
+}
+
+@test "budget: a pair with wide noise is open when the budget ends; no turn starts that its estimate says would not fit" {
+  dist_servers wide1 wide2
+  FAKE_DIST_wide1='1000 0.4' FAKE_DIST_wide2='1000 0.4' run -0 dist_run --budget 40s
+  echo "$output"
+  local file
+  file=$(results_file)
+  valid "$file"
+  assert_jq '.rounds.ended == "budget" and .rounds.tables[0].counts == {decided: 0, equal: 0, open: 1}' "$file"
+  assert_jq '.rounds.tables[0].entries[] | .why | test("open against wide[12]: the budget ended")' "$file"
+  # a turn starts only when its estimate fits in the time left, so the budget is exceeded by
+  # less than one turn; the turn that did not fit was not started
+  assert_jq '.rounds.turns[] | select(.started) | .estimate_s <= .left_s' "$file"
+  assert_jq '[.rounds.turns[] | select(.started | not)] | length >= 1' "$file"
+  assert_jq '.rounds | .spent_s <= .budget_s + ([.turns[] | select(.started) | .took_s] | max)' "$file"
+  [[ $output == *"does not fit in the "*" s left: not started"* ]]
+  no_process_left
+}
+
+@test "budget: --runs N and --budget none are the fixed plans of before; the options' errors" {
+  local plain budget_none
+  # shellcheck disable=SC2016 # run by sourced's bash
+  plain=$(sourced 'plan::build; printf "%s\n" "${PLAN[@]}"; echo "${SETTINGS[duration_s]} ${SETTINGS[budget_s]}"' \
+    --servers good,wrong --scenarios hello,mixed --tool wrk,h2load --runs 2 --seed 4)
+  # shellcheck disable=SC2016 # run by sourced's bash
+  budget_none=$(sourced 'plan::build; printf "%s\n" "${PLAN[@]}"; echo "${SETTINGS[duration_s]} ${SETTINGS[budget_s]}"' \
+    --servers good,wrong --scenarios hello,mixed --tool wrk,h2load --runs 2 --seed 4 --budget none)
+  [ "$plain" = "$budget_none" ]
+  [ "$(grep -c $'\t' <<<"$plain")" -eq 16 ]
+  [ "$(tail -n 1 <<<"$plain")" = "30 " ]
+  # --quick and --aa stay fixed plans too; a plain run is budgeted (60 min)
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run -0 sourced 'echo "[${SETTINGS[budget_s]}]"' --servers good --scenarios hello --tool wrk --quick
+  [ "$output" = "[]" ]
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run -0 sourced 'echo "[${SETTINGS[budget_s]}] ${SETTINGS[tie_margin]}"' --servers good --scenarios hello --tool wrk
+  [ "$output" = "[3600] 0.03" ]
+  # shellcheck disable=SC2016 # run by sourced's bash
+  run -0 sourced 'echo "${SETTINGS[budget_s]} ${SETTINGS[tie_margin]}"' --servers good --scenarios hello --tool wrk \
+    --budget 1h30m --tie-margin 5%
+  [ "$output" = "5400 0.05" ]
+  local bad
+  for bad in "--budget 10x" "--budget 0m" "--budget 1h --runs 3" "--budget 1m --aa" "--tie-margin 0" "--tie-margin 60%" \
+    "--tie-margin 3% --runs 2"; do
+    # shellcheck disable=SC2086 # the option and its value
+    run -2 fake --servers good --scenarios hello --tool wrk $bad --dry-run
+    [[ $output == *"--budget"* || $output == *"--tie-margin"* ]] || { echo "$bad: $output"; return 1; }
+  done
+}
+
+@test "budget: the default plan fits the hour: barrage on every row that fits, the other tools cross-check hello; --dry-run says what is left out" {
+  run -0 "$RUN" --dry-run --seed 1
+  [[ $output == *"budget: 60 min (the default)"* ]]
+  [[ $output == *"the tools other than barrage cross-check hello in the first round"* ]]
+  [[ $output == *"left out to fit the budget: "*"--budget none brings them back (a fixed plan of every row with every tool: about "*" min)"* ]]
+  # every server with barrage; wrk only on hello
+  local server
+  for server in $(find "$ROOT/servers" -mindepth 2 -maxdepth 2 -name server.properties -printf '%h\n' | xargs -n1 basename); do
+    grep -qE "^1 +$server +barrage +h1 +hello" <<<"$output" || { echo "no barrage row for $server"; return 1; }
+  done
+  if grep -E '^1 .* wrk +h1 +(baseline|post-load|mixed|large-file|high-concurrency) ' <<<"$output"; then return 1; fi
+  # protocols before scenarios: HTTP/2 over TLS and h2c stay (h3, then h1s are left out first)
+  grep -qE '^1 +netty +barrage +h2 +hello' <<<"$output"
+  grep -qE '^1 +netty +barrage +h2c +hello' <<<"$output"
+  # the first 3 rounds fit in 60% of the hour: the first round's estimate is under 24 min
+  [[ $(grep 'planned runs,' <<<"$output") =~ about\ ([0-9]+)\ min ]]
+  ((BASH_REMATCH[1] <= 24))
+}
+
 @test "run: a good, a failing-verification, a dying and an unbuildable server" {
   run fake --servers good,wrong,broken,unbuildable --scenarios hello,mixed --tool wrk,h2load --label mix
   echo "$output"
@@ -419,7 +571,8 @@ spec_keys_set() {
   [ "$(jq -r .system.description "$f")" = "test box, it's mine" ]
   [ "$(jq -c .system.cpuPinning "$f")" = '{"server":"0","client":"1"}' ]
   [ "$(jq -r .tools.wrk "$f")" != null ]
-  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"server_warmup_mode":"fixed","seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true}' ]
+  # a budgeted run (the default): its budget and tie margin; one server has no pair, so one round
+  [ "$(jq -c .settings "$f")" = '{"duration_s":1,"warmup_s":0,"runs":1,"server_warmup_s":0,"server_warmup_mode":"fixed","seed":5,"order":[["good"]],"aa":false,"profile":null,"gc_log":true,"budget_s":3600,"tie_margin":0.03,"cross_check":null,"left_out":null}' ]
   [[ $(jq -r .command "$f") == *run-benchmarks.sh*"--scenarios hello"* ]]
   # quoted as a person would type it, and the shell reads it back as the same words
   [[ $(jq -r .command "$f") == *"--description 'test box, it'\''s mine' --cpus 0:1"* ]]
@@ -427,7 +580,7 @@ spec_keys_set() {
   eval "words=($(jq -r .command "$f"))"
   [ "${words[-5]}" = "test box, it's mine" ]
   [[ $(jq -r .commit "$f") =~ ^[0-9a-f]{40}(-dirty)?$ ]]
-  [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET","request_timeout_s":2}' ]
+  [ "$(jq -c '.results[0].config' "$f")" = '{"threads":1,"connections":4,"streams":null,"duration_s":1,"warmup_s":0,"endpoint":"/hello","method":"GET","group":null,"request_timeout_s":2}' ]
   # the machine facts that explain noise: frequency scaling (null with a note on a VM without
   # cpufreq), and per row the load averages, steal time and load not ours during the run
   [ "$(jq '.system.cpuScaling | has("governor") and (.governor != null or .note != null)' "$f")" = true ]

@@ -524,6 +524,25 @@ is_png() {
   section | grep -qxF '| Server warm-up | barrage on each freshly started server, per protocol and scenario, until steady state (at most 60 s) |'
 }
 
+@test "update-readme: a budgeted run says per table how many pairs are decided, equal and open, and each server's runs" {
+  budgeted_results "$F/multi-base.json" "$TMP/budget.json"
+  update --file "$TMP/budget.json"
+  [ "$status" -eq 0 ]
+  # the intro: the budget, the rounds and the pairs over every table
+  local counts
+  counts=$(jq -r -L "$ROOT/lib" 'import "rounds" as rounds; .rounds | rounds::counts_text' "$TMP/budget.json")
+  [[ $counts == *"1 open"* ]]
+  section | grep -qF "A budgeted run (\`--budget\` 60 min): the first round measured every row"
+  section | grep -qF "or the budget ended: $counts."
+  # under hello · HTTP/1.1 · wrk: its own pairs, the open one named, every server's runs
+  section | awk '/^### hello · HTTP\/1.1 · wrk$/ {on = 1; next} /^### / {on = 0} on' >"$TMP/hello"
+  grep -qxF "Pairs of neighbours: 3 decided (intervals apart), 0 equal (within 3%), 1 open (jetty–tomcat). Runs: netty 3, java-http 3, jetty 3, tomcat 3, jdk-httpserver 3." "$TMP/hello"
+  section | grep -qF "| Runs | a budget of 60 min: 3 rounds of 10 s after 2 s of warm-up, more rounds only where a pair was open (tie margin 3%); left out to fit it: scenarios mixed; --budget none brings them back |"
+  # a file without rounds (written before budgets) has no such line
+  update --file "$F/multi-base.json"
+  [ "$(section | grep -c 'Pairs of neighbours')" -eq 0 ]
+}
+
 @test "update-readme: only the main shell removes its work files, not a subshell a signal reaches as it forks" {
   # bash runs inherited traps in such a subshell; cleanup must then leave the files to the run
   # shellcheck disable=SC2016 # expanded by that bash

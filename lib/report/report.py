@@ -271,6 +271,22 @@ class RunPage:
         elif st.get("server_warmup_s"):
             runs += "; %s s of server warm-up per shape" % st["server_warmup_s"]
         items.append(("Runs", runs))
+        rounds = d.get("rounds")
+        if st.get("budget_s") is not None:
+            budget = "%d min, tie margin %s%%; %d rounds; ended: %s" % (
+                -(-st["budget_s"] // 60), round(st.get("tie_margin", 0) * 100, 1), st["runs"],
+                {"decided": "every pair of neighbours decided or equal", "budget": "the budget ended with pairs open",
+                 None: "still going"}.get((rounds or {}).get("ended"), (rounds or {}).get("ended")))
+            if rounds and rounds.get("spent_s") is not None:
+                budget += " (%d s spent)" % rounds["spent_s"]
+            if st.get("left_out"):
+                budget += "; left out to fit it: %s" % st["left_out"]
+            items.append(("Budget", budget))
+        if rounds:
+            ranked = [t for t in rounds.get("tables", []) if not t.get("cross_check")]
+            total = {k: sum(t["counts"][k] for t in ranked) for k in ("decided", "equal", "open")}
+            items.append(("Pairs of neighbours", "%d decided, %d equal, %d open (in %d table%s)" % (
+                total["decided"], total["equal"], total["open"], len(ranked), "" if len(ranked) == 1 else "s")))
         extra = []
         if st.get("seed") is not None:
             extra.append("seed %s" % st["seed"])
@@ -374,6 +390,7 @@ class RunPage:
                                     "waiting for one)."), class_="note"))
         else:
             out.append(tag("p", "No server was measured.", class_="note"))
+        out.append(self.pairs(t))
         for e in t.get("unmeasured", []):
             out.append(tag("p", esc("%s: not measured (%s)" % (e["server"], "; ".join(e["reasons"]) or "no run")), class_="unmeasured"))
         for e in t.get("partial", []):
@@ -383,6 +400,28 @@ class RunPage:
             out.append(self.closed_charts(t, by_server))
         out.append(self.runs_table(rows))
         return tag("section", "".join(out), class_="table-section")
+
+    def pairs(self, t):
+        """How far the table's ranking got (the results' rounds, lib/rounds.jq): its pairs of
+        neighbours decided, equal, open, each with the interval of their ratio, and each server's
+        runs and why it got them."""
+        r = t.get("rounds")
+        if not r or not r.get("pairs"):
+            return ""
+        c = r["counts"]
+        margin = round(r["tie_margin"] * 100, 1)
+        head = tag("p", esc("Pairs of neighbours: %d decided (intervals apart), %d equal (within %s%%), %d open."
+                            % (c["decided"], c["equal"], ("%g" % margin), c["open"])), class_="note pairs",
+                   data_decided=str(c["decided"]), data_equal=str(c["equal"]), data_open=str(c["open"]))
+        rows = [tag("tr", "".join([
+            tag("td", esc("%s – %s" % (p["faster"], p["slower"]))),
+            tag("td", esc(p["verdict"]), class_="verdict"),
+            tag("td", esc("%s–%s" % (fmt.fixed(p["ratio"]["lo"], 3), fmt.fixed(p["ratio"]["hi"], 3)) if p.get("ratio") else fmt.DASH))]),
+            data_verdict=p["verdict"]) for p in r["pairs"]]
+        runs = [tag("tr", "".join([tag("td", esc(e["contestant"])), tag("td", esc(str(e["runs"]))), tag("td", esc(e["why"]))]))
+                for e in r["entries"]]
+        return (head + table(["Pair", "Verdict", "slower / faster, 95%"], rows, cls="pairs")
+                + table(["Server", "Runs", "Why"], runs, cls="runs-why"))
 
     def closed_charts(self, t, by_server):
         servers = [e["server"] for e in t["measured"]]
