@@ -71,6 +71,8 @@ struct config {
     bool h3;                   /* --h3: HTTP/3 over QUIC (https:// only) */
     const char *sni, *cacert;
     bool insecure;
+    bool tls_resume;           /* --tls-resume: new connections resume the last TLS session (tls.h) */
+    const char *cert, *key;    /* --cert/--key: a client certificate (mutual TLS, TCP and QUIC) */
     unsigned window_bits, connection_window_bits;
     /* -s: a wrk script, and the arguments after the URL (init(args)) */
     const char *script_file;

@@ -143,7 +143,8 @@ static int tls_client_setup(struct config *cfg, char *err, size_t errlen)
     if (!cfg->tls || cfg->h3) return 0;
     const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
     struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
-                              .insecure = cfg->insecure, .alpn = alpn};
+                              .insecure = cfg->insecure, .alpn = alpn, .resume = cfg->tls_resume,
+                              .cert = cfg->cert, .key = cfg->key};
     cfg->setup.tls_client = tls_client_new(&opt, err, errlen);
     return cfg->setup.tls_client ? 0 : -1;
 }
@@ -158,6 +159,7 @@ static int quic_client_setup(struct config *cfg, char *err, size_t errlen)
 #ifdef HAVE_H3
     if (!cfg->h3) return 0;
     struct quic_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert, .insecure = cfg->insecure,
+                               .cert = cfg->cert, .key = cfg->key,
                                .handshake_timeout_us = cfg->connect_timeout_us, .idle_timeout_us = 2 * cfg->timeout_us};
     cfg->setup.quic_client = quic_client_new(&opt, err, errlen);
     snprintf(cfg->setup.tls_version, sizeof cfg->setup.tls_version, "TLSv1.3");

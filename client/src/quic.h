@@ -26,6 +26,7 @@ struct quic_options {
     const char *sni;               /* NULL: the URL's host unless it is an IP address */
     const char *cacert;            /* an extra CA file (PEM), or NULL */
     bool insecure;                 /* skip verification */
+    const char *cert, *key;        /* --cert/--key: a client certificate (PEM) for a server that asks, or NULL */
     uint64_t handshake_timeout_us; /* the handshake's deadline */
     uint64_t idle_timeout_us;      /* the transport parameter max_idle_timeout */
 };

@@ -61,6 +61,11 @@ void report_help(void)
           "      --cacert FILE            trust this CA too (the system store is always used); checked at start\n"
           "      --insecure               do not verify the server's certificate\n"
           "      --sni NAME               TLS server name (default: the URL's host name)\n"
+          "      --tls-resume             new connections resume the last TLS session the server gave\n"
+          "                               (session tickets or IDs, TLS 1.3 and 1.2; off: every handshake\n"
+          "                               is a full one); the record counts handshakes_full and _resumed\n"
+          "      --cert FILE --key FILE   a client certificate and its key (PEM) for servers that ask\n"
+          "                               (mutual TLS), over TLS and over QUIC (--h3)\n"
           "  -X, --method METHOD          request method, a token (RFC 9110; default GET)\n"
           "  -H, --header 'Name: value'   add a request header (repeatable): the name a token right\n"
           "                               before the colon, no control character but tab in the value\n"
@@ -384,7 +389,8 @@ static void json_timeline(FILE *f, const struct config *cfg, const char *name, c
                 length > 0 ? (double)e->sent / length : 0.0, e->requests, e->succeeded, e->failed, e->status_4xx,
                 e->status_5xx);
         for (int k = 0; k < REQ_ERR_KINDS; k++) fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", error_names[k], e->errors[k]);
-        fprintf(f, "}, \"open_connections\": %" PRIu64 ", \"target_rate\": ", e->open_connections);
+        fprintf(f, "}, \"open_connections\": %" PRIu64 ", \"new_connections\": %" PRIu64 ", \"target_rate\": ",
+                e->open_connections, e->new_connections);
         if (e->target_rate >= 0) fprintf(f, "%.3f", e->target_rate);
         else fputs("null", f);
         json_point_latency(f, "latency_us", &e->latency);
@@ -471,9 +477,14 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     for (int i = 1; i < DETAIL_KINDS; i++) fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", detail_names[i], s->details[i]);
     fprintf(f, "},\n  \"connections\": {\"requested\": %u, \"connect_attempts\": %" PRIu64 ", \"connect_errors\": %" PRIu64
                ", \"established\": %" PRIu64 ", \"peak\": %" PRIu64 ", \"abandoned\": %" PRIu64
-               ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64 "},\n",
+               ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64,
             cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
             s->tls_errors, s->refused_streams);
+    if (cfg->tls)
+        fprintf(f, ", \"handshakes_full\": %" PRIu64 ", \"handshakes_resumed\": %" PRIu64 "},\n", s->handshakes_full,
+                s->handshakes_resumed);
+    else
+        fputs(", \"handshakes_full\": null, \"handshakes_resumed\": null},\n", f);
     fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
             cfg->setup.h2 || cfg->h3 ? 1 : cfg->pipeline, cfg->setup.h2 || cfg->h3 ? cfg->pipeline : 1);
     if ((cfg->setup.h2 || cfg->h3) && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
@@ -681,6 +692,10 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     text_quic(cfg, s);
     if (cfg->tls || cfg->setup.h2)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
+    if (cfg->tls)
+        printf("  TLS handshakes: full %" PRIu64 ", resumed %" PRIu64 "%s; %.1f connections/s\n", s->handshakes_full,
+               s->handshakes_resumed, cfg->tls_resume ? "" : " (--tls-resume off)",
+               r->duration_us ? (double)s->established * 1e6 / (double)r->duration_us : 0.0);
     if (cfg->verbose)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
     text_kinds(s);

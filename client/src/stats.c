@@ -163,6 +163,8 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_sent += src->bytes_sent;
     dst->body_bytes += src->body_bytes;
     dst->tls_errors += src->tls_errors;
+    dst->handshakes_full += src->handshakes_full;
+    dst->handshakes_resumed += src->handshakes_resumed;
     dst->quic.handshake_failures += src->quic.handshake_failures;
     dst->quic.idle_timeouts += src->quic.idle_timeouts;
     dst->quic.closed_transport += src->quic.closed_transport;

@@ -62,6 +62,9 @@ struct stats {
     uint64_t connect_attempts, connect_errors, established, peak, connects_abandoned;
     uint64_t bytes_received, bytes_sent, body_bytes;
     uint64_t tls_errors, refused_streams;           /* connection level (TLS handshakes, HTTP/2) */
+    /* TLS (https://): established connections by handshake, full or resumed
+     * (--tls-resume); handshakes_full + handshakes_resumed = established */
+    uint64_t handshakes_full, handshakes_resumed;
     /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server connection
      * announced (UINT32_MAX: none announced); 0 when no SETTINGS arrived.
      * Kept by stats_reset (connections made in the warm-up count). */

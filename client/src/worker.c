@@ -535,7 +535,13 @@ static void conn_count_open(struct conn *c, uint64_t now)
     w->ever_open = true;
     if (counted(w, c->connect_start)) {
         w->stats.established++;
+        w->cur->new_connections++;
         hist_record(&w->stats.connect, now - c->connect_start);
+        /* QUIC's handshakes are full ones (no resumption over QUIC here) */
+        if (w->cfg->tls && !w->dgram && tls_resumed(&c->tr)) w->stats.handshakes_resumed++;
+        else if (w->cfg->tls) w->stats.handshakes_full++;
+    } else if (w->warming) {
+        w->cur->new_connections++;
     }
     if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
     if (w->source->ops->conn_open) w->source->ops->conn_open(w->source, c->index);

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""barrage's TLS connection tests against real nginx (issue 39): session
+resumption (--tls-resume: tickets and session IDs, TLS 1.3 and 1.2, and a
+server that refuses it), client certificates (--cert/--key against
+ssl_verify_client on, the certificate signed by the suite's CA from
+lib/certs.sh), the new connections per second of the timeline, and
+--idle-connections. nginx and the certificates come from tests/h2/run.py's
+helpers. Prints TAP lines; exits 1 when a case failed.
+
+  python3 tests/tls/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
+import importlib.util
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import harness  # noqa: E402
+from harness import REPO, Failure, expect, expect_eq  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("h2_run", os.path.join(os.path.dirname(HERE), "h2", "run.py"))
+h2_run = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(h2_run)
+Nginx, Certs = h2_run.Nginx, h2_run.Certs
+
+HELLO = 'location / { return 200 "hello\\n"; }'
+
+
+class Runner(h2_run.Runner):
+    prefix = "barrage tls"
+
+    def __init__(self, barrage, sanitized, workdir):
+        super().__init__(barrage, sanitized, workdir)
+        self._suite_ca = None
+
+    def suite_ca(self):
+        """The suite's CA and server certificate (lib/certs.sh, in a folder of the test's), and a
+        client certificate signed by that CA with openssl (extendedKeyUsage clientAuth)."""
+        if self._suite_ca is None:
+            d = os.path.join(self.workdir, "suite certs")
+            subprocess.run(["bash", "-c", 'source lib/log.sh; source lib/certs.sh; certs::ensure "$1"', "certs", d],
+                           cwd=REPO, check=True, capture_output=True)
+            ext = os.path.join(d, "client.ext")
+            with open(ext, "w") as f:
+                f.write("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                        "extendedKeyUsage=clientAuth\n")
+            for args in (["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                          "-subj", "/CN=barrage client", "-keyout", "client.key", "-out", "client.csr"],
+                         ["x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                          "-CAcreateserial", "-days", "2", "-out", "client.pem", "-extfile", ext],
+                         ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                          "-subj", "/CN=stranger", "-days", "2", "-keyout", "stranger.key", "-out", "stranger.pem"]):
+                p = subprocess.run(["openssl", *args], cwd=d, capture_output=True, text=True)
+                if p.returncode:
+                    raise Failure(f"openssl {args[0]}: {p.stderr[-300:]}")
+            self._suite_ca = d
+        return self._suite_ca
+
+
+def tls_nginx(t, name, protocols, extra="", http2=False):
+    """nginx serving hello over TLS with only `protocols` (e.g. TLSv1.3), plus extra directives."""
+    c = t.certs()
+    listen = "ssl http2" if http2 else "ssl"
+    server = (f'ssl_certificate "{c.path("server.pem")}"; ssl_certificate_key "{c.path("server.key")}"; '
+              f"ssl_protocols {protocols}; {extra} {HELLO}")
+    return Nginx(t.workdir, name, listen, server, "keepalive_requests 10000;")
+
+
+def churn(t, port, resume, n=20, extra=()):
+    """n requests, one per connection, on one connection slot."""
+    args = ["--cacert", t.certs().path("ca.pem"), "-c", "1", "-t", "1", "--requests-per-connection", "1",
+            "-n", str(n), *extra] + (["--tls-resume"] if resume else [])
+    r, _ = t.ok_run(args, f"https://localhost:{port}/")
+    expect_eq(r, "succeeded", n)
+    expect_eq(r, "connections.established", n)
+    c = r["connections"]
+    expect(c["handshakes_full"] + c["handshakes_resumed"] == c["established"], f"handshakes don't add up: {c}")
+    expect(sum(e["new_connections"] for e in r["timeline"]) == n, f"timeline new_connections: {r['timeline']}")
+    return r
+
+
+def resumed_after_first(t, name, protocols, extra=""):
+    with tls_nginx(t, name, protocols, extra) as ng:
+        r = churn(t, ng.port, True)
+    expect_eq(r, "connections.handshakes_full", 1)
+    expect_eq(r, "connections.handshakes_resumed", 19)
+    expect_eq(r, "tls.version", protocols)
+
+
+def case_resume_tls13_tickets(t):
+    resumed_after_first(t, "tickets 1.3", "TLSv1.3")
+
+
+def case_resume_tls12_tickets(t):
+    resumed_after_first(t, "tickets 1.2", "TLSv1.2")
+
+
+def case_resume_tls12_session_ids(t):
+    resumed_after_first(t, "ids 1.2", "TLSv1.2", "ssl_session_tickets off; ssl_session_cache shared:SSL:1m;")
+
+
+def case_resume_tls13_server_cache(t):
+    resumed_after_first(t, "cache 1.3", "TLSv1.3", "ssl_session_tickets off; ssl_session_cache shared:SSL:1m;")
+
+
+def case_resume_refused(t):
+    for protocols in ("TLSv1.3", "TLSv1.2"):
+        with tls_nginx(t, "refuses " + protocols, protocols, "ssl_session_tickets off; ssl_session_cache off;") as ng:
+            r = churn(t, ng.port, True)
+        expect_eq(r, "connections.handshakes_full", 20)
+        expect_eq(r, "connections.handshakes_resumed", 0)
+
+
+def case_resume_off_by_default(t):
+    with tls_nginx(t, "default", "TLSv1.2 TLSv1.3") as ng:
+        r = churn(t, ng.port, False)
+    expect_eq(r, "connections.handshakes_full", 20)
+    expect_eq(r, "connections.handshakes_resumed", 0)
+
+
+def case_resume_h2_concurrent(t):
+    """Two connection slots over HTTP/2: both connect before any session exists (full), every
+    later connection resumes; a timed run stays consistent (full + resumed = established)."""
+    with tls_nginx(t, "h2", "TLSv1.3", http2=True) as ng:
+        r, _ = t.ok_run(["--cacert", t.certs().path("ca.pem"), "-c", "2", "-t", "1", "-m", "2",
+                         "--requests-per-connection", "4", "-n", "40", "--tls-resume"], f"https://localhost:{ng.port}/")
+        expect_eq(r, "protocol", "h2")
+        expect_eq(r, "succeeded", 40)
+        # 10 connections carry the requests; one more may open as the last ones end
+        c = r["connections"]
+        expect(c["established"] in (10, 11), f"established {c['established']}")
+        expect_eq(r, "connections.handshakes_full", 2)
+        expect_eq(r, "connections.handshakes_resumed", c["established"] - 2)
+        r, _ = t.ok_run(["--cacert", t.certs().path("ca.pem"), "-c", "4", "-t", "2", "--requests-per-connection",
+                         "1", "-d", "1s", "--warmup", "200ms", "--tls-resume"], f"https://localhost:{ng.port}/")
+        c = r["connections"]
+        expect(c["handshakes_full"] + c["handshakes_resumed"] == c["established"] > 0, f"{c}")
+        expect(c["handshakes_resumed"] > c["handshakes_full"], f"few resumed: {c}")
+
+
+def case_cleartext_no_handshakes(t):
+    with Nginx(t.workdir, "cleartext", "", HELLO, "keepalive_requests 10000;") as ng:
+        r, _ = t.ok_run(["-c", "1", "--requests-per-connection", "2", "-n", "10"], f"http://127.0.0.1:{ng.port}/")
+    expect_eq(r, "connections.established", 5)
+    expect_eq(r, "connections.handshakes_full", None)
+    expect_eq(r, "connections.handshakes_resumed", None)
+    expect(sum(e["new_connections"] for e in r["timeline"]) == 5, f"timeline {r['timeline']}")
+
+
+def mtls_nginx(t, name, d):
+    server = (f'ssl_certificate "{d}/server.pem"; ssl_certificate_key "{d}/server.key"; '
+              f'ssl_verify_client on; ssl_client_certificate "{d}/ca.pem"; {HELLO}')
+    return Nginx(t.workdir, name, "ssl http2", server)
+
+
+def case_client_certificate(t):
+    d = t.suite_ca()
+    base = ["--cacert", f"{d}/ca.pem", "-c", "2", "-n", "20"]
+    with mtls_nginx(t, "mtls", d) as ng:
+        url = f"https://localhost:{ng.port}/"
+        for proto in ("--h1", "--h2"):
+            r, _ = t.ok_run(base + [proto, "--cert", f"{d}/client.pem", "--key", f"{d}/client.key"], url)
+            expect_eq(r, "status.codes", {"200": 20})
+            # nginx answers 400 ("No required SSL certificate was sent" / "certificate error")
+            r, _ = t.ok_run(base + [proto], url)
+            expect_eq(r, "succeeded", 0)
+            expect_eq(r, "failed", 20)
+            expect_eq(r, "status.codes", {"400": 20})
+            r, _ = t.ok_run(base + [proto, "--cert", f"{d}/stranger.pem", "--key", f"{d}/stranger.key"], url)
+            expect_eq(r, "status.codes", {"400": 20})
+
+
+def case_client_certificate_usage(t):
+    d = t.suite_ca()
+    url = "https://localhost:1/"
+    for args, says in ((["--cert", f"{d}/client.pem"], "--cert and --key go together"),
+                       (["--cert", f"{d}/client.pem", "--key", f"{d}/stranger.key"], "is not the key of --cert"),
+                       (["--cert", f"{d}/missing.pem", "--key", f"{d}/client.key"], "--cert"),
+                       (["--tls-resume"], None)):
+        target = "http://127.0.0.1:1/" if args == ["--tls-resume"] else url
+        p = subprocess.run([t.barrage, "-n", "1", *args, target], capture_output=True, text=True, timeout=30)
+        expect(p.returncode == 2, f"{args}: exit {p.returncode}, want 2: {p.stderr[-300:]}")
+        expect(says is None or says in p.stderr, f"{args}: {p.stderr[-300:]}")
+
+
+CASES = [
+    ("--tls-resume TLS 1.3 session tickets: the first handshake full, every later one resumed",
+     case_resume_tls13_tickets),
+    ("--tls-resume TLS 1.2 session tickets: the first handshake full, every later one resumed",
+     case_resume_tls12_tickets),
+    ("--tls-resume TLS 1.2 session IDs (tickets off, server cache): the first full, the rest resumed",
+     case_resume_tls12_session_ids),
+    ("--tls-resume TLS 1.3 stateful tickets (server cache): the first full, the rest resumed",
+     case_resume_tls13_server_cache),
+    ("--tls-resume against a server that refuses (tickets and cache off), 1.3 and 1.2: all full",
+     case_resume_refused),
+    ("without --tls-resume every handshake is full", case_resume_off_by_default),
+    ("--tls-resume over h2, two slots and two threads: full + resumed = established", case_resume_h2_concurrent),
+    ("cleartext: handshakes null, timeline new_connections add up", case_cleartext_no_handshakes),
+    ("--cert/--key against ssl_verify_client on (suite CA): 200 with it, 400 without or a stranger's",
+     case_client_certificate),
+    ("--cert/--key and --tls-resume usage errors: exit 2", case_client_certificate_usage),
+]
+
+
+if __name__ == "__main__":
+    sys.exit(harness.main("tls", CASES, Runner, needs=("nginx", "openssl")))
