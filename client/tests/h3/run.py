@@ -442,6 +442,28 @@ def case_usage(t):
     expect(("h3 (ngtcp2 " in v) == t.has_h3, f"--version: {v!r}")
 
 
+def case_client_certificate(t):
+    """--cert/--key over QUIC: aioquic asks for a client certificate (client_cert=1) and logs the
+    subject of the one it got (it checks the client holds the key, not the chain: no HTTP/3 server
+    here verifies clients against a CA)."""
+    t.needs_h3()
+    w = t.workdir
+    if not os.path.exists(os.path.join(w, "client.pem")):
+        openssl(w, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                "client.key", "-out", "client.csr", "-subj", "/CN=barrage client")
+        openssl(w, "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "client.pem", "-days", "2")
+    with H3Server(t, "ok", client_cert=1) as s:
+        r = t.ok_run(["-c", "2", "-n", "10", "--cert", os.path.join(w, "client.pem"),
+                      "--key", os.path.join(w, "client.key")], s.url)
+        expect_eq(r, "status.codes", {"200": 10})
+        got = [e["subject"] for e in s.events() if e["event"] == "client_certificate"]
+        expect(got and all(x == "CN=barrage client" for x in got), f"client certificates seen: {got}")
+        r = t.ok_run(["-c", "1", "-n", "5"], s.url)
+        got = [e["subject"] for e in s.events() if e["event"] == "client_certificate"]
+        expect(got[-1] is None, f"without --cert the server saw {got[-1]}")
+
+
 CASES = [
     ("usage: --h3 needs https://, excludes --h2; --version lists h3", case_usage),
     ("-c 2 -m 4 -n 300: exact, versions and MAX_STREAMS in the record", case_exact),
@@ -463,6 +485,7 @@ CASES = [
     ("-R 200: fixed rate, corrected and uncorrected latency", case_fixed_rate),
     ("a wrk script over h3: request() POSTs, response() reads", case_script),
     ("--urls, --rand-url and --jwt-key over h3", case_sources),
+    ("--cert/--key: the client certificate sent when the server asks", case_client_certificate),
 ]
 
 
