@@ -28,7 +28,7 @@ enum {
     OPT_URLS, OPT_URLS_RANDOM, OPT_URLS_FROM_FILE, OPT_RAND_URL, OPT_RAND_REGEX_URL, OPT_MAX_REPEAT,
     OPT_RATE_STAGES, OPT_PACE_RESOLUTION,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
-    OPT_TLS_RESUME, OPT_CERT, OPT_KEY,
+    OPT_TLS_RESUME, OPT_CERT, OPT_KEY, OPT_IDLE_CONNECTIONS, OPT_IDLE_PING,
 };
 
 static const struct option options[] = {
@@ -92,6 +92,8 @@ static const struct option options[] = {
     {"tls-resume", no_argument, NULL, OPT_TLS_RESUME},
     {"cert", required_argument, NULL, OPT_CERT},
     {"key", required_argument, NULL, OPT_KEY},
+    {"idle-connections", required_argument, NULL, OPT_IDLE_CONNECTIONS},
+    {"idle-ping", required_argument, NULL, OPT_IDLE_PING},
     {NULL, 0, NULL, 0},
 };
 
@@ -162,6 +164,7 @@ static void defaults(struct config *cfg)
     cfg->rand_url_max_repeat = -1;
     cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
     cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
+    cfg->idle_ping_us = 15000000; /* Chrome's QUIC keep-alive */
 }
 
 /* The URL (url.h) into cfg: host, port, target, and the userinfo's
@@ -496,13 +499,19 @@ static enum cli_result check_jwt(const struct config *cfg, char *err, size_t err
     return CLI_RUN;
 }
 
-/* --tls-resume, --cert and --key (issue 39). */
+/* --tls-resume, --cert, --key, --idle-connections and --idle-ping (issue 39). */
 static enum cli_result apply_connection(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
 {
+    long long v;
     switch (opt) {
     case OPT_TLS_RESUME: cfg->tls_resume = true; return CLI_RUN;
     case OPT_CERT: cfg->cert = arg; return readable_file("--cert", arg, err, errlen);
-    default: cfg->key = arg; return readable_file("--key", arg, err, errlen);
+    case OPT_KEY: cfg->key = arg; return readable_file("--key", arg, err, errlen);
+    case OPT_IDLE_PING: return set_duration(&cfg->idle_ping_us, "--idle-ping", arg, err, errlen);
+    default:
+        if (set_count(&v, "--idle-connections", arg, 0, 1000000, err, errlen) != CLI_RUN) return CLI_ERROR;
+        cfg->idle_connections = (unsigned)v;
+        return CLI_RUN;
     }
 }
 
@@ -633,7 +642,7 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_JWT_KEY: case OPT_JWT_ALG: case OPT_JWT_HEADER: case OPT_JWT_KID: case OPT_JWT_ISS: case OPT_JWT_SUB:
     case OPT_JWT_AUD: case OPT_JWT_EXP:
         return apply_jwt(opt, arg, cfg, err, errlen);
-    case OPT_TLS_RESUME: case OPT_CERT: case OPT_KEY:
+    case OPT_TLS_RESUME: case OPT_CERT: case OPT_KEY: case OPT_IDLE_CONNECTIONS: case OPT_IDLE_PING:
         return apply_connection(opt, arg, cfg, err, errlen);
     default: return fail(err, errlen, "unknown option (see --help)");
     }

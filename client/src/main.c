@@ -48,16 +48,18 @@
 
 /* Raises the soft open-file limit when the connections need it; -1 when the
  * hard limit is too low (the message says what to change). */
-static int ensure_file_limit(unsigned connections, char *err, size_t errlen)
+static int ensure_file_limit(unsigned connections, unsigned idle, char *err, size_t errlen)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)connections + SPARE_FILES;
+    rlim_t need = (rlim_t)connections + idle + SPARE_FILES;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need) return 0;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        char idle_text[64] = "";
+        if (idle) snprintf(idle_text, sizeof idle_text, " with --idle-connections %u", idle);
         snprintf(err, errlen,
-                 "-c %u needs %llu open files but the hard limit (ulimit -Hn) is %llu: raise it "
+                 "-c %u%s needs %llu open files but the hard limit (ulimit -Hn) is %llu: raise it "
                  "(limits.conf nofile, or systemd LimitNOFILE) or use fewer connections",
-                 connections, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+                 connections, idle_text, (unsigned long long)need, (unsigned long long)rl.rlim_max);
         return -1;
     }
     rl.rlim_cur = rl.rlim_max;
@@ -471,7 +473,7 @@ static int setup_and_run(struct config *cfg, char *err, size_t errlen)
     int status;
     if (cfg->jwt_key && !jwt) {
         status = fail(err, EXIT_USAGE);
-    } else if (ensure_file_limit(cfg->connections, err, errlen)) {
+    } else if (ensure_file_limit(cfg->connections, cfg->idle_connections, err, errlen)) {
         status = fail(err, EXIT_USAGE);
     } else if (resolve(cfg, err, errlen)) {
         status = fail(err, EXIT_UNREACHABLE);

@@ -487,6 +487,11 @@ void quic_conn_shutdown_stream(struct quic_conn *q, int64_t id, uint64_t app_err
     if (q->end == QUIC_END_NONE) ngtcp2_conn_shutdown_stream(q->conn, id, app_error);
 }
 
+void quic_conn_keep_alive(struct quic_conn *q, uint64_t every_us)
+{
+    ngtcp2_conn_set_keep_alive_timeout(q->conn, every_us * NGTCP2_MICROSECONDS);
+}
+
 void quic_conn_close(struct quic_conn *q, uint64_t app_error)
 {
     if (q->end != QUIC_END_NONE) return;

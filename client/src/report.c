@@ -66,6 +66,11 @@ void report_help(void)
           "                               is a full one); the record counts handshakes_full and _resumed\n"
           "      --cert FILE --key FILE   a client certificate and its key (PEM) for servers that ask\n"
           "                               (mutual TLS), over TLS and over QUIC (--h3)\n"
+          "      --idle-connections N     open N more connections first and keep them open without\n"
+          "                               requests for the whole run (not counted as load: the record's\n"
+          "                               idle_connections); the open-file limit is raised to fit\n"
+          "      --idle-ping TIME         HTTP/2 PING (HTTP/3: QUIC PING when silent) on idle connections\n"
+          "                               every TIME (default 15s, as Chrome's QUIC; 0: none)\n"
           "  -X, --method METHOD          request method, a token (RFC 9110; default GET)\n"
           "  -H, --header 'Name: value'   add a request header (repeatable): the name a token right\n"
           "                               before the colon, no control character but tab in the value\n"
@@ -450,6 +455,21 @@ static const char *signal_name(int sig)
     return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
 }
 
+/* --idle-connections: what became of them (null without). */
+static void json_idle(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    const struct stats_idle *i = &s->idle;
+    if (!cfg->idle_connections) {
+        fputs("  \"idle_connections\": null,\n", f);
+        return;
+    }
+    fprintf(f, "  \"idle_connections\": {\"requested\": %" PRIu64 ", \"established\": %" PRIu64 ", \"peak\": %" PRIu64
+               ", \"open_at_end\": %" PRIu64 ", \"connect_errors\": %" PRIu64 ", \"closed\": %" PRIu64
+               ", \"ping_every_us\": %" PRIu64 ", \"pings\": %" PRIu64 "},\n",
+            i->requested, i->established, i->peak, i->open_at_end, i->connect_errors, i->closed, cfg->idle_ping_us,
+            i->pings);
+}
+
 static void report_json(const struct config *cfg, const struct run_result *r, long max_rss_kb)
 {
     const struct stats *s = &r->stats;
@@ -485,6 +505,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
                 s->handshakes_resumed);
     else
         fputs(", \"handshakes_full\": null, \"handshakes_resumed\": null},\n", f);
+    json_idle(f, cfg, s);
     fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
             cfg->setup.h2 || cfg->h3 ? 1 : cfg->pipeline, cfg->setup.h2 || cfg->h3 ? cfg->pipeline : 1);
     if ((cfg->setup.h2 || cfg->h3) && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
@@ -690,6 +711,11 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            ", connect errors %" PRIu64 "\n",
            cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
     text_quic(cfg, s);
+    if (cfg->idle_connections)
+        printf("  Idle connections: requested %" PRIu64 ", open at the end %" PRIu64 ", peak %" PRIu64
+               ", established %" PRIu64 ", closed by the server %" PRIu64 ", connect errors %" PRIu64 "\n",
+               s->idle.requested, s->idle.open_at_end, s->idle.peak, s->idle.established, s->idle.closed,
+               s->idle.connect_errors);
     if (cfg->tls || cfg->setup.h2)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
     if (cfg->tls)

@@ -58,6 +58,7 @@ struct run_shared {
  * of memory (or the source or a session could not be made). Free with
  * worker_free. */
 struct worker *worker_new(const struct config *cfg, struct run_shared *rs, unsigned index, unsigned conns,
+                          unsigned idle,
                           uint64_t budget);
 
 /* Starts the worker's thread (SIGINT and SIGTERM blocked in it: the main

@@ -180,7 +180,7 @@ async def main():
     mode, cert, key, port_file, log_path = sys.argv[1:6]
     params = dict(a.split("=", 1) for a in sys.argv[6:])
     STATE = State(mode, params, log_path)
-    config = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=30.0,
+    config = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=float(params.get("idle", 30)),
                                max_stream_data=4 << 20, max_data=16 << 20)
     config.load_cert_chain(cert, key)
     if STATE.param("client_cert", 0):

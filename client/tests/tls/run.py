@@ -21,7 +21,7 @@ from harness import REPO, Failure, expect, expect_eq  # noqa: E402
 _spec = importlib.util.spec_from_file_location("h2_run", os.path.join(os.path.dirname(HERE), "h2", "run.py"))
 h2_run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(h2_run)
-Nginx, Certs = h2_run.Nginx, h2_run.Certs
+Nginx, Certs, FaultServer = h2_run.Nginx, h2_run.Certs, h2_run.FaultServer
 
 HELLO = 'location / { return 200 "hello\\n"; }'
 
@@ -183,6 +183,69 @@ def case_client_certificate_usage(t):
         expect(says is None or says in p.stderr, f"{args}: {p.stderr[-300:]}")
 
 
+def idle_nginx(t, name, listen):
+    """nginx closing a connection after 1 s without a request (HTTP/1.1: client_header_timeout
+    before the first; HTTP/2: keepalive_timeout without a frame)."""
+    return Nginx(t.workdir, name, listen, HELLO,
+                 "keepalive_timeout 1s; client_header_timeout 1s; keepalive_requests 100000000;")
+
+
+def idle_run(t, args, url):
+    r, _ = t.ok_run(["-c", "1", "-d", "2500ms", *args], url)
+    expect_eq(r, "connections.established", 1)  # the busy connection alone
+    expect_eq(r, "connections.peak", 1)
+    expect(all(e["open_connections"] <= 1 for e in r["timeline"]), f"timeline counts idle ones: {r['timeline']}")
+    return r, r["idle_connections"]
+
+
+def case_idle_connections_h2(t):
+    """--idle-connections over h2c: every 300 ms each idle connection sends a PING (the h2 fault
+    server logs those it gets); nginx closes idle h2 connections after keepalive_timeout whatever
+    PINGs come (its rule), and they are counted closed and opened again."""
+    with FaultServer(t.workdir, "ok") as s:
+        _, idle = idle_run(t, ["--h2", "--idle-connections", "6", "--idle-ping", "300ms"], f"http://127.0.0.1:{s.port}/")
+        got = len(s.events("ping"))
+    expect(idle["requested"] == idle["established"] == idle["open_at_end"] == idle["peak"] == 6, f"{idle}")
+    expect(idle["closed"] == 0 and idle["pings"] >= 6 * 5, f"{idle}")
+    expect(idle["pings"] - 6 <= got <= idle["pings"], f"the server got {got} PINGs, barrage sent {idle['pings']}")
+    with idle_nginx(t, "idle h2", "http2") as ng:
+        _, idle = idle_run(t, ["--h2", "--idle-connections", "6", "--idle-ping", "0"], f"http://127.0.0.1:{ng.port}/")
+    expect(idle["closed"] >= 6 and idle["established"] >= 12 and idle["pings"] == 0, f"{idle}")
+
+
+def case_idle_connections_h1(t):
+    """HTTP/1.1 has no ping: nginx closes idle connections after keepalive_timeout; each is
+    counted closed and opened again, never in the load's counts. Over TLS too."""
+    with idle_nginx(t, "idle h1", "") as ng:
+        _, idle = idle_run(t, ["--idle-connections", "4"], f"http://127.0.0.1:{ng.port}/")
+    expect(idle["closed"] >= 4 and idle["established"] >= 8 and idle["open_at_end"] <= 4, f"{idle}")
+    with tls_nginx(t, "idle tls", "TLSv1.3", "keepalive_requests 100000000;", http2=True) as ng:
+        r, idle = idle_run(t, ["--cacert", t.certs().path("ca.pem"), "--idle-connections", "5"],
+                           f"https://localhost:{ng.port}/")
+    expect(idle["open_at_end"] == 5 and idle["closed"] == 0, f"{idle}")
+    expect_eq(r, "connections.handshakes_full", 1)
+
+
+def case_idle_file_limit(t):
+    """The soft open-file limit is raised to fit -c + --idle-connections; a hard limit below
+    that is a usage error (exit 2) that says so."""
+    import resource
+
+    def limit(soft, hard):
+        return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    with Nginx(t.workdir, "idle fds", "", HELLO, "keepalive_timeout 60s;") as ng:
+        url = f"http://127.0.0.1:{ng.port}/"
+        p = subprocess.run([t.barrage, "--json", "-c", "1", "-d", "1s", "--idle-connections", "300", url],
+                           capture_output=True, text=True, timeout=60, preexec_fn=limit(64, 1024))
+        expect(p.returncode == 0, f"exit {p.returncode}: {p.stderr[-300:]}")
+        idle = t.keep_record(p.stdout, p.stderr)["idle_connections"]
+        expect(idle["open_at_end"] == 300 and idle["connect_errors"] == 0, f"{idle}")
+        p = subprocess.run([t.barrage, "-c", "1", "-d", "1s", "--idle-connections", "300", url],
+                           capture_output=True, text=True, timeout=60, preexec_fn=limit(64, 128))
+        expect(p.returncode == 2 and "--idle-connections 300 needs" in p.stderr and "hard limit" in p.stderr,
+               f"exit {p.returncode}: {p.stderr[-300:]}")
+
+
 CASES = [
     ("--tls-resume TLS 1.3 session tickets: the first handshake full, every later one resumed",
      case_resume_tls13_tickets),
@@ -200,8 +263,14 @@ CASES = [
     ("--cert/--key against ssl_verify_client on (suite CA): 200 with it, 400 without or a stranger's",
      case_client_certificate),
     ("--cert/--key and --tls-resume usage errors: exit 2", case_client_certificate_usage),
+    ("--idle-connections over h2c: a PING every --idle-ping each, not counted as load; nginx closes them",
+     case_idle_connections_h2),
+    ("--idle-connections over HTTP/1.1 (closed and reopened) and TLS (kept)", case_idle_connections_h1),
+    ("--idle-connections: the soft file limit raised to fit; a hard limit too low is exit 2",
+     case_idle_file_limit),
 ]
 
 
 if __name__ == "__main__":
-    sys.exit(harness.main("tls", CASES, Runner, needs=("nginx", "openssl")))
+    sys.exit(harness.main("tls", CASES, Runner, needs=("nginx", "openssl"),
+                          prepare=lambda t, args: h2_run.ensure_venv()))
