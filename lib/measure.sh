@@ -22,7 +22,7 @@
 # Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
 # server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line) and
 # MEASURE_FAILED (1 once a row failed; measure::any_failed).
-# Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
+# Depends on lib/churn.sh, lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
 MEASURE_DONE=0 MEASURE_FAILED=0
@@ -73,6 +73,10 @@ measure::step() {
       '. + {profile: $profile}' <<<"$extra")
   fi
   cat "$dir/stderr" >&2
+  # a churn or idle scenario's connection figures (lib/churn.sh)
+  local connection
+  connection=$(churn::row_json "${step_spec[scenario]}" "$dir/metrics.json" "$dir/samples")
+  [[ $connection == null ]] || extra=$(jq -c --argjson c "$connection" '. + {connection: $c}' <<<"$extra")
   stats=$(system::stats "$dir/samples" "${step_spec[duration_s]}")
   collected=$(place::collect "$1")
   machine=$(system::machine_stats "$dir/samples" "${step_spec[duration_s]}" "$stats" "$(jq -c .here <<<"$collected")")
@@ -89,7 +93,8 @@ measure::_entry() {
   local -A ENTRY_SPEC
   local reason rc=0
   plan::spec ENTRY_SPEC "$1"
-  if ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
+  if ! reason=$(scenarios::tool_supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
+    || ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
     || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[load]}"); }; then
     rows::add ENTRY_SPEC skipped "$reason"
     return 0
@@ -156,7 +161,7 @@ measure::_warm_up() {
     steady::warmup_spec WARMUP_SPEC "$tool"
     WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
     mkdir -p "${WARMUP_SPEC[dir]}"
-    if ! reason=$("$tool::supports" "$scenario" "$proto"); then
+    if ! reason=$(scenarios::tool_supports "$tool" "$scenario" "$proto") || ! reason=$("$tool::supports" "$scenario" "$proto"); then
       shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
         '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null,
           warmup_s: null, steady: null}')")

@@ -196,7 +196,7 @@ plan::print_list() {
   done
   printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "${SETTINGS[threads]}"
   printf '  %-18s %-9s %-12s %-8s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT
-  for scenario in $(scenarios::list); do
+  for scenario in $(scenarios::list_all); do
     printf '  %-18s %-9s %-12s %-8s %s\n' "$scenario" "$(scenarios::field "$scenario" method)" \
       "$(plan::connections_of "$scenario")" "$(plan::streams_of "$scenario")" "$(scenarios::field "$scenario" endpoint)"
   done
@@ -211,7 +211,7 @@ plan::print_plan() {
   printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' RUN SERVER TOOL PROTO SCENARIO LOAD NOTE
   for entry in "${PLAN[@]}"; do
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
-    reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
+    reason=$(scenarios::tool_supports "$tool" "$scenario" "$proto" && "$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
     [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
     [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
     printf '%-4s %-16s %-10s %-5s %-18s %-13s %s\n' "$run" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
