@@ -96,7 +96,7 @@ sourced() {
   # the scenario table with a smaller idle scenario (300 idle connections: quick here)
   cp -r "$ROOT/scenarios" "$TMP/scenarios"
   sed -i 's/\tidle:10000$/\tidle:300/' "$TMP/scenarios/scenarios.tsv"
-  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --quick --duration 2s --warmup 1s --server-warmup 0s --port "$PORT" \
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --quick --duration 1s --warmup 0s --server-warmup 0s --port "$PORT" \
     --output "$TMP/out" --servers jdk-httpserver,jetty --scenarios churn-1,churn-10,idle-10k --tool barrage --protocol h1
   echo "$output"
   [ "$status" -eq 0 ]
