@@ -93,10 +93,10 @@ sourced() {
 @test "e2e: churn and idle scenarios on two real servers: connections/s, handshakes, RSS per idle connection in the rows" {
   source "$ROOT/lib/servers.sh"
   servers::build jdk-httpserver jetty
-  # the scenario table with a smaller idle scenario (300 idle connections: quick here)
+  # the scenario table with a smaller idle scenario (100 idle connections: quick here)
   cp -r "$ROOT/scenarios" "$TMP/scenarios"
-  sed -i 's/\tidle:10000$/\tidle:300/' "$TMP/scenarios/scenarios.tsv"
-  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --quick --duration 1s --warmup 0s --server-warmup 0s --port "$PORT" \
+  sed -i 's/\tidle:10000$/\tidle:100/' "$TMP/scenarios/scenarios.tsv"
+  run env SCENARIOS_DIR="$TMP/scenarios" "$RUN" --quick --duration 2s --warmup 2s --server-warmup 0s --port "$PORT" \
     --output "$TMP/out" --servers jdk-httpserver,jetty --scenarios churn-1,churn-10,idle-10k --tool barrage --protocol h1
   echo "$output"
   [ "$status" -eq 0 ]
@@ -116,13 +116,13 @@ sourced() {
   assert_jq '.results[] | select(.scenario == "churn-10") | .metrics as $m
     | .connection.requests_per_connection == 10
       and ($m.connections.established * 10 - $m.requests | fabs) <= 10 * $m.connections.requested' "$f"
-  # idle: 300 idle connections held open, not load; the server's RSS per idle connection
+  # idle: 100 idle connections held open, not load; the server's RSS per idle connection
   # shellcheck disable=SC2016 # jq's variables
   assert_jq '.results[] | select(.scenario == "idle-10k") | .connection as $c | .metrics as $m
-    | $c.mode == "idle" and $c.idle_connections == 300 and $c.idle_open_at_end == 300
+    | $c.mode == "idle" and $c.idle_connections == 100 and $c.idle_open_at_end == 100
       and $c.server_rss_peak_kb > $c.server_rss_before_kb and $c.server_rss_kb_per_idle_connection > 0
       and $c.busy_latency_p99_us == $m.latency_us.p99 and $m.connections.peak <= $m.connections.requested
-      and $m.idle_connections.open_at_end == 300' "$f"
+      and $m.idle_connections.open_at_end == 100' "$f"
   # the summary says it beside requests/s
   # shellcheck disable=SC2016 # expanded by that bash
   run -0 bash -c 'source "$1/lib/rows.sh"; rows::print_summary "$2"' _ "$ROOT" "$f"
