@@ -71,6 +71,26 @@ static int ensure_file_limit(unsigned connections, unsigned idle, char *err, siz
     return 0;
 }
 
+/* --idle-connections: the run's connections to the one address each take
+ * a local port; more than ip_local_port_range holds cannot all be open
+ * (-1, the message says so). Unix sockets take none. */
+static int ensure_ports(const struct config *cfg, char *err, size_t errlen)
+{
+    unsigned long low, high;
+    uint64_t want = (uint64_t)cfg->connections + cfg->idle_connections;
+    FILE *f;
+    if (!cfg->idle_connections || cfg->unix_socket || !(f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")))
+        return 0;
+    int n = fscanf(f, "%lu %lu", &low, &high);
+    fclose(f);
+    if (n != 2 || high < low || want <= high - low + 1) return 0;
+    snprintf(err, errlen,
+             "-c %u with --idle-connections %u: %llu connections to one address need as many local ports, but "
+             "ip_local_port_range (%lu-%lu) holds %lu: widen it (sysctl net.ipv4.ip_local_port_range) or open fewer",
+             cfg->connections, cfg->idle_connections, (unsigned long long)want, low, high, high - low + 1);
+    return -1;
+}
+
 static int resolve(struct config *cfg, char *err, size_t errlen)
 {
     if (cfg->unix_socket) {
@@ -473,7 +493,8 @@ static int setup_and_run(struct config *cfg, char *err, size_t errlen)
     int status;
     if (cfg->jwt_key && !jwt) {
         status = fail(err, EXIT_USAGE);
-    } else if (ensure_file_limit(cfg->connections, cfg->idle_connections, err, errlen)) {
+    } else if (ensure_ports(cfg, err, errlen) ||
+               ensure_file_limit(cfg->connections, cfg->idle_connections, err, errlen)) {
         status = fail(err, EXIT_USAGE);
     } else if (resolve(cfg, err, errlen)) {
         status = fail(err, EXIT_UNREACHABLE);

@@ -228,7 +228,8 @@ def case_idle_connections_h1(t):
 
 def case_idle_file_limit(t):
     """The soft open-file limit is raised to fit -c + --idle-connections; a hard limit below
-    that is a usage error (exit 2) that says so."""
+    that is a usage error (exit 2) that says so, and so is more connections than local ports
+    (ip_local_port_range)."""
     import resource
 
     def limit(soft, hard):
@@ -243,6 +244,13 @@ def case_idle_file_limit(t):
         p = subprocess.run([t.barrage, "-c", "1", "-d", "1s", "--idle-connections", "300", url],
                            capture_output=True, text=True, timeout=60, preexec_fn=limit(64, 128))
         expect(p.returncode == 2 and "--idle-connections 300 needs" in p.stderr and "hard limit" in p.stderr,
+               f"exit {p.returncode}: {p.stderr[-300:]}")
+        # more connections than local ports to one address: said before the file limit
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = map(int, f.read().split())
+        p = subprocess.run([t.barrage, "-c", "1", "-d", "1s", "--idle-connections", str(high - low + 1), url],
+                           capture_output=True, text=True, timeout=60)
+        expect(p.returncode == 2 and "ip_local_port_range" in p.stderr and f"holds {high - low + 1}" in p.stderr,
                f"exit {p.returncode}: {p.stderr[-300:]}")
 
 
@@ -266,7 +274,7 @@ CASES = [
     ("--idle-connections over h2c: a PING every --idle-ping each, not counted as load; nginx closes them",
      case_idle_connections_h2),
     ("--idle-connections over HTTP/1.1 (closed and reopened) and TLS (kept)", case_idle_connections_h1),
-    ("--idle-connections: the soft file limit raised to fit; a hard limit too low is exit 2",
+    ("--idle-connections: the soft file limit raised to fit; a hard limit or port range too small is exit 2",
      case_idle_file_limit),
 ]
 
