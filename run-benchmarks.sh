@@ -327,9 +327,9 @@ parse_options() {
   local valid
   mapfile -t valid < <(servers::list)
   pick_names SERVERS server "${SETTINGS[servers]}" "${valid[@]}"
-  # all: the default scenarios; the opt-in ones (churn, idle: never in the ranking) by name
-  if [[ ${SETTINGS[scenarios]} == all ]]; then mapfile -t valid < <(scenarios::list)
-  else mapfile -t valid < <(scenarios::list_all); fi
+  # all: the scenarios in no group; a grouped one (churn, idle: never in the ranking) by name
+  if [[ ${SETTINGS[scenarios]} == all ]]; then mapfile -t valid < <(scenarios::default)
+  else mapfile -t valid < <(scenarios::list); fi
   pick_names SCENARIOS scenario "${SETTINGS[scenarios]}" "${valid[@]}"
   # a gate on a misspelt scenario would gate nothing: refused before anything starts
   local gate_scenario

@@ -196,7 +196,7 @@ plan::print_list() {
   done
   printf '\nScenarios (scenarios/scenarios.tsv; threads default to the load tool'"'"'s CPUs: %s):\n' "${SETTINGS[threads]}"
   printf '  %-18s %-9s %-12s %-8s %s\n' NAME METHOD CONNECTIONS STREAMS ENDPOINT
-  for scenario in $(scenarios::list_all); do
+  for scenario in $(scenarios::list); do
     printf '  %-18s %-9s %-12s %-8s %s\n' "$scenario" "$(scenarios::field "$scenario" method)" \
       "$(plan::connections_of "$scenario")" "$(plan::streams_of "$scenario")" "$(scenarios::field "$scenario" endpoint)"
   done

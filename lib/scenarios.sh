@@ -2,16 +2,16 @@
 # scenarios: the scenario table (scenarios/scenarios.tsv) that says what each scenario sends.
 #
 #   scenarios::list
-#     The default scenarios' names (those `--scenarios all` runs and the ranking holds: every
-#     one with keep-alive connections, connection "-"), in table order, one per line.
-#   scenarios::list_all
-#     Every scenario's name, the opt-in ones (a connection mode: churn, idle) included.
+#     Scenario names in table order, one per line.
+#   scenarios::default
+#     What `--scenarios all` measures: the scenarios in no group, in table order.
 #   scenarios::field NAME FIELD
 #     One value of a scenario: method, endpoint, connections, streams, body (a file name
 #     under scenarios/, or "-"), rates (fixed rates to measure it at, "500,1000"; "-" or
 #     empty, as in a table without that column, for none) or stages (a ramped rate to measure
-#     it at, barrage --rate-stages' text "100:5s,2000:20s"; "-" or empty for none) or
-#     connection (how its connections behave: "-" or empty, keep-alive for the whole run;
+#     it at, barrage --rate-stages' text "100:5s,2000:20s"; "-" or empty for none), group
+#     (the group it belongs to, which --scenarios all leaves out: churn, idle; "-" or empty
+#     for none) or connection (how its connections behave: "-" or empty, keep-alive for the whole run;
 #     churn:N, each connection carries N requests and the client closes it; churn:N:resume,
 #     the same with TLS session resumption on the new connections; idle:N, N idle
 #     connections beside the busy ones for the whole run). Returns 1 with a message for an
@@ -38,15 +38,15 @@ SCENARIOS_DIR=${SCENARIOS_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/
 # scenarios::_rows: the table without comments and blank lines.
 scenarios::_rows() { grep -vE '^[[:space:]]*(#|$)' "$SCENARIOS_DIR/scenarios.tsv"; }
 
-scenarios::list() { scenarios::_rows | awk -F'\t' '$9 == "" || $9 == "-" {print $1}'; }
+scenarios::list() { scenarios::_rows | cut -f1; }
 
-scenarios::list_all() { scenarios::_rows | cut -f1; }
+scenarios::default() { scenarios::_rows | awk -F'\t' '$9 == "" || $9 == "-" {print $1}'; }
 
 scenarios::field() {
   local name=$1 field=$2 column row
   case $field in
     method) column=2 ;; endpoint) column=3 ;; connections) column=4 ;; streams) column=5 ;;
-    body) column=6 ;; rates) column=7 ;; stages) column=8 ;; connection) column=9 ;;
+    body) column=6 ;; rates) column=7 ;; stages) column=8 ;; group) column=9 ;; connection) column=10 ;;
     *) log::error "scenarios::field: unknown field '$field'"; return 1 ;;
   esac
   row=$(scenarios::_rows | awk -F'\t' -v name="$name" '$1 == name')

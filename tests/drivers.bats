@@ -264,7 +264,7 @@ identities() {
 
 @test "scenarios: the table and the Lua scripts match one to one" {
   local name
-  for name in $(scenarios::list_all); do
+  for name in $(scenarios::list); do
     [ -f "$ROOT/scenarios/$name.lua" ] || { echo "no $name.lua"; return 1; }
     [[ $(scenarios::field "$name" connections) =~ ^[1-9][0-9]*$ ]]
     [[ $(scenarios::field "$name" streams) =~ ^[1-9][0-9]*$ ]]
@@ -272,7 +272,7 @@ identities() {
   for name in "$ROOT"/scenarios/*.lua; do
     name=$(basename "$name" .lua)
     [[ $name == json-report ]] && continue
-    scenarios::list_all | grep -qx "$name" || { echo "$name.lua not in scenarios.tsv"; return 1; }
+    scenarios::list | grep -qx "$name" || { echo "$name.lua not in scenarios.tsv"; return 1; }
   done
   [ "$(scenarios::field high-concurrency connections)" -eq 1000 ]
   [ "$(scenarios::field large-file endpoint)" = '/file?size=1048576' ]
