@@ -126,6 +126,13 @@ sourced() {
       and $c.server_rss_kb_per_idle_connection == (($c.server_rss_peak_kb - $c.server_rss_before_kb) / 100 * 100 | round / 100)
       and $c.busy_latency_p99_us == $m.latency_us.p99 and $m.connections.peak <= $m.connections.requested
       and $m.idle_connections.open_at_end == 100' "$f"
+  # the README's tables: connections/s and RSS per idle connection beside successful requests/s,
+  # out of the chart across scenarios
+  printf '# P\n' >"$TMP/README.md"
+  run -0 "$ROOT/update-readme.sh" --file "$f" --readme "$TMP/README.md" --charts "$TMP/charts"
+  grep -A2 -x '### churn-10 · HTTP/1.1 · barrage' "$TMP/README.md" | grep -qx '| Server | Successful/s | Conn/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs java-http |'
+  grep -A2 -x '### idle-10k · HTTP/1.1 · barrage' "$TMP/README.md" | grep -qx '| Server | Successful/s | RSS/idle conn | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs java-http |'
+  run ! grep -q 'Successful requests/s per server and scenario' "$TMP/README.md"
   # the summary says it beside requests/s
   # shellcheck disable=SC2016 # expanded by that bash
   run -0 bash -c 'source "$1/lib/rows.sh"; rows::print_summary "$2"' _ "$ROOT" "$f"
