@@ -37,6 +37,8 @@ source "$ROOT/lib/contract.sh"
 source "$ROOT/lib/scenarios.sh"
 # shellcheck source=lib/tools.sh
 source "$ROOT/lib/tools.sh"
+# shellcheck source=lib/churn.sh
+source "$ROOT/lib/churn.sh"
 # shellcheck source=lib/system.sh
 source "$ROOT/lib/system.sh"
 # shellcheck source=lib/schema.sh
@@ -563,6 +565,8 @@ ensure_setup() {
   schema::ensure_validator || exit 1
   # high-concurrency opens 1000 connections: lift the soft open-files limit to the hard one.
   ulimit -n "$(ulimit -Hn)" 2>/dev/null || log::warn "open-files limit stays at $(ulimit -n)"
+  # what caps the churn and idle scenarios here: TIME_WAIT reuse, the port range, the file limits
+  [[ -n ${SETTINGS[load_hosts]} ]] || churn::preflight_local
   if ((maven)); then
     JAVA_HOME_FOUND=$(java::home) || exit 1
   else

@@ -24,8 +24,10 @@
 #     verify against), gathers each host's facts and runs the pre-flight: errors (no
 #     JDK 21+ on the server host, barrage or curl unusable on a load host, a --cpus list
 #     a host's taskset refuses: the settings' server_cpus on the server host, client_cpus
-#     on the load hosts) return 1;
-#     warnings return 1 too when STRICT was set.
+#     on the load hosts) return 1; warnings (the governor, swap, busy processes, clocks,
+#     round trips, and for the selected churn and idle scenarios a load host's tcp_tw_reuse
+#     and port range with the new connections/s they allow, an open-file hard limit below
+#     what they need: lib/churn.sh) return 1 too when STRICT was set.
 #   lab::record_to FILE
 #     From now on, every remote process started gets a line "HOST<TAB>PGID<TAB>LABEL" there.
 #   lab::header_json
@@ -70,8 +72,8 @@
 #     Stops every recorded remote process still running (newest first), closes the ssh
 #     connections. Safe to call more than once.
 # Reads SETTINGS' server_cpus, client_cpus and threads_option (lib/settings.sh).
-# Depends on lib/log.sh, lib/system.sh, lib/certs.sh, lib/spec.sh and lib/tools.sh (a tool's
-# capabilities: one with multihost runs on every load host).
+# Depends on lib/log.sh, lib/system.sh, lib/certs.sh, lib/spec.sh, lib/churn.sh and lib/tools.sh
+# (a tool's capabilities: one with multihost runs on every load host).
 
 LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LAB_SERVER='' LAB_SERVER_ADDR='' LAB_DIR=barrage-lab LAB_SSH_CONFIG='' LAB_STRICT=0 LAB_H3_VENV=''
@@ -239,7 +241,10 @@ lab::_facts() {
      nics: [$kv[] | select(.key == "nic") | .value | capture("^(?<name>.*):(?<speed>[^:]*)$")
             | {name, speed_mbps: (.speed | tonumber? // null)}],
      java: one("java"), java_error: one("java_error"), barrage: one("barrage"),
-     curl: (one("curl") == "1"), clock_offset_us: null, rtt_us: null}' <<<"$tsv")
+     curl: (one("curl") == "1"), clock_offset_us: null, rtt_us: null,
+     tcp_tw_reuse: (one("tcp_tw_reuse") | tonumber? // null), port_range: one("port_range"),
+     nofile_soft: (one("nofile_soft") | if . == "unlimited" then . else tonumber? // null end),
+     nofile_hard: (one("nofile_hard") | if . == "unlimited" then . else tonumber? // null end)}' <<<"$tsv")
 }
 
 # lab::_fact HOST FILTER: a jq filter over HOST's facts, raw.
@@ -275,6 +280,26 @@ lab::_cpus_usable() {
   why=$(lab::_remote "$1" taskset -c "$2" true 2>&1) && return 0
   log::error "$3 host $1 cannot pin to CPUs $2 (--cpus): ${why#taskset: }"
   return 1
+}
+
+# lab::_preflight_churn: what caps the selected churn and idle scenarios (lib/churn.sh): each
+# load host's TIME_WAIT reuse and port range (over the network: the new connections/s they
+# allow to the server), and every host's open-file limits against the files they need.
+lab::_preflight_churn() {
+  local host line churn=0 scenario needed
+  for scenario in "${SCENARIOS[@]}"; do
+    [[ $(scenarios::field "$scenario" connection 2>/dev/null) == churn:* ]] && churn=1
+  done
+  needed=$(churn::fds_needed)
+  for host in $(lab::_hosts); do
+    if ((churn)) && [[ " ${LAB_LOADS[*]} " == *" $host "* ]]; then
+      line=$(churn::ceiling_text "$(lab::_fact "$host" '.tcp_tw_reuse // ""')" "$(lab::_fact "$host" '.port_range // ""')" 0)
+      [[ -z $line ]] || lab::_warn "$host: $line"
+    fi
+    line=$(churn::fds_text "$needed" "$(lab::_fact "$host" '.nofile_soft // "unlimited"')" "$(lab::_fact "$host" '.nofile_hard // "unlimited"')")
+    # a soft limit below the need is raised where the files are opened (barrage, labhost::server)
+    [[ -z $line || $line != *"hard limit"* ]] || lab::_warn "$host: $line"
+  done
 }
 
 # lab::_preflight: errors and warnings from the gathered facts (see lab::prepare).
@@ -323,6 +348,7 @@ lab::_preflight() {
     elif ((rtt > LAB_RTT_WARN_US)); then lab::_warn "$host: round trip to $LAB_SERVER_ADDR is ${rtt} us (over ${LAB_RTT_WARN_US} us)"
     fi
   done
+  lab::_preflight_churn
   # Apart by more than the limit even after the measurement's own error (a loaded network or
   # host stretches the round trips): only then is it the clocks.
   if ((${#offsets[@]} > 1 && high - low - slack > LAB_CLOCK_SPREAD_US)); then

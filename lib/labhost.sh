@@ -10,7 +10,9 @@
 #     load1, busy (the commands, other than this one's, above 10% of a core), nic
 #     (NAME:SPEED_MBPS of each interface with a link, "?" for an unknown speed), java
 #     (the version of java::home's JDK, "" when there is none), java_error (its message),
-#     barrage (the copied binary's version, "" when it does not run here), curl (1 or 0).
+#     barrage (the copied binary's version, "" when it does not run here), curl (1 or 0), and
+#     what caps churn and idle connections (lib/churn.sh: churn::host_facts): tcp_tw_reuse,
+#     port_range, tw_seconds, nofile_soft, nofile_hard.
 #   labhost::spawn LOG CMD...
 #     Starts CMD (a command or a labhost function) in a new session, so in a process group of its own (PGID == PID), stdin
 #     from /dev/null, stdout+stderr to LOG; prints the PGID. The process outlives the ssh
@@ -27,7 +29,8 @@
 #     (run under labhost::spawn); a server that declares h3, h1s or h2 also gets TLS_CERT and
 #     TLS_KEY, and one that declares h1s or h2 TLS_PORT (PORT + 1):
 #     certs/server.pem and certs/server.key, which lib/lab.sh made for the server's lab
-#     address and copied here. Returns 1 (with a message) when they are missing.
+#     address and copied here. Returns 1 (with a message) when they are missing. The soft
+#     open-file limit is raised to the hard one first (idle-connection scenarios).
 #   labhost::sample PID FILE
 #     Samples PID's CPU and memory into FILE until PID ends (system::sample_start's lines).
 #   labhost::ready URL TIMEOUT_S
@@ -82,6 +85,9 @@ labhost::facts() {
   barrage=$(client/build/barrage --version 2>/dev/null | awk 'NR == 1 {print $2}') || barrage=''
   printf 'barrage\t%s\n' "$barrage"
   if command -v curl >/dev/null; then printf 'curl\t1\n'; else printf 'curl\t0\n'; fi
+  # shellcheck source=lib/churn.sh
+  source lib/churn.sh
+  churn::host_facts
 }
 
 labhost::spawn() {
@@ -136,6 +142,7 @@ labhost::server() {
   if grep -qE '^protocols=(.*,)?(h1s|h2)(,|$)' "servers/$1/server.properties" 2>/dev/null; then
     tls+=("TLS_PORT=$(($2 + 1))")
   fi
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true # the server keeps the soft limit it was given
   exec env "${tls[@]}" PORT="$2" BIND="$3" "${launcher[@]}" "servers/$1/start.sh"
 }
 

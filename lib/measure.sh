@@ -29,7 +29,7 @@
 # turn took, for the next turn's estimate (lib/rounds.sh): MEASURE_LAST_SETUP_S (the
 # server's start, contract check and stop), MEASURE_LAST_SHAPE_S (a warm-up shape, on
 # average), MEASURE_LAST_ENTRY_S (a measured run, on average); "" when there was none.
-# Depends on lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
+# Depends on lib/churn.sh, lib/plan.sh, lib/spec.sh, lib/rows.sh, lib/openloop.sh, lib/jvm.sh, lib/profile.sh,
 # lib/system.sh and a place.
 
 MEASURE_DONE=0 MEASURE_FAILED=0
@@ -89,6 +89,10 @@ measure::step() {
       '. + {profile: $profile}' <<<"$extra")
   fi
   cat "$dir/stderr" >&2
+  # a churn or idle scenario's connection figures (lib/churn.sh)
+  local connection
+  connection=$(churn::row_json "${step_spec[scenario]}" "$dir/metrics.json" "$dir/samples")
+  [[ $connection == null ]] || extra=$(jq -c --argjson c "$connection" '. + {connection: $c}' <<<"$extra")
   stats=$(system::stats "$dir/samples" "${step_spec[duration_s]}")
   collected=$(place::collect "$1")
   machine=$(system::machine_stats "$dir/samples" "${step_spec[duration_s]}" "$stats" "$(jq -c .here <<<"$collected")")
@@ -109,7 +113,8 @@ measure::_entry() {
     rows::add ENTRY_SPEC skipped "$reason"
     return 0
   fi
-  if ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
+  if ! reason=$(scenarios::tool_supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
+    || ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
     || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[load]}"); }; then
     rows::add ENTRY_SPEC skipped "$reason"
     return 0
@@ -178,7 +183,7 @@ measure::_warm_up() {
     steady::warmup_spec WARMUP_SPEC "$tool"
     WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
     mkdir -p "${WARMUP_SPEC[dir]}"
-    if ! reason=$("$tool::supports" "$scenario" "$proto"); then
+    if ! reason=$(scenarios::tool_supports "$tool" "$scenario" "$proto") || ! reason=$("$tool::supports" "$scenario" "$proto"); then
       shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
         '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null,
           warmup_s: null, steady: null}')")

@@ -444,7 +444,7 @@ plan::print_plan() {
     IFS=$'\t' read -r run server tool proto scenario load <<<"$entry"
     # asked once per kind of entry
     if [[ ! -v notes[$tool/$proto/$scenario/$load] ]]; then
-      reason=$("$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
+      reason=$(scenarios::tool_supports "$tool" "$scenario" "$proto" && "$tool::supports" "$scenario" "$proto") && reason='' || reason="skipped: $reason"
       [[ -z $load || -n $reason ]] || { reason=$(openloop::supports "$tool" "$load") && reason='' || reason="skipped: $reason"; }
       [[ $load != stages || -n $reason ]] || reason="ramped: $(openloop::stages_of "$scenario")"
       notes[$tool/$proto/$scenario/$load]=$reason

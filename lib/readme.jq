@@ -96,6 +96,10 @@ def _server_entry:
      timeouts: ($ok | map(_timeout_label) | unique),
      cpu_pct: ($ok | map(.server_stats.cpu_pct?) | _summary),
      rss_peak_kb: ($ok | map(.server_stats.rss_peak_kb?) | _summary),
+     # a churn or idle scenario's row (lib/churn.sh): connections/s, handshakes/s, RSS per idle connection
+     connections_per_s: ($ok | map(.connection.connections_per_s?) | _summary),
+     handshakes_per_s: ($ok | map(.connection.handshakes_per_s?) | _summary),
+     rss_per_idle_kb: ($ok | map(.connection.server_rss_kb_per_idle_connection?) | _summary),
      latency: (["p50", "p75", "p90", "p99", "p999", "p9999"]
                | map(. as $p | {key: $p, value: ($ok | map(.metrics.latency_us[$p]?) | if $p == "p99" then _summary_ci else _summary end)})
                | from_entries)};
@@ -234,7 +238,10 @@ def model($baseline):
      timeouts: ([$tables[].timeouts[]] | unique),
      timeline_chart: _timeline_chart($tables; $doc.results),
      variants: $variants,
-     rps_charts: ($tables | map(select((.measured | length) > 0)) | group_by([.protocol, .tool])
+     # the churn and idle scenarios' tables stay out of the chart across scenarios (not the ranking's)
+     rps_charts: ($tables | map(select((.measured | length) > 0
+                                       and all(.measured[]; .connections_per_s == null and .rss_per_idle_kb == null)))
+                  | group_by([.protocol, .tool])
                   | map({protocol: .[0].protocol, tool: .[0].tool,
                          slug: ("rps-\(.[0].protocol)-\(.[0].tool)" | _slug),
                          scenarios: map(.scenario),
@@ -285,13 +292,23 @@ def _errors_cell:
   elif .error_rate == 0 then "0"
   else "\(.error_rate | fmt::share) (\(.errors_per_s | _median(fmt::thousands))/s)" end;
 
+# A churn or idle scenario's table (lib/churn.sh) adds Conn/s, Handshakes/s (TLS) or RSS/idle conn
+# beside Successful/s: the columns its measured servers have figures for.
 def _table_md($baseline):
   (if .ranked then "| # " else "" end) as $rank_head
   | .ranked as $ranked
-  | "\($rank_head)| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
-  "\(if $ranked then "|--:" else "" end)|:--|--:|--:|--:|--:|--:|--:|--:|--:|",
+  | (any(.measured[]; .connections_per_s != null)) as $conn
+  | (any(.measured[]; .handshakes_per_s != null)) as $hs
+  | (any(.measured[]; .rss_per_idle_kb != null)) as $idle
+  | ((if $conn then " Conn/s |" else "" end) + (if $hs then " Handshakes/s |" else "" end)
+     + (if $idle then " RSS/idle conn |" else "" end)) as $extra_head
+  | "\($rank_head)| Server | Successful/s |\($extra_head) Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
+  "\(if $ranked then "|--:" else "" end)|:--|--:|\($extra_head | gsub("[^|]"; "") | gsub("[|]"; "--:|"))--:|--:|--:|--:|--:|--:|--:|",
   (.measured[]
-   | "\(if $ranked then "| \(_rank_cell) " else "" end)| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands)) | \(_errors_cell)"
+   | ((if $conn then " \(.connections_per_s | _median(fmt::thousands)) |" else "" end)
+      + (if $hs then " \(.handshakes_per_s | _median(fmt::thousands)) |" else "" end)
+      + (if $idle then " \(.rss_per_idle_kb | _median(fmt::fixed(1) + " KiB")) |" else "" end)) as $extra
+   | "\(if $ranked then "| \(_rank_cell) " else "" end)| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands)) |\($extra) \(_errors_cell)"
      + " | \(.latency.p50 | _median(fmt::latency)) | \(.latency.p99 | _with_spread(fmt::latency))"
      + " | \(.latency.p999 | _median(fmt::latency))"
      + " | \(.cpu_pct | _median(fmt::fixed(0) + "%")) | \(.rss_peak_kb | _median(fmt::kib))"

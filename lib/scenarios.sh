@@ -13,9 +13,20 @@
 #     One value of a scenario: method, endpoint, connections, streams, body (a file name
 #     under scenarios/, or "-"), rates (fixed rates to measure it at, "500,1000"; "-" or
 #     empty, as in a table without that column, for none) or stages (a ramped rate to measure
-#     it at, barrage --rate-stages' text "100:5s,2000:20s"; "-" or empty for none) or group
-#     (the group it belongs to; "-" or empty for none). Returns 1
-#     with a message for an unknown scenario or field.
+#     it at, barrage --rate-stages' text "100:5s,2000:20s"; "-" or empty for none), group
+#     (the group it belongs to, which --scenarios all leaves out unless named: size-sweep, churn, idle; "-" or empty
+#     for none) or connection (how its connections behave: "-" or empty, keep-alive for the whole run;
+#     churn:N, each connection carries N requests and the client closes it; churn:N:resume,
+#     the same with TLS session resumption on the new connections; idle:N, N idle
+#     connections beside the busy ones for the whole run). Returns 1 with a message for an
+#     unknown scenario or field.
+#   scenarios::connection_args NAME PROTOCOL
+#     barrage's options for the scenario's connection mode over PROTOCOL, one a line
+#     (--requests-per-connection N, --tls-resume, --idle-connections N); nothing for "-".
+#   scenarios::tool_supports TOOL NAME PROTOCOL
+#     0 when TOOL can run the scenario's connection mode over PROTOCOL (a mode needs the
+#     driver's churn or idle capability; resumption needs a TLS protocol: h1s, h2); else 1
+#     with the reason on stdout, as a driver's supports.
 #   scenarios::script NAME
 #     The path of the scenario's wrk Lua script (scenarios/NAME.lua).
 #   scenarios::body_file NAME
@@ -43,7 +54,7 @@ scenarios::field() {
   local name=$1 field=$2 column row
   case $field in
     method) column=2 ;; endpoint) column=3 ;; connections) column=4 ;; streams) column=5 ;;
-    body) column=6 ;; rates) column=7 ;; stages) column=8 ;; group) column=9 ;;
+    body) column=6 ;; rates) column=7 ;; stages) column=8 ;; group) column=9 ;; connection) column=10 ;;
     *) log::error "scenarios::field: unknown field '$field'"; return 1 ;;
   esac
   row=$(scenarios::_rows | awk -F'\t' -v name="$name" '$1 == name')
@@ -59,4 +70,34 @@ scenarios::body_file() {
   local body
   body=$(scenarios::field "$1" body) || return 1
   [[ $body == - ]] || printf '%s\n' "$SCENARIOS_DIR/$body"
+}
+
+scenarios::connection_args() {
+  local mode protocol=$2 n
+  mode=$(scenarios::field "$1" connection) || return 1
+  case $mode in
+    churn:*)
+      n=${mode#churn:} n=${n%%:*}
+      printf '%s\n' --requests-per-connection "$n"
+      [[ $mode == *:resume ]] && [[ $protocol == h1s || $protocol == h2 ]] && printf '%s\n' --tls-resume
+      ;;
+    idle:*) printf '%s\n' --idle-connections "${mode#idle:}" ;;
+  esac
+  return 0
+}
+
+scenarios::tool_supports() {
+  local tool=$1 scenario=$2 protocol=$3 mode
+  mode=$(scenarios::field "$scenario" connection 2>/dev/null) || mode=''
+  case $mode in
+    churn:*)
+      tools::can "$tool" churn || { echo "$scenario closes each connection after ${mode#churn:} requests: $tool cannot (barrage --requests-per-connection)"; return 1; }
+      if [[ $mode == *:resume && $protocol != h1s && $protocol != h2 ]]; then
+        echo "$scenario resumes TLS sessions: $protocol has none to resume (h1s, h2)"
+        return 1
+      fi ;;
+    idle:*)
+      tools::can "$tool" idle || { echo "$scenario holds ${mode#idle:} idle connections: $tool cannot (barrage --idle-connections)"; return 1; } ;;
+  esac
+  return 0
 }

@@ -7,7 +7,8 @@
 #   note     row -> why a row is skipped or failed, a rate not delivered (a ramp: where delivery
 #            first fell short), the capacity found, a
 #            broken SLO, a client-bound tool, steal time large enough to lower the figures, a
-#            server warm-up that never reached steady state, and a drifting series (lib/drift.jq)
+#            server warm-up that never reached steady state, a drifting series (lib/drift.jq), and
+#            a churn row's connections/s and handshakes/s or an idle row's RSS per idle connection
 #            ("" when none)
 #   pair_lines  results file -> per ranked table of its rounds (lib/rounds.jq) the pairs of
 #            neighbours decided, equal and open (the open ones named) and each server's runs,
@@ -35,7 +36,11 @@ def note:
    (select(.client_bound == true) | "client-bound: the tool was busy \(.client_stats | .busy_pct // .cpu_pct)% of \(.client_stats.cores) core(s)"),
    (.machine_stats.steal_pct? | select(. != null and . >= steal_note_pct) | "steal \(.)%: the hypervisor took CPU time from this machine"),
    (.server_warmup? | select(. != null and .steady == false) | "server not in steady state (warm-up cap \(.seconds | floor)s hit)"),
-   (.drift? | select(. != null and .status == "drifting") | "drifting: \(.change * 100 | round)% across the window (Mann-Kendall z \(.z))")]
+   (.drift? | select(. != null and .status == "drifting") | "drifting: \(.change * 100 | round)% across the window (Mann-Kendall z \(.z))"),
+   (.connection? | select(. != null and .mode == "churn")
+    | "\(.connections_per_s // "-") conn/s" + (if .handshakes_per_s == null then "" else ", \(.handshakes_per_s) handshakes/s (\(.handshakes_resumed) resumed)" end)),
+   (.connection? | select(. != null and .mode == "idle")
+    | "\(.idle_open_at_end // "-") idle open, \(.server_rss_kb_per_idle_connection // "-") kB RSS/idle conn, busy p99 \(.busy_latency_p99_us // "-") us")]
   | join("; ");
 
 def fields:

@@ -295,6 +295,18 @@ no_process_left() {
   no_process_left
 }
 
+@test "lab: churn scenarios: the pre-flight says the new connections/s a load host's tcp_tw_reuse and port range allow" {
+  lab_conf srv ld1
+  # a namespace's tcp_tw_reuse is Linux's default (2: loopback only): over the bridge it caps churn
+  run lab_run --quick --connections 2 --strict --scenarios churn-1
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == *"pre-flight: ld1: tcp_tw_reuse="*"ephemeral ports (ip_local_port_range "*"): at most about "*" new connections/s"* ]]
+  [[ $output != *"pre-flight: srv: tcp_tw_reuse"* ]] # the server host's ports are not the ones churn uses
+  [[ $output == *"--strict: "*"pre-flight warning(s) above"* ]]
+  no_process_left
+}
+
 @test "lab: option errors: load hosts without a server host, an unknown lab file key (exit 2)" {
   run -2 "$RUN" --load-hosts ld1 --dry-run
   [[ $output == *"load hosts without a server host"* ]]

@@ -28,6 +28,7 @@ enum {
     OPT_URLS, OPT_URLS_RANDOM, OPT_URLS_FROM_FILE, OPT_RAND_URL, OPT_RAND_REGEX_URL, OPT_MAX_REPEAT,
     OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON, OPT_LOG, OPT_LOG_SAMPLE, OPT_FLOW, OPT_USERS, OPT_EXPECT_STATUS,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
+    OPT_TLS_RESUME, OPT_CERT, OPT_KEY, OPT_IDLE_CONNECTIONS, OPT_IDLE_PING,
 };
 
 static const struct option options[] = {
@@ -94,6 +95,11 @@ static const struct option options[] = {
     {"jwt-sub", required_argument, NULL, OPT_JWT_SUB},
     {"jwt-aud", required_argument, NULL, OPT_JWT_AUD},
     {"jwt-exp", required_argument, NULL, OPT_JWT_EXP},
+    {"tls-resume", no_argument, NULL, OPT_TLS_RESUME},
+    {"cert", required_argument, NULL, OPT_CERT},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"idle-connections", required_argument, NULL, OPT_IDLE_CONNECTIONS},
+    {"idle-ping", required_argument, NULL, OPT_IDLE_PING},
     {NULL, 0, NULL, 0},
 };
 
@@ -165,6 +171,7 @@ static void defaults(struct config *cfg)
     cfg->log_sample = 1;
     cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
     cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
+    cfg->idle_ping_us = 15000000; /* Chrome's QUIC keep-alive */
 }
 
 /* The URL (url.h) into cfg: host, port, target, and the userinfo's
@@ -511,6 +518,34 @@ static enum cli_result check_jwt(const struct config *cfg, char *err, size_t err
     return CLI_RUN;
 }
 
+/* --tls-resume, --cert, --key, --idle-connections and --idle-ping (issue 39). */
+static enum cli_result apply_connection(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
+{
+    long long v;
+    switch (opt) {
+    case OPT_TLS_RESUME: cfg->tls_resume = true; return CLI_RUN;
+    case OPT_CERT: cfg->cert = arg; return readable_file("--cert", arg, err, errlen);
+    case OPT_KEY: cfg->key = arg; return readable_file("--key", arg, err, errlen);
+    case OPT_IDLE_PING: return set_duration(&cfg->idle_ping_us, "--idle-ping", arg, err, errlen);
+    default:
+        if (set_count(&v, "--idle-connections", arg, 0, 1000000, err, errlen) != CLI_RUN) return CLI_ERROR;
+        cfg->idle_connections = (unsigned)v;
+        return CLI_RUN;
+    }
+}
+
+/* --tls-resume and --cert/--key need https:// (--tls-resume: over TCP; QUIC
+ * has no resumption here); --cert and --key go together. */
+static enum cli_result check_connection(const struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->cert != !cfg->key) return fail(err, errlen, "--cert and --key go together: give both (mutual TLS)");
+    if (cfg->cert && !cfg->tls) return fail(err, errlen, "--cert needs an https:// URL (a client certificate is TLS)");
+    if (cfg->tls_resume && !cfg->tls) return fail(err, errlen, "--tls-resume needs an https:// URL");
+    if (cfg->tls_resume && cfg->force == PROTOCOL_H3)
+        return fail(err, errlen, "--tls-resume is for TLS over TCP: barrage's QUIC connections make full handshakes");
+    return CLI_RUN;
+}
+
 static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, char *err, size_t errlen)
 {
     long long v;
@@ -645,6 +680,8 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
     case OPT_JWT_KEY: case OPT_JWT_ALG: case OPT_JWT_HEADER: case OPT_JWT_KID: case OPT_JWT_ISS: case OPT_JWT_SUB:
     case OPT_JWT_AUD: case OPT_JWT_EXP:
         return apply_jwt(opt, arg, cfg, err, errlen);
+    case OPT_TLS_RESUME: case OPT_CERT: case OPT_KEY: case OPT_IDLE_CONNECTIONS: case OPT_IDLE_PING:
+        return apply_connection(opt, arg, cfg, err, errlen);
     default: return fail(err, errlen, "unknown option (see --help)");
     }
 }
@@ -776,6 +813,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (r == CLI_RUN) r = check_rand_url_origin(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
     if (r == CLI_RUN) r = check_h3(cfg, err, errlen);
+    if (r == CLI_RUN) r = check_connection(cfg, err, errlen);
     cfg->h3 = cfg->force == PROTOCOL_H3;
     return r;
 }

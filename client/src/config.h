@@ -75,6 +75,10 @@ struct config {
     bool h3;                   /* --h3: HTTP/3 over QUIC (https:// only) */
     const char *sni, *cacert;
     bool insecure;
+    bool tls_resume;           /* --tls-resume: new connections resume the last TLS session (tls.h) */
+    const char *cert, *key;    /* --cert/--key: a client certificate (mutual TLS, TCP and QUIC) */
+    unsigned idle_connections; /* --idle-connections: opened first, kept open without requests */
+    uint64_t idle_ping_us;     /* --idle-ping: their HTTP/2 and HTTP/3 pings' interval; 0: none */
     unsigned window_bits, connection_window_bits;
     /* -s: a wrk script, and the arguments after the URL (init(args)) */
     const char *script_file;

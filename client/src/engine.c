@@ -260,7 +260,8 @@ static int run_workers(struct worker **workers, const struct config *cfg, struct
         unsigned conns = cfg->connections / cfg->threads + (i < cfg->connections % cfg->threads);
         uint64_t budget = cfg->requests ? cfg->requests / cfg->threads + (i < cfg->requests % cfg->threads)
                                         : UINT64_MAX;
-        if (!(workers[i] = worker_new(cfg, rs, i, conns, budget))) {
+        unsigned idle = cfg->idle_connections / cfg->threads + (i < cfg->idle_connections % cfg->threads);
+        if (!(workers[i] = worker_new(cfg, rs, i, conns, idle, budget))) {
             snprintf(errbuf, errlen, "out of memory setting up thread %u", i);
             return -1;
         }

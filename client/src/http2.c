@@ -540,6 +540,13 @@ static void h2_free(struct session *s)
     free(h);
 }
 
+static void h2_keep_alive(struct session *s, uint64_t every_us)
+{
+    struct http2_session *h = (struct http2_session *)s;
+    (void)every_us;
+    if (h->ng) nghttp2_submit_ping(h->ng, NGHTTP2_FLAG_NONE, NULL); /* out of memory: the next one */
+}
+
 static const struct session_ops http2_ops = {
     .on_connect = h2_on_connect,
     .capacity = h2_capacity,
@@ -549,6 +556,7 @@ static const struct session_ops http2_ops = {
     .on_tick = h2_on_tick,
     .on_close = h2_on_close,
     .free = h2_free,
+    .keep_alive = h2_keep_alive,
 };
 
 static struct session *h2_session_new(const void *shared, struct session_host *host)

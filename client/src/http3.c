@@ -427,6 +427,12 @@ static void h3_on_connect(struct session *s, uint64_t now)
     if (!h->q) h->broken = true;
 }
 
+static void h3_keep_alive(struct session *s, uint64_t every_us)
+{
+    struct http3_session *h = (struct http3_session *)s;
+    if (h->q) quic_conn_keep_alive(h->q, every_us);
+}
+
 static unsigned h3_capacity(struct session *s)
 {
     struct http3_session *h = (struct http3_session *)s;
@@ -595,6 +601,7 @@ static const struct session_ops http3_ops = {
     .free = h3_free,
     .set_path = h3_set_path,
     .next_timer = h3_next_timer,
+    .keep_alive = h3_keep_alive,
 };
 
 static struct session *h3_session_new(const void *shared, struct session_host *host)

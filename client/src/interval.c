@@ -73,6 +73,7 @@ void interval_merge(struct interval *dst, const struct interval *src)
     dst->unexpected += src->unexpected;
     for (int i = 0; i < REQ_ERR_KINDS; i++) dst->errors[i] += src->errors[i];
     dst->open_connections += src->open_connections;
+    dst->new_connections += src->new_connections;
     hist_merge(&dst->latency, &src->latency);
     hist_merge(&dst->uncorrected, &src->uncorrected);
     hist_merge(&dst->error_latency, &src->error_latency);

@@ -28,6 +28,7 @@ struct interval {
     uint64_t requests, succeeded, status_4xx, status_5xx, unexpected; /* unexpected: stats.h */
     uint64_t errors[REQ_ERR_KINDS];
     uint64_t open_connections; /* at its end */
+    uint64_t new_connections;  /* established in it (handshakes done) */
     struct hist latency, uncorrected, error_latency; /* microseconds */
 };
 

@@ -50,16 +50,18 @@
 
 /* Raises the soft open-file limit when the connections need it; -1 when the
  * hard limit is too low (the message says what to change). */
-static int ensure_file_limit(unsigned connections, char *err, size_t errlen)
+static int ensure_file_limit(unsigned connections, unsigned idle, char *err, size_t errlen)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)connections + SPARE_FILES;
+    rlim_t need = (rlim_t)connections + idle + SPARE_FILES;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need) return 0;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        char idle_text[64] = "";
+        if (idle) snprintf(idle_text, sizeof idle_text, " with --idle-connections %u", idle);
         snprintf(err, errlen,
-                 "-c %u needs %llu open files but the hard limit (ulimit -Hn) is %llu: raise it "
+                 "-c %u%s needs %llu open files but the hard limit (ulimit -Hn) is %llu: raise it "
                  "(limits.conf nofile, or systemd LimitNOFILE) or use fewer connections",
-                 connections, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+                 connections, idle_text, (unsigned long long)need, (unsigned long long)rl.rlim_max);
         return -1;
     }
     rl.rlim_cur = rl.rlim_max;
@@ -69,6 +71,26 @@ static int ensure_file_limit(unsigned connections, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+/* --idle-connections: the run's connections to the one address each take
+ * a local port; more than ip_local_port_range holds cannot all be open
+ * (-1, the message says so). Unix sockets take none. */
+static int ensure_ports(const struct config *cfg, char *err, size_t errlen)
+{
+    unsigned long low, high;
+    uint64_t want = (uint64_t)cfg->connections + cfg->idle_connections;
+    FILE *f;
+    if (!cfg->idle_connections || cfg->unix_socket || !(f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")))
+        return 0;
+    int n = fscanf(f, "%lu %lu", &low, &high);
+    fclose(f);
+    if (n != 2 || high < low || want <= high - low + 1) return 0;
+    snprintf(err, errlen,
+             "-c %u with --idle-connections %u: %llu connections to one address need as many local ports, but "
+             "ip_local_port_range (%lu-%lu) holds %lu: widen it (sysctl net.ipv4.ip_local_port_range) or open fewer",
+             cfg->connections, cfg->idle_connections, (unsigned long long)want, low, high, high - low + 1);
+    return -1;
 }
 
 static int resolve(struct config *cfg, char *err, size_t errlen)
@@ -145,7 +167,8 @@ static int tls_client_setup(struct config *cfg, char *err, size_t errlen)
     if (!cfg->tls || cfg->h3) return 0;
     const char *alpn = cfg->force == PROTOCOL_H2 ? "h2" : cfg->force == PROTOCOL_H1 ? "http/1.1" : "h2,http/1.1";
     struct tls_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert,
-                              .insecure = cfg->insecure, .alpn = alpn};
+                              .insecure = cfg->insecure, .alpn = alpn, .resume = cfg->tls_resume,
+                              .cert = cfg->cert, .key = cfg->key};
     cfg->setup.tls_client = tls_client_new(&opt, err, errlen);
     return cfg->setup.tls_client ? 0 : -1;
 }
@@ -160,6 +183,7 @@ static int quic_client_setup(struct config *cfg, char *err, size_t errlen)
 #ifdef HAVE_H3
     if (!cfg->h3) return 0;
     struct quic_options opt = {.host = cfg->host, .sni = cfg->sni, .cacert = cfg->cacert, .insecure = cfg->insecure,
+                               .cert = cfg->cert, .key = cfg->key,
                                .handshake_timeout_us = cfg->connect_timeout_us, .idle_timeout_us = 2 * cfg->timeout_us};
     cfg->setup.quic_client = quic_client_new(&opt, err, errlen);
     snprintf(cfg->setup.tls_version, sizeof cfg->setup.tls_version, "TLSv1.3");
@@ -483,7 +507,8 @@ static int setup_and_run(struct config *cfg, char *err, size_t errlen)
     int status;
     if (cfg->jwt_key && !jwt) {
         status = fail(err, EXIT_USAGE);
-    } else if (ensure_file_limit(cfg->connections, err, errlen)) {
+    } else if (ensure_ports(cfg, err, errlen) ||
+               ensure_file_limit(cfg->connections, cfg->idle_connections, err, errlen)) {
         status = fail(err, EXIT_USAGE);
     } else if (resolve(cfg, err, errlen)) {
         status = fail(err, EXIT_UNREACHABLE);

@@ -95,6 +95,16 @@ static int load_trust(struct quic_client *c, const struct quic_options *opt, cha
     return 0;
 }
 
+/* --cert/--key: the certificate GnuTLS sends when the server asks for one; 0 or -1. */
+static int load_client_certificate(struct quic_client *c, const struct quic_options *opt, char *err, size_t errlen)
+{
+    if (!opt->cert) return 0;
+    int r = gnutls_certificate_set_x509_key_file2(c->cred, opt->cert, opt->key, GNUTLS_X509_FMT_PEM, NULL, 0);
+    if (r >= 0) return 0;
+    snprintf(err, errlen, "cannot load --cert %s with --key %s: %s", opt->cert, opt->key, gnutls_strerror(r));
+    return -1;
+}
+
 struct quic_client *quic_client_new(const struct quic_options *opt, char *err, size_t errlen)
 {
     struct quic_client *c = calloc(1, sizeof *c);
@@ -103,7 +113,7 @@ struct quic_client *quic_client_new(const struct quic_options *opt, char *err, s
         quic_client_free(c);
         return NULL;
     }
-    if (load_trust(c, opt, err, errlen)) {
+    if (load_trust(c, opt, err, errlen) || load_client_certificate(c, opt, err, errlen)) {
         quic_client_free(c);
         return NULL;
     }
@@ -475,6 +485,11 @@ void quic_conn_consumed(struct quic_conn *q, int64_t id, size_t n)
 void quic_conn_shutdown_stream(struct quic_conn *q, int64_t id, uint64_t app_error)
 {
     if (q->end == QUIC_END_NONE) ngtcp2_conn_shutdown_stream(q->conn, id, app_error);
+}
+
+void quic_conn_keep_alive(struct quic_conn *q, uint64_t every_us)
+{
+    ngtcp2_conn_set_keep_alive_timeout(q->conn, every_us * NGTCP2_MICROSECONDS);
 }
 
 void quic_conn_close(struct quic_conn *q, uint64_t app_error)

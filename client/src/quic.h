@@ -26,6 +26,7 @@ struct quic_options {
     const char *sni;               /* NULL: the URL's host unless it is an IP address */
     const char *cacert;            /* an extra CA file (PEM), or NULL */
     bool insecure;                 /* skip verification */
+    const char *cert, *key;        /* --cert/--key: a client certificate (PEM) for a server that asks, or NULL */
     uint64_t handshake_timeout_us; /* the handshake's deadline */
     uint64_t idle_timeout_us;      /* the transport parameter max_idle_timeout */
 };
@@ -112,6 +113,8 @@ uint64_t quic_conn_peer_max_bidi(struct quic_conn *q);
 void quic_conn_consumed(struct quic_conn *q, int64_t id, size_t n);
 /* Resets both directions of a stream with an application error code. */
 void quic_conn_shutdown_stream(struct quic_conn *q, int64_t id, uint64_t app_error);
+/* ngtcp2 sends a PING whenever the connection has been silent every_us (0: never). */
+void quic_conn_keep_alive(struct quic_conn *q, uint64_t every_us);
 /* Closes the connection with an application error code: the next
  * quic_conn_write gives the CONNECTION_CLOSE packet, then nothing. */
 void quic_conn_close(struct quic_conn *q, uint64_t app_error);

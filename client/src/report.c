@@ -62,6 +62,17 @@ void report_help(void)
           "      --cacert FILE            trust this CA too (the system store is always used); checked at start\n"
           "      --insecure               do not verify the server's certificate\n"
           "      --sni NAME               TLS server name (default: the URL's host name)\n"
+          "      --tls-resume             new connections resume the last TLS session the server gave\n"
+          "                               (session tickets or IDs, TLS 1.3 and 1.2; off: every handshake\n"
+          "                               is a full one); the record counts handshakes_full and _resumed\n"
+          "      --cert FILE --key FILE   a client certificate and its key (PEM) for servers that ask\n"
+          "                               (mutual TLS), over TLS and over QUIC (--h3)\n"
+          "      --idle-connections N     open N more connections first and keep them open without\n"
+          "                               requests for the whole run (not counted as load: the record's\n"
+          "                               idle_connections); the open-file limit is raised to fit (exit 2\n"
+          "                               when the hard limit or ip_local_port_range cannot hold them)\n"
+          "      --idle-ping TIME         HTTP/2 PING (HTTP/3: QUIC PING when silent) on idle connections\n"
+          "                               every TIME (default 15s, as Chrome's QUIC; 0: none)\n"
           "  -X, --method METHOD          request method, a token (RFC 9110; default GET)\n"
           "  -H, --header 'Name: value'   add a request header (repeatable): the name a token right\n"
           "                               before the colon, no control character but tab in the value\n"
@@ -436,7 +447,8 @@ static void json_timeline(FILE *f, const struct config *cfg, const char *name, c
                 length > 0 ? (double)e->sent / length : 0.0, e->requests, e->succeeded, e->failed, e->status_4xx,
                 e->status_5xx);
         for (int k = 0; k < REQ_ERR_KINDS; k++) fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "", error_names[k], e->errors[k]);
-        fprintf(f, "}, \"open_connections\": %" PRIu64 ", \"target_rate\": ", e->open_connections);
+        fprintf(f, "}, \"open_connections\": %" PRIu64 ", \"new_connections\": %" PRIu64 ", \"target_rate\": ",
+                e->open_connections, e->new_connections);
         if (e->target_rate >= 0) fprintf(f, "%.3f", e->target_rate);
         else fputs("null", f);
         json_point_latency(f, "latency_us", &e->latency);
@@ -520,6 +532,21 @@ static void json_thresholds(FILE *f, const struct threshold_verdicts *tv)
     fputs("\n  ]},\n", f);
 }
 
+/* --idle-connections: what became of them (null without). */
+static void json_idle(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    const struct stats_idle *i = &s->idle;
+    if (!cfg->idle_connections) {
+        fputs("  \"idle_connections\": null,\n", f);
+        return;
+    }
+    fprintf(f, "  \"idle_connections\": {\"requested\": %" PRIu64 ", \"established\": %" PRIu64 ", \"peak\": %" PRIu64
+               ", \"open_at_end\": %" PRIu64 ", \"connect_errors\": %" PRIu64 ", \"closed\": %" PRIu64
+               ", \"ping_every_us\": %" PRIu64 ", \"pings\": %" PRIu64 "},\n",
+            i->requested, i->established, i->peak, i->open_at_end, i->connect_errors, i->closed, cfg->idle_ping_us,
+            i->pings);
+}
+
 static void report_json(const struct config *cfg, const struct run_result *r, long max_rss_kb)
 {
     const struct stats *s = &r->stats;
@@ -547,9 +574,15 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     for (int i = 1; i < DETAIL_KINDS; i++) fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "", detail_names[i], s->details[i]);
     fprintf(f, "},\n  \"connections\": {\"requested\": %u, \"connect_attempts\": %" PRIu64 ", \"connect_errors\": %" PRIu64
                ", \"established\": %" PRIu64 ", \"peak\": %" PRIu64 ", \"abandoned\": %" PRIu64
-               ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64 "},\n",
+               ", \"tls_errors\": %" PRIu64 ", \"refused_streams\": %" PRIu64,
             cfg->connections, s->connect_attempts, s->connect_errors, s->established, s->peak, s->connects_abandoned,
             s->tls_errors, s->refused_streams);
+    if (cfg->tls)
+        fprintf(f, ", \"handshakes_full\": %" PRIu64 ", \"handshakes_resumed\": %" PRIu64 "},\n", s->handshakes_full,
+                s->handshakes_resumed);
+    else
+        fputs(", \"handshakes_full\": null, \"handshakes_resumed\": null},\n", f);
+    json_idle(f, cfg, s);
     fprintf(f, "  \"threads\": %u, \"pipeline\": %u, \"streams\": %u, \"server_max_streams\": ", cfg->threads,
             cfg->setup.h2 || cfg->h3 ? 1 : cfg->pipeline, cfg->setup.h2 || cfg->h3 ? cfg->pipeline : 1);
     if ((cfg->setup.h2 || cfg->h3) && s->server_max_streams) fprintf(f, "%" PRIu64 ",\n", s->server_max_streams);
@@ -806,8 +839,17 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            ", connect errors %" PRIu64 "\n",
            cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
     text_quic(cfg, s);
+    if (cfg->idle_connections)
+        printf("  Idle connections: requested %" PRIu64 ", open at the end %" PRIu64 ", peak %" PRIu64
+               ", established %" PRIu64 ", closed by the server %" PRIu64 ", connect errors %" PRIu64 "\n",
+               s->idle.requested, s->idle.open_at_end, s->idle.peak, s->idle.established, s->idle.closed,
+               s->idle.connect_errors);
     if (cfg->tls || cfg->setup.h2)
         printf("  TLS errors %" PRIu64 ", refused streams %" PRIu64 " (sent again)\n", s->tls_errors, s->refused_streams);
+    if (cfg->tls)
+        printf("  TLS handshakes: full %" PRIu64 ", resumed %" PRIu64 "%s; %.1f connections/s\n", s->handshakes_full,
+               s->handshakes_resumed, cfg->tls_resume ? "" : " (--tls-resume off)",
+               r->duration_us ? (double)s->established * 1e6 / (double)r->duration_us : 0.0);
     if (cfg->verbose)
         for (unsigned i = 0; i < s->samples; i++) printf("  Bad response sample %u: %s\n", i + 1, s->sample[i]);
     text_kinds(s, cfg->flow_file ? "Step" : "Kind");

@@ -104,6 +104,13 @@ struct session_ops {
     /* Datagram protocols only: when on_tick must run next (CLOCK_MONOTONIC
      * microseconds; UINT64_MAX: no timer), asked after every write. */
     uint64_t (*next_timer)(struct session *s);
+    /* --idle-connections: this connection carries no request; keep it open
+     * as a browser would, pinging every every_us. Called when it is
+     * established (datagram protocols: on_connect) and then every every_us.
+     * HTTP/2 queues a PING frame at each call; HTTP/3 has the QUIC stack
+     * send a PING whenever the connection has been silent every_us (later
+     * calls change nothing). NULL: the protocol has no ping (HTTP/1.1). */
+    void (*keep_alive)(struct session *s, uint64_t every_us);
 };
 
 struct session {

@@ -50,8 +50,10 @@ void stats_reset(struct stats *s)
     hist_reset(&uncorrected);
     hist_reset(&lag);
     uint64_t server_max_streams = s->server_max_streams;
+    struct stats_idle idle = s->idle;
     memset(s, 0, sizeof *s);
     s->server_max_streams = server_max_streams;
+    s->idle = idle;
     s->latency = latency;
     s->error_latency = error_latency;
     s->connect = connect;
@@ -199,6 +201,16 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_sent += src->bytes_sent;
     dst->body_bytes += src->body_bytes;
     dst->tls_errors += src->tls_errors;
+    dst->handshakes_full += src->handshakes_full;
+    dst->handshakes_resumed += src->handshakes_resumed;
+    dst->idle.requested += src->idle.requested;
+    dst->idle.established += src->idle.established;
+    dst->idle.connect_errors += src->idle.connect_errors;
+    dst->idle.closed += src->idle.closed;
+    dst->idle.open += src->idle.open;
+    dst->idle.peak += src->idle.peak;
+    dst->idle.open_at_end += src->idle.open_at_end;
+    dst->idle.pings += src->idle.pings;
     dst->quic.handshake_failures += src->quic.handshake_failures;
     dst->quic.idle_timeouts += src->quic.idle_timeouts;
     dst->quic.closed_transport += src->quic.closed_transport;

@@ -43,6 +43,16 @@ struct stats_quic {
     uint64_t stream_resets[STATS_H3_CODES + 1];
 };
 
+/* --idle-connections: the idle connections over the whole run (warm-up
+ * included; stats_reset keeps them), never in the load's counts. */
+struct stats_idle {
+    uint64_t requested, established, connect_errors;
+    uint64_t closed;      /* open ones that ended before the run did (the server closed them): reopened */
+    uint64_t open, peak;  /* open now (a thread's), most at once (adds up over threads) */
+    uint64_t open_at_end; /* open when the run ended */
+    uint64_t pings;       /* HTTP/2 PINGs sent (HTTP/3: ngtcp2 sends its own, not counted) */
+};
+
 #define STATS_SAMPLES 3
 #define STATS_SAMPLE_LEN 64
 #define STATS_MAX_KINDS 64 /* request kinds (a script's request() names them) */
@@ -81,6 +91,10 @@ struct stats {
     uint64_t connect_attempts, connect_errors, established, peak, connects_abandoned;
     uint64_t bytes_received, bytes_sent, body_bytes;
     uint64_t tls_errors, refused_streams;           /* connection level (TLS handshakes, HTTP/2) */
+    /* TLS (https://): established connections by handshake, full or resumed
+     * (--tls-resume); handshakes_full + handshakes_resumed = established */
+    uint64_t handshakes_full, handshakes_resumed;
+    struct stats_idle idle;
     /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server connection
      * announced (UINT32_MAX: none announced); 0 when no SETTINGS arrived.
      * Kept by stats_reset (connections made in the warm-up count). */

@@ -105,6 +105,8 @@ static const struct figure figures[] = {
     {"connections.abandoned", false, "connections.connect_attempts", false, stat_u64, STAT(connects_abandoned)},
     {"connections.tls_errors", false, "connections.connect_attempts", false, stat_u64, STAT(tls_errors)},
     {"connections.refused_streams", false, NULL, false, stat_u64, STAT(refused_streams)},
+    {"connections.handshakes_full", false, "connections.established", false, stat_u64, STAT(handshakes_full)},
+    {"connections.handshakes_resumed", false, "connections.established", false, stat_u64, STAT(handshakes_resumed)},
     {"bytes_received", false, NULL, false, stat_u64, STAT(bytes_received)},
     {"bytes_sent", false, NULL, false, stat_u64, STAT(bytes_sent)},
     {"body_bytes", false, NULL, false, stat_u64, STAT(body_bytes)},

@@ -137,6 +137,7 @@ static struct timeline_entry entry_of(const struct timeline *tl, const struct in
         .start_us = k * SECOND_US, .length_us = end - start, .in_grace = start >= tl->window_end,
         .sent = m->sent, .requests = m->requests, .succeeded = m->succeeded, .failed = interval_failed(m),
         .status_4xx = m->status_4xx, .status_5xx = m->status_5xx, .open_connections = m->open_connections,
+        .new_connections = m->new_connections,
         .latency = summary(&m->latency), .uncorrected = summary(&m->uncorrected), .target_rate = -1,
     };
     memcpy(e.errors, m->errors, sizeof e.errors);

@@ -29,6 +29,7 @@ struct timeline_entry {
     bool in_grace;                /* it starts after the deadline (or stop) */
     uint64_t sent, requests, succeeded, failed, status_4xx, status_5xx, errors[REQ_ERR_KINDS];
     uint64_t open_connections;
+    uint64_t new_connections; /* established in the second: connections per second */
     struct timeline_latency latency, uncorrected;
     double target_rate; /* mean target over the part before the window's end; < 0: none
                          * (closed loop, or the whole second is in the grace) */

@@ -22,7 +22,50 @@ struct tls_client {
     char sni[256]; /* "" for none */
     bool host_is_ip;
     atomic_bool reported; /* the first handshake failure was printed */
+    /* --tls-resume: the newest session a run's connection received (owned; NULL: none yet) */
+    bool resume;
+    pthread_mutex_t session_mu;
+    SSL_SESSION *session;
 };
+
+/* SSL ex_data index marking a run's connections (the probe's SSL has none):
+ * only their sessions are kept. */
+static int run_ssl_index = -1;
+static pthread_once_t run_ssl_once = PTHREAD_ONCE_INIT;
+
+static void run_ssl_index_make(void)
+{
+    run_ssl_index = SSL_get_ex_new_index(0, NULL, NULL, NULL, NULL);
+}
+
+/* OpenSSL's new-session callback (client side: after a TLS 1.2 handshake, or
+ * on each TLS 1.3 NewSessionTicket): keeps a copy of the newest in the
+ * client's slot. Copies, never the connection's own: OpenSSL marks a
+ * connection's session unresumable when the connection ends in an error,
+ * and that must not spoil the slot for every other connection. Returns 0:
+ * the connection keeps its own reference. */
+static int session_keep(SSL *ssl, SSL_SESSION *sess)
+{
+    struct tls_client *c = SSL_get_ex_data(ssl, run_ssl_index);
+    SSL_SESSION *copy = c && SSL_SESSION_is_resumable(sess) ? SSL_SESSION_dup(sess) : NULL;
+    if (!copy) return 0;
+    pthread_mutex_lock(&c->session_mu);
+    SSL_SESSION *old = c->session;
+    c->session = copy;
+    pthread_mutex_unlock(&c->session_mu);
+    SSL_SESSION_free(old);
+    return 0;
+}
+
+/* A copy of the slot's session for one connection, its own (NULL: none yet,
+ * or out of memory: a full handshake). */
+static SSL_SESSION *session_take(struct tls_client *c)
+{
+    pthread_mutex_lock(&c->session_mu);
+    SSL_SESSION *sess = c->session ? SSL_SESSION_dup(c->session) : NULL;
+    pthread_mutex_unlock(&c->session_mu);
+    return sess;
+}
 
 static bool is_ip(const char *host)
 {
@@ -53,13 +96,57 @@ static void openssl_reason(char *err, size_t errlen, const char *what)
     ERR_clear_error();
 }
 
+/* --cert/--key: the client's certificate chain and key, checked to match; 0 or -1 (err names the file). */
+static int tls_client_certificate(struct tls_client *c, const struct tls_options *opt, char *err, size_t errlen)
+{
+    char what[600];
+    if (!opt->cert) return 0;
+    if (SSL_CTX_use_certificate_chain_file(c->ctx, opt->cert) != 1) {
+        snprintf(what, sizeof what, "cannot load --cert %s (a PEM certificate chain)", opt->cert);
+        openssl_reason(err, errlen, what);
+        return -1;
+    }
+    if (SSL_CTX_use_PrivateKey_file(c->ctx, opt->key, SSL_FILETYPE_PEM) != 1) {
+        if (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH)
+            snprintf(what, sizeof what, "--key %s is not the key of --cert %s", opt->key, opt->cert);
+        else
+            snprintf(what, sizeof what, "cannot load --key %s (a PEM private key)", opt->key);
+        openssl_reason(err, errlen, what);
+        return -1;
+    }
+    if (SSL_CTX_check_private_key(c->ctx) != 1) {
+        snprintf(what, sizeof what, "--key %s is not the key of --cert %s", opt->key, opt->cert);
+        openssl_reason(err, errlen, what);
+        return -1;
+    }
+    return 0;
+}
+
 struct tls_client *tls_client_new(const struct tls_options *opt, char *err, size_t errlen)
 {
     struct tls_client *c = calloc(1, sizeof *c);
+    if (c) pthread_mutex_init(&c->session_mu, NULL);
     unsigned char alpn[64];
     size_t alpn_len = alpn_wire(opt->alpn, alpn, sizeof alpn);
     if (!c || !(c->ctx = SSL_CTX_new(TLS_client_method()))) {
         openssl_reason(err, errlen, "cannot create the TLS context");
+        tls_client_free(c);
+        return NULL;
+    }
+    c->resume = opt->resume;
+    pthread_once(&run_ssl_once, run_ssl_index_make);
+    if (c->resume && run_ssl_index < 0) {
+        snprintf(err, errlen, "cannot set up the TLS session cache");
+        tls_client_free(c);
+        return NULL;
+    }
+    /* the client keeps sessions itself (session_keep), never in OpenSSL's internal store;
+     * without --tls-resume none is kept (OpenSSL's default for a client) */
+    if (c->resume) {
+        SSL_CTX_set_session_cache_mode(c->ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+        SSL_CTX_sess_set_new_cb(c->ctx, session_keep);
+    }
+    if (tls_client_certificate(c, opt, err, errlen)) {
         tls_client_free(c);
         return NULL;
     }
@@ -101,6 +188,8 @@ void tls_client_free(struct tls_client *c)
 {
     if (!c) return;
     SSL_CTX_free(c->ctx);
+    SSL_SESSION_free(c->session);
+    pthread_mutex_destroy(&c->session_mu);
     free(c);
 }
 
@@ -143,6 +232,7 @@ struct tls_state {
     SSL *ssl;
     struct tls_client *client;
     uint64_t received_ns; /* stamped: the stamp of this read's last socket read, 0 for none */
+    bool failed;          /* a read or write failed (not EAGAIN, not a clean close) */
 };
 
 /* The read BIO of a stamped TLS transport: OpenSSL's socket BIO with a read
@@ -214,16 +304,17 @@ static int tls_handshake(struct transport *t)
     return -1;
 }
 
-static ssize_t tls_io_error(SSL *ssl, int r)
+static ssize_t tls_io_error(struct tls_state *st, int r)
 {
     int saved_errno = errno;
-    switch (SSL_get_error(ssl, r)) {
+    switch (SSL_get_error(st->ssl, r)) {
     case SSL_ERROR_WANT_READ:
     case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
     case SSL_ERROR_ZERO_RETURN: return 0;
     case SSL_ERROR_SYSCALL: errno = saved_errno ? saved_errno : ECONNRESET; break;
     default: errno = EPROTO; break;
     }
+    st->failed = true;
     ERR_clear_error();
     return -1;
 }
@@ -241,7 +332,7 @@ static ssize_t tls_read(struct transport *t, uint8_t *buf, size_t len, uint64_t 
         ERR_clear_error();
         int r = SSL_read_ex(st->ssl, buf + total, len - total, &got);
         if (r != 1) {
-            if (total == 0) return tls_io_error(st->ssl, r);
+            if (total == 0) return tls_io_error(st, r);
             break;
         }
         total += got;
@@ -256,13 +347,18 @@ static ssize_t tls_write(struct transport *t, const uint8_t *buf, size_t len)
     size_t done;
     ERR_clear_error();
     int r = SSL_write_ex(st->ssl, buf, len, &done);
-    return r == 1 ? (ssize_t)done : tls_io_error(st->ssl, r);
+    return r == 1 ? (ssize_t)done : tls_io_error(st, r);
 }
 
 static void tls_close(struct transport *t)
 {
     struct tls_state *st = t->state;
     if (st) {
+        /* OpenSSL makes the session of a connection freed without a shutdown
+         * unresumable; one that ended without error stays resumable, marked
+         * shut down without sending close_notify (the wire as without --tls-resume) */
+        if (st->client->resume && st->ssl && !st->failed && SSL_is_init_finished(st->ssl))
+            SSL_set_shutdown(st->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
         SSL_free(st->ssl);
         free(st);
         t->state = NULL;
@@ -289,7 +385,20 @@ int transport_tls_init(struct transport *t, int fd, struct tls_client *c)
     if (!st || fd < 0) return -1;
     st->client = c;
     st->ssl = new_ssl(c, fd);
-    return st->ssl ? 0 : -1;
+    if (!st->ssl) return -1;
+    if (c->resume) {
+        SSL_set_ex_data(st->ssl, run_ssl_index, c);
+        SSL_SESSION *sess = session_take(c);
+        if (sess) SSL_set_session(st->ssl, sess); /* takes its own reference */
+        SSL_SESSION_free(sess);
+    }
+    return 0;
+}
+
+bool tls_resumed(const struct transport *t)
+{
+    const struct tls_state *st = t->state;
+    return st && st->ssl && SSL_session_reused(st->ssl) == 1;
 }
 
 /* ---- probe ---- */

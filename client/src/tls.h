@@ -2,7 +2,14 @@
  * (the SSL_CTX and the options) is shared by every thread; each connection
  * has its own SSL. Certificates are verified against the system trust store
  * (plus --cacert) unless --insecure. The first handshake failure's reason is
- * printed once to stderr; every failure counts as a tls_errors. */
+ * printed once to stderr; every failure counts as a tls_errors.
+ * --tls-resume (options.resume): the client keeps the newest session the
+ * server gave a run's connection (a TLS 1.2 session ID or ticket, a TLS 1.3
+ * ticket, as OpenSSL's new-session callback hands it over) in one slot
+ * shared by every thread (under a mutex, touched once per connection), and
+ * offers it on every new connection; the probe's session is not kept, so
+ * the run's first connection makes a full handshake. --cert/--key
+ * (options.cert, options.key): a client certificate for servers that ask. */
 #ifndef BARRAGE_TLS_H
 #define BARRAGE_TLS_H
 
@@ -20,6 +27,9 @@ struct tls_options {
     const char *cacert; /* an extra CA file, or NULL */
     bool insecure;      /* skip verification */
     const char *alpn;   /* comma separated, e.g. "h2,http/1.1" */
+    bool resume;        /* --tls-resume: offer the last session on new connections */
+    const char *cert;   /* --cert: the client's certificate chain (PEM), or NULL */
+    const char *key;    /* --key: its private key (PEM); with cert */
 };
 
 /* What a handshake settled. */
@@ -36,6 +46,10 @@ void tls_client_free(struct tls_client *c);
  * on (even when this fails). handshake returns 1 when it waits to read, 2 to
  * write. Returns 0, or -1 when out of memory. */
 int transport_tls_init(struct transport *t, int fd, struct tls_client *c);
+
+/* After a TLS transport's handshake is done: whether it resumed a session
+ * (an abbreviated handshake) rather than making a full one. */
+bool tls_resumed(const struct transport *t);
 
 /* One blocking connection and handshake within timeout_ms, to learn what the
  * server negotiates. Returns 0, or -1 with the reason in err (prefixed

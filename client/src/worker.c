@@ -60,6 +60,7 @@ struct conn {
     uint64_t backoff_us;
     uint64_t received; /* bytes on this connection */
     bool ready;        /* open loop: in the worker's ready line */
+    bool idle;         /* --idle-connections: never carries a request, not counted as load */
 };
 
 /* A command from the main thread, applied on the worker's thread: --control's
@@ -79,8 +80,9 @@ struct worker {
     socklen_t addr_len;
     pthread_t thread;
     struct ev_loop *loop;
-    struct conn *conns;
-    unsigned conn_count;
+    struct conn *conns;   /* conn_count busy ones, then idle_count idle ones */
+    unsigned conn_count, idle_count;
+    ev_timer idle_ping;   /* --idle-ping: the idle connections' keep-alive */
     bool dgram;           /* the protocol runs over UDP (QUIC): protocol.datagram */
     bool ever_open;       /* a connection of this thread was established once */
     struct stats stats;
@@ -322,6 +324,7 @@ static void host_event(struct session_host *h, enum conn_event ev, uint64_t code
     struct conn *c = conn_of(h);
     struct stats *st = &c->w->stats;
     bool handshake = ev == CONN_EVENT_HANDSHAKE_FAILED || ev == CONN_EVENT_TLS_FAILED;
+    if (c->idle) return; /* idle connections: only idle.* counts */
     if (handshake ? !counted(c->w, c->connect_start) : !c->w->measuring) return;
     switch (ev) {
     case CONN_EVENT_TLS_FAILED: st->tls_errors++; st->quic.handshake_failures++; break;
@@ -422,6 +425,7 @@ static void conn_fill(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
     struct session *s = c->session;
+    if (c->idle) return;
     if (w->paced) {
         paced_fill(c, now);
         return;
@@ -492,7 +496,7 @@ static void conn_write_out(struct conn *c, uint64_t now)
             conn_close(c, CLOSE_WRITE_ERROR);
             return;
         }
-        if (w->measuring) w->stats.bytes_sent += (uint64_t)n;
+        if (w->measuring && !c->idle) w->stats.bytes_sent += (uint64_t)n;
         c->out += n;
         c->out_len -= (size_t)n;
     }
@@ -535,7 +539,7 @@ static bool conn_read_one(struct conn *c, uint64_t *now)
         return false;
     }
     *now = monotonic_now_us();
-    if (w->measuring) w->stats.bytes_received += (uint64_t)n;
+    if (w->measuring && !c->idle) w->stats.bytes_received += (uint64_t)n;
     c->received += (uint64_t)n;
     uint64_t arrived = conn_arrival(c, received_ns, *now);
     if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, arrived) == SESSION_CLOSE) {
@@ -567,7 +571,8 @@ static void schedule_reconnect(struct conn *c)
 static void connect_failed(struct conn *c)
 {
     struct worker *w = c->w;
-    if (counted(w, c->connect_start)) w->stats.connect_errors++;
+    if (c->idle) w->stats.idle.connect_errors++;
+    else if (counted(w, c->connect_start)) w->stats.connect_errors++;
     c->tr.ops->close(&c->tr);
     c->events = 0;
     c->state = CONN_IDLE;
@@ -576,15 +581,36 @@ static void connect_failed(struct conn *c)
 
 /* The connection counts as established: its TCP (and TLS) handshake is
  * done, or a datagram session's own handshake (host_connected). */
+/* An idle connection is up: counted apart, and kept alive from now on. */
+static void idle_count_open(struct conn *c)
+{
+    struct stats_idle *idle = &c->w->stats.idle;
+    c->backoff_us = BACKOFF_MIN_US;
+    idle->established++;
+    if (++idle->open > idle->peak) idle->peak = idle->open;
+    if (c->w->cfg->idle_ping_us && c->session->ops->keep_alive)
+        c->session->ops->keep_alive(c->session, c->w->cfg->idle_ping_us);
+}
+
 static void conn_count_open(struct conn *c, uint64_t now)
 {
     struct worker *w = c->w;
+    if (c->idle) {
+        idle_count_open(c);
+        return;
+    }
     c->backoff_us = BACKOFF_MIN_US;
     w->open_now++;
     w->ever_open = true;
     if (counted(w, c->connect_start)) {
         w->stats.established++;
+        w->cur->new_connections++;
         hist_record(&w->stats.connect, now - c->connect_start);
+        /* QUIC's handshakes are full ones (no resumption over QUIC here) */
+        if (w->cfg->tls && !w->dgram && tls_resumed(&c->tr)) w->stats.handshakes_resumed++;
+        else if (w->cfg->tls) w->stats.handshakes_full++;
+    } else if (w->warming) {
+        w->cur->new_connections++;
     }
     if (w->open_now > w->stats.peak) w->stats.peak = w->open_now;
     if (w->source->ops->conn_open) w->source->ops->conn_open(w->source, c->index);
@@ -676,16 +702,16 @@ static void conn_connect(struct conn *c)
     struct worker *w = c->w;
     if (!may_start(w)) return;
     c->connect_start = monotonic_now_us();
-    if (w->measuring) w->stats.connect_attempts++;
+    if (w->measuring && !c->idle) w->stats.connect_attempts++;
     const struct sockaddr *addr = w->addr;
     socklen_t addr_len = w->addr_len;
-    if (w->source->ops->conn_addr) addr = w->source->ops->conn_addr(w->source, c->index, &addr_len);
+    if (w->source->ops->conn_addr && !c->idle) addr = w->source->ops->conn_addr(w->source, c->index, &addr_len);
     int fd = open_socket(addr->sa_family, w->dgram);
     int tr_failed = 0;
     if (w->dgram) transport_plain_init(&c->tr, fd);
     else if (w->cfg->tls) tr_failed = transport_tls_init(&c->tr, fd, w->cfg->setup.tls_client);
     else transport_plain_init(&c->tr, fd);
-    if (w->paced && w->pace.window_sleep && fd >= 0 &&
+    if (w->paced && w->pace.window_sleep && fd >= 0 && !c->idle &&
         (addr->sa_family == AF_UNIX || transport_stamp_reads(&c->tr) < 0))
         pace_no_window_sleep(&w->pace);
     if (fd < 0 || tr_failed) {
@@ -728,6 +754,12 @@ static void conn_close_handshaking(struct conn *c, enum close_cause cause)
     c->state = CONN_IDLE;
     c->out_len = 0;
     c->handshaking = false;
+    if (c->idle) {
+        if (cause == CLOSE_ABORT) return;
+        w->stats.idle.connect_errors++;
+        schedule_reconnect(c);
+        return;
+    }
     if (cause == CLOSE_ABORT) {
         if (counted(w, c->connect_start)) w->stats.connects_abandoned++;
         return;
@@ -759,11 +791,18 @@ static void conn_close(struct conn *c, enum close_cause cause)
         conn_close_handshaking(c, cause);
         return;
     }
-    if (c->state == CONN_OPEN) {
+    if (c->state == CONN_OPEN && c->idle) {
+        w->stats.idle.open--;
+        if (cause != CLOSE_ABORT) w->stats.idle.closed++;
+        c->session->ops->on_close(c->session, cause, monotonic_now_us());
+        if (w->dgram) conn_send_last(c);
+    } else if (c->state == CONN_OPEN) {
         w->open_now--;
         c->session->ops->on_close(c->session, cause, monotonic_now_us());
         if (w->dgram) conn_send_last(c);
         if (w->source->ops->conn_close) w->source->ops->conn_close(w->source, c->index);
+    } else if (c->idle) {
+        /* an idle connect still in progress: nothing counted */
     } else if (counted(w, c->connect_start)) {
         w->stats.connects_abandoned++;
     }
@@ -792,11 +831,13 @@ static void tick_cb(struct ev_loop *loop, ev_timer *t, int revents)
     (void)loop;
     (void)revents;
     uint64_t now = monotonic_now_us();
-    for (unsigned i = 0; i < w->conn_count; i++) {
+    for (unsigned i = 0; i < w->conn_count + w->idle_count; i++) {
         struct conn *c = &w->conns[i];
         if (c->handshaking && now - c->connect_start >= w->cfg->connect_timeout_us) {
-            if (counted(w, c->connect_start)) w->stats.quic.handshake_failures++;
+            if (!c->idle && counted(w, c->connect_start)) w->stats.quic.handshake_failures++;
             conn_close(c, CLOSE_LOCAL);
+        } else if (c->state == CONN_OPEN && c->idle && !w->dgram) {
+            /* no request to time out: the session is left alone (10,000 of them every 10 ms add up) */
         } else if (c->state == CONN_OPEN) {
             if (c->session->ops->on_tick(c->session, now) == SESSION_CLOSE) conn_close(c, CLOSE_LOCAL);
             else if (c->out_len == 0) conn_flush(c, now); /* what the tick queued (HTTP/2 RST_STREAM) */
@@ -1155,6 +1196,24 @@ static void wake_cb(struct ev_loop *loop, ev_async *a, int revents)
     }
 }
 
+/* --idle-ping: every open idle connection pings (HTTP/2: a PING frame now;
+ * HTTP/3: ngtcp2 pings by itself once told, at the connection's start). */
+static void idle_ping_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+    struct worker *w = t->data;
+    (void)loop;
+    (void)revents;
+    if (w->dgram) return;
+    uint64_t now = monotonic_now_us();
+    for (unsigned i = w->conn_count; i < w->conn_count + w->idle_count; i++) {
+        struct conn *c = &w->conns[i];
+        if (c->state != CONN_OPEN || !c->session->ops->keep_alive) continue;
+        c->session->ops->keep_alive(c->session, w->cfg->idle_ping_us);
+        w->stats.idle.pings++;
+        if (c->out_len == 0) conn_flush(c, now);
+    }
+}
+
 /* ---- worker lifecycle ---- */
 
 static void *worker_main(void *arg)
@@ -1180,13 +1239,22 @@ static void *worker_main(void *arg)
     } else {
         warmup_cb(w->loop, &w->warmup, 0);
     }
+    /* the idle connections' connects go out first; their pings every --idle-ping */
+    for (unsigned i = w->conn_count; i < w->conn_count + w->idle_count; i++) conn_connect(&w->conns[i]);
+    if (w->idle_count && w->cfg->idle_ping_us) {
+        double every = (double)w->cfg->idle_ping_us / 1e6;
+        ev_timer_init(&w->idle_ping, idle_ping_cb, every, every);
+        w->idle_ping.data = w;
+        ev_timer_start(w->loop, &w->idle_ping);
+    }
     for (unsigned i = 0; i < w->conn_count; i++) conn_connect(&w->conns[i]);
     /* a zero budget has nothing to run (ev_run would wait forever) */
     if (!(w->measuring && w->budget == 0)) ev_run(w->loop, 0);
     /* without a deadline (-n), the window ends with the last answer */
     if (!w->window_end) w->window_end = monotonic_now_us();
     if (w->warming) warmup_end(w, monotonic_now_us()); /* aborted in the warm-up */
-    for (unsigned i = 0; i < w->conn_count; i++) {
+    w->stats.idle.open_at_end = w->stats.idle.open;
+    for (unsigned i = 0; i < w->conn_count + w->idle_count; i++) {
         ev_timer_stop(w->loop, &w->conns[i].backoff);
         conn_close(&w->conns[i], CLOSE_ABORT);
     }
@@ -1212,7 +1280,7 @@ static void free_intervals(struct interval *iv)
 void worker_free(struct worker *w)
 {
     if (!w) return;
-    for (unsigned i = 0; i < w->conn_count; i++)
+    for (unsigned i = 0; w->conns && i < w->conn_count + w->idle_count; i++)
         if (w->conns[i].session) w->conns[i].session->ops->free(w->conns[i].session);
     free(w->conns);
     if (w->source) w->source->ops->free(w->source);
@@ -1232,13 +1300,14 @@ void worker_free(struct worker *w)
 }
 
 static int worker_init(struct worker *w, const struct config *cfg, struct run_shared *rs, unsigned index,
-                       unsigned conns, uint64_t budget)
+                       unsigned conns, unsigned idle, uint64_t budget)
 {
     w->cfg = cfg;
     w->run = rs;
     w->index = index;
     w->budget = budget;
     w->conn_count = conns;
+    w->idle_count = idle;
     w->dgram = rs->protocol->datagram;
     w->loop = ev_loop_new(EVFLAG_AUTO);
     if (!w->loop) return -1;
@@ -1249,12 +1318,13 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     ev_async_start(w->loop, &w->wake);
     ev_init(&w->second, second_cb);
     w->second.data = w;
-    w->conns = calloc(conns, sizeof *w->conns);
+    w->conns = calloc(conns + idle, sizeof *w->conns);
     w->source = rs->source->source_new(rs->source_shared, index, conns);
     if (w->source) w->source->stats = &w->stats;
     w->cur = interval_new();
     if (!w->conns || !w->source || !w->cur || stats_init(&w->stats)) return -1;
     if (cfg->setup.reqlog) w->log = reqlog_writer_new(cfg->setup.reqlog, index);
+    w->stats.idle.requested = idle; /* stats_init zeroed it */
     w->addr = w->source->addr ? w->source->addr : (const struct sockaddr *)&cfg->setup.addr;
     w->addr_len = w->source->addr ? w->source->addr_len : cfg->setup.addr_len;
     /* started before any thread runs, so that no abort is missed */
@@ -1262,10 +1332,11 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
     w->abort.data = w;
     ev_async_start(w->loop, &w->abort);
     if (cfg->rate > 0 && paced_init(w, rs)) return -1;
-    for (unsigned i = 0; i < conns; i++) {
+    for (unsigned i = 0; i < conns + idle; i++) {
         struct conn *c = &w->conns[i];
         c->w = w;
         c->index = i;
+        c->idle = i >= conns;
         c->host.ops = &conn_host_ops;
         c->backoff_us = BACKOFF_MIN_US;
         c->tr.fd = -1;
@@ -1284,10 +1355,10 @@ static int worker_init(struct worker *w, const struct config *cfg, struct run_sh
 }
 
 struct worker *worker_new(const struct config *cfg, struct run_shared *rs, unsigned index, unsigned conns,
-                          uint64_t budget)
+                          unsigned idle, uint64_t budget)
 {
     struct worker *w = calloc(1, sizeof *w);
-    if (w && worker_init(w, cfg, rs, index, conns, budget)) {
+    if (w && worker_init(w, cfg, rs, index, conns, idle, budget)) {
         worker_free(w);
         return NULL;
     }

@@ -52,13 +52,14 @@ struct run_shared {
     int notify_fd;             /* eventfd: a worker handed an interval to the main thread */
 };
 
-/* Thread `index` of the run, with `conns` connections and `budget` requests
- * to start in the measured phase (UINT64_MAX: no limit); its loop, source,
- * sessions and schedule are made here, before any thread runs. NULL when out
- * of memory (or the source or a session could not be made). Free with
- * worker_free. */
+/* Thread `index` of the run, with `conns` connections, `idle` idle ones
+ * (--idle-connections: opened first, never given a request, counted apart in
+ * stats.idle) and `budget` requests to start in the measured phase
+ * (UINT64_MAX: no limit); its loop, source, sessions and schedule are made
+ * here, before any thread runs. NULL when out of memory (or the source or a
+ * session could not be made). Free with worker_free. */
 struct worker *worker_new(const struct config *cfg, struct run_shared *rs, unsigned index, unsigned conns,
-                          uint64_t budget);
+                          unsigned idle, uint64_t budget);
 
 /* Starts the worker's thread (SIGINT and SIGTERM blocked in it: the main
  * thread handles them): it connects, runs the warm-up, the measured

@@ -27,6 +27,7 @@ static struct interval *make(uint64_t index, unsigned responses, unsigned errors
     iv->end_us = end;
     iv->last = last;
     iv->open_connections = 3;
+    iv->new_connections = index + 2;
     for (unsigned i = 0; i < responses; i++) {
         iv->sent++;
         interval_response(iv, i % 10 == 9 ? 503 : 200, 1000 + i, 500 + i);
@@ -90,6 +91,8 @@ static void test_close_order_and_totals(void)
     TAP_CHECK(e[0].open_connections == 6 && e[0].latency.present && e[0].latency.max == 1099 &&
                   e[0].uncorrected.max == 599,
               "open connections add up; percentiles of the merged second");
+    TAP_CHECK(e[0].new_connections == 4 && e[2].new_connections == 8,
+              "new connections add up over the threads (connections per second)");
     fclose(f);
     unsigned untagged = 0, uncorrected = 0, errors = 0;
     for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {

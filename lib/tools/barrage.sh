@@ -65,7 +65,9 @@ barrage::request_timeout_s() { echo 2; }
 # warmup: --warmup auto (the server warm-up until steady state); timeline: a per-second series
 # (row drift); rate, stages: -R and --rate-stages (fixed-rate runs, capacity searches, ramps);
 # multihost: several load hosts started together (--start-at), their records merged exactly.
-barrage::capabilities() { printf '%s\n' warmup timeline rate stages multihost; }
+# churn, idle: the scenarios' connection modes (scenarios.tsv's connection column:
+# --requests-per-connection, --tls-resume, --idle-connections).
+barrage::capabilities() { printf '%s\n' warmup timeline rate stages multihost churn idle; }
 
 barrage::supports() {
   local protocol=$2
@@ -114,6 +116,8 @@ barrage::run() {
     h2) args+=(--h2 -m "${barrage_spec[streams]:-1}" --cacert "${barrage_spec[cacert]}") ;;
     h3) args+=(--h3 -m "${barrage_spec[streams]:-1}" --cacert "${barrage_spec[cacert]}") ;;
   esac
+  # the scenario's connection mode: churn (N requests a connection, TLS resumption), idle connections
+  mapfile -t -O "${#args[@]}" args < <(scenarios::connection_args "$scenario" "${barrage_spec[protocol]}")
   if [[ -n ${barrage_spec[warmup_auto]:-} ]]; then args+=(--warmup "auto:${warmup}s") # lib/steady.sh
   elif ((warmup > 0)); then args+=(--warmup "${warmup}s"); fi
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time

@@ -165,6 +165,9 @@ class Connection:
 
     def on_event(self, event):
         s = self.server
+        if isinstance(event, h2.events.PingReceived):
+            s.log(event="ping")
+            return
         if isinstance(event, h2.events.StreamReset):
             s.log(event="rst_received", stream=event.stream_id, code=int(event.error_code))
             return

@@ -241,8 +241,8 @@ class Runner(harness.Runner):
     def run(self, args, url, timeout=120):
         """Runs barrage --json; returns (exit code, record or None, stderr)."""
         p = subprocess.run([self.barrage, "--json", *args, url], capture_output=True, text=True, timeout=timeout)
-        # exit 3 after a run (no connection ever made it) still prints the record
-        record = self.keep_record(p.stdout, p.stderr) if p.returncode == 0 or (p.returncode == 3 and p.stdout) else None
+        # exit 3 after a run (no connection ever made it) and 5 (a --fail-on threshold broke) still print the record
+        record = self.keep_record(p.stdout, p.stderr) if p.returncode in (0, 5) or (p.returncode == 3 and p.stdout) else None
         return p.returncode, record, p.stderr
 
     def ok_run(self, args, url, timeout=120):

@@ -89,6 +89,11 @@ class Protocol(QuicConnectionProtocol):
     def quic_event_received(self, event):
         if isinstance(event, ProtocolNegotiated):
             self._http = H3Connection(self._quic)
+        if isinstance(event, HandshakeCompleted) and STATE.param("client_cert", 0):
+            # aioquic checks the client's CertificateVerify (it holds the key), not its chain:
+            # the subject logged is what the test checks
+            peer = self._quic.tls._peer_certificate
+            STATE.log(event="client_certificate", subject=peer.subject.rfc4514_string() if peer else None)
         if isinstance(event, HandshakeCompleted) and STATE.mode == "silent":
             self._silent = True
         if self._http is None:
@@ -158,14 +163,28 @@ class Protocol(QuicConnectionProtocol):
         STATE.log(event="sent", kind="refused")
 
 
+def request_client_certificate():
+    """client_cert=1: the server's TLS asks for a client certificate (aioquic's switch for it is
+    an attribute of its TLS context, set on each one made)."""
+    import aioquic.tls
+    init = aioquic.tls.Context.__init__
+
+    def asking(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self._request_client_certificate = True
+    aioquic.tls.Context.__init__ = asking
+
+
 async def main():
     global STATE
     mode, cert, key, port_file, log_path = sys.argv[1:6]
     params = dict(a.split("=", 1) for a in sys.argv[6:])
     STATE = State(mode, params, log_path)
-    config = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=30.0,
+    config = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=float(params.get("idle", 30)),
                                max_stream_data=4 << 20, max_data=16 << 20)
     config.load_cert_chain(cert, key)
+    if STATE.param("client_cert", 0):
+        request_client_certificate()
     server = await serve(params.get("host", "127.0.0.1"), 0, configuration=config, create_protocol=Protocol)
     port = server._transport.get_extra_info("sockname")[1]
     with open(port_file + ".tmp", "w") as f:

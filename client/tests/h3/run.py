@@ -442,6 +442,47 @@ def case_usage(t):
     expect(("h3 (ngtcp2 " in v) == t.has_h3, f"--version: {v!r}")
 
 
+def case_client_certificate(t):
+    """--cert/--key over QUIC: aioquic asks for a client certificate (client_cert=1) and logs the
+    subject of the one it got (it checks the client holds the key, not the chain: no HTTP/3 server
+    here verifies clients against a CA)."""
+    t.needs_h3()
+    w = t.workdir
+    if not os.path.exists(os.path.join(w, "client.pem")):
+        openssl(w, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
+                "client.key", "-out", "client.csr", "-subj", "/CN=barrage client")
+        openssl(w, "x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "client.pem", "-days", "2")
+    with H3Server(t, "ok", client_cert=1) as s:
+        r = t.ok_run(["-c", "2", "-n", "10", "--cert", os.path.join(w, "client.pem"),
+                      "--key", os.path.join(w, "client.key")], s.url)
+        expect_eq(r, "status.codes", {"200": 10})
+        got = [e["subject"] for e in s.events() if e["event"] == "client_certificate"]
+        expect(got and all(x == "CN=barrage client" for x in got), f"client certificates seen: {got}")
+        r = t.ok_run(["-c", "1", "-n", "5"], s.url)
+        got = [e["subject"] for e in s.events() if e["event"] == "client_certificate"]
+        expect(got[-1] is None, f"without --cert the server saw {got[-1]}")
+
+
+def case_idle_connections(t):
+    """--idle-connections over QUIC: with a PING whenever silent 300 ms they outlive a 1 s idle
+    timeout on both sides (the server's idle=1, barrage's twice --timeout); without pings they time
+    out, are counted closed and opened again. Never in the load's counts."""
+    t.needs_h3()
+    with H3Server(t, "ok", idle=1) as s:
+        base = ["-c", "1", "-d", "2500ms", "--timeout", "500ms", "--idle-connections", "3"]
+        r = t.ok_run(base + ["--idle-ping", "300ms"], s.url)
+        idle = r["idle_connections"]
+        expect(idle["established"] == idle["open_at_end"] == 3 and idle["closed"] == 0, f"{idle}")
+        expect_eq(r, "connections.established", 1)
+        expect_eq(r, "connections.handshakes_full", 1)
+        expect(s.count("connection") == 4, f"{s.count('connection')} connections")
+        r = t.ok_run(base + ["--idle-ping", "0"], s.url)
+        idle = r["idle_connections"]
+        expect(idle["closed"] >= 3 and idle["established"] >= 6, f"{idle}")
+        expect_eq(r, "connections.established", 1)
+
+
 CASES = [
     ("usage: --h3 needs https://, excludes --h2; --version lists h3", case_usage),
     ("-c 2 -m 4 -n 300: exact, versions and MAX_STREAMS in the record", case_exact),
@@ -463,6 +504,8 @@ CASES = [
     ("-R 200: fixed rate, corrected and uncorrected latency", case_fixed_rate),
     ("a wrk script over h3: request() POSTs, response() reads", case_script),
     ("--urls, --rand-url and --jwt-key over h3", case_sources),
+    ("--cert/--key: the client certificate sent when the server asks", case_client_certificate),
+    ("--idle-connections: QUIC PINGs keep them past a 1 s idle timeout; without, reopened", case_idle_connections),
 ]
 
 

@@ -1,0 +1,6 @@
+-- churn-1: GET /hello; each connection carries one request and the client closes it (keep-alive off) (the connection column of scenarios.tsv).
+wrk.method = "GET"
+wrk.path = "/hello"
+
+-- Print the metrics record from done(): json-report.lua sits next to this file.
+dofile((debug.getinfo(1, "S").source:match("^@(.*[/\\])") or "./") .. "json-report.lua")
