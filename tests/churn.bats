@@ -9,26 +9,11 @@
 load test_helper
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  # shellcheck source=lib/log.sh
-  source "$ROOT/lib/log.sh"
-  # shellcheck source=lib/schema.sh
-  source "$ROOT/lib/schema.sh"
-  schema::ensure_validator
-}
+setup_file() { run_setup_file; }
 
-setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  RUN=$ROOT/run-benchmarks.sh
-  FAKES=$ROOT/tests/fixtures/fake-servers
-  common_setup "barrage churn test"
-  PORT=$(free_port)
-  source "$ROOT/lib/log.sh"
-  source "$ROOT/lib/schema.sh"
-}
+setup() { run_setup "barrage churn test"; }
 
-teardown() { common_teardown; }
+teardown() { run_teardown; }
 
 # sourced CODE ARGS...: CODE in a bash that sourced run-benchmarks.sh and parsed ARGS (fixture servers).
 sourced() {

@@ -8,30 +8,11 @@
 
 load test_helper
 
-setup_file() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  # shellcheck source=lib/log.sh
-  source "$ROOT/lib/log.sh"
-  # shellcheck source=lib/schema.sh
-  source "$ROOT/lib/schema.sh"
-  schema::ensure_validator
-}
+setup_file() { run_setup_file; }
 
-setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  RUN=$ROOT/run-benchmarks.sh
-  FAKES=$ROOT/tests/fixtures/fake-servers
-  common_setup
-  PORT=$(free_port)
-  source "$ROOT/lib/log.sh"
-  source "$ROOT/lib/schema.sh"
-}
+setup() { run_setup; }
 
-teardown() {
-  # A failed test may leave its run going (common_teardown stops it) and what it recorded.
-  stop_recorded
-  common_teardown
-}
+teardown() { run_teardown; }
 
 # fake ARGS...: run-benchmarks.sh on the fixture servers, barrage only, 2 s steps.
 fake() {

@@ -8,30 +8,16 @@
 
 load test_helper
 
-setup_file() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  source "$ROOT/lib/log.sh"
-  source "$ROOT/lib/schema.sh"
-  schema::ensure_validator
-}
+setup_file() { run_setup_file; }
 
 setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  RUN=$ROOT/run-benchmarks.sh
+  run_setup "barrage profile test"
   LOGS=$ROOT/tests/fixtures/gc-logs
-  common_setup "barrage profile test"
-  PORT=$(free_port)
-  source "$ROOT/lib/log.sh"
-  source "$ROOT/lib/schema.sh"
   source "$ROOT/lib/java.sh"
   source "$ROOT/lib/jvm.sh"
 }
 
-teardown() {
-  # A failed run may leave what it recorded running: stop it by process group.
-  stop_recorded
-  common_teardown
-}
+teardown() { run_teardown; }
 
 # facts LOG FROM TO: lib/jvm.sh's facts of a fixture log.
 facts() { jvm::facts "$LOGS/$1" "$2" "$3"; }

@@ -10,34 +10,11 @@
 load test_helper
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  # shellcheck source=lib/log.sh
-  source "$ROOT/lib/log.sh"
-  # shellcheck source=lib/schema.sh
-  source "$ROOT/lib/schema.sh"
-  schema::ensure_validator
-}
+setup_file() { run_setup_file; }
 
-setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  RUN=$ROOT/run-benchmarks.sh
-  FAKES=$ROOT/tests/fixtures/fake-servers
-  common_setup
-  PORT=$(free_port)
-  source "$ROOT/lib/log.sh"
-  source "$ROOT/lib/schema.sh"
-}
+setup() { run_setup; }
 
-teardown() {
-  # A failed test may leave its run going: what it recorded, by process group (the run itself,
-  # started with background, is stopped by common_teardown).
-  local line
-  while read -r line; do
-    [[ $line =~ pid\ ([0-9]+) ]] && kill -KILL -- "-${BASH_REMATCH[1]}" "${BASH_REMATCH[1]}" 2>/dev/null
-  done < <(run_leftovers 2>/dev/null | grep 'still runs')
-  common_teardown
-}
+teardown() { run_teardown; }
 
 # fake ARGS...: run-benchmarks.sh on the fixture servers, short runs, no server warm-up unless
 # ARGS ask for one, results under $TMP/out.

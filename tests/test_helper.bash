@@ -9,6 +9,9 @@
 #   make_tmp [LABEL]    a new temp dir with a space in its name (under BATS_TMPDIR), printed
 #   free_port           a free TCP port on 127.0.0.1, printed
 #   fixture NAME...     the path of tests/fixtures/NAME..., printed
+#   run_setup_file, run_setup [LABEL], run_teardown
+#                       setup_file, setup and teardown of a file that runs run-benchmarks.sh:
+#                       the schema validator; RUN, FAKES, TMP, PORT; stop_recorded + common_teardown
 #   results_file        the one results file written under $TMP/out, printed (nothing if none)
 #   pid_list            the PID list (results/<stamp>.logs/pids) of the run under $TMP/out, printed
 #   valid FILE          0 when FILE is valid against schemas/results.schema.json (lib/schema.sh
@@ -125,6 +128,38 @@ stop_recorded() {
   list=$(pid_list)
   [[ -n $list ]] || return 0
   while IFS=$'\t' read -r pid _; do kill -KILL -- "-$pid" 2>/dev/null || true; done <"$list"
+}
+
+# run_setup_file: setup_file of a file that runs run-benchmarks.sh: its results are checked
+# with the JSON Schema validator, installed once here.
+run_setup_file() {
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+  schema::ensure_validator
+}
+
+# run_setup [TMP_NAME]: setup of a test that runs run-benchmarks.sh: RUN, FAKES (the fixture
+# servers), TMP (common_setup), a free PORT, and the log and schema libraries.
+run_setup() {
+  # shellcheck disable=SC2034 # read by the tests
+  RUN=$ROOT/run-benchmarks.sh
+  # shellcheck disable=SC2034 # read by the tests
+  FAKES=$ROOT/tests/fixtures/fake-servers
+  common_setup "${1:-barrage test}"
+  PORT=$(free_port)
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=lib/schema.sh
+  source "$ROOT/lib/schema.sh"
+}
+
+# run_teardown: a failed test may leave its run going (common_teardown stops it) and what
+# it recorded (stopped here by process group).
+run_teardown() {
+  stop_recorded
+  common_teardown
 }
 
 background() {

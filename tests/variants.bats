@@ -10,32 +10,14 @@
 load test_helper
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  # shellcheck source=lib/log.sh
-  source "$ROOT/lib/log.sh"
-  # shellcheck source=lib/schema.sh
-  source "$ROOT/lib/schema.sh"
-  schema::ensure_validator
-}
+setup_file() { run_setup_file; }
 
 setup() {
-  ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  RUN=$ROOT/run-benchmarks.sh
+  run_setup "barrage variants test"
   VARIANT_SERVERS=$ROOT/tests/fixtures/variant-servers
-  common_setup "barrage variants test"
-  PORT=$(free_port)
-  source "$ROOT/lib/log.sh"
-  source "$ROOT/lib/schema.sh"
 }
 
-teardown() {
-  local line
-  while read -r line; do
-    [[ $line =~ pid\ ([0-9]+) ]] && kill -KILL -- "-${BASH_REMATCH[1]}" "${BASH_REMATCH[1]}" 2>/dev/null
-  done < <(run_leftovers 2>/dev/null | grep 'still runs')
-  common_teardown
-}
+teardown() { run_teardown; }
 
 # flavours ARGS...: run-benchmarks.sh on the variant fixture servers, short runs, results under
 # $TMP/out.
