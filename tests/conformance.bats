@@ -35,6 +35,8 @@ setup() {
   source lib/servers.sh
   # shellcheck source=lib/contract.sh
   source lib/contract.sh
+  # shellcheck source=lib/variants.sh
+  source lib/variants.sh
   common_setup
   SERVER_PID=''
 }
@@ -94,6 +96,46 @@ conforms_tls() {
   fi
   conforms "$name" "$protocol" required
   grep -q " tls=tcp:$TLS_PORT" "$LOG" || { echo "$name's start-up line does not name tls=tcp:$TLS_PORT:"; cat "$LOG"; return 1; }
+}
+
+# conforms_tls_variant NAME VARIANT PROTOCOL PROVIDER: conforms_tls with the environment of
+# NAME's VARIANT (servers/NAME/variants.tsv), as a variant run starts it (SERVERS_START_ENV),
+# whose start-up line must name its TLS stack: tls_provider=PROVIDER (issue #39's native TLS).
+conforms_tls_variant() {
+  local name=$1 variant=$2 protocol=$3 provider=$4 env
+  env=$(variants::field "$name" "$variant" env) || { echo "$name declares no variant $variant"; return 1; }
+  local -a SERVERS_START_ENV
+  read -ra SERVERS_START_ENV <<<"$env"
+  conforms_tls "$name" "$protocol"
+  grep -q " tls_provider=$provider\b" "$LOG" || { echo "$name's start-up line does not name tls_provider=$provider:"; cat "$LOG"; return 1; }
+}
+
+# openssl_or_exit NAME VARIANT: NAME's VARIANT where OpenSSL cannot load (netty-tcnative told
+# not to: -Dio.netty.handler.ssl.noOpenSsl=true, through VARIANT_JVM_OPTIONS as a variant run
+# passes them) exits 2 within 30 s, naming the cause, rather than serve HTTPS on JSSE.
+openssl_or_exit() {
+  local name=$1 variant=$2 env pid rc=0 deadline log
+  require_built "$name"
+  certs::ensure
+  env=$(variants::field "$name" "$variant" env) || { echo "$name declares no variant $variant"; return 1; }
+  local -a words
+  read -ra words <<<"$env"
+  log="$CONFORMANCE_TMP/$name $variant no openssl.log"
+  background env "${words[@]}" VARIANT_JVM_OPTIONS=-Dio.netty.handler.ssl.noOpenSsl=true \
+    TLS_CERT="$(certs::dir)/server.pem" TLS_KEY="$(certs::dir)/server.key" TLS_PORT="$(free_port)" PORT="$(free_port)" \
+    setsid "servers/$name/start.sh" >"$log" 2>&1
+  pid=$BG_PID
+  deadline=$((SECONDS + 30))
+  while servers::alive "$pid" && ((SECONDS < deadline)); do sleep 0.1; done
+  if servers::alive "$pid"; then
+    SERVER_PID=$pid
+    echo "$name ($variant) still running 30 s after starting without OpenSSL:"
+    cat "$log"
+    return 1
+  fi
+  wait "$pid" || rc=$?
+  ((rc == 2)) || { echo "$name ($variant) exited $rc without OpenSSL, not 2:"; cat "$log"; return 1; }
+  grep -q 'OpenSSL.*not available: .*noOpenSsl' "$log" || { echo "$name did not name the cause:"; cat "$log"; return 1; }
 }
 
 # barrage_h3 NAME: the second client of the h3 contract, barrage --h3 (certificate verified
@@ -442,6 +484,9 @@ tls_needs_cert() {
 @test "netty: exits non-zero at once when its port is taken" { exits_when_port_taken netty; }
 @test "netty: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls netty h1s; }
 @test "netty: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls netty h2; }
+@test "netty: openssl variant: contract over h1s on OpenSSL (netty-tcnative), named tls_provider=openssl" { conforms_tls_variant netty openssl h1s openssl; }
+@test "netty: openssl variant: contract over h2 on OpenSSL (netty-tcnative), named tls_provider=openssl" { conforms_tls_variant netty openssl h2 openssl; }
+@test "netty: openssl variant: exits 2 naming the cause when OpenSSL does not load (no fall-back to JSSE)" { openssl_or_exit netty openssl; }
 @test "netty: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert netty; }
 @test "netty: exits non-zero at once when its TLS port is taken" { exits_when_port_taken netty tls; }
 @test "netty: contract over h3 (QUIC on the same port number, certificate verified)" { conforms netty h3 required; }

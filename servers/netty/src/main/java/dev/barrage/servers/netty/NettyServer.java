@@ -57,6 +57,7 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -77,6 +78,8 @@ import java.util.concurrent.TimeUnit;
  * (NIO when epoll is unavailable). One TCP port speaks HTTP/1.1 and h2c, by Upgrade or with
  * prior knowledge; given a certificate (TLS_CERT and TLS_KEY), the same port number on UDP
  * speaks HTTP/3 (netty-codec-http3 over QUIC); without one, its start-up line says h3=off.
+ * Given TLS_PORT too, that port speaks HTTPS (h1s and h2 by ALPN) on the JDK's TLS, or on
+ * OpenSSL (BoringSSL from netty-tcnative) with TLS_PROVIDER=openssl.
  * HTTP/2 and HTTP/3 streams are child channels running the same handler.
  */
 public final class NettyServer {
@@ -94,8 +97,14 @@ public final class NettyServer {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String bind = System.getenv().getOrDefault("BIND", "127.0.0.1");
         QuicSslContext tls = quicSslContext(); // null without a certificate: no HTTP/3
+        // TLS_PROVIDER (servers/netty/variants.tsv): HTTPS on jdk (JSSE, the default) or openssl (netty-tcnative)
+        String provider = System.getenv().getOrDefault("TLS_PROVIDER", "jdk");
+        if (!provider.equals("jdk") && !provider.equals("openssl")) {
+            System.err.printf("netty: TLS_PROVIDER wants jdk or openssl, got '%s'%n", provider);
+            System.exit(2);
+        }
         String tlsPortText = System.getenv("TLS_PORT");
-        SslContext https = tlsPortText == null || tlsPortText.isEmpty() ? null : sslContext(); // no HTTPS without TLS_PORT
+        SslContext https = tlsPortText == null || tlsPortText.isEmpty() ? null : sslContext(provider); // no HTTPS without TLS_PORT
 
         // TRANSPORT (servers/netty/variants.tsv): epoll (native, the default where Linux has it)
         // or nio (the JDK's selector)
@@ -116,7 +125,7 @@ public final class NettyServer {
         Channel quic = null;
         Channel secure = null;
         try {
-            // HTTPS: TLS (the JDK's, JSSE), then ALPN choosing HTTP/2 or HTTP/1.1, as in Netty's http2 tiles example
+            // HTTPS: TLS (JSSE or OpenSSL), then ALPN choosing HTTP/2 or HTTP/1.1, as in Netty's http2 tiles example
             if (https != null) {
                 secure = new ServerBootstrap()
                         .group(boss, workers)
@@ -154,7 +163,8 @@ public final class NettyServer {
             workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         }));
         String protocols = "h1,h2c" + (tcpTls == null ? "" : ",h1s,h2");
-        String tlsText = tcpTls == null ? "tls=off" : "tls=tcp:" + ((InetSocketAddress) tcpTls.localAddress()).getPort();
+        String tlsText = tcpTls == null ? "tls=off"
+                : "tls=tcp:" + ((InetSocketAddress) tcpTls.localAddress()).getPort() + " tls_provider=" + provider;
         if (h3 != null) {
             System.out.printf("server=netty version=%s protocols=%s,h3 transport=%s port=%d bind=%s %s h3=udp:%d%n",
                     VERSION, protocols, transport, port, bind, tlsText, port);
@@ -187,10 +197,11 @@ public final class NettyServer {
 
     /**
      * HTTPS's TLS (TLS_PORT is set): the PEM certificate chain and PKCS#8 key named by TLS_CERT and
-     * TLS_KEY on the JDK's TLS (JSSE; OpenSSL, netty-tcnative, would be a variant's), ALPN
-     * offering h2 and http/1.1. Without a readable certificate and key, exits 2.
+     * TLS_KEY on the JDK's TLS (JSSE, provider jdk) or OpenSSL (provider openssl: netty-tcnative's
+     * BoringSSL), ALPN offering h2 and http/1.1. Without a readable certificate and key, or
+     * openssl where netty-tcnative does not load, exits 2: no quiet fall-back to JSSE.
      */
-    private static SslContext sslContext() {
+    private static SslContext sslContext(String provider) {
         String cert = System.getenv("TLS_CERT");
         String key = System.getenv("TLS_KEY");
         if (cert == null || cert.isEmpty() || key == null || key.isEmpty()
@@ -199,9 +210,14 @@ public final class NettyServer {
                     + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
             System.exit(2);
         }
+        if (provider.equals("openssl") && !OpenSsl.isAvailable()) {
+            System.err.printf("netty: TLS_PROVIDER=openssl, but OpenSSL (netty-tcnative) is not available: %s%n",
+                    OpenSsl.unavailabilityCause());
+            System.exit(2);
+        }
         try {
             return SslContextBuilder.forServer(new File(cert), new File(key))
-                    .sslProvider(SslProvider.JDK)
+                    .sslProvider(provider.equals("openssl") ? SslProvider.OPENSSL : SslProvider.JDK)
                     .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                             ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
