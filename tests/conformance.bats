@@ -531,6 +531,9 @@ tls_needs_cert() {
 @test "vertx: exits non-zero at once when its port is taken" { exits_when_port_taken vertx; }
 @test "vertx: contract over h1s (HTTP/1.1 over TLS, certificate verified)" { conforms_tls vertx h1s; }
 @test "vertx: contract over h2 (HTTP/2 over TLS by ALPN, certificate verified)" { conforms_tls vertx h2; }
+@test "vertx: openssl variant: contract over h1s on OpenSSL (netty-tcnative), named tls_provider=openssl" { conforms_tls_variant vertx openssl h1s openssl; }
+@test "vertx: openssl variant: contract over h2 on OpenSSL (netty-tcnative), named tls_provider=openssl" { conforms_tls_variant vertx openssl h2 openssl; }
+@test "vertx: openssl variant: exits 2 naming the cause when OpenSSL does not load (no fall-back to JSSE)" { openssl_or_exit vertx openssl; }
 @test "vertx: says tls=off without TLS_PORT, and exits when TLS_PORT has no certificate" { tls_needs_cert vertx; }
 @test "vertx: exits non-zero at once when its TLS port is taken" { exits_when_port_taken vertx tls; }
 

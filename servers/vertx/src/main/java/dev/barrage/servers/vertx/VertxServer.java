@@ -5,7 +5,9 @@ import java.util.List;
 import java.nio.file.Path;
 import java.nio.file.Files;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.netty.handler.ssl.OpenSsl;
 import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
@@ -31,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The Barrage contract (servers/CONTRACT.md) on Vert.x core: a verticle with an HttpServer,
  * deployed once per event loop (Vert.x shares the port between the instances). HTTP/1.1
- * and h2c (Upgrade and prior knowledge: Vert.x's cleartext HTTP/2, on by default) on one port.
+ * and h2c (Upgrade and prior knowledge: Vert.x's cleartext HTTP/2, on by default) on one port;
+ * given TLS_PORT, HTTPS there on the JDK's TLS or, with TLS_PROVIDER=openssl, OpenSSL (netty-tcnative).
  */
 public final class VertxServer extends VerticleBase {
     private static final int DEFAULT_FILE_SIZE = 1_048_576;
@@ -62,9 +65,15 @@ public final class VertxServer extends VerticleBase {
                 yield ThreadingModel.EVENT_LOOP;
             }
         };
+        // TLS_PROVIDER (servers/vertx/variants.tsv): HTTPS on jdk (JSSE, the default) or openssl (netty-tcnative)
+        String provider = System.getenv().getOrDefault("TLS_PROVIDER", "jdk");
+        if (!provider.equals("jdk") && !provider.equals("openssl")) {
+            System.err.printf("vertx: TLS_PROVIDER wants jdk or openssl, got '%s'%n", provider);
+            System.exit(2);
+        }
+        HttpServerOptions tls = httpsOptions(bind, provider); // null without TLS_PORT: no HTTPS
         Vertx vertx = Vertx.vertx();
         HttpServerOptions options = new HttpServerOptions().setHost(bind).setPort(port);
-        HttpServerOptions tls = httpsOptions(bind); // null without TLS_PORT: no HTTPS
         // One verticle instance per event loop, as Vert.x's documentation scales a server
         // over the cores; the event-loop count stays at Vert.x's default.
         try {
@@ -81,15 +90,16 @@ public final class VertxServer extends VerticleBase {
         System.out.printf("server=vertx version=%s protocols=h1,h2c%s transport=%s threading=%s port=%d bind=%s tls=%s%n",
                 VERSION, tls == null ? "" : ",h1s,h2", vertx.isNativeTransportEnabled() ? "native" : "nio", threading,
                 port, bind,
-                tls == null ? "off" : "tcp:" + tls.getPort());
+                tls == null ? "off" : "tcp:" + tls.getPort() + " tls_provider=" + provider);
     }
 
     /**
      * HTTPS on TLS_PORT (null when it is unset): the PEM certificate and PKCS#8 key named by
-     * TLS_CERT and TLS_KEY on the JDK's TLS (JSSE), ALPN offering h2 and http/1.1. Without a
-     * readable certificate and key, exits 2.
+     * TLS_CERT and TLS_KEY on the JDK's TLS (JSSE, provider jdk) or OpenSSL (provider openssl:
+     * netty-tcnative's BoringSSL), ALPN offering h2 and http/1.1. Without a readable certificate
+     * and key, or openssl where netty-tcnative does not load, exits 2: no quiet fall-back to JSSE.
      */
-    private static HttpServerOptions httpsOptions(String bind) {
+    private static HttpServerOptions httpsOptions(String bind, String provider) {
         String port = System.getenv("TLS_PORT");
         if (port == null || port.isEmpty()) return null;
         String cert = System.getenv("TLS_CERT");
@@ -100,9 +110,14 @@ public final class VertxServer extends VerticleBase {
                     + " (TLS_CERT=%s TLS_KEY=%s); lib/certs.sh (certs::export) makes them%n", cert, key);
             System.exit(2);
         }
+        if (provider.equals("openssl") && !OpenSSLEngineOptions.isAvailable()) {
+            System.err.printf("vertx: TLS_PROVIDER=openssl, but OpenSSL (netty-tcnative) is not available: %s%n",
+                    OpenSsl.unavailabilityCause());
+            System.exit(2);
+        }
         return new HttpServerOptions().setHost(bind).setPort(Integer.parseInt(port))
                 .setSsl(true)
-                .setSslEngineOptions(new JdkSSLEngineOptions()) // named: OpenSSL would be a variant's choice
+                .setSslEngineOptions(provider.equals("openssl") ? new OpenSSLEngineOptions() : new JdkSSLEngineOptions())
                 .setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert).setKeyPath(key))
                 .setUseAlpn(true)
                 .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1));
