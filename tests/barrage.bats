@@ -24,18 +24,22 @@ setup() {
 
 teardown() { common_teardown; }
 
-@test "barrage driver: h1, h2c and h3, every scenario (mixed too: it runs the scenario's script)" {
+@test "barrage driver: h1, h2c, h1s, h2 and h3, every scenario (mixed too: it runs the scenario's script)" {
   run barrage::protocols
-  [ "$output" = $'h1\nh2c\nh3' ]
+  [ "$output" = $'h1\nh2c\nh1s\nh2\nh3' ]
   run barrage::supports mixed h3
   [ "$status" -eq 0 ] # run-tests.sh's deps stage installs the QUIC libraries barrage is built with
   run barrage::supports baseline h1
   [ "$status" -eq 0 ]
   run barrage::supports baseline h2c
   [ "$status" -eq 0 ]
+  run barrage::supports baseline h1s
+  [ "$status" -eq 0 ]
   run barrage::supports baseline h2
+  [ "$status" -eq 0 ]
+  run barrage::supports baseline h9
   [ "$status" -eq 1 ]
-  [[ $output == *"no h2"* ]]
+  [[ $output == *"no h9"* ]]
   run barrage::supports mixed h1
   [ "$status" -eq 0 ]
   run barrage::supports mixed h2c
