@@ -500,8 +500,9 @@ dist_run() {
   [[ $output == *"the tools other than barrage cross-check hello in the first round"* ]]
   [[ $output == *"left out to fit the budget: "*"--budget none brings them back (a fixed plan of every row with every tool: about "*" min)"* ]]
   # every server with barrage; wrk only on hello
-  local server
-  for server in $(find "$ROOT/servers" -mindepth 2 -maxdepth 2 -name server.properties -printf '%h\n' | xargs -n1 basename); do
+  local properties server
+  for properties in "$ROOT"/servers/*/server.properties; do
+    server=${properties%/server.properties} server=${server##*/}
     grep -qE "^1 +$server +barrage +h1 +hello" <<<"$output" || { echo "no barrage row for $server"; return 1; }
   done
   if grep -E '^1 .* wrk +h1 +(baseline|post-load|mixed|large-file|high-concurrency) ' <<<"$output"; then return 1; fi
