@@ -20,10 +20,11 @@ setup() {
 teardown() { run_teardown; }
 
 # flavours ARGS...: run-benchmarks.sh on the variant fixture servers, short runs, results under
-# $TMP/out.
+# $TMP/out; a fixed plan (--budget none): the default budget would give the fixture's undecided
+# pairs more rounds for its whole hour.
 flavours() {
   BARRAGE_SERVERS_DIR=$VARIANT_SERVERS "$RUN" --port "$PORT" --output "$TMP/out" --duration 1s --warmup 0s \
-    --server-warmup 0s --connections 2 --tool barrage --scenarios hello "$@"
+    --server-warmup 0s --connections 2 --tool barrage --scenarios hello --budget none "$@"
 }
 
 @test "variants: --list shows each server's variants, its first the default; one without variants.tsv has 'default'" {
@@ -197,7 +198,7 @@ flavours() {
   # shellcheck disable=SC2031 # PORT is setup's (lib/java.sh, sourced by another test, exports it only in a function)
   run "$RUN" --port "$PORT" --output "$TMP/out" --servers jetty --variants jetty:platform,jetty:vt --jdk 21,25 \
     --gc parallel --heap 256m --server-cpus 1 --tool barrage --protocol h1 --scenarios hello \
-    --duration 1s --warmup 0s --server-warmup 0s --connections 4 --seed 5
+    --duration 1s --warmup 0s --server-warmup 0s --connections 4 --seed 5 --budget none
   echo "$output"
   [ "$status" -eq 0 ]
   local f logs label model major
