@@ -7,7 +7,7 @@
 #                       group when it leads one, as setsid makes it; TERM, KILL after 2 s),
 #                       reaps them, removes TMP; always 0. Call it in teardown()
 #   make_tmp [LABEL]    a new temp dir with a space in its name (under BATS_TMPDIR), printed
-#   free_port           a free TCP port on 127.0.0.1, printed
+#   free_port           a port on 127.0.0.1, free with the one above it (TCP and UDP), printed
 #   fixture NAME...     the path of tests/fixtures/NAME..., printed
 #   run_setup_file, run_setup [LABEL], run_teardown
 #                       setup_file, setup and teardown of a file that runs run-benchmarks.sh:
@@ -84,7 +84,43 @@ if [[ -z ${BARRAGE_TEST_PYTHON:-} ]]; then
   export BARRAGE_TEST_PYTHON
 fi
 
-free_port() { "$BARRAGE_TEST_PYTHON" -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
+# Below the ephemeral range, so that no client socket's local port takes the port, or PORT + 1 (a
+# server's TLS port), between this check and the server's bind (seen: jetty's TLS port taken, one
+# run in ten); even ports handed out in turn through a file the parallel test files share, so that
+# two calls never give the same or adjacent ports; each free on TCP and UDP (HTTP/3).
+free_port() {
+  "$BARRAGE_TEST_PYTHON" - "${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/barrage-free-ports" <<'EOF'
+import fcntl, random, socket, sys
+
+def free(port):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+        with socket.socket(socket.AF_INET, kind) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                return False
+    return True
+
+with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+    ephemeral_low = int(f.read().split()[0])
+low = max(1024, ephemeral_low - 12000) // 2 * 2
+with open(sys.argv[1], "a+") as state:
+    fcntl.flock(state, fcntl.LOCK_EX)
+    state.seek(0)
+    last = state.read().strip()
+    port = int(last) if last else random.randrange(low, ephemeral_low - 2, 2)
+    for _ in range((ephemeral_low - low) // 2):
+        port = port + 2 if port + 2 < ephemeral_low - 1 else low
+        if free(port) and free(port + 1):
+            break
+    else:
+        sys.exit("free_port: no two free ports below %d" % ephemeral_low)
+    state.seek(0)
+    state.truncate()
+    state.write(str(port))
+print(port)
+EOF
+}
 
 fixture() { local IFS=/; printf '%s\n' "$ROOT/tests/fixtures/$*"; }
 

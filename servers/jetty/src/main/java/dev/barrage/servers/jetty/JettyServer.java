@@ -133,8 +133,12 @@ public final class JettyServer {
         try {
             server.start();
         } catch (Exception e) { // e.g. a BindException: do not run on without the port
+            try {
+                server.stop();
+            } catch (Exception stopFailure) { // the start's cause is the one to report: it is printed last
+                e.addSuppressed(stopFailure);
+            }
             System.err.printf("jetty: cannot start on %s:%d (%s): %s%n", bind, port, h3 == null ? "tcp" : "tcp and udp", e);
-            server.stop();
             System.exit(1);
         }
         String tlsText = tlsConnector == null ? "tls=off" : "tls=tcp:" + tlsConnector.getLocalPort();
