@@ -540,11 +540,11 @@ def _gp_common($file; $title):
   "set border 3",
   "set tics nomirror";
 
-def _rps_script($dir; $servers; $runs):
+def _rps_script($dir; $servers; $median):
   . as $chart
   | "\($dir)/\(.slug).png" as $file
   | _gp_common($file; .title // "Successful requests per second by scenario: \(.protocol | _protocol_name), \(.tool) (higher is better)"),
-    "set ylabel \"successful requests/s\(if $runs > 1 then " (median of \($runs) runs)" else "" end)\"",
+    "set ylabel \"successful requests/s\(if $median != "" then " (\($median))" else "" end)\"",
     "set xlabel \((.xlabel // "scenario") | _gp_string)",
     # Headroom above the tallest bar for its value label.
     "set yrange [0:\([.values[][]] | max * 1.15)]",
@@ -566,7 +566,7 @@ def _rps_script($dir; $servers; $runs):
                   | "$rps using ($0 + \(($j - ($n - 1) / 2) / ($n + 1))):\($j + 2):(gprintf(\"%.1s%c\", column(\($j + 2)))) with labels rotate by 90 left offset 0,0.4 font \",8\" notitle"]
                  | join(", \\\n     "));
 
-def _latency_script($dir; $servers; $runs):
+def _latency_script($dir; $servers; $median_text):
   . as $table
   | "\($dir)/latency-\(.slug).png" as $file
   | [["p50", 2], ["p75", 4], ["p90", 10], ["p99", 100], ["p999", 1000], ["p9999", 10000]] as $points
@@ -576,7 +576,7 @@ def _latency_script($dir; $servers; $runs):
     # then a log axis keeps the other servers' lines apart.
     ([.measured[].latency[] | .median? // empty | select(. > 0)]) as $all
     | (($all | length) > 0 and ($all | max) / ($all | min) > 100) as $log_y
-    | (if $runs > 1 then ", median of \($runs) runs" else "" end) as $median
+    | (if $median_text != "" then ", \($median_text)" else "" end) as $median
     | (if $log_y then "set ylabel \"latency (ms, log scale\($median))\"", "set logscale y 10", "set yrange [*:*]"
        else "set ylabel \"latency (ms\($median))\"", "set yrange [0:*]" end),
     "set logscale x 10",
@@ -635,15 +635,17 @@ def _timeline_script($dir; $servers):
 
 def chart_scripts($dir):
   .servers as $servers
-  | .meta.settings.runs as $runs
-  | [(.rps_charts[] | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $runs)] | join("\n") + "\n")}),
+  # a budgeted run gave each server its own number of runs (the tables say how many)
+  | (if .meta.settings.budget_s? != null then "median of each server's runs"
+     elif .meta.settings.runs > 1 then "median of \(.meta.settings.runs) runs" else "" end) as $median
+  | [(.rps_charts[] | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $median)] | join("\n") + "\n")}),
      (.timeline_chart // empty
       | {file: "\(.slug).png", script: ([_timeline_script($dir; $servers)] | join("\n") + "\n"),
          data_file: "\(.slug).dat", data: _timeline_data}),
      (.tables[] | select((.measured | length) > 0)
-      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $runs)] | join("\n") + "\n")}),
+      | {file: "latency-\(.slug).png", script: ([_latency_script($dir; $servers; $median)] | join("\n") + "\n")}),
      (.openloop | openloop::chart_scripts($dir; _colour($servers))),
      (.sizes // [] | sizes::chart_scripts($dir; _colour($servers))),
      (.variants[].chart | select((.scenarios | length) > 0)
-      | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $runs)] | join("\n") + "\n")})]
+      | {file: "\(.slug).png", script: ([_rps_script($dir; $servers; $median)] | join("\n") + "\n")})]
   | map({data_file: "", data: ""} + .);

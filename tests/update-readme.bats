@@ -524,6 +524,13 @@ is_png() {
   section | grep -qxF '| Server warm-up | barrage on each freshly started server, per protocol and scenario, until steady state (at most 60 s) |'
 }
 
+# chart_labels RESULTS: the y-axis labels of the charts update-readme.sh draws from RESULTS, one a line
+chart_labels() {
+  # shellcheck disable=SC2016 # expanded by that bash
+  bash -c 'source "$1/lib/log.sh"; source "$1/lib/readme.sh"; readme::model "$2" netty .' _ "$ROOT" "$1" \
+    | jq -r -L "$ROOT/lib" 'import "readme" as r; r::chart_scripts("/x")[].script' | grep 'set ylabel'
+}
+
 @test "update-readme: a budgeted run says per table how many pairs are decided, equal and open, and each server's runs" {
   budgeted_results "$F/multi-base.json" "$TMP/budget.json"
   update --file "$TMP/budget.json"
@@ -538,9 +545,14 @@ is_png() {
   section | awk '/^### hello · HTTP\/1.1 · wrk$/ {on = 1; next} /^### / {on = 0} on' >"$TMP/hello"
   grep -qxF "Pairs of neighbours: 3 decided (intervals apart), 0 equal (within 3%), 1 open (jetty–tomcat). Runs: netty 3, java-http 3, jetty 3, tomcat 3, jdk-httpserver 3." "$TMP/hello"
   section | grep -qF "| Runs | a budget of 60 min: 3 rounds of 10 s after 2 s of warm-up, more rounds only where a pair was open (tie margin 3%); left out to fit it: scenarios mixed; --budget none brings them back |"
+  # the charts' axes do not claim the rounds' count for every server: each got its own runs
+  chart_labels "$TMP/budget.json" >"$TMP/labels"
+  [ "$(grep -c "(median of each server's runs)" "$TMP/labels")" -ge 1 ]
+  [ "$(grep -c 'median of [0-9]' "$TMP/labels")" -eq 0 ]
   # a file without rounds (written before budgets) has no such line
   update --file "$F/multi-base.json"
   [ "$(section | grep -c 'Pairs of neighbours')" -eq 0 ]
+  chart_labels "$F/multi-base.json" | grep -q '(median of 3 runs)'
 }
 
 @test "update-readme: only the main shell removes its work files, not a subshell a signal reaches as it forks" {
