@@ -24,6 +24,17 @@ setup_file() {
 }
 
 teardown_file() {
+  cd "$BATS_TEST_DIRNAME/.." || return 1
+  # shellcheck source=lib/log.sh
+  source lib/log.sh
+  # shellcheck source=lib/servers.sh
+  source lib/servers.sh
+  local state pid
+  for state in "$CONFORMANCE_TMP"/shared*; do
+    [[ -f $state ]] || continue
+    pid=$(head -n 1 "$state")
+    servers::stop "$pid" 5 || true
+  done
   rm -rf -- "$CONFORMANCE_TMP"
 }
 
@@ -56,6 +67,27 @@ start() {
   servers::wait_ready "$SERVER_PID" "$PORT" 60
 }
 
+# start_shared NAME: as start, but the server started once for the file's contract tests (h1,
+# h2c, h1s, h2, h3, barrage over h3 all talk to one instance started with its TLS port), kept
+# running (its PID, ports and log in $CONFORMANCE_TMP/shared NAME; bats' fd 3 closed, else bats
+# waits for it) and stopped in teardown_file; started again when it died. Starting each server
+# once instead of once a protocol saves some twenty JVM starts. SERVER_PID stays empty:
+# teardown leaves it running.
+start_shared() {
+  local state="$CONFORMANCE_TMP/shared $1" fields
+  if [[ -s $state ]]; then
+    mapfile -t fields <"$state"
+    if servers::alive "${fields[0]}"; then
+      PORT=${fields[1]} TLS_PORT=${fields[2]} LOG=${fields[3]}
+      return 0
+    fi
+    echo "the shared $1 (pid ${fields[0]}) is gone; starting another"
+  fi
+  start "$1" 3>&-
+  printf '%s\n' "$SERVER_PID" "$PORT" "$TLS_PORT" "$LOG" >"$state"
+  SERVER_PID=''
+}
+
 # require_built NAME: fail, naming the server, when its build failed in setup_file.
 require_built() {
   local failure
@@ -76,7 +108,8 @@ conforms() {
     skip "$name declares only $protocols"
   fi
   require_built "$name"
-  start "$name"
+  # a variant's settings (SERVERS_START_ENV) get a server of their own
+  if [[ -n ${SERVERS_START_ENV+set} ]]; then start "$name"; else start_shared "$name"; fi
   run contract::verify "$name" "http://127.0.0.1:$PORT" "$protocol" "https://127.0.0.1:$TLS_PORT"
   # On failure bats shows this output: each failed item, with the server's name.
   grep -E '^not ok' <<<"$output" || true
@@ -145,7 +178,7 @@ barrage_h3() {
   local name=$1 record
   require_built "$name"
   [[ $("$ROOT/client/build/barrage" --version) == *" h3 ("* ]] || { echo "barrage was built without HTTP/3"; return 1; }
-  start "$name"
+  start_shared "$name"
   head -c 300 /dev/urandom >"$CONFORMANCE_TMP/body 300"
   run "$ROOT/client/build/barrage" --h3 --cacert "$(certs::dir)/ca.pem" -c 2 -m 4 -n 200 --timeout 10s --json \
     "https://127.0.0.1:$PORT/hello"
