@@ -41,7 +41,8 @@ static int install(int sig, void (*handler)(int))
 int signals_init(void (*on_first)(int sig))
 {
     first_hook = on_first;
-    if (install(SIGINT, on_stop_signal) || install(SIGTERM, on_stop_signal) || install(SIGUSR1, on_nudge))
+    if (install(SIGINT, on_stop_signal) || install(SIGTERM, on_stop_signal) || install(SIGUSR1, on_nudge)
+        || install(SIGPIPE, SIG_IGN))
         return -1;
     return 0;
 }

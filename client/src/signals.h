@@ -11,7 +11,10 @@
  * Worker threads block both (signals_block_in_thread, called by the thread
  * about to create them), so the handler runs in the main thread. SIGUSR1 is
  * the nudge (signals_nudge): its handler does nothing, but a worker blocked
- * in a system call (a script's io.read) gets EINTR. */
+ * in a system call (a script's io.read) gets EINTR. SIGPIPE is ignored, as wrk
+ * and h2load do: a write to a peer that has gone (OpenSSL's socket writes, a
+ * --log FIFO whose reader left, a closed standard output) fails with EPIPE
+ * where it is made, instead of ending the process without its report. */
 #ifndef BARRAGE_SIGNALS_H
 #define BARRAGE_SIGNALS_H
 

@@ -265,6 +265,32 @@ def case_log_usage(t):
     expect(rc == 2 and f"--log {bad}: No such file or directory" in err, f"exit {rc}: {err[-300:]}")
 
 
+def case_log_reader_gone(t):
+    """--log to a FIFO whose reader leaves after the first bytes: the log stops, the run does not (no SIGPIPE):
+    the whole window measured, exit 1 saying how many lines were lost."""
+    fifo = os.path.join(t.workdir, "log fifo")
+    os.mkfifo(fifo)
+    with Server(t.workdir, "reader gone") as ng:
+        # the reader is open before barrage starts (its non-blocking open needs one); it takes the
+        # first bytes barrage writes (the header line) and leaves
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        p = subprocess.Popen([t.barrage, "-c", "2", "-d", "2s", "--log", fifo, ng.url()],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        got, deadline = b"", time.monotonic() + 20
+        while not got and time.monotonic() < deadline and p.poll() is None:
+            try:
+                got = os.read(reader, 100)
+            except BlockingIOError:
+                time.sleep(0.01)
+        os.close(reader)
+        out, err = p.communicate(timeout=60)
+        rc = p.returncode
+    expect(got.startswith(b"start_unix_us,"), f"the reader got {got!r}")
+    expect(rc == 1, f"exit {rc} (141: killed by SIGPIPE): {err[-300:]}")
+    expect("could not be written whole" in err and "lines lost" in err, f"stderr: {err[-300:]}")
+    expect("requests in 2.00s" in out, f"no report of the whole window: {out[-300:]}")
+
+
 CASES = [
     ("--fail-on breaks: exit 5, which one in the record and on stderr", case_fail_on_breaks),
     ("--fail-on holds: exit 0", case_fail_on_holds),
@@ -276,6 +302,7 @@ CASES = [
     ("--log-sample: the share drawn, seeded", case_log_sample),
     ("--log after a SIGINT: whole lines, one per request", case_log_sigint),
     ("--log, --log-sample: bad values exit 2", case_log_usage),
+    ("--log to a FIFO whose reader left: the run goes on, exit 1 with the lines lost", case_log_reader_gone),
 ]
 
 
