@@ -219,13 +219,17 @@ static FILE *open_hdr_log(const char *path, char *err, size_t errlen)
 }
 
 /* The files of an open-loop run and its timeline, opened before the run so a
- * bad path fails at once; the Poisson seed when none was given (recorded). */
+ * bad path fails at once; the seed of the draws when none was given (the
+ * record's seed), kept below 2^53 so that a JSON reader working in doubles
+ * (jq 1.6) reads it exactly. */
 static int open_run_files(struct config *cfg, struct control *control, char *err, size_t errlen)
 {
     cfg->setup.seed = cfg->seed;
-    if (config_seeded(cfg) && !cfg->seed_set &&
-        getrandom(&cfg->setup.seed, sizeof cfg->setup.seed, 0) != sizeof cfg->setup.seed)
-        cfg->setup.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    if (config_seeded(cfg) && !cfg->seed_set) {
+        if (getrandom(&cfg->setup.seed, sizeof cfg->setup.seed, 0) != sizeof cfg->setup.seed)
+            cfg->setup.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+        cfg->setup.seed &= (UINT64_C(1) << 53) - 1;
+    }
     if (cfg->control_path) {
         if (control_open(control, cfg->control_path, err, errlen)) return -1;
         cfg->setup.control = control;

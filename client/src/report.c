@@ -93,7 +93,7 @@ void report_help(void)
           "                               time (default 0: a wake-up per request)\n"
           "      --rate-stages R:T[,R:T]  the target ramps linearly to each rate R over its time T, from\n"
           "                               -R (else the first R); the run lasts the stages unless -d\n"
-          "      --seed N                 seed of the Poisson and random draws (default: random, recorded)\n"
+          "      --seed N                 seed of the Poisson and random draws (default: random; the record's seed)\n"
           "      --control FILE           read 'rate N' and 'stop' from FILE (a FIFO or a file) while running\n"
           "      --hdr-log FILE           HdrHistogram interval log, one line per second (a FIFO must\n"
           "                               have its reader already; one that stops reading fails the log)\n"
@@ -555,6 +555,9 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     FILE *f = record_out ? record_out : stdout;
     fprintf(f, "{\n  \"tool\": \"barrage\", \"version\": \"%s\", \"protocol\": \"%s\",\n", BARRAGE_VERSION,
             protocol_name(cfg));
+    /* the seed of the run's draws, given or drawn, so that a run can be repeated with --seed */
+    if (config_seeded(cfg)) fprintf(f, "  \"seed\": %" PRIu64 ",\n", cfg->setup.seed);
+    else fputs("  \"seed\": null,\n", f);
     if (cfg->tls)
         fprintf(f, "  \"tls\": {\"version\": \"%s\", \"verified\": %s},\n", cfg->setup.tls_version,
                 cfg->insecure ? "false" : "true");

@@ -169,6 +169,24 @@ def case_list_random_sequence(t):
     expect(len(seqs[0]) == 200 and seqs[0] == seqs[1], "the same seed, another sequence")
 
 
+def case_seed_recorded(t):
+    """Without --seed the record gives the seed drawn (below 2^53, exact in any JSON reader), and --seed with it
+    sends the same sequence again; a run that draws nothing records null."""
+    lst = t.write("list seed.txt", "\n".join(f"/{i}" for i in range(10)) + "\n")
+    seqs, seeds = [], []
+    for i in range(2):
+        with Recorder(t.workdir, f"seed {i}") as ng:
+            args = ["--seed", str(seeds[0])] if seeds else []
+            r = t.ok_run(["-c", "1", "-n", "100", "--urls", lst, "--urls-random", *args], url_of(ng.port))
+            seqs.append(targets(ng.requests()))
+            seeds.append(r["seed"])
+    expect(isinstance(seeds[0], int) and 0 <= seeds[0] < 2 ** 53, f"seed {seeds[0]!r}")
+    expect(seeds[1] == seeds[0] and len(seqs[0]) == 100 and seqs[0] == seqs[1], f"seeds {seeds}: another sequence")
+    with Recorder(t.workdir, "seed none") as ng:
+        r = t.ok_run(["-c", "1", "-n", "10", "--urls", lst], url_of(ng.port))
+    expect(r["seed"] is None, f"a run without draws records seed {r['seed']!r}")
+
+
 def case_list_origins(t):
     """Two origins: each line goes to its own origin's connections, each origin's lines in order."""
     with Recorder(t.workdir, "origin 2") as other, Recorder(t.workdir, "origin 1") as ng:
@@ -530,6 +548,7 @@ def case_pace_resolution(t):
 
 
 CASES = [
+    ("the seed drawn is in the record; --seed with it repeats the sequence", case_seed_recorded),
     ("--urls in order: methods, body files, round and round", case_list_in_order),
     ("--urls over HTTP/2 at a fixed rate with -H", case_list_h2_rate_headers),
     ("--urls longer than 1,024 lines: shared encodings, the same order, h1 and h2", case_list_long),
