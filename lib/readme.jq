@@ -566,7 +566,7 @@ def _rps_script($dir; $servers; $median):
                   | "$rps using ($0 + \(($j - ($n - 1) / 2) / ($n + 1))):\($j + 2):(gprintf(\"%.1s%c\", column(\($j + 2)))) with labels rotate by 90 left offset 0,0.4 font \",8\" notitle"]
                  | join(", \\\n     "));
 
-def _latency_script($dir; $servers; $median_text):
+def _latency_script($dir; $servers; $median):
   . as $table
   | "\($dir)/latency-\(.slug).png" as $file
   | [["p50", 2], ["p75", 4], ["p90", 10], ["p99", 100], ["p999", 1000], ["p9999", 10000]] as $points
@@ -576,9 +576,9 @@ def _latency_script($dir; $servers; $median_text):
     # then a log axis keeps the other servers' lines apart.
     ([.measured[].latency[] | .median? // empty | select(. > 0)]) as $all
     | (($all | length) > 0 and ($all | max) / ($all | min) > 100) as $log_y
-    | (if $median_text != "" then ", \($median_text)" else "" end) as $median
-    | (if $log_y then "set ylabel \"latency (ms, log scale\($median))\"", "set logscale y 10", "set yrange [*:*]"
-       else "set ylabel \"latency (ms\($median))\"", "set yrange [0:*]" end),
+    | (if $median != "" then ", \($median)" else "" end) as $suffix
+    | (if $log_y then "set ylabel \"latency (ms, log scale\($suffix))\"", "set logscale y 10", "set yrange [*:*]"
+       else "set ylabel \"latency (ms\($suffix))\"", "set yrange [0:*]" end),
     "set logscale x 10",
     "set xrange [1.7:12000]",
     "set xtics (\"50%%\" 2, \"75%%\" 4, \"90%%\" 10, \"99%%\" 100, \"99.9%%\" 1000, \"99.99%%\" 10000)",
