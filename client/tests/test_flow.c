@@ -87,6 +87,11 @@ static void test_errors(void)
         {"GET /a\n  capture 1d = header:X\n", "f.flow:2: capture NAME"},
         {"GET /a\n  capture id header:X\n", "f.flow:2: capture NAME = SOURCE: '=' missing"},
         {"GET /a\n  capture r = regex:(\n", "f.flow:2: bad regular expression"},
+        {"GET /a\n  expect body ~ ((a{100}){100}){100}\n", "f.flow:2: regular expression '((a{100}){100}){100}' too large"},
+        {"GET /a\n  expect body ~ ((a?){150}){150}\n", "f.flow:2: regular expression '((a?){150}){150}' too large"},
+        {"GET /a\n  expect body ~ a{1000}\n", "f.flow:2: regular expression 'a{1000}' too large"},
+        {"GET /a\n  capture r = regex:(x|[]{}]{99}(b{2,}c?){50,60}){400}\n", "f.flow:2: regular expression"},
+        {"GET /a\n  expect body ~ ((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))\n", "f.flow:2: regular expression"},
         {"GET /a\n  think soon\n", "f.flow:2: think: 'soon' is not a duration"},
         {"GET /a\n  nonsense here\n", "f.flow:2: 'nonsense here' is neither a header line"},
         {"GET /a\n  X-A: b\x01\n", "f.flow:2: a control byte"},
@@ -114,6 +119,24 @@ static void test_errors(void)
         int rc = flow_parse(&f, bad[i].text, len, "f.flow", err, sizeof err);
         TAP_CHECK(rc == -1 && !strncmp(err, bad[i].why, strlen(bad[i].why)) && f.count == 0 && !f.steps,
                   "refused: %s (%s)", bad[i].why, err);
+    }
+}
+
+/* Patterns regcomp keeps small are kept: a bracket's braces, escaped ones and
+ * alternatives are not counted repetitions. */
+static void test_regex_sizes(void)
+{
+    static const char *const good_patterns[] = {
+        "[0-9a-f]{32}", "([{9999}]){99}", "([[:alpha:]{9999}]){99}", "(\\{9999}){99}", "(a{20}|b{20}){20}",
+        "x{,9}y{9,}", "a{999}", ")a{99}",
+    };
+    for (size_t i = 0; i < sizeof good_patterns / sizeof good_patterns[0]; i++) {
+        char text[128], err[300] = "";
+        snprintf(text, sizeof text, "GET /a\n  expect body ~ %s\n", good_patterns[i]);
+        struct flow f;
+        int rc = flow_parse(&f, text, strlen(text), "f.flow", err, sizeof err);
+        TAP_CHECK(rc == 0, "kept: %s (%s)", good_patterns[i], err);
+        if (!rc) flow_free(&f);
     }
 }
 
@@ -316,6 +339,7 @@ int main(void)
 {
     test_forms();
     test_errors();
+    test_regex_sizes();
     test_cut_everywhere();
     test_duration();
     test_expand();
