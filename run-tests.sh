@@ -23,6 +23,8 @@ source lib/contract.sh
 source lib/history.sh
 # shellcheck source=lib/java.sh
 source lib/java.sh
+# shellcheck source=lib/procs.sh
+source lib/procs.sh
 
 ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
@@ -40,7 +42,8 @@ Stages (default: all, in this order):
               into .cache/jdk-21 and .cache/jdk-25)
   build       build barrage (make -C client), every Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
-  c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
+  c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize);
+              with c-tests, beside it (its output printed when c-tests has ended)
   c-fuzz      every parser's fuzzer, side by side (HTTP/1 responses, URLs, request text, --rand-url patterns,
               JWT keys, --urls lists, --fail-on expressions, --flow files), \$FUZZ_SECONDS s each (default 10)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name); the files
@@ -71,22 +74,69 @@ count_tap() {
   fi
 }
 
+# Where the stages' output is kept until it is counted (removed by on_exit).
+LOG_DIR=''
+
 # run_stage NAME CMD...: run a stage, stream its output, count its TAP lines;
 # a stage that fails without reporting a failed test counts as one failure.
 run_stage() {
-  local name=$1 log rc=0 before=$FAILED started=$SECONDS
+  local name=$1 log rc=0 started=$SECONDS
   shift
-  log=$(mktemp)
+  if [[ -n $LOG_DIR ]]; then log="$LOG_DIR/$name.log"; else log=$(mktemp); fi
   log::info "stage $name: $*"
   "$@" 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
   log::info "stage $name took $((SECONDS - started)) s" # where the run's time goes
+  count_stage "$name" "$log" "$rc"
+}
+
+# count_stage NAME LOG RC: count a finished stage's TAP lines; a stage that exited RC != 0
+# without reporting a failed test counts as one failure.
+count_stage() {
+  local name=$1 log=$2 rc=$3 before=$FAILED
   count_tap "$log"
-  rm -f "$log"
+  rm -f -- "$log"
   if ((rc != 0 && FAILED == before)); then
     FAILED=$((FAILED + 1))
     FAILED_NAMES+=("not ok - stage $name exited $rc")
     echo "not ok - stage $name exited $rc"
   fi
+}
+
+# Stages run at once when both are asked for. Their suites mostly wait on their own -d
+# windows and servers (a third of a core each on 2 cores, measured), so the sanitized
+# build's suites run beside the plain build's instead of after them.
+SIDE_BY_SIDE=(c-tests c-sanitize)
+
+# run_side_by_side FIRST OTHER...: OTHER stages in the background (a process group each,
+# output to their logs), FIRST as run_stage runs it; then each OTHER's output, once it has
+# ended, counted the same way.
+run_side_by_side() {
+  local first=$1 name pids=() started=$SECONDS rc i
+  shift
+  local others=("$@")
+  for name in "${others[@]}"; do
+    log::info "stage $name: stage_${name//-/_} (beside $first; its output follows $first's)"
+    procs::spawn "stage $name" "stage_${name//-/_}" >"$LOG_DIR/$name.log" 2>&1
+    pids+=("$PROCS_PID")
+  done
+  run_stage "$first" "stage_${first//-/_}"
+  for i in "${!others[@]}"; do
+    name=${others[i]} rc=0
+    procs::wait "${pids[i]}" || rc=$?
+    log::info "stage $name (beside $first) ended $((SECONDS - started)) s after it started"
+    cat -- "$LOG_DIR/$name.log"
+    count_stage "$name" "$LOG_DIR/$name.log" "$rc"
+  done
+}
+
+# on_exit: the one EXIT trap: a stage still running beside another (an interrupt) is
+# stopped by its process group; the logs go.
+on_exit() {
+  local rc=$?
+  trap '' INT TERM
+  procs::stop_all
+  [[ -n $LOG_DIR ]] && rm -rf -- "$LOG_DIR"
+  exit "$rc"
 }
 
 # The stage functions run inside run_stage's pipeline, where errexit is off: each checks
@@ -171,8 +221,21 @@ main() {
   ((${#stages[@]})) || stages=("${ALL_STAGES[@]}")
   # Tests that need a built server or a JDK fail (instead of skipping) when run from here.
   export BARRAGE_REQUIRE_BUILT=1
+  LOG_DIR=$(mktemp -d "${TMPDIR:-/tmp}/run-tests logs.XXXXXX")
+  trap on_exit EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  local picked=" ${stages[*]} " beside=" ${SIDE_BY_SIDE[*]:1} "
   for s in "${stages[@]}"; do
-    run_stage "$s" "stage_${s//-/_}"
+    if [[ $s == "${SIDE_BY_SIDE[0]}" ]]; then
+      local others=() o
+      for o in "${SIDE_BY_SIDE[@]:1}"; do [[ $picked == *" $o "* ]] && others+=("$o"); done
+      run_side_by_side "$s" "${others[@]}"
+    elif [[ $beside == *" $s "* && $picked == *" ${SIDE_BY_SIDE[0]} "* ]]; then
+      continue # it ran beside the first
+    else
+      run_stage "$s" "stage_${s//-/_}"
+    fi
   done
   if ((FAILED > 0)); then
     log::error "failed:"

@@ -92,6 +92,60 @@ in_run_tests() {
   done
 }
 
+@test "run-tests: c-sanitize runs beside c-tests: at once, its output after c-tests's, both counted" {
+  # each stage waits (10 s at most) for the other's mark: only side by side do both find it
+  export T=$TMP
+  run in_run_tests '
+    wait_for() { for _ in $(seq 100); do [[ -e $1 ]] && return 0; sleep 0.1; done; return 1; }
+    stage_c_tests() { touch "$T/plain"; wait_for "$T/asan" && echo "ok 1 - plain saw asan"; echo "ok 2 - plain"; }
+    stage_c_sanitize() { touch "$T/asan"; wait_for "$T/plain" && echo "ok 1 - asan saw plain"; echo "not ok 2 - asan"; }
+    main c-sanitize c-tests'
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ "${lines[-1]}" = "3 passed, 1 failed, 0 skipped" ]
+  [[ $output == *"ok 1 - plain saw asan"*"ok 2 - plain"*"ok 1 - asan saw plain"*"not ok 2 - asan"* ]]
+  [[ $output == *"not ok 2 - asan"*"failed:"* ]]
+}
+
+@test "run-tests: a stage beside c-tests that exits non-zero without a failed test counts as one failure" {
+  run in_run_tests '
+    stage_c_tests() { echo "ok 1 - plain"; }
+    stage_c_sanitize() { echo "ok 1 - built"; return 2; }
+    main c-tests c-sanitize'
+  [ "$status" -eq 1 ]
+  [[ $output == *"not ok - stage c-sanitize exited 2"* ]]
+  [ "${lines[-1]}" = "2 passed, 1 failed, 0 skipped" ]
+}
+
+@test "run-tests: only one of the pair asked for runs alone, as before" {
+  run in_run_tests '
+    stage_c_tests() { echo "ok 1 - plain"; }
+    stage_c_sanitize() { echo "ok 1 - asan"; }
+    main c-sanitize'
+  [ "$status" -eq 0 ]
+  [[ $output == *"ok 1 - asan"* && $output != *"plain"* ]]
+  [ "${lines[-1]}" = "1 passed, 0 failed, 0 skipped" ]
+}
+
+@test "run-tests: SIGTERM to the run while c-sanitize runs beside c-tests stops both, c-sanitize's process group whole, and removes the logs" {
+  # the run in a process group of its own, signalled whole as a terminal's Ctrl-C or a CI timeout would
+  setsid bash -c 'source "$1"; T=$2
+    stage_c_sanitize() { sleep 60 & echo $! >"$T/child"; echo $BASHPID >"$T/stage"; wait; }
+    stage_c_tests() { echo "$LOG_DIR" >"$T/logs"; sleep 60; }
+    main c-tests c-sanitize' _ "$ROOT/run-tests.sh" "$TMP" >"$TMP/out" 2>&1 &
+  local run=$! rc=0 stage child logs
+  for _ in $(seq 100); do [[ -s $TMP/child && -s $TMP/logs ]] && break; sleep 0.1; done
+  kill -TERM -- "-$run"
+  wait "$run" || rc=$?
+  cat "$TMP/out"
+  [ "$rc" -eq 143 ]
+  stage=$(<"$TMP/stage") child=$(<"$TMP/child") logs=$(<"$TMP/logs")
+  for _ in $(seq 50); do [[ -z $(ps -o pid= -p "$child") ]] && break; sleep 0.1; done
+  [ -z "$(ps -o pid= -p "$stage")" ]
+  [ -z "$(ps -o pid= -p "$child")" ]
+  [[ -n $logs && ! -e $logs ]]
+}
+
 @test "bench: a tool's stderr is kept apart from its CPU time" {
   run bash -c 'source "$1"; WORKDIR=$2; taskset() { shift 2; "$@"; }
     timed noisy bash -c "echo \"99 99 warning from the tool\" >&2; echo out"

@@ -3,6 +3,8 @@ the failure type and checks of a case, the accounting identities every
 `barrage --json` record must satisfy, a free port, and the runner of the cases
 (TAP lines, records kept and validated against the JSON Schemas)."""
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -130,6 +132,16 @@ def memory_bounded(sanitized, limit_mb=1024):
     import resource
     limit = limit_mb << 20
     return {"preexec_fn": lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, limit))}
+
+
+@contextlib.contextmanager
+def venv_lock(venv):
+    """Held while a suite checks or installs the venv at the path venv: the plain and the
+    sanitized builds' suites run at once (run-tests.sh) and may both find it missing."""
+    os.makedirs(os.path.dirname(venv), exist_ok=True)
+    with open(venv + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def free_port():

@@ -146,12 +146,13 @@ class FaultServer:
 def ensure_venv():
     """The h2 package in REPO/.cache/h2venv, installed from PyPI when missing."""
     python = os.path.join(VENV, "bin", "python")
-    if os.path.exists(python) and subprocess.run([python, "-c", "import h2"], capture_output=True).returncode == 0:
-        return
-    subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
-    p = subprocess.run([python, "-m", "pip", "install", "-q", H2_REQUIREMENT], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Failure(f"cannot install {H2_REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
+    with harness.venv_lock(VENV):
+        if os.path.exists(python) and subprocess.run([python, "-c", "import h2"], capture_output=True).returncode == 0:
+            return
+        subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
+        p = subprocess.run([python, "-m", "pip", "install", "-q", H2_REQUIREMENT], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Failure(f"cannot install {H2_REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
 
 
 # ---- certificates ----

@@ -32,12 +32,13 @@ SERVER = os.path.join(HERE, "h3server.py")
 def ensure_venv():
     """aioquic in REPO/.cache/h3venv, installed from PyPI when missing."""
     python = os.path.join(VENV, "bin", "python")
-    if os.path.exists(python) and subprocess.run([python, "-c", "import aioquic"], capture_output=True).returncode == 0:
-        return python
-    subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
-    p = subprocess.run([python, "-m", "pip", "install", "-q", AIOQUIC_REQUIREMENT], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Failure(f"cannot install {AIOQUIC_REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
+    with harness.venv_lock(VENV):
+        if os.path.exists(python) and subprocess.run([python, "-c", "import aioquic"], capture_output=True).returncode == 0:
+            return python
+        subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
+        p = subprocess.run([python, "-m", "pip", "install", "-q", AIOQUIC_REQUIREMENT], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Failure(f"cannot install {AIOQUIC_REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
     return python
 
 
