@@ -26,7 +26,7 @@ source lib/java.sh
 # shellcheck source=lib/procs.sh
 source lib/procs.sh
 
-ALL_STAGES=(deps build c-tests c-sanitize bats-untimed c-fuzz bats-timed)
+ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 # make -j for the C stages: compiling side by side; the suites still run one at a time
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -43,16 +43,12 @@ Stages (default: all, in this order):
   build       build barrage and its test binaries (make -C client all test-build), every
               Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
-  c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize)
-  bats-untimed  the tests/*.bats files that neither time anything nor start servers, two
-              at a time (GNU parallel), at a lower priority (nice +10)
+  c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize);
+              with c-tests, beside it (its output printed when c-tests has ended)
   c-fuzz      every parser's fuzzer, side by side (HTTP/1 responses, URLs, request text, --rand-url patterns,
               JWT keys, --urls lists, --fail-on expressions, --flow files), \$FUZZ_SECONDS s each (default 10)
-  bats-timed  every other tests/*.bats file, one at a time
-  bats        both bats stages (BATS_FILTER=REGEX picks tests by name in either)
-
-With c-tests, c-sanitize and bats-untimed run beside it, each in the background; their
-output follows c-tests's. The C suites mostly wait on their own windows and servers.
+  bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name); the files
+              that neither time anything nor start servers run two at a time (GNU parallel)
 
 Output: TAP lines per test, then "N passed, N failed, N skipped" (a skipped test is
 never counted as passed). Exit 0 when none failed.
@@ -109,8 +105,10 @@ count_stage() {
 
 # Stages run at once when both are asked for. Their suites mostly wait on their own -d
 # windows and servers (a third of a core each on 2 cores, measured), so the sanitized
-# build's suites run beside the plain build's instead of after them.
-SIDE_BY_SIDE=(c-tests c-sanitize bats-untimed)
+# build's suites run beside the plain build's instead of after them: beside them barrage's
+# schedule lag at -R 2000 stayed as on a quiet machine (p99 0.2-2.7 ms, max 8 ms). Not the
+# bats files that time nothing: their jq and bash processes made it p99 12-127 ms.
+SIDE_BY_SIDE=(c-tests c-sanitize)
 
 # run_side_by_side FIRST OTHER...: OTHER stages in the background (a process group each,
 # output to their logs), FIRST as run_stage runs it; then each OTHER's output, once it has
@@ -175,8 +173,7 @@ stage_deps() {
 
 stage_build() {
   if make -j"$JOBS" -C client >&2; then echo "ok - barrage builds"; else echo "not ok - barrage builds"; fi
-  # what c-tests and c-sanitize run, built now: beside each other and the untimed bats they
-  # only run their suites
+  # what c-tests and c-sanitize run, built now: side by side they only run their suites
   if make -s -j"$JOBS" -C client test-build >&2; then echo "ok - barrage's test binaries build (plain, ASan+UBSan, TSan)"
   else echo "not ok - barrage's test binaries build (plain, ASan+UBSan, TSan)"; fi
   # shellcheck source=lib/servers.sh
@@ -196,50 +193,26 @@ stage_c_sanitize() { make -s -j"$JOBS" -C client test-sanitize; }
 stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SECONDS"; }
 
 # The bats files whose tests assert no timing and start no Java server or measured run:
-# results files, README and page generation, lint, option parsing (bats-untimed). They run
-# two files at a time (GNU parallel); every other file measures or starts servers and runs
-# alone (bats-timed).
+# results files, README and page generation, lint, option parsing. They run two files at a
+# time (GNU parallel), which takes about a third off their share of the run on 2 cores; every
+# other file measures or starts servers and runs alone.
 BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results history)
 
-# bats_args: bats's options, one a line.
-bats_args() {
-  printf '%s\n' --tap --timing # each test's time on its line: where the run's time goes
-  [[ -n ${BATS_FILTER:-} ]] && printf '%s\n' --filter "$BATS_FILTER"
-  return 0
-}
-
-# bats_files untimed|timed: the tests/*.bats files of that kind, one a line.
-bats_files() {
-  local f name kind
+stage_bats() {
+  local args=(--tap --timing) # each test's time on its line: where the run's time goes
+  [[ -n ${BATS_FILTER:-} ]] && args+=(--filter "$BATS_FILTER")
+  local f name parallel=() serial=() rc=0
   for f in tests/*.bats; do
-    name=$(basename "$f" .bats) kind=timed
-    [[ " ${BATS_PARALLEL_FILES[*]} " == *" $name "* ]] && kind=untimed
-    [[ $kind == "$1" ]] && echo "$f"
+    name=$(basename "$f" .bats)
+    if [[ " ${BATS_PARALLEL_FILES[*]} " == *" $name "* ]]; then parallel+=("$f"); else serial+=("$f"); fi
   done
-  return 0
-}
-
-# Beside the C suites these take what CPU their waits leave: a lower priority, so that a
-# timed suite's process that wakes up runs at once.
-stage_bats_untimed() {
-  local args files nice
-  # 10 above what it has (renice -n is absolute here; 19 at most)
-  nice=$(ps -o ni= -p "$BASHPID") || nice=0
-  renice -n "$((nice + 10 > 19 ? 19 : nice + 10))" -p "$BASHPID" >/dev/null || true
-  mapfile -t args < <(bats_args)
-  mapfile -t files < <(bats_files untimed)
   if command -v parallel >/dev/null; then
-    bats "${args[@]}" --jobs 2 --no-parallelize-within-files "${files[@]}"
+    bats "${args[@]}" --jobs 2 --no-parallelize-within-files "${parallel[@]}" || rc=1
   else
-    bats "${args[@]}" "${files[@]}"
+    bats "${args[@]}" "${parallel[@]}" || rc=1
   fi
-}
-
-stage_bats_timed() {
-  local args files
-  mapfile -t args < <(bats_args)
-  mapfile -t files < <(bats_files timed)
-  bats "${args[@]}" "${files[@]}"
+  bats "${args[@]}" "${serial[@]}" || rc=1
+  return "$rc"
 }
 
 main() {
@@ -247,8 +220,7 @@ main() {
   for s in "$@"; do
     case $s in
       -h|--help) usage; return 0 ;;
-      deps|build|c-tests|c-sanitize|bats-untimed|c-fuzz|bats-timed) stages+=("$s") ;;
-      bats) stages+=(bats-untimed bats-timed) ;;
+      deps|build|c-tests|c-sanitize|c-fuzz|bats) stages+=("$s") ;;
       *) log::error "unknown stage '$s' (valid: ${ALL_STAGES[*]})"; return 2 ;;
     esac
   done

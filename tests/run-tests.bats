@@ -48,40 +48,38 @@ in_run_tests() {
 
 @test "run-tests: skipped tests are counted apart, never as passed" {
   run in_run_tests '
-    stage_bats_timed() {
+    stage_bats() {
       printf "%s\n" "1..5" "ok 1 - runs" "ok 2 - also runs" "ok 3 - h2c # skip declares only h1" \
         "ok 4 - other # SKIP no records" "not ok 5 - broken"
     }
-    main bats-timed'
+    main bats'
   [ "$status" -eq 1 ]
   [ "${lines[-1]}" = "2 passed, 1 failed, 2 skipped" ]
 }
 
 @test "run-tests: the closing line counts skips even when none were skipped" {
-  run in_run_tests 'stage_bats_timed() { echo "ok 1 - runs"; }; main bats-timed'
+  run in_run_tests 'stage_bats() { echo "ok 1 - runs"; }; main bats'
   [ "$status" -eq 0 ]
   [ "${lines[-1]}" = "1 passed, 0 failed, 0 skipped" ]
 }
 
 @test "run-tests: stages see BARRAGE_REQUIRE_BUILT=1, so a test that needs a built server fails instead of skipping" {
-  run in_run_tests 'stage_bats_timed() { echo "ok 1 - require=${BARRAGE_REQUIRE_BUILT:-unset}"; }; main bats-timed'
+  run in_run_tests 'stage_bats() { echo "ok 1 - require=${BARRAGE_REQUIRE_BUILT:-unset}"; }; main bats'
   [[ $output == *"require=1"* ]]
   grep -q 'BARRAGE_REQUIRE_BUILT' "$ROOT/client/tests/h2/run.py"
 }
 
-@test "run-tests: 'bats' runs every file once, the untimed ones (which start no server) two at a time at a lower priority" {
+@test "run-tests: bats runs every file once, the parallel ones (which start no server) two at a time" {
   run in_run_tests '
-    bats() { echo "bats $* nice=$(ps -o ni= -p $BASHPID | tr -d " ")" | sed "s|tests/||g; s|\.bats||g"; }
-    main bats 2>/dev/null | grep "^bats "'
+    bats() { echo "bats $*" | sed "s|tests/||g; s|\.bats||g"; }
+    stage_bats'
   echo "$output"
   [ "$status" -eq 0 ]
   [ "${#lines[@]}" -eq 2 ]
   [[ ${lines[0]} == *"--jobs 2 --no-parallelize-within-files"* ]]
   [[ ${lines[1]} != *"--jobs"* ]]
-  # the untimed at a lower priority than the timed (this file may itself run niced)
-  ((${lines[0]##*nice=} > ${lines[1]##*nice=}))
   # every file exactly once, over both lines
-  diff <(tr ' ' '\n' <<<"${lines[0]} ${lines[1]}" | grep -vE '^(bats|--.*|2|nice=.*|)$' | sort) \
+  diff <(tr ' ' '\n' <<<"${lines[0]} ${lines[1]}" | grep -vE '^(bats|--.*|2|)$' | sort) \
     <(cd "$ROOT/tests" && printf '%s\n' *.bats | sed 's|\.bats$||' | sort)
   # the parallel files exist and time nothing: no measured run of the suite, no Java server
   local name together=${lines[0]}

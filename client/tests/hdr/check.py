@@ -11,6 +11,7 @@ The `hdrhistogram` package is installed from PyPI into REPO/.cache/hdrvenv on
 first use (python3-venv and network access to PyPI); the script then runs
 itself again with that venv's python."""
 import argparse
+import fcntl
 import json
 import os
 import subprocess
@@ -31,12 +32,16 @@ def ensure_venv():
         print(f"not ok - hdrhistogram importable from {VENV}")
         sys.exit(1)
     probe = [VENV_PYTHON, "-c", "import hdrh.log"]
-    if not (os.path.exists(VENV_PYTHON) and subprocess.run(probe, capture_output=True).returncode == 0):
-        subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
-        p = subprocess.run([VENV_PYTHON, "-m", "pip", "install", "-q", REQUIREMENT], capture_output=True, text=True)
-        if p.returncode != 0:
-            print(f"not ok - install {REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
-            sys.exit(1)
+    # the lock of tests/harness.py's venv_lock: the plain and the sanitized suites run at once
+    os.makedirs(os.path.dirname(VENV), exist_ok=True)
+    with open(VENV + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (os.path.exists(VENV_PYTHON) and subprocess.run(probe, capture_output=True).returncode == 0):
+            subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
+            p = subprocess.run([VENV_PYTHON, "-m", "pip", "install", "-q", REQUIREMENT], capture_output=True, text=True)
+            if p.returncode != 0:
+                print(f"not ok - install {REQUIREMENT} from PyPI: {p.stderr.strip()[-300:]}")
+                sys.exit(1)
     os.environ["BARRAGE_HDR_VENV"] = "1"
     os.execv(VENV_PYTHON, [VENV_PYTHON, os.path.abspath(__file__), *sys.argv[1:]])
 

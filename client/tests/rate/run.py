@@ -54,12 +54,13 @@ def comment(text):
 
 def ensure_hdr_venv():
     probe = [HDR_PYTHON, "-c", "import hdrh.log"]
-    if os.path.exists(HDR_PYTHON) and subprocess.run(probe, capture_output=True).returncode == 0:
-        return
-    subprocess.run([sys.executable, "-m", "venv", HDR_VENV], check=True, capture_output=True)
-    p = subprocess.run([HDR_PYTHON, "-m", "pip", "install", "-q", HDR_REQUIREMENT], capture_output=True, text=True)
-    if p.returncode != 0:
-        raise Failure(f"cannot install {HDR_REQUIREMENT}: {p.stderr.strip()[-300:]}")
+    with harness.venv_lock(HDR_VENV):
+        if os.path.exists(HDR_PYTHON) and subprocess.run(probe, capture_output=True).returncode == 0:
+            return
+        subprocess.run([sys.executable, "-m", "venv", HDR_VENV], check=True, capture_output=True)
+        p = subprocess.run([HDR_PYTHON, "-m", "pip", "install", "-q", HDR_REQUIREMENT], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise Failure(f"cannot install {HDR_REQUIREMENT}: {p.stderr.strip()[-300:]}")
 
 
 def hdr_read(*args):

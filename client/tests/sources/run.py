@@ -525,26 +525,28 @@ def batches(times, gap):
 
 
 def case_pace_resolution(t):
-    """--pace-resolution 50ms at 200/s for 2 s: the server sees about 40 batches, none wider than the
-    window or holding more than a window's requests, every scheduled request sent (exact: 400)."""
+    """--pace-resolution 100ms at 200/s for 2 s: the server sees about 20 batches, none wider than the
+    window or holding more than a window's requests, every scheduled request sent (exact: 400).
+    Windows of 100 ms split by gaps of 40 ms: a server process delayed 20 ms on a loaded machine
+    (seen with 50 ms windows and 20 ms gaps) does not merge two windows."""
     with Recorder(t.workdir, "paced") as ng:
-        r = t.ok_run(["-c", "20", "-R", "200", "-d", "2s", "--pace-resolution", "50ms"], url_of(ng.port))
+        r = t.ok_run(["-c", "20", "-R", "200", "-d", "2s", "--pace-resolution", "100ms"], url_of(ng.port))
         times = [float(q[6]) for q in ng.requests()]
     expect_eq(r, "rate.scheduled", 400)
     expect_eq(r, "requests", 400)
     expect(r["schedule_lag_us"]["p99"] >= 20000, "latency is not measured from each scheduled time (lag p99 below 20 ms)")
-    # A window sent over 20 ms (the gap batches are split by) after its end reaches nginx with the
+    # A window sent over 40 ms (the gap batches are split by) after its end reaches nginx with the
     # next one: on a machine that late (lag p99 beyond the window and the gap) batches cannot be told
     # apart, so the case says it was not judged instead of failing or passing.
-    if r["schedule_lag_us"]["p99"] > 50000 + 20000:
-        raise harness.Skip(f"the loop woke over 20 ms late (schedule lag p99 {r['schedule_lag_us']['p99']} us): "
+    if r["schedule_lag_us"]["p99"] > 100000 + 40000:
+        raise harness.Skip(f"the loop woke over 40 ms late (schedule lag p99 {r['schedule_lag_us']['p99']} us): "
                            "windows merge at the server")
-    b = batches(times, 0.02)
+    b = batches(times, 0.04)
     widths = [x[-1] - x[0] for x in b]
     print(f"# {len(b)} batches, sizes {min(map(len, b))}..{max(map(len, b))}, widest {max(widths) * 1000:.0f} ms; "
           f"schedule lag p99 {r['schedule_lag_us']['p99']} us")
-    expect(36 <= len(b) <= 42, f"{len(b)} batches (about 40)")
-    expect(max(widths) <= 0.05 and max(map(len, b)) <= 11, f"a batch {max(widths)} s wide or of {max(map(len, b))}")
+    expect(18 <= len(b) <= 22, f"{len(b)} batches (about 20)")
+    expect(max(widths) <= 0.1 and max(map(len, b)) <= 21, f"a batch {max(widths)} s wide or of {max(map(len, b))}")
 
 
 CASES = [
