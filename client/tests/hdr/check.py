@@ -11,12 +11,14 @@ The `hdrhistogram` package is installed from PyPI into REPO/.cache/hdrvenv on
 first use (python3-venv and network access to PyPI); the script then runs
 itself again with that venv's python."""
 import argparse
-import fcntl
 import json
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import harness  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 VENV = os.path.join(REPO, ".cache", "hdrvenv")
@@ -32,10 +34,7 @@ def ensure_venv():
         print(f"not ok - hdrhistogram importable from {VENV}")
         sys.exit(1)
     probe = [VENV_PYTHON, "-c", "import hdrh.log"]
-    # the lock of tests/harness.py's venv_lock: the plain and the sanitized suites run at once
-    os.makedirs(os.path.dirname(VENV), exist_ok=True)
-    with open(VENV + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with harness.venv_lock(VENV):
         if not (os.path.exists(VENV_PYTHON) and subprocess.run(probe, capture_output=True).returncode == 0):
             subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
             p = subprocess.run([VENV_PYTHON, "-m", "pip", "install", "-q", REQUIREMENT], capture_output=True, text=True)
