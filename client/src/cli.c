@@ -809,6 +809,12 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     const struct threshold *fixed = cfg->rate == 0 ? threshold_needs_rate(&cfg->fail_on) : NULL;
     if (fixed) return fail(err, errlen, "--fail-on '%s': %s is measured at a fixed rate only (-R or --rate-stages)",
                            fixed->text, fixed->figure);
+    const struct threshold *flow_only = cfg->flow_file ? NULL : threshold_needs_flow(&cfg->fail_on);
+    if (flow_only) return fail(err, errlen, "--fail-on '%s': %s is measured in a flow only (--flow)", flow_only->text,
+                               flow_only->figure);
+    const struct threshold *step = cfg->flow_file || cfg->script_file ? NULL : threshold_first_step(&cfg->fail_on);
+    if (step) return fail(err, errlen, "--fail-on '%s': %s names a step '%.*s': steps are a flow's (--flow) or a "
+                          "script's kinds (-s)", step->text, step->figure, (int)step->step_len, step->figure);
     enum cli_result r = parse_url(cfg, err, errlen);
     if (r == CLI_RUN) r = check_rand_url_origin(cfg, err, errlen);
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);

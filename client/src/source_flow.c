@@ -90,6 +90,25 @@ static void flow_shared_free(void *shared)
     free(sh);
 }
 
+/* Every --fail-on STEP.STAT names a step of the flow: 0, or -1 with err
+ * naming the item and the steps there are. */
+static int flow_check_steps_named(const struct flow *flow, const struct config *cfg, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < cfg->fail_on.count; i++) {
+        const struct threshold *t = &cfg->fail_on.items[i];
+        bool found = !t->step_len;
+        for (size_t s = 0; s < flow->count && !found; s++)
+            found = strlen(flow->steps[s].name) == t->step_len && !memcmp(flow->steps[s].name, t->figure, t->step_len);
+        if (found) continue;
+        size_t at = (size_t)snprintf(err, errlen, "--fail-on '%s': the flow has no step '%.*s' (name one with a "
+                                     "'step NAME' line); its steps:", t->text, (int)t->step_len, t->figure);
+        for (size_t s = 0; s < flow->count && at < errlen; s++)
+            at += (size_t)snprintf(err + at, errlen - at, "%s '%s'", s ? "," : "", flow->steps[s].name);
+        return -1;
+    }
+    return 0;
+}
+
 static void *flow_shared_new(const struct config *cfg, char *err, size_t errlen)
 {
     struct flow_shared *sh = calloc(1, sizeof *sh);
@@ -98,7 +117,8 @@ static void *flow_shared_new(const struct config *cfg, char *err, size_t errlen)
         return NULL;
     }
     sh->cfg = cfg;
-    if (flow_load(&sh->flow, cfg->flow_file, err, errlen)) {
+    if (flow_load(&sh->flow, cfg->flow_file, err, errlen) || flow_check_steps_named(&sh->flow, cfg, err, errlen)) {
+        flow_free(&sh->flow);
         free(sh);
         return NULL;
     }

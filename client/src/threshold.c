@@ -1,6 +1,6 @@
 /* threshold: --fail-on's items parsed and evaluated (contract in threshold.h).
- * The figures a threshold may name are the two tables below: a new figure
- * of the record is one line in one of them. */
+ * The figures a threshold may name are the tables below: a new figure of
+ * the record is one line in one of them. */
 #include "threshold.h"
 
 #include <stdarg.h>
@@ -71,7 +71,18 @@ static double stat_per_second(const struct run_result *r, size_t off)
     return n / seconds_of(r);
 }
 
+/* A flow's iterations (stats_flow): off SIZE_MAX all of them, SIZE_MAX - 1
+ * the failed ones (capture_failed + broken), else the uint64_t at off. */
+static double stat_iterations(const struct run_result *r, size_t off)
+{
+    const struct stats_flow *f = &r->stats.flow;
+    if (off == SIZE_MAX) return (double)(f->completed + f->capture_failed + f->broken);
+    if (off == SIZE_MAX - 1) return (double)(f->capture_failed + f->broken);
+    return stat_u64(r, off);
+}
+
 #define STAT(field) offsetof(struct stats, field)
+#define FLOW_PREFIX "flow." /* the figures only a --flow run has */
 
 static const struct figure figures[] = {
     {"started", false, NULL, false, stat_u64, STAT(started)},
@@ -115,6 +126,11 @@ static const struct figure figures[] = {
     {"rate.scheduled", false, NULL, true, stat_u64, STAT(scheduled)},
     {"rate.unsent", false, "rate.scheduled", true, stat_u64, STAT(unsent)},
     {"rate.achieved", true, NULL, true, stat_per_second, STAT(started)},
+    {"flow.iterations", false, NULL, false, stat_iterations, SIZE_MAX},
+    {"flow.completed", false, "flow.iterations", false, stat_iterations, STAT(flow.completed)},
+    {"flow.failed", false, "flow.iterations", false, stat_iterations, SIZE_MAX - 1},
+    {"flow.capture_failed", false, "flow.iterations", false, stat_iterations, STAT(flow.capture_failed)},
+    {"flow.broken", false, "flow.iterations", false, stat_iterations, STAT(flow.broken)},
 };
 #define FIGURES (sizeof figures / sizeof figures[0])
 
@@ -140,14 +156,43 @@ static const struct {
     double p; /* a percentile, or a STAT_* */
 } hist_stats[] = {
     {"min", STAT_MIN}, {"mean", STAT_MEAN}, {"stdev", STAT_STDEV}, {"p50", 50}, {"p75", 75}, {"p90", 90},
-    {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}, {"max", STAT_MAX},
+    {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}, {"max", STAT_MAX},
 };
 #define HIST_STATS (sizeof hist_stats / sizeof hist_stats[0])
 
-/* An item's index: figures first, then each histogram's stats in turn. */
+/* A step's counts (struct stats_kind) a threshold names as STEP.NAME; the
+ * step's latency stats are STEP.STAT with a STAT of hist_stats. */
+static const struct {
+    const char *name;
+    size_t off;
+} step_counts[] = {
+    {"requests", offsetof(struct stats_kind, requests)},
+    {"succeeded", offsetof(struct stats_kind, succeeded)},
+    {"failed", offsetof(struct stats_kind, failed)},
+    {"unexpected", offsetof(struct stats_kind, unexpected)},
+};
+#define STEP_COUNTS (sizeof step_counts / sizeof step_counts[0])
+
+/* An item's index: figures first, then each histogram's stats in turn, then
+ * a step's latency stats, then a step's counts. */
+#define HISTS_END (FIGURES + HISTS * HIST_STATS)
+#define STEP_HIST (HISTS_END)
+#define STEP_COUNT (HISTS_END + HIST_STATS)
+
 static bool index_is_hist(unsigned index)
 {
-    return index >= FIGURES;
+    return index >= FIGURES && index < HISTS_END;
+}
+
+static bool index_is_step(unsigned index)
+{
+    return index >= HISTS_END;
+}
+
+/* A duration: a histogram's stat or a step's latency stat. */
+static bool index_is_duration(unsigned index)
+{
+    return index >= FIGURES && index < STEP_COUNT;
 }
 
 /* A name of the table ending in '.' takes a number after it (status.codes.NNN). */
@@ -185,10 +230,44 @@ static int hist_stat_find(const char *name, size_t len)
     return -1;
 }
 
-/* The index of the figure NAME (len bytes), or -1; *code for status.codes.NNN (else 0). */
-static int index_find(const char *name, size_t len, unsigned *code)
+/* Whether prefix (len bytes, no '.' after it) starts a name of the tables
+ * (errors, status.codes, latency...): such a prefix names no step. */
+static bool prefix_taken(const char *prefix, size_t len)
+{
+    for (size_t i = 0; i < FIGURES; i++)
+        if (strncmp(figures[i].name, prefix, len) == 0 && figures[i].name[len] == '.') return true;
+    for (size_t h = 0; h < HISTS; h++)
+        if (strlen(hists[h].name) == len && memcmp(hists[h].name, prefix, len) == 0) return true;
+    return false;
+}
+
+/* STEP.STAT (len bytes at name): the index, and STEP's length in *step_len; -1 when not one. */
+static int step_find(const char *name, size_t len, unsigned *step_len)
+{
+    size_t dot = len;
+    while (dot > 0 && name[dot - 1] != '.') dot--;
+    if (dot < 2 || dot == len || prefix_taken(name, dot - 1)) return -1;
+    const char *stat = name + dot;
+    size_t stat_len = len - dot;
+    int i = hist_stat_find(stat, stat_len);
+    if (i >= 0) {
+        *step_len = (unsigned)(dot - 1);
+        return (int)STEP_HIST + i;
+    }
+    for (size_t c = 0; c < STEP_COUNTS; c++)
+        if (strlen(step_counts[c].name) == stat_len && memcmp(step_counts[c].name, stat, stat_len) == 0) {
+            *step_len = (unsigned)(dot - 1);
+            return (int)(STEP_COUNT + c);
+        }
+    return -1;
+}
+
+/* The index of the figure NAME (len bytes), or -1; *code for
+ * status.codes.NNN, *step_len for STEP.STAT (else 0). */
+static int index_find(const char *name, size_t len, unsigned *code, unsigned *step_len)
 {
     *code = 0;
+    *step_len = 0;
     int i = figure_find(name, len);
     if (i >= 0 || (i = figure_find_numbered(name, len, code)) >= 0) return i;
     if ((i = hist_stat_find(name, len)) >= 0) return (int)FIGURES + i; /* p99: latency.p99 */
@@ -198,7 +277,7 @@ static int index_find(const char *name, size_t len, unsigned *code)
             (i = hist_stat_find(name + n + 1, len - n - 1)) >= 0)
             return (int)(FIGURES + h * HIST_STATS + (size_t)i);
     }
-    return -1;
+    return step_find(name, len, step_len);
 }
 
 static void append(char *buf, size_t cap, size_t *at, const char *fmt, ...)
@@ -235,7 +314,10 @@ static void allowed_text(char *buf, size_t cap)
     append(buf, cap, &at, " and STAT");
     for (size_t s = 0; s < HIST_STATS; s++) append(buf, cap, &at, "%s %s", s ? "," : "", hist_stats[s].name);
     append(buf, cap, &at, " (STAT alone: latency's, p99 for latency.p99); rate.* and schedule_lag, "
-                          "latency_uncorrected need a fixed rate (-R)");
+                          "latency_uncorrected need a fixed rate (-R), flow.* a --flow; a step (a script's kind) as "
+                          "STEP.STAT (its latency: read.p95>50ms) or STEP.");
+    for (size_t c = 0; c < STEP_COUNTS; c++) append(buf, cap, &at, "%s%s", c ? "|" : "", step_counts[c].name);
+    append(buf, cap, &at, " [STEP.requests] (read.failed>0), STEP named by the flow's step line");
 }
 
 static int parse_fail(char *err, size_t errlen, const char *item, size_t item_len, const char *fmt, ...)
@@ -258,7 +340,8 @@ static bool is_blank(char c)
 
 static bool is_name_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
 }
 
 /* A plain decimal number at *p (digits, at most one '.', a digit on one side
@@ -292,12 +375,19 @@ static bool unit_is(const char *unit, size_t len, const char *want)
  * the limit scaled to it. NULL, or why not. */
 static const char *limit_unit(struct threshold *t, const char *unit, size_t len)
 {
-    if (index_is_hist(t->index)) {
+    if (index_is_duration(t->index)) {
         double us = unit_is(unit, len, "us") ? 1 : unit_is(unit, len, "ms") ? 1e3 : unit_is(unit, len, "s") ? 1e6 : 0;
         if (us == 0) return "a duration needs its unit: us, ms or s (20ms)";
         t->unit = THRESHOLD_DURATION;
         t->limit *= us;
         return t->limit > LIMIT_MAX ? "a duration over 10^15 us" : NULL;
+    }
+    if (index_is_step(t->index)) { /* a step's count: N, or N% of its requests */
+        bool percent = unit_is(unit, len, "%");
+        if (len && !percent) return "a count is N, or N% of its base";
+        if (percent && t->limit > 100) return "a percentage is 0..100";
+        t->unit = percent ? THRESHOLD_PERCENT : THRESHOLD_COUNT;
+        return NULL;
     }
     const struct figure *f = &figures[t->index];
     if (f->rate) {
@@ -330,7 +420,7 @@ static int item_parse(const char *item, const char *end, struct threshold *t, ch
     size_t name_len = (size_t)(p - item);
     memcpy(t->figure, item, name_len);
     if (name_len == 0) return parse_fail(err, errlen, item, item_len, "no figure before the operator");
-    int index = index_find(item, name_len, &t->code);
+    int index = index_find(item, name_len, &t->code, &t->step_len);
     if (index < 0) return parse_fail(err, errlen, item, item_len, "unknown figure '%.*s'", (int)name_len, item);
     t->index = (unsigned)index;
     while (p < end && is_blank(*p)) p++;
@@ -380,21 +470,63 @@ const struct threshold *threshold_needs_rate(const struct thresholds *set)
 {
     for (unsigned i = 0; i < set->count; i++) {
         unsigned index = set->items[i].index;
-        bool fixed = index_is_hist(index) ? hists[(index - FIGURES) / HIST_STATS].fixed_rate : figures[index].fixed_rate;
+        bool fixed = index_is_hist(index) ? hists[(index - FIGURES) / HIST_STATS].fixed_rate
+                     : index_is_step(index) ? false : figures[index].fixed_rate;
         if (fixed) return &set->items[i];
     }
     return NULL;
+}
+
+const struct threshold *threshold_needs_flow(const struct thresholds *set)
+{
+    for (unsigned i = 0; i < set->count; i++) {
+        unsigned index = set->items[i].index;
+        if (index < FIGURES && strncmp(figures[index].name, FLOW_PREFIX, strlen(FLOW_PREFIX)) == 0)
+            return &set->items[i];
+    }
+    return NULL;
+}
+
+const struct threshold *threshold_first_step(const struct thresholds *set)
+{
+    for (unsigned i = 0; i < set->count; i++)
+        if (index_is_step(set->items[i].index)) return &set->items[i];
+    return NULL;
+}
+
+/* Stat s of hist in us; false when the histogram is empty. */
+static bool hist_stat_value(const struct hist *hist, size_t s, double *v)
+{
+    if (hist->total == 0) return false;
+    double p = hist_stats[s].p;
+    *v = p == STAT_MIN ? (double)hist->min : p == STAT_MAX ? (double)hist->max : p == STAT_MEAN ? hist_mean(hist)
+         : p == STAT_STDEV ? hist_stdev(hist) : (double)hist_percentile(hist, p);
+    return true;
 }
 
 /* A histogram's stat: its value in us; false when the histogram is empty. */
 static bool hist_value(const struct run_result *r, unsigned index, double *v)
 {
     size_t h = (index - FIGURES) / HIST_STATS, s = (index - FIGURES) % HIST_STATS;
-    const struct hist *hist = (const struct hist *)(const void *)((const char *)&r->stats + hists[h].off);
-    if (hist->total == 0) return false;
-    double p = hist_stats[s].p;
-    *v = p == STAT_MIN ? (double)hist->min : p == STAT_MAX ? (double)hist->max : p == STAT_MEAN ? hist_mean(hist)
-         : p == STAT_STDEV ? hist_stdev(hist) : (double)hist_percentile(hist, p);
+    return hist_stat_value((const struct hist *)(const void *)((const char *)&r->stats + hists[h].off), s, v);
+}
+
+/* A step's figure in t's unit; false when the run has no kind of that name,
+ * an empty latency, or (a percentage) no request of the step. */
+static bool step_value(const struct run_result *r, const struct threshold *t, double *v)
+{
+    const struct stats_kind *k = NULL;
+    for (unsigned i = 0; i < STATS_MAX_KINDS && r->stats.kinds[i] && !k; i++)
+        if (strlen(r->stats.kinds[i]->name) == t->step_len && memcmp(r->stats.kinds[i]->name, t->figure, t->step_len) == 0)
+            k = r->stats.kinds[i];
+    if (!k) return false;
+    if (t->index < STEP_COUNT) return hist_stat_value(&k->latency, t->index - STEP_HIST, v);
+    uint64_t n;
+    memcpy(&n, (const char *)k + step_counts[t->index - STEP_COUNT].off, sizeof n);
+    *v = (double)n;
+    if (t->unit != THRESHOLD_PERCENT) return true;
+    if (k->requests == 0) return false;
+    *v = 100.0 * *v / (double)k->requests;
     return true;
 }
 
@@ -430,7 +562,9 @@ void threshold_evaluate(const struct thresholds *set, const struct run_result *r
         const struct threshold *t = &set->items[i];
         struct threshold_verdict *v = &out->v[i];
         v->threshold = t;
-        v->measured = index_is_hist(t->index) ? hist_value(r, t->index, &v->value) : figure_value(r, t, &v->value);
+        v->measured = index_is_hist(t->index)   ? hist_value(r, t->index, &v->value)
+                      : index_is_step(t->index) ? step_value(r, t, &v->value)
+                                                : figure_value(r, t, &v->value);
         if (!v->measured) v->value = 0;
         v->broken = !v->measured || compare(v->value, t->op, t->limit);
         out->broken += v->broken;

@@ -3,7 +3,9 @@
  * predicates). EXPR is ITEM[,ITEM...], an ITEM `FIGURE OP LIMIT`:
  *   FIGURE  a measured figure of the record, named in threshold.c's tables
  *           (counts such as failed, rates such as rps, durations such as p99
- *           or ttfb.max)
+ *           or ttfb.max, a flow's iterations such as flow.capture_failed), or
+ *           STEP.STAT: a step's (a kind's) latency stat or count (read.p99,
+ *           read.failed), STEP any name not of the tables
  *   OP      >  >=  <  <=   the threshold BREAKS when `figure OP limit` is true
  *   LIMIT   a count N, or N% of its base (failed: of the requests); a rate
  *           N (or N/s); a duration with its unit, 20ms, 1.5s, 250us
@@ -39,6 +41,7 @@ struct threshold {
     char figure[THRESHOLD_TEXT_MAX]; /* the figure's name as written */
     unsigned index;               /* the figure's entry (threshold.c) */
     unsigned code;                /* status.codes.NNN: the code; 0 for other figures */
+    unsigned step_len;            /* STEP.STAT: STEP's length (the start of figure); 0 for other figures */
     enum threshold_op op;
     enum threshold_unit unit;
     double limit;                 /* in unit: us for a duration, 0.1 for 0.1% */
@@ -72,6 +75,15 @@ int threshold_parse(const char *expr, struct thresholds *set, char *err, size_t 
 /* The first item whose figure exists only at a fixed rate (schedule lag,
  * unsent...), or NULL: cli.c refuses it without -R. */
 const struct threshold *threshold_needs_rate(const struct thresholds *set);
+
+/* The first item whose figure exists only in a flow (flow.*), or NULL:
+ * cli.c refuses it without --flow. */
+const struct threshold *threshold_needs_flow(const struct thresholds *set);
+
+/* The first item naming a step (STEP.STAT), or NULL: cli.c refuses it
+ * without --flow or a script (whose kinds are the steps), source_flow.c
+ * one whose STEP the flow does not name. */
+const struct threshold *threshold_first_step(const struct thresholds *set);
 
 /* Evaluates every item of set on r into out (set must outlive out). */
 void threshold_evaluate(const struct thresholds *set, const struct run_result *r, struct threshold_verdicts *out);

@@ -109,6 +109,36 @@ static void test_parse(void)
               "fixed-rate figures are known");
 }
 
+/* flow.* figures, p95, and STEP.STAT (a step's latency stat or count). */
+static void test_parse_flow_and_steps(void)
+{
+    struct thresholds set;
+    TAP_CHECK(parses("flow.capture_failed>0,flow.failed>1%,flow.iterations<10,flow.completed<90%,flow.broken>0", &set) &&
+                  set.count == 5 && set.items[1].unit == THRESHOLD_PERCENT && set.items[0].step_len == 0 &&
+                  threshold_needs_flow(&set) == &set.items[0] && !threshold_first_step(&set),
+              "flow.* figures, counts and percentages of the iterations, known to need --flow");
+    refused("flow.iterations>1%", "this count has no percentage");
+    refused("flow.capture>0", "unknown figure 'flow.capture'");
+    TAP_CHECK(parses("p95>1ms,ttfb.p95>1ms,latency_uncorrected.p95>1ms", &set) && set.count == 3 &&
+                  set.items[0].unit == THRESHOLD_DURATION && !threshold_needs_flow(&set),
+              "p95 for every latency figure");
+    TAP_CHECK(parses("read.p99>20ms,get-item.p95>=1s,read.failed>0,read.unexpected>=2%,read.requests<10", &set) &&
+                  set.count == 5 && threshold_first_step(&set) == &set.items[0] && set.items[0].step_len == 4 &&
+                  set.items[0].unit == THRESHOLD_DURATION && set.items[0].limit == 20000 &&
+                  set.items[1].step_len == 8 && set.items[2].unit == THRESHOLD_COUNT &&
+                  set.items[3].unit == THRESHOLD_PERCENT && !threshold_needs_flow(&set) && !threshold_needs_rate(&set),
+              "STEP.STAT: a step's latency and counts, STEP's length kept");
+    TAP_CHECK(parses("a.b.p99>1ms", &set) && set.items[0].step_len == 3, "a step name with a dot: STEP is before the last");
+    refused("read.p98>1ms", "unknown figure 'read.p98'");
+    refused("read.p99>1", "a duration needs its unit");
+    refused("read.failed>1ms", "a count is N");
+    refused("read.failed>101%", "a percentage is 0..100");
+    refused(".p99>1ms", "unknown figure");
+    refused("latency.failed>0", "unknown figure"); /* a histogram's name is no step */
+    refused("errors.p99>1ms", "unknown figure");   /* nor a prefix of the figures */
+    refused("flow.p99>1ms", "unknown figure");
+}
+
 /* Every prefix (a split at each byte) is parsed or refused with a message,
  * and a refused one leaves the set as it was. */
 static void test_prefixes(void)
@@ -173,6 +203,7 @@ static void test_evaluate(void)
     check("failed>9", &r, true, 10);
     check("failed<=10", &r, true, 10);
     check("failed<10", &r, false, 10);
+    check("p95>=1ms", &r, true, (double)hist_percentile(&r.stats.latency, 95));
     check("errors.timeout>0.4%", &r, true, 0.5);
     check("status.5xx>=5", &r, true, 5);
     check("status.codes.503>=0.5%", &r, true, 0.5);
@@ -196,6 +227,25 @@ static void test_evaluate(void)
     check("connections.established<1", &r, true, 0);
     r.duration_us = 0;
     unmeasured("rps<1", &r);
+    /* a flow's iterations: 6 completed, 3 capture failures, 1 broken */
+    r.stats.flow = (struct stats_flow){.completed = 6, .capture_failed = 3, .broken = 1};
+    check("flow.capture_failed>0", &r, true, 3);
+    check("flow.failed>=40%", &r, true, 40);
+    check("flow.completed<60%", &r, false, 60);
+    check("flow.iterations<10", &r, false, 10);
+    /* a step: 3 requests, 1 unexpected, latencies 1, 2 and 30 ms */
+    struct stats_kind *k = stats_kind(&r.stats, 0, "read");
+    if (!k) abort();
+    stats_kind_response(k, 200, 1000);
+    stats_kind_response(k, 200, 2000);
+    stats_kind_unexpected(k, 30000);
+    check("read.max>20ms", &r, true, (double)hist_percentile(&k->latency, 100));
+    check("read.p50<1ms", &r, false, (double)hist_percentile(&k->latency, 50));
+    check("read.unexpected>=1", &r, true, 1);
+    check("read.failed>30%", &r, true, 100.0 / 3);
+    check("read.requests<3", &r, false, 3);
+    unmeasured("write.p99<1s", &r); /* no such step: it cannot show that it held */
+    unmeasured("write.failed<1", &r);
     stats_free(&r.stats);
     struct run_result empty = {.duration_us = 1000000};
     if (stats_init(&empty.stats)) abort();
@@ -209,6 +259,7 @@ static void test_evaluate(void)
 int main(void)
 {
     test_parse();
+    test_parse_flow_and_steps();
     test_prefixes();
     test_evaluate();
     TAP_EXIT();

@@ -25,8 +25,10 @@ fuzz-threshold: build/fuzz/fuzz_threshold
 	@mkdir -p build/fuzz/threshold-corpus build/fuzz/threshold-seeds
 	@printf 'failed>0.1%%,p99>20ms,rps<1000' > build/fuzz/threshold-seeds/example
 	@printf ' errors.timeout >= 3 ,ttfb.max<=1.5s,successful_rps < 10/s,rate.unsent>1%%' > build/fuzz/threshold-seeds/forms
+	@printf 'flow.capture_failed>0,flow.failed>=1%%,read.p95>50ms,get-item.failed>0.5%%,a.b.max<1s' > build/fuzz/threshold-seeds/flow
+	@printf 'status.codes.503>0,p95>1ms,latency.p95>=2ms,read.unexpected>1' > build/fuzz/threshold-seeds/steps
 	@if build/fuzz/fuzz_threshold -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -max_len=512 \
-		-artifact_prefix=build/fuzz/threshold- build/fuzz/threshold-corpus build/fuzz/threshold-seeds \
+		-dict=fuzz/threshold.dict -artifact_prefix=build/fuzz/threshold- build/fuzz/threshold-corpus build/fuzz/threshold-seeds \
 		> build/fuzz/threshold.log 2>&1; then \
 		echo "ok - fuzz threshold for $(FUZZ_SECONDS)s: 0 crashes ($$(grep -o 'stat::number_of_executed_units: *[0-9]*' build/fuzz/threshold.log | grep -o '[0-9]*$$') runs)"; \
 	else tail -n 40 build/fuzz/threshold.log; echo "not ok - fuzz threshold for $(FUZZ_SECONDS)s: crash (see client/build/fuzz/)"; exit 1; fi

@@ -248,6 +248,31 @@ def case_fail_on_unexpected(t):
     same(held.returncode, 0, f"unexpected>50% holds: exit 0 ({held.stderr[-300:]})")
 
 
+def case_fail_on_flow_and_steps(t):
+    """A capture that never matches (no POST has a Location) fails every iteration: flow.capture_failed>0
+    breaks (exit 5) where failed>0 holds (every answer was a 201); a step's figures gate by its name
+    (read.failed>0 with the 500s of fail_get; create.p95 and read.requests hold)."""
+    flow = t.flow_file(CHAIN)
+    with Server(t, drop_location=1) as srv:
+        p = t.run("--json", "--flow", flow, "--users", "4", "-c", "2", "-n", "200",
+                  "--fail-on", "failed>0,flow.capture_failed>0,flow.failed>=100%", f"http://127.0.0.1:{srv.port}/")
+    same(p.returncode, 5, f"capture failures gated: exit 5 ({p.stderr[-300:]})")
+    r = json.loads(p.stdout)
+    verdicts = {v["item"]: v for v in r["fail_on"]["thresholds"]}
+    expect(r["failed"] == 0 and not verdicts["failed>0"]["broken"], f"failed>0 holds: {verdicts['failed>0']}")
+    expect(verdicts["flow.capture_failed>0"]["broken"] and verdicts["flow.capture_failed>0"]["value"] == 200,
+           f"every POST's capture failed: {verdicts['flow.capture_failed>0']}")
+    expect(verdicts["flow.failed>=100%"]["value"] == 100, f"flow.failed in %: {verdicts['flow.failed>=100%']}")
+    with Server(t, fail_get=5) as srv:
+        p = t.run("--json", "--flow", flow, "--users", "4", "-c", "2", "-n", "400",
+                  "--fail-on", "read.failed>0,read.requests<1,create.p95>60s", f"http://127.0.0.1:{srv.port}/")
+    same(p.returncode, 5, f"read.failed>0 broken: exit 5 ({p.stderr[-300:]})")
+    r = json.loads(p.stdout)
+    got = [(v["item"], v["broken"]) for v in r["fail_on"]["thresholds"]]
+    same(got, [("read.failed>0", True), ("read.requests<1", False), ("create.p95>60s", False)], "verdicts")
+    expect(r["fail_on"]["thresholds"][0]["value"] == r["kinds"]["read"]["failed"] > 0, "read.failed is the step's")
+
+
 def case_jwt(t):
     flow = t.flow_file(CHAIN)
     key = os.path.join(t.workdir, "secret")
@@ -280,6 +305,10 @@ def case_usage(t):
         (["--flow", t.flow_file(CHAIN), "-X", "POST"], "not with -X, -b or -B"),
         (["--flow", t.flow_file(CHAIN), "--users", "1", "-t", "2", "-c", "2"], "--users (1) must be at least --threads"),
         (["--expect-status", "200,"], "bad --expect-status"),
+        (["--fail-on", "flow.capture_failed>0"], "flow.capture_failed is measured in a flow only (--flow)"),
+        (["--fail-on", "read.p99>1ms"], "names a step 'read': steps are a flow's (--flow) or a script's kinds"),
+        (["--flow", t.flow_file(CHAIN), "--fail-on", "raed.p99>1ms"],
+         "the flow has no step 'raed' (name one with a 'step NAME' line); its steps: 'create', 'read', 'change', 'delete'"),
         (["--flow", "/dev/zero"], "not a regular file"),
     ]:
         p = t.run(*args, "http://127.0.0.1:9/")
@@ -296,6 +325,7 @@ CASES = [
     ("think times hold a user; an expected 409 is no unexpected", case_think),
     ("--expect-status on a plain run: unexpected, counted once", case_expect_status_plain),
     ("--fail-on unexpected>0: a step answering 500 now and then breaks it (exit 5); a higher limit holds", case_fail_on_unexpected),
+    ("--fail-on flow.capture_failed and a step's figures (read.failed, create.p95)", case_fail_on_flow_and_steps),
     ("--jwt-key: a token of its own in every step's request", case_jwt),
     ("--seed: the same seed draws the same ${rand}", case_seed),
     ("usage errors: FILE:LINE, --users, -X, --expect-status, a device", case_usage),
