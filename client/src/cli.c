@@ -152,7 +152,7 @@ static enum cli_result read_body_file(const char *path, struct config *cfg, char
     return CLI_RUN;
 }
 
-static void defaults(struct config *cfg)
+void cli_defaults(struct config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->connections = 10;
@@ -756,7 +756,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
 {
     bool duration_set = false;
     int opt;
-    defaults(cfg);
+    cli_defaults(cfg);
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:qs:R:", options, NULL)) != -1) {
         if (opt == '?' || opt == ':') return fail(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
@@ -789,7 +789,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
         return fail(err, errlen, "arguments after the URL ('%s') are for a script (--script)", argv[optind + 1]);
     if (cfg->threads > cfg->connections) return fail(err, errlen, "--threads (%u) must not exceed --connections (%u)",
                                                      cfg->threads, cfg->connections);
-    if (!duration_set && cfg->requests == 0) cfg->duration_us = 10000000;
+    if (!duration_set && cfg->requests == 0) cfg->duration_us = CLI_DEFAULT_DURATION_US;
     if (duration_set && cfg->duration_us == 0) return fail(err, errlen, "--duration must be more than 0");
     if (cfg->requests && cfg->requests < cfg->threads) cfg->threads = (unsigned)cfg->requests;
     if (cfg->stage_count) {

@@ -388,6 +388,7 @@ static int run_and_report(struct config *cfg, const struct protocol *protocol, c
     struct run_result result = {.libraries = run_libraries()};
     char err[512];
     int status = 0;
+    report_start(cfg);
     if (cfg->setup.script && source_script_threads(cfg->setup.script, cfg)) {
         /* nothing was measured: an empty record with the error */
         return report_empty(cfg, script_error(cfg->setup.script));
@@ -540,7 +541,13 @@ int main(int argc, char **argv)
     int status = 0;
     if (signals_init(on_first_signal)) return fail("cannot set up the signal handlers", EXIT_FAILURE);
     switch (cli_parse(argc, argv, &cfg, err, sizeof err)) {
-    case CLI_HELP: report_help(); break;
+    case CLI_HELP: {
+        struct config defaults;
+        cli_defaults(&defaults);
+        defaults.duration_us = CLI_DEFAULT_DURATION_US;
+        report_help(&defaults);
+        break;
+    }
     case CLI_VERSION: {
         struct run_libraries libs = run_libraries();
         report_version(&libs);

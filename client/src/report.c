@@ -31,34 +31,73 @@ static const char *const detail_names[DETAIL_KINDS] = {
     "bad_status_line", "bad_header", "bad_chunk",
 };
 
-void report_help(void)
+/* A default duration for --help: "10s", "500ms". */
+static const char *fmt_default_time(char *buf, size_t len, uint64_t us)
 {
+    if (us % 1000000 == 0) snprintf(buf, len, "%" PRIu64 "s", us / 1000000);
+    else snprintf(buf, len, "%" PRIu64 "ms", us / 1000);
+    return buf;
+}
+
+void report_help(const struct config *d)
+{
+    char dur[32], timeout[32], connect[32], grace[32], ping[32];
     fputs("Usage: barrage [options] URL [-- script arguments]\n"
           "       barrage [options] --urls FILE | --rand-url http[s]://host[:port]/PATTERN   (the URL from them)\n"
           "       barrage [options] --urls-from-file FILE | --rand-regex-url PATTERN   (oha's command lines)\n"
           "       barrage [options] --flow FILE [--users N] URL   (request chains: client/FLOWS.md)\n"
-          "HTTP/1.1, HTTP/2 (h2c, TLS with ALPN) and HTTP/3 (--h3) load generator with exact request accounting.\n"
+          "HTTP/1.1, HTTP/2 (h2c, TLS with ALPN) and HTTP/3 (--h3) load generator with exact request accounting.\n\n"
+          "Examples:\n"
+          "  # closed loop (as wrk): 50 connections, each sends its next request when answered\n"
+          "  barrage -c 50 -d 30s http://127.0.0.1:8080/\n"
+          "  # fixed rate (open loop, as wrk2): 5000 requests/s on a schedule, latency from it\n"
+          "  barrage -R 5000 -c 50 -d 30s --warmup 5s http://127.0.0.1:8080/\n"
+          "  # a flow (client/FLOWS.md): 100 users on 10 connections, gated as in CI (exit 5)\n"
+          "  barrage --flow api.flow --users 100 -c 10 -d 30s \\\n"
+          "          --fail-on 'flow.failed>0,read.p95>50ms,failed>0.1%' http://127.0.0.1:8080/\n"
+          "  # HTTP/2 (h2c): 4 connections with 100 concurrent streams each\n"
+          "  barrage --h2 -c 4 --streams 100 -d 30s http://127.0.0.1:8080/\n"
+          "  # HTTP/3 over QUIC: 4 connections with 10 streams each\n"
+          "  barrage --h3 --cacert ca.pem -c 4 --streams 10 -d 30s https://localhost:8443/\n"
+          "  # the metrics record (docs/metrics.md) instead of the text report\n"
+          "  barrage --json -c 10 -n 10000 http://127.0.0.1:8080/ | jq .latency_us\n\n"
           "URL: http[s]://[user:password@]host[:port][/path][?query]: the scheme in any case, an IPv6\n"
           "host in brackets, user:password sent as Authorization: Basic (unless -H gives one); the\n"
           "fragment is dropped and bytes a path or query may not hold (space, non-ASCII, \"<>`{}|\\^[])\n"
-          "are percent-encoded, as a browser does; a control character or a bad %-escape is refused.\n\n"
-          "  -c, --connections N          connections to keep open (default 10)\n"
-          "  -t, --threads N              threads, one event loop each (default 1)\n"
-          "  -d, --duration TIME          measured duration, e.g. 10s, 2m (default 10s)\n"
-          "  -n, --requests N             stop after N requests instead (with -d: whichever first)\n"
+          "are percent-encoded, as a browser does; a control character or a bad %-escape is refused.\n\n",
+          stdout);
+    printf("  -c, --connections N          connections to keep open (default %u)\n"
+           "  -t, --threads N              threads, one event loop each (default %u)\n"
+           "  -d, --duration TIME          measured duration, e.g. 10s, 2m (default %s)\n",
+           d->connections, d->threads, fmt_default_time(dur, sizeof dur, d->duration_us));
+    printf("  -m, --pipeline N             HTTP/1.1: requests pipelined on each connection, sent\n"
+           "                               before the answers (default %u, at most %d)\n"
+           "      --streams N              HTTP/2, HTTP/3: concurrent streams on each connection\n"
+           "                               (default %u, at most %d; never above the server's limit).\n"
+           "                               -m and --streams are one setting: requests in flight per\n"
+           "                               connection, named for each protocol\n",
+           d->pipeline, CONFIG_MAX_PIPELINE, d->pipeline, CONFIG_MAX_PIPELINE);
+    printf("      --timeout TIME           per request, more than 0 (default %s)\n"
+           "      --connect-timeout TIME   per connection attempt, more than 0 (default %s)\n"
+           "      --grace TIME             wait for requests in flight at the end (default %s)\n"
+           "      --max-header-size BYTES  response head limit (default %zu)\n"
+           "      --window-bits N          HTTP/2 stream window 2^N-1 (default %u)\n"
+           "      --connection-window-bits N  HTTP/2 connection window 2^N-1 (default %u)\n"
+           "      --idle-ping TIME         HTTP/2 PING (HTTP/3: QUIC PING when silent) on idle connections\n"
+           "                               every TIME (default %s, as Chrome's QUIC; 0: none)\n",
+           fmt_default_time(timeout, sizeof timeout, d->timeout_us),
+           fmt_default_time(connect, sizeof connect, d->connect_timeout_us),
+           fmt_default_time(grace, sizeof grace, d->grace_us), (size_t)d->max_header_size, d->window_bits,
+           d->connection_window_bits, fmt_default_time(ping, sizeof ping, d->idle_ping_us));
+    fputs(          "  -n, --requests N             stop after N requests instead (with -d: whichever first)\n"
           "      --warmup TIME            run this long first and discard it\n"
           "      --warmup auto[:MAX]      warm up until the load is in steady state (docs/steady-state.md),\n"
           "                               at most MAX (default 60s), and discard it\n"
-          "  -m, --pipeline N             requests in flight per connection (default 1):\n"
-          "      --streams N              HTTP/1.1 pipelining depth, or HTTP/2 concurrent streams\n"
-          "                               (never above the server's MAX_CONCURRENT_STREAMS)\n"
           "      --h2                     HTTP/2: h2c with prior knowledge for http://, ALPN h2 for https://\n"
           "      --h3                     HTTP/3 over QUIC (https:// only; UDP to the URL's port; ALPN h3;\n"
           "                               -m streams per connection within the server's MAX_STREAMS)\n"
           "      --h1                     https:// only: offer only http/1.1 in ALPN (not with --h2)\n"
           "                               (https:// offers h2,http/1.1 by default; the server chooses)\n"
-          "      --window-bits N          HTTP/2 stream window 2^N-1 (default 30)\n"
-          "      --connection-window-bits N  HTTP/2 connection window 2^N-1 (default 30)\n"
           "      --cacert FILE            trust this CA too (the system store is always used); checked at start\n"
           "      --insecure               do not verify the server's certificate\n"
           "      --sni NAME               TLS server name (default: the URL's host name)\n"
@@ -71,20 +110,14 @@ void report_help(void)
           "                               requests for the whole run (not counted as load: the record's\n"
           "                               idle_connections); the open-file limit is raised to fit (exit 2\n"
           "                               when the hard limit or ip_local_port_range cannot hold them)\n"
-          "      --idle-ping TIME         HTTP/2 PING (HTTP/3: QUIC PING when silent) on idle connections\n"
-          "                               every TIME (default 15s, as Chrome's QUIC; 0: none)\n"
           "  -X, --method METHOD          request method, a token (RFC 9110; default GET)\n"
           "  -H, --header 'Name: value'   add a request header (repeatable): the name a token right\n"
           "                               before the colon, no control character but tab in the value\n"
           "  -b, --body STRING            request body\n"
           "  -B, --body-file FILE         request body from a regular file of at most 64 MiB\n"
-          "      --timeout TIME           per request, more than 0 (default 10s)\n"
-          "      --connect-timeout TIME   per connection attempt, more than 0 (default 5s)\n"
-          "      --grace TIME             wait for requests in flight at the end (default 2s)\n"
           "      --no-keepalive           one request per connection (Connection: close)\n"
           "      --requests-per-connection N  reconnect after N requests\n"
           "      --unix-socket PATH       connect to a unix socket instead of the URL's host\n"
-          "      --max-header-size BYTES  response head limit (default 65536)\n"
           "  -R, --rate N                 fixed rate: N requests/s in total, on a schedule (open loop;\n"
           "                               latency from each request's scheduled time)\n"
           "      --arrival even|poisson   spacing of the schedule (default even)\n"
@@ -655,8 +688,10 @@ static void text_latency(const struct config *cfg, const char *title, const stru
 {
     char a[32], b[32], c[32];
     if (h->total == 0) return;
-    printf("  %s mean %s, stdev %s, max %s\n", title, fmt_us(a, sizeof a, hist_mean(h)),
-           fmt_us(b, sizeof b, hist_stdev(h)), fmt_us(c, sizeof c, (double)h->max));
+    char d[32], e[32];
+    printf("  %s mean %s, stdev %s, p50 %s, p99 %s, max %s\n", title, fmt_us(a, sizeof a, hist_mean(h)),
+           fmt_us(b, sizeof b, hist_stdev(h)), fmt_us(d, sizeof d, (double)hist_percentile(h, 50)),
+           fmt_us(e, sizeof e, (double)hist_percentile(h, 99)), fmt_us(c, sizeof c, (double)h->max));
     if (!cfg->latency) return;
     static const double ps[] = {50, 75, 90, 99, 99.9, 99.99};
     printf("  %s Distribution\n", title);
@@ -680,6 +715,35 @@ static void text_kinds(const struct stats *s, const char *label)
                    fmt_us(b, sizeof b, (double)hist_percentile(&k->latency, 99)));
         printf("\n");
     }
+}
+
+static uint64_t unexpected_class(const struct stats *s, int hundreds)
+{
+    uint64_t n = 0;
+    for (int c = hundreds * 100; c < hundreds * 100 + 100; c++) n += s->unexpected_codes[c];
+    return n;
+}
+
+/* The requests that ended in --grace, when they are more than 1% of the
+ * requests: Requests/sec counts them, in a window they ran past. */
+static void text_grace(const struct stats *s, double seconds)
+{
+    uint64_t requests = stats_requests(s);
+    if (s->completed_in_grace * 100 <= requests) return;
+    printf("  completed in the grace after the deadline: %" PRIu64 " (%.1f%% of the requests: counted in them and in "
+           "Requests/sec, though they ended after the %.2fs window)\n",
+           s->completed_in_grace, 100.0 * (double)s->completed_in_grace / (double)requests, seconds);
+}
+
+/* The unexpected responses by status (in no class of the Status line), on it. */
+static void text_unexpected_codes(const struct stats *s)
+{
+    if (!s->unexpected) return;
+    printf("; unexpected (failed a check, in no class above): 2xx %" PRIu64 ", 3xx %" PRIu64 ", 4xx %" PRIu64
+           ", 5xx %" PRIu64 "; codes:", unexpected_class(s, 2), unexpected_class(s, 3), unexpected_class(s, 4),
+           unexpected_class(s, 5));
+    for (int c = 100; c < 600; c++)
+        if (s->unexpected_codes[c]) printf(" %d=%" PRIu64, c, s->unexpected_codes[c]);
 }
 
 /* The flow's iterations, and the first unexpected responses. */
@@ -801,8 +865,6 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     const struct stats *s = &r->stats;
     double seconds = r->duration_us > 0 ? (double)r->duration_us / 1e6 : 1e-9;
     char a[32], b[32], c1[32], c2[32];
-    printf("Running %.2fs test @ %s\n  %u threads and %u connections\n", (double)r->duration_us / 1e6, cfg->url,
-           cfg->threads, cfg->connections);
     printf("  Protocol: %s", protocol_name(cfg));
     if (cfg->tls) printf(" over TLS %s%s", cfg->setup.tls_version[0] ? cfg->setup.tls_version : "(no handshake)",
                          cfg->insecure ? ", certificate NOT verified (--insecure)" : "");
@@ -830,12 +892,12 @@ static void report_text(const struct config *cfg, const struct run_result *r)
     if (s->unexpected || cfg->expect_status_set || cfg->flow_file)
         printf(" (unexpected %" PRIu64 ": responses that failed a check)", s->unexpected);
     printf(", aborted %" PRIu64 " (in flight at the end)\n", s->aborted);
-    printf("  completed in the grace after the deadline: %" PRIu64 " (in the totals; not in the %.2fs window)\n",
-           s->completed_in_grace, seconds);
+    text_grace(s, seconds);
     printf("  Status: 2xx %" PRIu64 ", 3xx %" PRIu64 ", 4xx %" PRIu64 ", 5xx %" PRIu64 "; codes:",
            stats_status_class(s, 2), stats_status_class(s, 3), stats_status_class(s, 4), stats_status_class(s, 5));
     for (int c = 100; c < 600; c++)
         if (s->codes[c]) printf(" %d=%" PRIu64, c, s->codes[c]);
+    text_unexpected_codes(s);
     printf("\n  Errors: ");
     for (int i = 0; i < REQ_ERR_KINDS; i++) printf("%s%s %" PRIu64, i ? ", " : "", error_names[i], s->errors[i]);
     for (int i = 1; i < DETAIL_KINDS; i++)
@@ -881,6 +943,20 @@ int report_divert_stdout(void)
     record_out = f;
     setvbuf(stdout, NULL, _IOLBF, 0); /* what scripts print keeps its place among barrage's messages */
     return 0;
+}
+
+void report_start(const struct config *cfg)
+{
+    if (cfg->json || cfg->quiet) return;
+    printf("Running ");
+    if (cfg->duration_us) printf("%.2fs test", (double)cfg->duration_us / 1e6);
+    if (cfg->requests) printf("%s%" PRIu64 " requests", cfg->duration_us ? " (or " : "", cfg->requests);
+    printf("%s @ %s\n  %u threads and %u connections", cfg->duration_us && cfg->requests ? ")" : "", cfg->url,
+           cfg->threads, cfg->connections);
+    if (cfg->warmup_us) printf(", after a warm-up of %s%.2fs", cfg->warmup_auto ? "at most " : "",
+                               (double)cfg->warmup_us / 1e6);
+    printf("\n");
+    fflush(stdout); /* before --live's lines on stderr */
 }
 
 void report_live(const struct config *cfg, const struct timeline_entry *e)

@@ -17,12 +17,18 @@
 
 #define BARRAGE_VERSION "0.1.0"
 
-void report_help(void);
+/* --help on stdout: examples first, then the options with the defaults
+ * in cfg (cli_defaults, duration_us the default duration). */
+void report_help(const struct config *defaults);
 /* --version: barrage's and the HTTP/3 libraries' (libs: main asks http3.c, so
  * that report.c includes no protocol module). */
 void report_version(const struct run_libraries *libs);
 /* "barrage: MESSAGE" on stderr. */
 void report_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The text report's first lines ("Running 10.00s test @ URL", threads and
+ * connections) before the run, flushed so that they come before --live's
+ * lines; nothing with --json or -q. */
+void report_start(const struct config *cfg);
 /* One line of --live on stderr: a second of the timeline. */
 void report_live(const struct config *cfg, const struct timeline_entry *e);
 /* The run's result: the text report, or the metrics record with --json.

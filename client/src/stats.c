@@ -150,6 +150,7 @@ void stats_unexpected(struct stats *s, int status, uint64_t latency_us, uint64_t
                       const uint8_t *body, size_t body_len)
 {
     s->unexpected++;
+    if (status >= 100 && status < 600) s->unexpected_codes[status]++;
     hist_record(&s->latency, latency_us);
     hist_record(&s->latency_uncorrected, uncorrected_us);
     if (s->unexpected_examples >= STATS_SAMPLES) return;
@@ -192,6 +193,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     for (int i = 0; i < REQ_ERR_KINDS; i++) dst->errors[i] += src->errors[i];
     for (int i = 0; i < DETAIL_KINDS; i++) dst->details[i] += src->details[i];
     for (int i = 0; i < 600; i++) dst->codes[i] += src->codes[i];
+    for (int i = 0; i < 600; i++) dst->unexpected_codes[i] += src->unexpected_codes[i];
     dst->connect_attempts += src->connect_attempts;
     dst->connect_errors += src->connect_errors;
     dst->established += src->established;

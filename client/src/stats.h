@@ -81,6 +81,7 @@ struct stats_unexpected_example {
 struct stats {
     uint64_t started, succeeded, aborted;
     uint64_t unexpected; /* final responses that failed a check */
+    uint64_t unexpected_codes[600]; /* those by exact code (100..599), apart from codes */
     unsigned unexpected_examples;
     struct stats_unexpected_example unexpected_example[STATS_SAMPLES];
     struct stats_flow flow;

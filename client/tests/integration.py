@@ -8,6 +8,7 @@ Prints TAP lines; exits 1 when any case failed.
   python3 tests/integration.py --barrage build/barrage [--sanitized] [--only NAME]"""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -518,6 +519,68 @@ def case_file_limit(t):
     expect(raised.returncode == 0, f"soft limit not raised: {raised.stderr}")
     expect_eq(json.loads(raised.stdout), "connections.established", 100)
     expect(refused.returncode == 2 and "hard limit" in refused.stderr, f"exit {refused.returncode}: {refused.stderr}")
+
+
+def text_run(t, mode, args, params=None):
+    """barrage ARGS (the text report) against a server in mode: (exit code, stdout and stderr in one pipe)."""
+    server = TestServer(mode, **(params or {})).start()
+    try:
+        p = subprocess.run([t.barrage, *args, f"http://127.0.0.1:{server.port}/"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+    finally:
+        server.stop()
+    return p.returncode, p.stdout
+
+
+def case_text_report(t):
+    """The text report: its 'Running' header (stdout) before --live's lines (stderr) in one pipe; p50 and p99
+    on the latency line without --latency; the grace line only when it matters (3 of 6 requests ended in
+    the grace), saying that Requests/sec counts them, and none in a run without a deadline."""
+    rc, out = text_run(t, "ok", ["--live", "-c", "2", "-d", "1500ms"])
+    expect(rc == 0 and "Running 1.50s test @" in out and "[   0.0s]" in out, f"exit {rc}: {out[:400]!r}")
+    expect(out.index("Running") < out.index("[   0.0s]"), f"the header after --live's lines: {out[:400]!r}")
+    latency = [line for line in out.splitlines() if line.startswith("  Latency (responses)")]
+    expect(len(latency) == 1 and " p50 " in latency[0] and " p99 " in latency[0], f"latency line: {latency}")
+    rc, out = text_run(t, "ok", ["-c", "2", "-n", "50"])
+    expect(rc == 0 and "Running 50 requests @" in out and "grace" not in out, f"exit {rc}: {out!r}")
+    rc, out = text_run(t, "slow", ["-c", "3", "-d", "500ms", "--grace", "1s"], {"delay": 0.4})
+    want = "completed in the grace after the deadline: 3 (50.0% of the requests: counted in them and in Requests/sec"
+    expect(rc == 0 and want in out, f"exit {rc}: {out!r}")
+
+
+def case_help(t):
+    """--help: examples first (closed loop, fixed rate, flow, h2, h3), -m and --streams on lines of their
+    own, and each default it states the one README's option table states (both from the code: the
+    record of a run without options shows -c, -t and -m's)."""
+    text = subprocess.run([t.barrage, "--help"], capture_output=True, text=True, timeout=10).stdout
+    head = text[:text.index("  -c, --connections")]
+    for example in ("barrage -c 50 -d 30s", "barrage -R 5000", "barrage --flow", "barrage --h2", "barrage --h3"):
+        expect(example in head, f"no example '{example}' before the options")
+    lines = text.splitlines()
+    expect(any(line.startswith("  -m, --pipeline N ") for line in lines) and
+           any(line.startswith("      --streams N ") for line in lines), "-m and --streams on lines of their own")
+    readme = open(os.path.join(REPO, "client", "README.md")).read().splitlines()
+    # option as --help starts its line, as README's row starts, the default
+    for option, row_start, default in (("-c, --connections", "| `-c", "10"), ("-t, --threads", "| `-t", "1"),
+                                       ("-d, --duration", "| `-d", "10s"), ("--timeout", "| `--timeout", "10s"),
+                                       ("--connect-timeout", "| `--connect-timeout", "5s"),
+                                       ("--grace", "| `--grace", "2s"), ("--max-header-size", "| `--max-header", "65536"),
+                                       ("-m, --pipeline", "| `-m", "1"), ("--streams", "| `-m", "1"),
+                                       ("--idle-ping", "| `--idle-connections", "15s"),
+                                       ("--window-bits", "| `--window-bits", "30")):
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith(option + " "))
+        entry = lines[at] + " ".join(line for line in lines[at + 1:at + 4] if line.startswith(" " * 31))
+        said = re.findall(r"\(default (\w+)", entry)
+        expect(said[:1] == [default], f"--help {option} says default {said}, want {default}: {entry!r}")
+        row = next((line for line in readme if line.startswith(row_start)), "")
+        expect(re.search(rf"\(default {default}\b", row), f"README's {row_start} row lacks 'default {default}'")
+    server = TestServer("ok").start()
+    try:
+        rc, r, err, _ = t.run(["-n", "20"], server.port)
+    finally:
+        server.stop()
+    expect(rc == 0 and r["connections"]["requested"] == 10 and r["threads"] == 1 and r["pipeline"] == 1 and
+           r["streams"] == 1, f"defaults in the record: exit {rc} {err[-200:]}")
 
 
 def case_usage(t):
@@ -1031,6 +1094,8 @@ def case_scenarios(t):
 CASES = [
     ("answers 200 (exact counts and bytes)", case_ok),
     ("usage errors exit 2", case_usage),
+    ("text report: header before --live's lines, p50/p99, the grace line when it matters", case_text_report),
+    ("--help: examples first, -m apart from --streams, defaults as README's and the record's", case_help),
     ("IPv6: Host [::1]:PORT, in brackets", case_ipv6_host),
     ("request injection: -X, -H and the URL refused (exit 2), never sent", case_request_injection),
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),

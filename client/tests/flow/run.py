@@ -273,6 +273,20 @@ def case_fail_on_flow_and_steps(t):
     expect(r["fail_on"]["thresholds"][0]["value"] == r["kinds"]["read"]["failed"] > 0, "read.failed is the step's")
 
 
+def case_text_unexpected_classes(t):
+    """The text report of a flow whose server answered 500s: the Status line shows them by class and code
+    as unexpected (never "5xx 0" alone), as many as the step's unexpected count."""
+    flow = t.flow_file(CHAIN)
+    with Server(t, fail_get=5) as srv:
+        p = t.run("--flow", flow, "--users", "4", "-c", "2", "-n", "200", f"http://127.0.0.1:{srv.port}/")
+    status = [line for line in p.stdout.splitlines() if line.startswith("  Status:")]
+    read = [line for line in p.stdout.splitlines() if line.startswith("  Step read:")]
+    expect(p.returncode == 0 and len(status) == 1 and len(read) == 1, f"exit {p.returncode}: {p.stdout[-600:]}")
+    n = int(read[0].split("(unexpected ")[1].split(")")[0])
+    want = f"; unexpected (failed a check, in no class above): 2xx 0, 3xx 0, 4xx 0, 5xx {n}; codes: 500={n}"
+    expect(n > 0 and status[0].endswith(want), f"{status[0]!r}, want it to end {want!r}")
+
+
 def case_jwt(t):
     flow = t.flow_file(CHAIN)
     key = os.path.join(t.workdir, "secret")
@@ -326,6 +340,7 @@ CASES = [
     ("--expect-status on a plain run: unexpected, counted once", case_expect_status_plain),
     ("--fail-on unexpected>0: a step answering 500 now and then breaks it (exit 5); a higher limit holds", case_fail_on_unexpected),
     ("--fail-on flow.capture_failed and a step's figures (read.failed, create.p95)", case_fail_on_flow_and_steps),
+    ("text report: unexpected 500s by class and code on the Status line", case_text_unexpected_classes),
     ("--jwt-key: a token of its own in every step's request", case_jwt),
     ("--seed: the same seed draws the same ${rand}", case_seed),
     ("usage errors: FILE:LINE, --users, -X, --expect-status, a device", case_usage),
