@@ -375,6 +375,22 @@ static uint64_t flow_regex_parts(const char *s, size_t len)
     return total > cap ? cap : total;
 }
 
+/* What a regcomp error means, with what to do about it. */
+static const char *flow_regex_why(int rc)
+{
+    switch (rc) {
+    case REG_BADRPT: return "a repetition (*, +, ?, {N}) with nothing before it to repeat (a literal one: \\*, \\+, \\?, \\{)";
+    case REG_EBRACE: return "a '{' without its '}' (a literal one: \\{)";
+    case REG_BADBR: return "a bad count in {M,N} (numbers 0..255, M <= N)";
+    case REG_EPAREN: return "unbalanced parentheses (a literal one: \\( or \\))";
+    case REG_EBRACK: return "a '[' without its ']' (a literal one: \\[)";
+    case REG_ERANGE: return "a bad range in [...] (its end before its start)";
+    case REG_ECTYPE: return "an unknown class in [[:NAME:]] (alpha, digit, space...)";
+    case REG_EESCAPE: return "a '\\' at the end";
+    default: return NULL;
+    }
+}
+
 static int flow_regcomp(struct flow_parser *p, regex_t *re, const char *s, size_t len, int flags)
 {
     if (flow_regex_parts(s, len) > FLOW_REGEX_MAX_PARTS)
@@ -387,8 +403,46 @@ static int flow_regcomp(struct flow_parser *p, regex_t *re, const char *s, size_
     if (rc) {
         char why[128];
         regerror(rc, re, why, sizeof why);
-        return flow_fail(p, "bad regular expression '%.*s': %s", (int)(len > 60 ? 60 : len), s, why);
+        const char *plain = flow_regex_why(rc);
+        return flow_fail(p, "bad regular expression '%.*s' (POSIX extended): %s", (int)(len > 60 ? 60 : len), s,
+                         plain ? plain : why);
     }
+    return 0;
+}
+
+/* `expect body ~` with ${...}: t parsed, its variables each written as "x"
+ * into probe (to be compiled as the pattern's form); a variable must stand
+ * outside groups, brackets and repeats (its value is matched as literal text,
+ * which a repeat would copy as often as it counts). 0, or -1 (err set). */
+static int flow_pattern_probe(struct flow_parser *p, const struct flow_template *t, char *probe, size_t cap, size_t *n)
+{
+    size_t at[FLOW_MAX_VARS * 4], vars = 0, len = 0;
+    for (size_t i = 0; i < t->part_count; i++) {
+        const struct flow_part *part = &t->parts[i];
+        bool literal = part->kind == FLOW_LITERAL;
+        size_t add = literal ? part->len : 1;
+        if (len + add >= cap || (!literal && vars == sizeof at / sizeof at[0]))
+            return flow_fail(p, "expect body ~ RE: the pattern is too long");
+        if (!literal) at[vars++] = len;
+        memcpy(probe + len, literal ? t->text + part->off : "x", add);
+        len += add;
+    }
+    probe[len] = '\0';
+    size_t depth = 0, v = 0;
+    for (size_t i = 0; i < len && v < vars; i++) {
+        size_t from = i;
+        if (probe[i] == '\\') i++;
+        else if (probe[i] == '[') i = flow_regex_bracket_end(probe, len, i);
+        else if (probe[i] == '(') depth++;
+        else if (probe[i] == ')' && depth) depth--;
+        if (at[v] > from && at[v] <= i) return flow_fail(p, "expect body ~ RE: a variable inside [...] or after a '\\'");
+        if (at[v] != from) continue;
+        if (depth || (i + 1 < len && strchr("*+?{", probe[i + 1])))
+            return flow_fail(p, "expect body ~ RE: a variable inside a group (...) or under a repeat (*, +, ?, {N}): "
+                                "its value is matched as it is, outside groups and repeats");
+        v++;
+    }
+    *n = len;
     return 0;
 }
 
@@ -401,7 +455,16 @@ static int flow_expect_line(struct flow_parser *p, struct flow_step *st, const c
         s += 2, len -= 2;
         flow_trim(&s, &len);
         if (!len) return flow_fail(p, "expect body ~ RE: the pattern is empty");
-        if (flow_regcomp(p, &st->body_re, s, len, REG_NOSUB)) return -1;
+        if (memmem(s, len, "${", 2)) { /* variables: checked in the form they take, each as "x" */
+            char probe[4096];
+            size_t n = 0;
+            if (flow_template_parse(p, s, len, (size_t)(st - p->f->steps), &st->body_pattern) ||
+                flow_pattern_probe(p, &st->body_pattern, probe, sizeof probe, &n) ||
+                flow_regcomp(p, &st->body_re, probe, n, REG_NOSUB))
+                return -1;
+        } else if (flow_regcomp(p, &st->body_re, s, len, REG_NOSUB)) {
+            return -1;
+        }
         st->expect_body = true;
         p->f->reads_body = true;
         return 0;
@@ -709,6 +772,7 @@ static void flow_step_free(struct flow_step *st)
     }
     free(st->captures);
     if (st->expect_body) regfree(&st->body_re);
+    flow_template_free(&st->body_pattern);
 }
 
 void flow_free(struct flow *f)

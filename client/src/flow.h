@@ -5,7 +5,8 @@
  *   Name: value                 a header field (replaces a -H field of that name)
  *   body TEXT                   the body (instead of @BODYFILE)
  *   expect STATUS[,STATUS...]   codes or classes (2xx); anything else is unexpected
- *   expect body ~ RE            the body must match RE (POSIX extended)
+ *   expect body ~ RE            the body must match RE (POSIX extended; ${NAME} in it
+ *                               matches its value literally, outside groups and repeats)
  *   capture NAME = header:H     the value of response header H,
  *                 json:/POINTER a JSON pointer into the body (RFC 6901),
  *                 regex:RE      RE's first group on the body (the whole match without one)
@@ -88,7 +89,8 @@ struct flow_step {
     bool expect_status;     /* an `expect STATUS` line */
     struct expect_status status;
     bool expect_body;       /* an `expect body ~ RE` line */
-    regex_t body_re;
+    regex_t body_re;        /* its RE (with variables: each as "x", checked at load) */
+    struct flow_template body_pattern; /* its RE with variables, written out per check; part_count 0: none */
     struct flow_capture *captures; /* owned */
     size_t capture_count;
     uint64_t think_us;

@@ -333,6 +333,41 @@ bool flowvars_matches(const regex_t *re, const uint8_t *body, size_t len, struct
     return regexec(re, scratch->p, 1, m, REG_STARTEND) == 0;
 }
 
+/* Appends value to pattern as literal text: ERE's special bytes escaped; -1
+ * (memory) or 1 (a NUL: no pattern can hold it). */
+static int flowvars_escape(const char *value, size_t n, struct flowvars_buf *pattern)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!value[i]) return 1;
+        if (strchr(".[]{}()*+?^$|\\", value[i]) && flowvars_append(pattern, "\\", 1)) return -1;
+        if (flowvars_append(pattern, value + i, 1)) return -1;
+    }
+    return 0;
+}
+
+int flowvars_matches_pattern(const struct flow_template *t, const struct flowvars_env *env, const uint8_t *body,
+                             size_t len, struct flowvars_buf *pattern, struct flowvars_buf *scratch)
+{
+    pattern->len = 0;
+    for (size_t i = 0; i < t->part_count; i++) {
+        const struct flow_part *p = &t->parts[i];
+        if (p->kind == FLOW_LITERAL) {
+            if (flowvars_append(pattern, t->text + p->off, p->len)) return -1;
+            continue;
+        }
+        scratch->len = 0;
+        if (flowvars_part(t, p, env, scratch)) return -1;
+        int rc = flowvars_escape(scratch->p, scratch->len, pattern);
+        if (rc) return rc < 0 ? -1 : 0;
+    }
+    if (flowvars_append(pattern, "", 1)) return -1; /* its NUL */
+    regex_t re;
+    if (regcomp(&re, pattern->p, REG_EXTENDED | REG_NOSUB)) return -1;
+    bool match = flowvars_matches(&re, body, len, scratch);
+    regfree(&re);
+    return match;
+}
+
 /* The first group (the whole match without one) of re on r's body, into out. */
 static int flowvars_regex(const regex_t *re, const struct response_data *r, struct flowvars_buf *out)
 {

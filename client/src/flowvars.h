@@ -59,4 +59,12 @@ int flowvars_json_pointer(const char *json, size_t len, const char *pointer, str
  * body (regexec reads a NUL-terminated string). */
 bool flowvars_matches(const regex_t *re, const uint8_t *body, size_t len, struct flowvars_buf *scratch);
 
+/* Whether body[0..len) matches the pattern t (an `expect body ~` with
+ * variables) written out for env, each variable's value as literal text
+ * (ERE's special bytes escaped; a value holding a NUL matches nothing), and
+ * compiled for this call. pattern and scratch are the caller's buffers. 1,
+ * 0, or -1 (out of memory, or a pattern regcomp refused). */
+int flowvars_matches_pattern(const struct flow_template *t, const struct flowvars_env *env, const uint8_t *body,
+                             size_t len, struct flowvars_buf *pattern, struct flowvars_buf *scratch);
+
 #endif

@@ -58,6 +58,7 @@ struct flow_user {
     struct flowvars_buf *values; /* owned: per captured variable */
     /* the request in flight: its bytes live here until its outcome */
     struct flowvars_buf text, target, piece, body, strings, scratch;
+    struct flowvars_buf pattern; /* an `expect body ~` with variables, written out */
     nghttp2_nv *nva;        /* owned: max_headers + 5 fields */
     size_t *field_at;       /* owned: offsets of names and values in strings */
 };
@@ -349,9 +350,13 @@ static bool flow_expected(struct source *base, unsigned conn, const struct req_c
     bool ok = st->expect_status ? expect_status_has(&st->status, o->status)
               : cfg->expect_status_set ? expect_status_has(&cfg->expect_status, o->status)
                                        : true;
-    if (ok && st->expect_body)
-        ok = o->response && flowvars_matches(&st->body_re, o->response->body, o->response->body_len, &u->scratch);
-    return ok;
+    if (!ok || !st->expect_body) return ok;
+    if (!o->response) return false;
+    if (!st->body_pattern.part_count)
+        return flowvars_matches(&st->body_re, o->response->body, o->response->body_len, &u->scratch);
+    struct flowvars_env env = {.flow = &s->sh->flow, .user = u->number, .seq = u->seq, .values = u->values, .rng = &s->rng};
+    return flowvars_matches_pattern(&st->body_pattern, &env, o->response->body, o->response->body_len, &u->pattern,
+                                    &u->scratch) == 1;
 }
 
 /* The user's iteration ends (completed or not): the next begins at step 0. */
@@ -415,6 +420,7 @@ static void flow_source_free(struct source *base)
         flowvars_buf_free(&u->body);
         flowvars_buf_free(&u->strings);
         flowvars_buf_free(&u->scratch);
+        flowvars_buf_free(&u->pattern);
         free(u->nva);
         free(u->field_at);
     }

@@ -77,6 +77,14 @@ static void test_errors(void)
         {"GET /a\n  expect 600\n", "f.flow:2: expect: '600'"},
         {"GET /a\n  expect 200\n  expect 201\n", "f.flow:3: a second 'expect STATUS'"},
         {"GET /a\n  expect body ~ (\n", "f.flow:2: bad regular expression"},
+        {"GET /a\n  expect body ~ *x\n", "f.flow:2: bad regular expression '*x' (POSIX extended): a repetition (*, +, ?, {N}) with nothing before it"},
+        {"GET /a\n  expect body ~ a(b\n", "f.flow:2: bad regular expression 'a(b' (POSIX extended): unbalanced parentheses"},
+        {"GET /a\n  expect body ~ ${nope}\n", "f.flow:2: ${nope} is neither built in"},
+        {"POST /a\n  capture id = json:/id\nGET /b\n  expect body ~ (${id})\n", "f.flow:4: expect body ~ RE: a variable inside a group"},
+        {"POST /a\n  capture id = json:/id\nGET /b\n  expect body ~ x${id}+\n", "f.flow:4: expect body ~ RE: a variable inside a group (...) or under a repeat"},
+        {"POST /a\n  capture id = json:/id\nGET /b\n  expect body ~ [${id}]\n", "f.flow:4: expect body ~ RE: a variable inside [...]"},
+        {"POST /a\n  capture id = json:/id\nGET /b\n  expect body ~ ${id}(\n", "f.flow:4: bad regular expression 'x(' (POSIX extended): unbalanced"},
+        {"POST /a\n  capture id = json:/id\n  expect body ~ ${id}\n", "f.flow:3: ${id} is neither built in"},
         {"GET /a\n  expect body ~\n", "f.flow:2: expect body ~ RE"},
         {"GET /${id}\n", "f.flow:1: ${id} is neither built in"},
         {"GET /a\n  X: ${id}\n  capture id = json:/id\n", "f.flow:2: ${id} is neither built in"},
@@ -205,6 +213,44 @@ static void test_expand(void)
     flowvars_buf_free(&values[0]);
     flowvars_buf_free(&out);
     flowvars_buf_free(&target);
+    flow_free(&f);
+}
+
+/* expect body ~ with variables: written out per check, each value matched as
+ * literal text (its special bytes escaped), a NUL in one matching nothing. */
+static void test_pattern_variables(void)
+{
+    struct flow f;
+    char err[300];
+    const char *text = "POST /a\n  capture id = json:/id\nGET /b\n  expect body ~ \"id\": *${id}[,}] .*user ${user}$\n";
+    int rc = flow_parse(&f, text, strlen(text), "f.flow", err, sizeof err);
+    TAP_CHECK(rc == 0 && f.steps[1].expect_body && f.steps[1].body_pattern.part_count == 5, "a pattern with variables (%s)",
+              rc ? err : "");
+    if (rc) return;
+    struct flowvars_buf values[FLOW_MAX_VARS] = {{0}}, pattern = {0}, scratch = {0};
+    struct rng rng;
+    rng_seed(&rng, 1);
+    struct flowvars_env env = {.flow = &f, .user = 7, .seq = 0, .values = values, .rng = &rng};
+    const struct flow_template *t = &f.steps[1].body_pattern;
+    struct { const char *value; size_t len; const char *body; int want; } cases[] = {
+        {"42", 2, "{\"id\": 42, \"n\": 1} user 7", 1},
+        {"42", 2, "{\"id\": 43, \"n\": 1} user 7", 0},
+        {"42", 2, "{\"id\": 42, \"n\": 1} user 8", 0},
+        {"4.2", 3, "{\"id\": 4x2} user 7", 0}, /* the value's '.' is a dot, not any byte */
+        {"4.2", 3, "{\"id\": 4.2} user 7", 1},
+        {"a(b*", 4, "{\"id\": a(b*} user 7", 1},
+        {"a\0b", 3, "{\"id\": a} user 7", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        values[0].len = 0;
+        flowvars_append(&values[0], cases[i].value, cases[i].len);
+        rc = flowvars_matches_pattern(t, &env, (const uint8_t *)cases[i].body, strlen(cases[i].body), &pattern, &scratch);
+        TAP_CHECK(rc == cases[i].want, "${id} = '%s' on '%s': %d, want %d", cases[i].value, cases[i].body, rc,
+                  cases[i].want);
+    }
+    flowvars_buf_free(&values[0]);
+    flowvars_buf_free(&pattern);
+    flowvars_buf_free(&scratch);
     flow_free(&f);
 }
 
@@ -343,6 +389,7 @@ int main(void)
     test_cut_everywhere();
     test_duration();
     test_expand();
+    test_pattern_variables();
     test_json_pointer();
     test_captures();
     test_load();

@@ -40,7 +40,7 @@ POST /items
 GET ${item}
   X-User: ${user}
   expect 200
-  expect body ~ "id": *[0-9]+
+  expect body ~ "id": *${id}, .*"user": ${user}[,}]
   step read
 PATCH /items/${id}
   X-User: ${user}
