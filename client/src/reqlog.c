@@ -36,6 +36,8 @@ struct entry {
     uint32_t next_free; /* the next free entry + 1, 0: none (while free) */
     uint16_t len;
     char step[REQLOG_STEP_MAX + 4];
+    unsigned user;      /* request.user: 0 none */
+    uint64_t iteration;
 };
 
 struct reqlog_writer {
@@ -239,6 +241,8 @@ uint32_t reqlog_begin(struct reqlog_writer *w, const struct request *req)
         return 0;
     }
     step_of(&w->entries[i], req);
+    w->entries[i].user = req->user;
+    w->entries[i].iteration = req->iteration;
     return (uint32_t)i + 1;
 }
 
@@ -271,8 +275,17 @@ static char *put_step(char *p, const struct entry *e)
     return p;
 }
 
+/* The error column: the request error's name, "unexpected" for a response that failed its checks. */
+static char *put_error(char *p, const struct outcome *o, bool expected)
+{
+    const char *name = o->kind == OUTCOME_ERROR ? error_names[o->error] : expected ? "" : "unexpected";
+    size_t n = strlen(name);
+    memcpy(p, name, n);
+    return p + n;
+}
+
 void reqlog_end(struct reqlog_writer *w, uint32_t slot, unsigned conn, const struct req_ctx *ctx,
-                const struct outcome *o)
+                const struct outcome *o, bool expected)
 {
     struct entry *e = &w->entries[slot - 1];
     if (o->kind == OUTCOME_RESPONSE || o->kind == OUTCOME_ERROR) {
@@ -287,19 +300,17 @@ void reqlog_end(struct reqlog_writer *w, uint32_t slot, unsigned conn, const str
         *p++ = ',';
         p = put_step(p, e);
         *p++ = ',';
-        if (o->kind == OUTCOME_RESPONSE) {
-            p = put_u64(p, (uint64_t)o->status);
-            *p++ = ',';
-        } else {
-            *p++ = ',';
-            size_t n = strlen(error_names[o->error]);
-            memcpy(p, error_names[o->error], n);
-            p += n;
-        }
+        if (o->kind == OUTCOME_RESPONSE) p = put_u64(p, (uint64_t)o->status);
+        *p++ = ',';
+        p = put_error(p, o, expected);
         *p++ = ',';
         p = put_u64(p, o->now_us - ctx->scheduled_us);
         *p++ = ',';
         p = put_u64(p, o->kind == OUTCOME_RESPONSE ? o->body_bytes : 0);
+        *p++ = ',';
+        if (e->user) p = put_u64(p, e->user);
+        *p++ = ',';
+        if (e->user) p = put_u64(p, e->iteration);
         *p++ = '\n';
         w->len = (size_t)(p - w->buf);
     }

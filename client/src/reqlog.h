@@ -1,7 +1,7 @@
 /* reqlog: --log FILE, one CSV line per request (h2load's --log-file, oha's
  * per-request output), a share of them with --log-sample R. The file's
  * first line names the columns, units in their names:
- *   start_unix_us,thread,connection,step,status,error,latency_us,body_bytes
+ *   start_unix_us,thread,connection,step,status,error,latency_us,body_bytes,user,iteration
  * start_unix_us  when the request was due (closed loop: sent), microseconds
  *                since the epoch; latency_us runs from it (as the record's)
  * thread, connection  the worker thread and its connection's index in it
@@ -10,8 +10,12 @@
  *                it holds a comma or a quote; "-" for a script's pipelined
  *                requests after the first of its text
  * status, error  the final response's status and an empty error, or an
- *                empty status and the error (timeout, read, write, protocol, reset)
+ *                empty status and the error (timeout, read, write, protocol, reset),
+ *                or the status and "unexpected" for a response that failed a
+ *                check (--expect-status, a flow's expect)
  * body_bytes     the response body's bytes (0 for an error)
+ * user, iteration  a flow's virtual user (from 1) and its iteration (from 0,
+ *                ${seq}); both empty for other requests
  * Only measured requests that completed (the record's `requests`) are
  * logged: the warm-up's, aborted and refused ones are not. Each request is
  * drawn with probability R from a per-thread stream seeded from the run's
@@ -36,7 +40,7 @@
 
 #define REQLOG_BUFFER (256 * 1024)
 #define REQLOG_STEP_MAX 200 /* a longer step is cut there, ending in "..." */
-#define REQLOG_HEADER "start_unix_us,thread,connection,step,status,error,latency_us,body_bytes\n"
+#define REQLOG_HEADER "start_unix_us,thread,connection,step,status,error,latency_us,body_bytes,user,iteration\n"
 
 /* The file and what every thread's writer shares (read-only while they run,
  * but for the failure flag). */
@@ -65,10 +69,10 @@ void reqlog_writer_free(struct reqlog_writer *w);
 uint32_t reqlog_begin(struct reqlog_writer *w, const struct request *req);
 
 /* The request of entry slot (not 0) ended on connection conn: its line for a
- * response or an error, nothing for an aborted or refused one; the entry is
- * free again. */
+ * response (expected: it passed its checks, else its error is "unexpected")
+ * or an error, nothing for an aborted or refused one; the entry is free again. */
 void reqlog_end(struct reqlog_writer *w, uint32_t slot, unsigned conn, const struct req_ctx *ctx,
-                const struct outcome *o);
+                const struct outcome *o, bool expected);
 
 /* Once a second: writes what is buffered (a long run's file grows as it goes). */
 void reqlog_writer_tick(struct reqlog_writer *w);

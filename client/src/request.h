@@ -31,6 +31,8 @@ struct request {
     int kind;                 /* the source's index of this kind of request; -1: none */
     const char *kind_name;    /* its name (kind >= 0), valid for the run */
     uintptr_t source_data;    /* the source's own, carried in the context to its on_done */
+    unsigned user;            /* a flow's virtual user (from 1), 0: none (--log's user column) */
+    uint64_t iteration;       /* that user's iteration, from 0 (--log's iteration column) */
     bool more;                /* HTTP/1.1: the source's next request was written in this one's text
                                * (pipelined in one string) and must be submitted to the same
                                * connection right after it, whatever capacity() says */

@@ -309,6 +309,8 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
     s->req.kind = (int)u->step;
     s->req.kind_name = st->name;
     s->req.source_data = (uintptr_t)u;
+    s->req.user = u->number;
+    s->req.iteration = u->seq;
     return 0;
 }
 

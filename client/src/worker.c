@@ -259,7 +259,7 @@ static void worker_done(struct worker *w, unsigned conn, const struct req_ctx *c
     bool expected = response_expected(w, conn, ctx, o);
     if (ctx->measured) account(w, ctx, o, expected);
     else if (w->warming) account_warmup(w, ctx, o);
-    if (ctx->log_slot) reqlog_end(w->log, ctx->log_slot, conn, ctx, o);
+    if (ctx->log_slot) reqlog_end(w->log, ctx->log_slot, conn, ctx, o, expected);
     if (w->source->ops->on_done) {
         w->source->ops->on_done(w->source, conn, ctx, o);
         if (w->source->state != SOURCE_RUNNING) worker_source_halted(w);

@@ -26,13 +26,20 @@ static struct request text_request(const char *text)
     return (struct request){.text = (const uint8_t *)text, .text_len = strlen(text), .copies = 1, .kind = -1};
 }
 
-/* One request through begin and end with this outcome; the slot it had. */
-static uint32_t one(struct reqlog_writer *w, const struct request *req, unsigned conn, struct outcome o)
+/* One request through begin and end with this outcome (a response that
+ * passed its checks unless unexpected); the slot it had. */
+static uint32_t one_checked(struct reqlog_writer *w, const struct request *req, unsigned conn, struct outcome o,
+                            bool unexpected)
 {
     uint32_t slot = reqlog_begin(w, req);
     struct req_ctx ctx = {.scheduled_us = 1000, .sent_us = 1000, .kind = req->kind, .measured = true, .log_slot = slot};
-    if (slot) reqlog_end(w, slot, conn, &ctx, &o);
+    if (slot) reqlog_end(w, slot, conn, &ctx, &o, !unexpected);
     return slot;
+}
+
+static uint32_t one(struct reqlog_writer *w, const struct request *req, unsigned conn, struct outcome o)
+{
+    return one_checked(w, req, conn, o, false);
 }
 
 static void test_lines(const char *dir)
@@ -61,16 +68,26 @@ static void test_lines(const char *dir)
     strcpy(long_target + 405, " HTTP/1.1\r\n\r\n");
     struct request longer = text_request(long_target);
     one(w, &longer, 0, outcome_response(200, 0, 2000));
+    struct request step = text_request("GET /items/7 HTTP/1.1\r\n\r\n");
+    step.kind = 1;
+    step.kind_name = "read";
+    step.user = 12;
+    step.iteration = 3;
+    one_checked(w, &step, 1, outcome_response(500, 4, 1500), true);
+    step.iteration = 4;
+    one(w, &step, 1, outcome_error(REQ_ERR_READ, DETAIL_NONE, 1200));
     TAP_CHECK(a == b && a != 0, "an aborted request's entry is reused by the next (%u, %u)", a, b);
     reqlog_writer_free(w);
     TAP_CHECK(reqlog_close(log, err, sizeof err) == 0, "closed whole");
     char want[2048];
     snprintf(want, sizeof want,
-             REQLOG_HEADER "1700000000001000,3,2,GET /a?b=1,200,,250,5\n"
-                           "1700000000001000,3,0,\"POST /x,\"\"y\"\"\",,timeout,10000,0\n"
-                           "1700000000001000,3,1,login?step,503,,1,0\n"
-                           "1700000000001000,3,0,-,204,,0,0\n"
-                           "1700000000001000,3,0,GET /%.*s...,200,,1000,0\n",
+             REQLOG_HEADER "1700000000001000,3,2,GET /a?b=1,200,,250,5,,\n"
+                           "1700000000001000,3,0,\"POST /x,\"\"y\"\"\",,timeout,10000,0,,\n"
+                           "1700000000001000,3,1,login?step,503,,1,0,,\n"
+                           "1700000000001000,3,0,-,204,,0,0,,\n"
+                           "1700000000001000,3,0,GET /%.*s...,200,,1000,0,,\n"
+                           "1700000000001000,3,1,read,500,unexpected,500,4,12,3\n"
+                           "1700000000001000,3,1,read,,read,200,0,12,4\n",
              REQLOG_STEP_MAX - 8, long_target + 5);
     const char *got = slurp(path);
     TAP_CHECK(strcmp(got, want) == 0, "the lines byte for byte");
@@ -95,7 +112,7 @@ static void test_many(const char *dir)
         lines++;
         int fields = 1;
         for (const char *c = l; *c != '\n'; c++) fields += *c == ',';
-        bad += fields != 8;
+        bad += fields != 10;
     }
     TAP_CHECK(rc == 0 && lines == 40000 && bad == 0,
               "40,000 lines from two writers (several buffers each): all there, all whole (%zu, %zu bad)", lines, bad);

@@ -146,7 +146,7 @@ def case_fail_on_usage(t):
 
 # ---- --log ----
 
-LOG_HEADER = "start_unix_us,thread,connection,step,status,error,latency_us,body_bytes"
+LOG_HEADER = "start_unix_us,thread,connection,step,status,error,latency_us,body_bytes,user,iteration"
 
 
 def read_log(path):
@@ -158,19 +158,21 @@ def read_log(path):
     expect(lines and lines[0] == LOG_HEADER, f"header {lines[:1]}")
     rows = list(csv.DictReader(lines))
     bad = [r for r in rows if None in r or None in r.values()]
-    expect(not bad, f"{len(bad)} lines without the 8 fields, e.g. {bad[:2]}")
+    expect(not bad, f"{len(bad)} lines without the 10 fields, e.g. {bad[:2]}")
     return rows
 
 
 def check_rows(rows, record, before_us, after_us):
     """The rows hold the record's requests: one each, their statuses the record's codes, times in the run."""
     expect(len(rows) == record["requests"], f"{len(rows)} lines, the record has {record['requests']} requests")
-    codes = collections.Counter(r["status"] for r in rows if r["status"])
+    codes = collections.Counter(r["status"] for r in rows if r["status"] and r["error"] != "unexpected")
     want = {k: v for k, v in record["status"]["codes"].items()}
     expect(dict(codes) == want, f"statuses in the log {dict(codes)}, in the record {want}")
-    errors = collections.Counter(r["error"] for r in rows if r["error"])
+    errors = collections.Counter(r["error"] for r in rows if r["error"] and r["error"] != "unexpected")
+    expect(sum(r["error"] == "unexpected" for r in rows) == record["unexpected"], "unexpected lines")
     expect(dict(errors) == {k: v for k, v in record["errors"].items() if v}, f"errors {dict(errors)}")
-    expect(all((r["status"] == "") != (r["error"] == "") for r in rows), "a line with both or neither status and error")
+    expect(all((r["status"] == "") != (r["error"] in ("", "unexpected")) for r in rows),
+           "a line with both (but unexpected) or neither status and error")
     starts = [int(r["start_unix_us"]) for r in rows]
     expect(before_us <= min(starts) and max(starts) <= after_us, f"start times {min(starts)}..{max(starts)} outside "
            f"the run {before_us}..{after_us}")

@@ -8,6 +8,7 @@ aioquic in REPO/.cache/h3venv, as tests/h2 and tests/h3 install them).
 Prints TAP lines; exits 1 when a case failed.
 
   python3 tests/flow/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
+import csv
 import importlib.util
 import json
 import os
@@ -287,6 +288,32 @@ def case_text_unexpected_classes(t):
     expect(n > 0 and status[0].endswith(want), f"{status[0]!r}, want it to end {want!r}")
 
 
+def case_log_users(t):
+    """--log in a flow: each line names its step, user and iteration; a user's steps run in the chain's
+    order within an iteration; a response that failed a check has its status and the error 'unexpected',
+    as many lines as the record's unexpected."""
+    flow = t.flow_file(CHAIN)
+    log = os.path.join(t.workdir, "flow log.csv")
+    with Server(t, fail_get=5) as srv:
+        r = t.record("--flow", flow, "--users", "4", "-c", "2", "-n", "200", "--log", log, f"http://127.0.0.1:{srv.port}/")
+    with open(log, newline="") as f:
+        rows = list(csv.DictReader(f))
+    same(len(rows), r["requests"], "a line per request")
+    expect(all(row["user"] in ("1", "2", "3", "4") and row["iteration"].isdigit() for row in rows),
+           f"users and iterations: {rows[:2]}")
+    unexpected = [row for row in rows if row["error"] == "unexpected"]
+    expect(len(unexpected) == r["unexpected"] > 0 and all(row["status"] == "500" and row["step"] == "read"
+                                                          for row in unexpected), f"unexpected lines {unexpected[:2]}")
+    chains = {}
+    for row in sorted(rows, key=lambda row: int(row["start_unix_us"])):
+        chains.setdefault((row["user"], row["iteration"]), []).append(row["step"])
+    bad = [c for c in chains.values() if c != STEPS[:len(c)]]
+    expect(not bad, f"iterations out of the chain's order: {bad[:3]}")
+    for user in ("1", "2", "3", "4"):  # ${seq}'s numbers: from 0, one after the other
+        seen = sorted(int(i) for u, i in chains if u == user)
+        same(seen, list(range(len(seen))), f"user {user}'s iterations")
+
+
 def case_jwt(t):
     flow = t.flow_file(CHAIN)
     key = os.path.join(t.workdir, "secret")
@@ -341,6 +368,7 @@ CASES = [
     ("--fail-on unexpected>0: a step answering 500 now and then breaks it (exit 5); a higher limit holds", case_fail_on_unexpected),
     ("--fail-on flow.capture_failed and a step's figures (read.failed, create.p95)", case_fail_on_flow_and_steps),
     ("text report: unexpected 500s by class and code on the Status line", case_text_unexpected_classes),
+    ("--log: step, user and iteration columns; unexpected answers in the error column", case_log_users),
     ("--jwt-key: a token of its own in every step's request", case_jwt),
     ("--seed: the same seed draws the same ${rand}", case_seed),
     ("usage errors: FILE:LINE, --users, -X, --expect-status, a device", case_usage),
