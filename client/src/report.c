@@ -360,10 +360,14 @@ static void json_checks(FILE *f, const struct config *cfg, const struct stats *s
         }
         fputs("],\n", f);
     }
-    if (cfg->flow_file)
-        fprintf(f, "  \"flow\": {\"users\": %u, \"completed\": %" PRIu64 ", \"capture_failed\": %" PRIu64
-                   ", \"broken\": %" PRIu64 "},\n",
-                cfg->users, s->flow.completed, s->flow.capture_failed, s->flow.broken);
+    if (!cfg->flow_file) return;
+    fprintf(f, "  \"flow\": {\"users\": %u, \"completed\": %" PRIu64 ", \"capture_failed\": %" PRIu64
+               ", \"broken\": %" PRIu64 ", \"iteration_us\": ",
+            cfg->users, s->flow.completed, s->flow.capture_failed, s->flow.broken);
+    json_hist(f, &s->flow.iteration);
+    fputs(", \"wait_us\": ", f);
+    json_hist(f, &s->flow.wait);
+    fputs("},\n", f);
 }
 
 /* Did the schedule go out: NULL, or why not (a sentence for people). */
@@ -748,13 +752,28 @@ static void text_unexpected_codes(const struct stats *s)
         if (s->unexpected_codes[c]) printf(" %d=%" PRIu64, c, s->unexpected_codes[c]);
 }
 
+/* A flow time's line: mean, p50, p99, max; nothing when empty. */
+static void text_flow_time(const char *title, const struct hist *h)
+{
+    char a[32], b[32], c[32], d[32];
+    if (!h->total) return;
+    printf("  %s: mean %s, p50 %s, p99 %s, max %s\n", title, fmt_us(a, sizeof a, hist_mean(h)),
+           fmt_us(b, sizeof b, (double)hist_percentile(h, 50)), fmt_us(c, sizeof c, (double)hist_percentile(h, 99)),
+           fmt_us(d, sizeof d, (double)h->max));
+}
+
 /* The flow's iterations, and the first unexpected responses. */
 static void text_checks(const struct config *cfg, const struct stats *s)
 {
-    if (cfg->flow_file)
+    if (cfg->flow_file) {
         printf("  Flow: %u users; iterations completed %" PRIu64 ", ended by a capture that found nothing %" PRIu64
                ", by an error %" PRIu64 "\n",
                cfg->users, s->flow.completed, s->flow.capture_failed, s->flow.broken);
+        text_flow_time("Flow iteration (first step ready to last answer)", &s->flow.iteration);
+        text_flow_time(cfg->rate > 0 ? "Flow wait (user ready to request sent: queued for the schedule or a connection)"
+                                     : "Flow wait (user ready to request sent: queued for a connection)",
+                       &s->flow.wait);
+    }
     for (unsigned i = 0; i < s->unexpected_examples; i++) {
         const struct stats_unexpected_example *e = &s->unexpected_example[i];
         printf("  Unexpected response %u: status %d%s%s, body '%s'\n", i + 1, e->status, e->step[0] ? ", step " : "",

@@ -55,6 +55,9 @@ struct flow_user {
     size_t step;            /* the step to send (or in flight) */
     uint64_t seq;           /* its iteration, from 0 */
     uint64_t ready_at;      /* thinking: when its next step may go */
+    uint64_t ready_us;      /* when it became ready to send its step; 0: not known (its first) */
+    uint64_t iteration_us;  /* when its iteration's first step became ready (or was sent) */
+    uint64_t wait_us;       /* its request in flight: ready to handed out; UINT64_MAX: not known */
     struct flowvars_buf *values; /* owned: per captured variable */
     /* the request in flight: its bytes live here until its outcome */
     struct flowvars_buf text, target, piece, body, strings, scratch;
@@ -157,6 +160,7 @@ static uint64_t flow_wake(struct flow_conn *c, uint64_t now)
         struct flow_user *u = *p;
         if (u->ready_at <= now) {
             *p = u->next;
+            u->ready_us = u->ready_at;
             flow_ready(c, u, false);
         } else {
             if (u->ready_at < earliest) earliest = u->ready_at;
@@ -324,6 +328,9 @@ static const struct request *flow_next(struct source *base, unsigned conn)
     struct flow_user *u = c->head;
     if (!u) return NULL; /* every user of the connection waits: an answer or a think time */
     if (!(c->head = u->next)) c->tail = NULL;
+    uint64_t now = monotonic_now_us();
+    u->wait_us = u->ready_us ? (now > u->ready_us ? now - u->ready_us : 0) : UINT64_MAX;
+    if (u->step == 0) u->iteration_us = u->ready_us ? u->ready_us : now;
     int rc = flow_write(s, u);
     if (rc) {
         base->state = SOURCE_FAILED;
@@ -383,28 +390,31 @@ static void flow_on_done(struct source *base, unsigned conn, const struct req_ct
     struct flow_conn *c = &s->conns[conn];
     struct stats_flow *counts = ctx->measured && base->stats ? &base->stats->flow : NULL;
     const struct flow_step *st = &s->sh->flow.steps[u->step];
-    switch (o->kind) {
-    case OUTCOME_ABORTED: return; /* the run has ended */
-    case OUTCOME_REFUSED: flow_ready(c, u, true); return; /* sent again, first */
-    case OUTCOME_ERROR:
+    if (o->kind == OUTCOME_ABORTED) return; /* the run has ended */
+    if (o->kind == OUTCOME_REFUSED) {
+        flow_ready(c, u, true); /* sent again, first */
+        return;
+    }
+    if (counts && u->wait_us != UINT64_MAX) stats_flow_time(&counts->wait, u->wait_us);
+    if (o->kind == OUTCOME_ERROR) {
         if (counts) counts->broken++;
         flow_restart(u);
-        break;
-    case OUTCOME_RESPONSE:
-        if (!flow_captured(u, st, o)) {
-            if (counts) counts->capture_failed++;
-            flow_restart(u);
-        } else if (++u->step == s->sh->flow.count) {
-            if (counts) counts->completed++;
-            flow_restart(u);
+    } else if (!flow_captured(u, st, o)) {
+        if (counts) counts->capture_failed++;
+        flow_restart(u);
+    } else if (++u->step == s->sh->flow.count) {
+        if (counts) {
+            counts->completed++;
+            stats_flow_time(&counts->iteration, o->now_us > u->iteration_us ? o->now_us - u->iteration_us : 0);
         }
-        break;
+        flow_restart(u);
     }
     if (st->think_us && o->kind == OUTCOME_RESPONSE) {
         u->ready_at = o->now_us + st->think_us;
         u->next = c->thinking;
         c->thinking = u;
     } else {
+        u->ready_us = o->now_us;
         flow_ready(c, u, false);
     }
 }

@@ -30,6 +30,8 @@ void stats_free(struct stats *s)
     }
     hist_free(&s->latency_uncorrected);
     hist_free(&s->schedule_lag);
+    hist_free(&s->flow.iteration);
+    hist_free(&s->flow.wait);
 }
 
 void stats_reset(struct stats *s)
@@ -49,6 +51,9 @@ void stats_reset(struct stats *s)
     }
     hist_reset(&uncorrected);
     hist_reset(&lag);
+    struct hist iteration = s->flow.iteration, wait = s->flow.wait;
+    if (iteration.counts) hist_reset(&iteration);
+    if (wait.counts) hist_reset(&wait);
     uint64_t server_max_streams = s->server_max_streams;
     struct stats_idle idle = s->idle;
     memset(s, 0, sizeof *s);
@@ -60,6 +65,8 @@ void stats_reset(struct stats *s)
     s->ttfb = ttfb;
     s->latency_uncorrected = uncorrected;
     s->schedule_lag = lag;
+    s->flow.iteration = iteration;
+    s->flow.wait = wait;
     memcpy(s->kinds, kinds, sizeof kinds);
 }
 
@@ -176,6 +183,19 @@ void stats_sample(struct stats *s, const uint8_t *data, size_t len)
     out[n] = '\0';
 }
 
+void stats_flow_time(struct hist *h, uint64_t us)
+{
+    if (!h->counts && hist_init(h)) return;
+    hist_record(h, us);
+}
+
+/* A flow time histogram into dst's (made when src has values). */
+static void stats_flow_merge(struct hist *dst, const struct hist *src)
+{
+    if (!src->total || (!dst->counts && hist_init(dst))) return;
+    hist_merge(dst, src);
+}
+
 void stats_merge(struct stats *dst, const struct stats *src)
 {
     dst->started += src->started;
@@ -187,6 +207,8 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->flow.completed += src->flow.completed;
     dst->flow.capture_failed += src->flow.capture_failed;
     dst->flow.broken += src->flow.broken;
+    stats_flow_merge(&dst->flow.iteration, &src->flow.iteration);
+    stats_flow_merge(&dst->flow.wait, &src->flow.wait);
     dst->completed_in_grace += src->completed_in_grace;
     if (src->server_max_streams && (!dst->server_max_streams || src->server_max_streams < dst->server_max_streams))
         dst->server_max_streams = src->server_max_streams;

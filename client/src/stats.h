@@ -66,9 +66,16 @@ struct stats_kind {
 };
 
 /* A flow's iterations (source_flow.c), by how their last measured request
- * ended: the last step answered, a capture that found nothing, an error. */
+ * ended: the last step answered, a capture that found nothing, an error;
+ * and its times (us; made on first use by stats_flow_time, counts NULL
+ * before): iteration, a completed iteration's first step ready to its last
+ * step answered (queueing and think times in it); wait, a request's user
+ * ready to send it (its previous answer and think time past) to the request
+ * handed to a connection: users queueing for a connection's free slot (or,
+ * at -R, for the schedule). A user's first request has no wait. */
 struct stats_flow {
     uint64_t completed, capture_failed, broken;
+    struct hist iteration, wait;
 };
 
 /* The first few unexpected responses, for the report. */
@@ -149,6 +156,10 @@ void stats_kind_response(struct stats_kind *k, int status, uint64_t latency_us);
 void stats_kind_error(struct stats_kind *k);
 /* An unexpected final response of kind k. */
 void stats_kind_unexpected(struct stats_kind *k, uint64_t latency_us);
+
+/* A flow time (h: stats_flow's iteration or wait) of us; the histogram is
+ * made on first use (the value left out when memory runs out). */
+void stats_flow_time(struct hist *h, uint64_t us);
 
 /* Derived totals. */
 uint64_t stats_errored(const struct stats *s);

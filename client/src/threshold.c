@@ -147,6 +147,8 @@ static const struct {
     {"error_latency", STAT(error_latency), false},
     {"latency_uncorrected", STAT(latency_uncorrected), true},
     {"schedule_lag", STAT(schedule_lag), true},
+    {"flow.iteration", STAT(flow.iteration), false},
+    {"flow.wait", STAT(flow.wait), false},
 };
 #define HISTS (sizeof hists / sizeof hists[0])
 
@@ -481,8 +483,9 @@ const struct threshold *threshold_needs_flow(const struct thresholds *set)
 {
     for (unsigned i = 0; i < set->count; i++) {
         unsigned index = set->items[i].index;
-        if (index < FIGURES && strncmp(figures[index].name, FLOW_PREFIX, strlen(FLOW_PREFIX)) == 0)
-            return &set->items[i];
+        const char *name = index < FIGURES ? figures[index].name
+                           : index_is_hist(index) ? hists[(index - FIGURES) / HIST_STATS].name : "";
+        if (strncmp(name, FLOW_PREFIX, strlen(FLOW_PREFIX)) == 0) return &set->items[i];
     }
     return NULL;
 }

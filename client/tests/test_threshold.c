@@ -137,6 +137,10 @@ static void test_parse_flow_and_steps(void)
     refused("latency.failed>0", "unknown figure"); /* a histogram's name is no step */
     refused("errors.p99>1ms", "unknown figure");   /* nor a prefix of the figures */
     refused("flow.p99>1ms", "unknown figure");
+    TAP_CHECK(parses("flow.wait.p99>10ms,flow.iteration.max<1s", &set) && set.count == 2 &&
+                  set.items[0].unit == THRESHOLD_DURATION && index_is_hist(set.items[0].index) &&
+                  threshold_needs_flow(&set) == &set.items[0],
+              "flow.wait and flow.iteration: durations that need --flow");
 }
 
 /* Every prefix (a split at each byte) is parsed or refused with a message,
@@ -233,6 +237,11 @@ static void test_evaluate(void)
     check("flow.failed>=40%", &r, true, 40);
     check("flow.completed<60%", &r, false, 60);
     check("flow.iterations<10", &r, false, 10);
+    unmeasured("flow.wait.p99>1ms", &r); /* no flow time recorded: its histogram is not even made */
+    stats_flow_time(&r.stats.flow.wait, 5000);
+    stats_flow_time(&r.stats.flow.iteration, 9000);
+    check("flow.wait.max>=5ms", &r, true, 5000);
+    check("flow.iteration.p50<9ms", &r, false, (double)hist_percentile(&r.stats.flow.iteration, 50));
     /* a step: 3 requests, 1 unexpected, latencies 1, 2 and 30 ms */
     struct stats_kind *k = stats_kind(&r.stats, 0, "read");
     if (!k) abort();

@@ -314,6 +314,27 @@ def case_log_users(t):
         same(seen, list(range(len(seen))), f"user {user}'s iterations")
 
 
+def case_queueing(t):
+    """--users 20 -c 2 over HTTP/1.1: ten users queue on each connection. Each request waits for about nine
+    others (the record's flow.wait_us, above the requests' own latency, which runs from the send), an
+    iteration holds its three waits and steps, and --fail-on names both (flow.wait.p99>0us breaks)."""
+    flow = t.flow_file("GET /items/0\n  expect 409\n  step a\nGET /items/0\n  expect 409\n  step b\n"
+                       "GET /items/0\n  expect 409\n  step c\n", "three.flow")
+    with Server(t) as srv:
+        p = t.run("--json", "--flow", flow, "--users", "20", "-c", "2", "-n", "600",
+                  "--fail-on", "flow.wait.p99>0us,flow.iteration.max>3600s", f"http://127.0.0.1:{srv.port}/")
+    same(p.returncode, 5, f"flow.wait.p99>0us broken: exit 5 ({p.stderr[-300:]})")
+    r = json.loads(p.stdout)
+    wait, iteration, latency = r["flow"]["wait_us"], r["flow"]["iteration_us"], r["latency_us"]
+    expect(wait and iteration and wait["p50"] > latency["p50"], f"wait {wait}, latency {latency}")
+    expect(iteration["min"] >= latency["min"] * 3, f"an iteration holds its three steps: {iteration}")
+    same([v["broken"] for v in r["fail_on"]["thresholds"]], [True, False], "verdicts")
+    with Server(t) as srv:
+        r = t.record("--flow", flow, "--users", "2", "-c", "2", "-n", "2", f"http://127.0.0.1:{srv.port}/")
+    expect(r["flow"]["wait_us"] is None and r["flow"]["iteration_us"] is None,
+           f"a user's first request has no wait; no iteration completed: {r['flow']}")
+
+
 def case_jwt(t):
     flow = t.flow_file(CHAIN)
     key = os.path.join(t.workdir, "secret")
@@ -369,6 +390,7 @@ CASES = [
     ("--fail-on flow.capture_failed and a step's figures (read.failed, create.p95)", case_fail_on_flow_and_steps),
     ("text report: unexpected 500s by class and code on the Status line", case_text_unexpected_classes),
     ("--log: step, user and iteration columns; unexpected answers in the error column", case_log_users),
+    ("--users 20 -c 2: the users' wait for a connection and the iterations' time, gated", case_queueing),
     ("--jwt-key: a token of its own in every step's request", case_jwt),
     ("--seed: the same seed draws the same ${rand}", case_seed),
     ("usage errors: FILE:LINE, --users, -X, --expect-status, a device", case_usage),
