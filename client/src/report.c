@@ -766,9 +766,11 @@ static void text_flow_time(const char *title, const struct hist *h)
 static void text_checks(const struct config *cfg, const struct stats *s)
 {
     if (cfg->flow_file) {
-        printf("  Flow: %u users; iterations completed %" PRIu64 ", ended by a capture that found nothing %" PRIu64
-               ", by an error %" PRIu64 "\n",
-               cfg->users, s->flow.completed, s->flow.capture_failed, s->flow.broken);
+        const struct stats_flow *fl = &s->flow;
+        printf("  Flow: %u users; iterations %" PRIu64 ": completed %" PRIu64 ", FAILED %" PRIu64
+               " (a capture that found nothing %" PRIu64 ", a request error %" PRIu64 ")\n",
+               cfg->users, fl->completed + fl->capture_failed + fl->broken, fl->completed,
+               fl->capture_failed + fl->broken, fl->capture_failed, fl->broken);
         text_flow_time("Flow iteration (first step ready to last answer)", &s->flow.iteration);
         text_flow_time(cfg->rate > 0 ? "Flow wait (user ready to request sent: queued for the schedule or a connection)"
                                      : "Flow wait (user ready to request sent: queued for a connection)",

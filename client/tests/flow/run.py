@@ -264,6 +264,11 @@ def case_fail_on_flow_and_steps(t):
     expect(verdicts["flow.capture_failed>0"]["broken"] and verdicts["flow.capture_failed>0"]["value"] == 200,
            f"every POST's capture failed: {verdicts['flow.capture_failed>0']}")
     expect(verdicts["flow.failed>=100%"]["value"] == 100, f"flow.failed in %: {verdicts['flow.failed>=100%']}")
+    with Server(t, drop_location=1) as srv:
+        p = t.run("--flow", flow, "--users", "4", "-c", "2", "-n", "20", f"http://127.0.0.1:{srv.port}/")
+    line = [line for line in p.stdout.splitlines() if line.startswith("  Flow:")]
+    want = "  Flow: 4 users; iterations 20: completed 0, FAILED 20 (a capture that found nothing 20, a request error 0)"
+    same(line, [want], "the report's Flow line says the iterations failed")
     with Server(t, fail_get=5) as srv:
         p = t.run("--json", "--flow", flow, "--users", "4", "-c", "2", "-n", "400",
                   "--fail-on", "read.failed>0,read.requests<1,create.p95>60s", f"http://127.0.0.1:{srv.port}/")
