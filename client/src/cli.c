@@ -442,7 +442,9 @@ static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, 
         return CLI_RUN;
     }
     unsigned long long seed = strtoull(arg, &end, 10);
-    if (errno || end == arg || *end || *arg == '-') return fail(err, errlen, "bad --seed '%s' (a whole number)", arg);
+    /* the record's seed must read back exactly in any JSON reader (doubles: 2^53) */
+    if (errno || end == arg || *end || *arg == '-' || seed > (1ULL << 53))
+        return fail(err, errlen, "bad --seed '%s': a whole number 0..9007199254740992 (2^53, what JSON readers hold exactly)", arg);
     cfg->seed = seed;
     cfg->seed_set = true;
     return CLI_RUN;

@@ -610,6 +610,7 @@ def case_refused_options(t):
                        (["-t", "2000", url], "1..1024"),
                        (["-m", "999", url], "1..256"),
                        (["--hdr-log-unit", "ms", url], "ns or us"),
+                       (["-R", "1", "--seed", "9007199254740993", url], "0..9007199254740992 (2^53"),
                        (["http://127.0.0.1:0/"], "must be 1..65535"),
                        (["ftp://127.0.0.1/"], "http:// or https://")):
         rc, err = run_plain(t, args)
