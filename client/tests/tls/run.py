@@ -10,6 +10,7 @@ helpers. Prints TAP lines; exits 1 when a case failed.
   python3 tests/tls/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
 import importlib.util
 import os
+import shlex
 import subprocess
 import sys
 
@@ -197,6 +198,23 @@ def case_client_certificate_usage(t):
         p = subprocess.run([t.barrage, "-n", "1", *args, target], capture_output=True, text=True, timeout=30)
         expect(p.returncode == 2, f"{args}: exit {p.returncode}, want 2: {p.stderr[-300:]}")
         expect(says is None or says in p.stderr, f"{args}: {p.stderr[-300:]}")
+    # an encrypted key: refused at once, never a prompt on the terminal (under a pty, as CI's
+    # `script` or `ssh -t`, OpenSSL's default callback waited there for good), HTTP/3 (GnuTLS) alike
+    enc = os.path.join(d, "encrypted.key")
+    if not os.path.exists(enc):
+        subprocess.run(["openssl", "pkey", "-in", f"{d}/client.key", "-aes256", "-passout", "pass:secret", "-out", enc],
+                       check=True, capture_output=True)
+    for proto in ("--h1", "--h2", "--h3"):
+        cmd = shlex.join([t.barrage, proto, "-n", "1", "--cert", f"{d}/client.pem", "--key", enc, url])
+        try:
+            p = subprocess.run(["script", "-qec", cmd, "/dev/null"], stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{proto} with an encrypted --key: still running after 30 s (a pass-phrase prompt?)")
+        if proto == "--h3" and "built without HTTP/3" in p.stdout:
+            continue  # a build without HTTP/3
+        expect(p.returncode == 2 and "is encrypted (it needs a pass phrase): not supported" in p.stdout,
+               f"{proto} with an encrypted --key: exit {p.returncode}: {p.stdout[-300:]}")
 
 
 def idle_nginx(t, name, listen):
