@@ -624,6 +624,42 @@ def case_refused_options(t):
     expect(rc == 2 and "a FIFO that nobody reads" in err, f"exit {rc}: {err!r}")
 
 
+def case_outputs_apart(t):
+    """--log and --hdr-log naming one file (as written, by a symlink, by a hard link, or the
+    standard output's file) or a device: refused (exit 2) before anything is written, the file
+    as it was."""
+    d = tempfile.mkdtemp(prefix="outputs apart ", dir=t.workdir)
+    f, link, hard, fresh = (os.path.join(d, n) for n in ("out file", "sym link", "hard link", "fresh"))
+    with open(f, "w") as fp:
+        fp.write("kept\n")
+    os.symlink(f, link)
+    os.link(f, hard)
+    server = TestServer("ok").start()  # the fresh file is checked once created, after the probe
+    url = f"http://127.0.0.1:{server.port}/"
+    try:
+        outputs_refused(t, f, link, hard, fresh, d, url)
+    finally:
+        server.stop()
+    with open(f) as fp:
+        kept = fp.read()
+    expect(kept == "kept\n", f"the file was written: {kept!r}")
+    expect(os.path.getsize(fresh) == 0, "the fresh file was written")
+
+
+def outputs_refused(t, f, link, hard, fresh, d, url):
+    for args, want in ((["--log", f, "--hdr-log", f], "are the same file"),
+                       (["--log", link, "--hdr-log", f], "are the same file"),
+                       (["--log", f, "--hdr-log", hard], "are the same file"),
+                       (["--log", fresh, "--hdr-log", os.path.join(d, ".", "fresh")], "are the same file"),
+                       (["--log", "/dev/zero"], "--log /dev/zero: not a regular file or a FIFO")):
+        rc, err = run_plain(t, ["-n", "1", *args, url])
+        expect(rc == 2 and want in err, f"{args!r}: exit {rc}, want 2 and {want!r}: {err!r}")
+    with open(f, "a") as out:
+        p = subprocess.run([t.barrage, "-n", "1", "--hdr-log", link, url], stdout=out, stderr=subprocess.PIPE,
+                           text=True, timeout=20)
+    expect(p.returncode == 2 and "the standard output's file too" in p.stderr, f"stdout: exit {p.returncode}: {p.stderr!r}")
+
+
 def case_hdr_log_unit(t):
     """--hdr-log is in nanoseconds unless --hdr-log-unit us, and its header says which."""
     server = TestServer("ok").start()
@@ -1036,6 +1072,7 @@ CASES = [
     ("request injection: -X, -H and the URL refused (exit 2), never sent", case_request_injection),
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
+    ("--log and --hdr-log: never one file (symlink, hard link, stdout), never a device", case_outputs_apart),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
