@@ -816,6 +816,10 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
     if (r == CLI_RUN) r = check_h3(cfg, err, errlen);
     if (r == CLI_RUN) r = check_connection(cfg, err, errlen);
+    const struct threshold *tls_only = r == CLI_RUN && !cfg->tls ? threshold_needs_tls(&cfg->fail_on) : NULL;
+    if (tls_only)
+        r = fail(err, errlen, "--fail-on '%s': %s is measured over TLS only (https://); on http:// the record says null",
+                 tls_only->text, tls_only->figure);
     cfg->h3 = cfg->force == PROTOCOL_H3;
     return r;
 }
