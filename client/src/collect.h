@@ -43,9 +43,11 @@ static inline void collect_field(struct collect *c, const uint8_t *name, size_t 
         c->failed = true;
 }
 
-static inline void collect_body(struct collect *c, const uint8_t *data, size_t len)
+/* Adds what of data fits in max bytes of body (the rest is not kept). */
+static inline void collect_body(struct collect *c, const uint8_t *data, size_t len, size_t max)
 {
-    if (!buffer_add(&c->body, data, len)) c->failed = true;
+    size_t room = c->body.len < max ? max - c->body.len : 0;
+    if (!buffer_add(&c->body, data, len < room ? len : room)) c->failed = true;
 }
 
 /* The response gathered, pointing into c (valid until c changes); false

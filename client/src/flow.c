@@ -449,7 +449,7 @@ static int flow_expect_line(struct flow_parser *p, struct flow_step *st, const c
     if (st->expect_status) return flow_fail(p, "a second 'expect STATUS' for this step");
     if (expect_status_parse(&st->status, s, len, why, sizeof why)) return flow_fail(p, "expect: %s", why);
     st->expect_status = true;
-    p->f->reads_body = true; /* an unexpected response's example shows the start of its body */
+    p->f->checks_status = true; /* an unexpected response's example shows the start of its body */
     return 0;
 }
 

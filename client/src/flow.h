@@ -126,7 +126,8 @@ struct flow {
     size_t csv_count;
     struct flow_csv_file csv_files[FLOW_MAX_CSV];
     size_t csv_file_count;
-    bool reads_body;         /* some step captures or checks: responses are collected (headers, body) */
+    bool reads_body;         /* some step captures or checks the body: responses are collected whole */
+    bool checks_status;      /* some step has `expect STATUS`: the start of the body is kept (the examples) */
 };
 
 /* Parses text (len bytes) of the file called name: 0, or -1 with

@@ -35,6 +35,7 @@ struct h1_entry {
 struct h1_collect {
     struct buffer head, body; /* head: every head of the response, 1xx ones first */
     struct buffer fields;     /* struct response_header[] into head */
+    size_t body_max;          /* the most body bytes kept (ctx.body_max) */
     bool failed;              /* out of memory: reported without its data */
 };
 
@@ -172,7 +173,8 @@ static void collect_head(void *user, const uint8_t *data, size_t len)
 static void collect_body(void *user, const uint8_t *data, size_t len)
 {
     struct h1_collect *c = user;
-    if (!buffer_add(&c->body, data, len)) c->failed = true;
+    size_t room = c->body.len < c->body_max ? c->body_max - c->body.len : 0;
+    if (!buffer_add(&c->body, data, len < room ? len : room)) c->failed = true;
 }
 
 /* The line at *at (ending in LF or CRLF): its length without the line end; *at moves past it. */
@@ -253,6 +255,7 @@ static void response_begins(struct http1_session *h, const struct h1_entry *e)
     h->parser.head = e->head;
     h->parser.sink = e->ctx.collect ? &h->sink : NULL;
     h->collect.head.len = h->collect.body.len = 0;
+    h->collect.body_max = e->ctx.body_max;
     h->collect.failed = false;
 }
 

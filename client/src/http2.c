@@ -269,7 +269,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     struct h2_stream *st = slot_of(h, id);
     if (!st) return 0;
     st->body_bytes += len;
-    if (st->ctx.collect) collect_body(&st->collect, data, len);
+    if (st->ctx.collect) collect_body(&st->collect, data, len, st->ctx.body_max);
     return 0;
 }
 

@@ -138,7 +138,7 @@ static int h3_recv_data(nghttp3_conn *c, int64_t id, const uint8_t *data, size_t
     (void)c;
     struct h3_stream *st = slot_of(h, id, stream_user);
     if (st) st->body_bytes += len;
-    if (st && st->ctx.collect) collect_body(&st->collect, data, len);
+    if (st && st->ctx.collect) collect_body(&st->collect, data, len, st->ctx.body_max);
     quic_conn_consumed(h->q, id, len); /* the body is counted, not kept */
     return 0;
 }

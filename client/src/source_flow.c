@@ -441,7 +441,8 @@ static struct source *flow_source_new(const void *shared, unsigned thread, unsig
     s->sh = sh;
     s->thread = thread;
     s->base.ops = &flow_ops;
-    s->base.wants_response = sh->flow.reads_body;
+    s->base.wants_response = sh->flow.reads_body || sh->flow.checks_status;
+    s->base.body_max = sh->flow.reads_body ? 0 : STATS_SAMPLE_LEN; /* statuses only: the example's start */
     s->h2 = sh->cfg->setup.h2 || sh->cfg->h3;
     s->conn_count = connections ? connections : 1;
     rng_seed(&s->rng, sh->cfg->setup.seed ^ ((uint64_t)thread + 1) * 0x9E3779B97F4A7C15ULL);

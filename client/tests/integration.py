@@ -374,6 +374,21 @@ def body_case(mode, size, count):
     return run
 
 
+def case_status_check_memory(t):
+    """--expect-status, and a flow whose steps check statuses only, keep the start of a body (the
+    unexpected examples'), not the whole: 48 MiB bodies in a run that peaks well below one."""
+    size = 48 << 20
+    flow = os.path.join(t.workdir, "status only.flow")
+    with open(flow, "w") as f:
+        f.write("GET /\n  expect 201\n")
+    for args, unexpected in ((["--expect-status", "201"], 2), (["--flow", flow, "--users", "1"], 2)):
+        r, _, _ = t.serve_and_run("big", ["-c", "1", "-n", "2", *args], {"size": size}, sent_check=False)
+        expect(r["unexpected"] == unexpected and r["body_bytes"] == 2 * size, f"{args}: {r['unexpected']} {r['body_bytes']}")
+        expect(r["unexpected_examples"][0]["body"].startswith("LLLL"), f"{args}: example {r['unexpected_examples'][0]}")
+        if not t.sanitized:
+            expect(r["max_rss_kb"] < 32 * 1024, f"{args}: peak RSS {r['max_rss_kb']} KiB")
+
+
 def case_interim(t):
     r, _, _ = t.serve_and_run("interim", ["-c", "2", "-n", "10"])
     expect_eq(r, "succeeded", 10)
@@ -1072,6 +1087,7 @@ CASES = [
     ("request injection: -X, -H and the URL refused (exit 2), never sent", case_request_injection),
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
+    ("--expect-status, a flow of status checks: a body's start kept, not the whole", case_status_check_memory),
     ("--log and --hdr-log: never one file (symlink, hard link, stdout), never a device", case_outputs_apart),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
