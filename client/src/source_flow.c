@@ -14,7 +14,11 @@
  *
  * Each user writes its request (target, header values and body with the
  * variables written out) into its own buffers, which stay as they are until
- * the request's outcome: a user has one request in flight at most.
+ * the request's outcome: a user has one request in flight at most. Memory
+ * follows what is in flight, not the users: a body without variables is sent
+ * from the flow's one copy (HTTP/2, HTTP/3; HTTP/1.1 copies it into the
+ * request's text, through the thread's scratch buffer, not the user's), and a
+ * user's buffers over FLOW_USER_KEEP bytes are freed at the request's outcome.
  *
  * The outcome of a step: a response goes through expected() (the step's
  * `expect` lines, else --expect-status) before the worker counts it; then its
@@ -62,6 +66,10 @@ struct flow_user {
     size_t *field_at;       /* owned: offsets of names and values in strings */
 };
 
+/* A user keeps buffers up to this size from request to request (reused);
+ * larger ones (a big body) are freed at the outcome. */
+#define FLOW_USER_KEEP ((size_t)64 << 10)
+
 struct flow_conn {
     struct flow_user *head, *tail; /* ready, in order */
     struct flow_user *thinking;    /* waiting for their think time, any order */
@@ -77,6 +85,7 @@ struct flow_source {
     size_t user_count;
     struct flow_conn *conns; /* owned */
     unsigned conn_count;
+    struct flowvars_buf body; /* HTTP/1.1: a body written out before it joins the request's text */
     struct request req;      /* what next() returns */
 };
 
@@ -233,6 +242,35 @@ static int flow_authority(struct flow_user *u, const struct flow_shared *sh, con
     return flowvars_append(&u->scratch, sh->authority, strlen(sh->authority));
 }
 
+/* A body with no variable: the same bytes for every request. */
+static bool flow_body_constant(const struct flow_template *t)
+{
+    for (size_t i = 0; i < t->part_count; i++)
+        if (t->parts[i].kind != FLOW_LITERAL) return false;
+    return true;
+}
+
+/* The step's body written out: the flow's own bytes when constant (HTTP/2,
+ * HTTP/3 send them from there), else into the user's buffer (HTTP/2, HTTP/3:
+ * kept until the outcome) or the thread's (HTTP/1.1: copied into the text);
+ * *body and *len name it. 0 or -1 (memory). */
+static int flow_body(struct flow_source *s, struct flow_user *u, const struct flow_step *st,
+                     const struct flowvars_env *env, const char **body, size_t *len)
+{
+    *body = "", *len = 0;
+    if (!st->has_body) return 0;
+    if (flow_body_constant(&st->body) && st->body.part_count) {
+        const struct flow_part *p = &st->body.parts[0];
+        *body = st->body.text + p->off, *len = p->len;
+        return 0;
+    }
+    struct flowvars_buf *into = s->h2 ? &u->body : &s->body;
+    into->len = 0;
+    if (flowvars_expand(&st->body, env, into)) return -1;
+    *body = into->p ? into->p : "", *len = into->len;
+    return 0;
+}
+
 static bool flow_sends_length(const struct flow_step *st)
 {
     return st->has_body || !strcmp(st->method, "POST") || !strcmp(st->method, "PUT") || !strcmp(st->method, "PATCH");
@@ -247,12 +285,14 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
     const struct flow_step *st = &sh->flow.steps[u->step];
     struct flowvars_env env = {.flow = &sh->flow, .user = u->number, .seq = u->seq, .values = u->values, .rng = &s->rng};
     u->text.len = u->target.len = u->piece.len = u->body.len = u->strings.len = 0;
+    const char *body;
+    size_t body_len;
     if (flowvars_expand(&st->target, &env, &u->piece) ||
         flowvars_target(u->piece.p ? u->piece.p : "", u->piece.len, &u->target) ||
-        (st->has_body && flowvars_expand(&st->body, &env, &u->body)) || flow_authority(u, sh, st, &env))
+        flow_body(s, u, st, &env, &body, &body_len) || flow_authority(u, sh, st, &env))
         return -1;
     char length[24];
-    int length_len = snprintf(length, sizeof length, "%zu", u->body.len);
+    int length_len = snprintf(length, sizeof length, "%zu", body_len);
     bool sends_length = flow_sends_length(st) && !flow_step_sets(st, "content-length", 14) && !config_header(cfg, "content-length");
     size_t n = 0;
     int token = 0;
@@ -264,7 +304,7 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
             (sends_length && flow_field(s, u, &n, "Content-Length", 14, length, (size_t)length_len)) ||
             (!cfg->keepalive && !config_header(cfg, "connection") && !flow_step_sets(st, "connection", 10) &&
              flow_field(s, u, &n, "Connection", 10, "close", 5)) ||
-            flowvars_append(&u->text, "\r\n", 2) || flowvars_append(&u->text, u->body.p, u->body.len))
+            flowvars_append(&u->text, "\r\n", 2) || flowvars_append(&u->text, body, body_len))
             return token ? token : -1;
         s->req = (struct request){.text = (const uint8_t *)u->text.p, .text_len = u->text.len, .copies = 1,
                                   .head = !strcmp(st->method, "HEAD")};
@@ -283,7 +323,7 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
                                      .valuelen = u->field_at[i * 4 + 3],
                                      .flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
         s->req = (struct request){.copies = 1, .head = !strcmp(st->method, "HEAD"), .fields = u->nva, .field_count = n,
-                                  .body = (const uint8_t *)u->body.p, .body_len = u->body.len};
+                                  .body = (const uint8_t *)body, .body_len = body_len};
     }
     s->req.kind = (int)u->step;
     s->req.kind_name = st->name;
@@ -349,6 +389,14 @@ static bool flow_captured(struct flow_user *u, const struct flow_step *st, const
     return true;
 }
 
+/* The user's request buffers once its request is done: a large one freed. */
+static void flow_user_trim(struct flow_user *u)
+{
+    struct flowvars_buf *bufs[] = {&u->text, &u->target, &u->piece, &u->body, &u->strings, &u->scratch};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]->cap > FLOW_USER_KEEP) flowvars_buf_free(bufs[i]);
+}
+
 static void flow_on_done(struct source *base, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
 {
     struct flow_source *s = (struct flow_source *)base;
@@ -356,6 +404,7 @@ static void flow_on_done(struct source *base, unsigned conn, const struct req_ct
     struct flow_conn *c = &s->conns[conn];
     struct stats_flow *counts = ctx->measured && base->stats ? &base->stats->flow : NULL;
     const struct flow_step *st = &s->sh->flow.steps[u->step];
+    if (o->kind != OUTCOME_REFUSED) flow_user_trim(u); /* a refused request is sent again as it is */
     switch (o->kind) {
     case OUTCOME_ABORTED: return; /* the run has ended */
     case OUTCOME_REFUSED: flow_ready(c, u, true); return; /* sent again, first */
@@ -400,6 +449,7 @@ static void flow_source_free(struct source *base)
     }
     free(s->users);
     free(s->conns);
+    flowvars_buf_free(&s->body);
     free(s);
 }
 

@@ -389,6 +389,28 @@ def case_status_check_memory(t):
             expect(r["max_rss_kb"] < 32 * 1024, f"{args}: peak RSS {r['max_rss_kb']} KiB")
 
 
+def case_flow_body_memory(t):
+    """A flow's 4 MiB body (a file without variables, and one with ${user}) for 32 users on one
+    connection: memory follows the requests in flight, not the users (each user kept its own
+    copies, two on HTTP/1.1: 256 MB)."""
+    body = os.path.join(t.workdir, "big_body.bin")
+    with open(body, "wb") as f:
+        f.write(b"B" * (4 << 20))
+    with open(body + ".tpl", "wb") as f:
+        f.write(b"u=${user};" + b"B" * (4 << 20))
+    for name in ("big_body.bin", "big_body.bin.tpl"):
+        flow = os.path.join(t.workdir, "body.flow")
+        with open(flow, "w") as f:
+            f.write(f"POST /a @{name}\n")
+        r, _, server = t.serve_and_run("ok", ["-c", "1", "-n", "64", "--flow", flow, "--users", "32"], sent_check=False)
+        expect(r["succeeded"] == 64, f"{name}: succeeded {r['succeeded']}")
+        sent = server.requests[0][1]
+        head = b"" if name == "big_body.bin" else sent.split(b";")[0] + b";"
+        expect(sent == head + b"B" * (4 << 20) and (not head or head.startswith(b"u=")), f"{name}: body {sent[:20]!r}")
+        if not t.sanitized:
+            expect(r["max_rss_kb"] < 48 * 1024, f"{name}: peak RSS {r['max_rss_kb']} KiB")
+
+
 def case_interim(t):
     r, _, _ = t.serve_and_run("interim", ["-c", "2", "-n", "10"])
     expect_eq(r, "succeeded", 10)
@@ -1088,6 +1110,7 @@ CASES = [
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
     ("--expect-status, a flow of status checks: a body's start kept, not the whole", case_status_check_memory),
+    ("--flow: a step's big body for 32 users, memory as in flight", case_flow_body_memory),
     ("--log and --hdr-log: never one file (symlink, hard link, stdout), never a device", case_outputs_apart),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
