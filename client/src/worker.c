@@ -615,7 +615,6 @@ static void connect_failed(struct conn *c)
 static void idle_count_open(struct conn *c)
 {
     struct stats_idle *idle = &c->w->stats.idle;
-    c->backoff_us = BACKOFF_MIN_US;
     idle->established++;
     if (++idle->open > idle->peak) idle->peak = idle->open;
     if (c->w->cfg->idle_ping_us && c->session->ops->keep_alive)
@@ -837,10 +836,19 @@ static void conn_close(struct conn *c, enum close_cause cause)
         w->stats.connects_abandoned++;
     }
     bool silent_peer = c->state == CONN_OPEN && c->received == 0 && cause != CLOSE_LOCAL;
+    bool idle_lived = c->state == CONN_OPEN && c->idle && monotonic_now_us() - c->connect_start >= BACKOFF_MAX_US;
     c->tr.ops->close(&c->tr);
     c->state = CONN_IDLE;
     c->out_len = 0;
     if (cause == CLOSE_ABORT) return;
+    /* an idle connection is opened again after the back-off, which starts over only when it
+     * lived a while (a server's idle timeout): one the server closes at once never spins and
+     * starves the busy connections */
+    if (c->idle) {
+        if (idle_lived) c->backoff_us = BACKOFF_MIN_US;
+        schedule_reconnect(c);
+        return;
+    }
     /* a peer that closes without sending a byte may do so forever: do not spin */
     if (silent_peer) schedule_reconnect(c);
     else conn_connect(c);

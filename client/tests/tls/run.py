@@ -247,6 +247,21 @@ def case_idle_connections_h2(t):
     expect(idle["closed"] >= 6 and idle["established"] >= 12 and idle["pings"] == 0, f"{idle}")
 
 
+def case_idle_closed_at_once(t):
+    """A server that closes idle connections at once (nginx: 10 ms without a request): each is
+    opened again after a back-off that doubles (10 ms .. 1 s), never in a loop that starves the
+    busy connection (it reopened them at once: thousands a second)."""
+    for listen, proto in (("http2", ["--h2"]), ("", [])):
+        with Nginx(t.workdir, f"idle closed {listen}", listen, HELLO,
+                   "keepalive_timeout 10ms; client_header_timeout 10ms; keepalive_requests 100000000;") as ng:
+            r, _ = t.ok_run([*proto, "-c", "1", "-d", "2s", "--idle-connections", "4", "--idle-ping", "0"],
+                            f"http://127.0.0.1:{ng.port}/")
+        idle = r["idle_connections"]
+        # 10 + 20 + 40 + ... ms: at most 9 opens of each in 2 s (and the first)
+        expect(idle["closed"] >= 4 and idle["established"] <= 4 * 10, f"{proto}: {idle}")
+        expect(r["succeeded"] > 0, f"{proto}: the busy connection: {r['succeeded']} requests")
+
+
 def case_idle_connections_h1(t):
     """HTTP/1.1 has no ping: nginx closes idle connections after keepalive_timeout; each is
     counted closed and opened again, never in the load's counts. Over TLS too."""
@@ -310,6 +325,7 @@ CASES = [
     ("--idle-connections over h2c: a PING every --idle-ping each, not counted as load; nginx closes them",
      case_idle_connections_h2),
     ("--idle-connections over HTTP/1.1 (closed and reopened) and TLS (kept)", case_idle_connections_h1),
+    ("--idle-connections a server closes at once: reopened after a back-off, no spin", case_idle_closed_at_once),
     ("--idle-connections: the soft file limit raised to fit; a hard limit or port range too small is exit 2",
      case_idle_file_limit),
 ]
