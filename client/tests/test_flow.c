@@ -336,6 +336,23 @@ static void test_load_files(void)
     bool raw = false;
     for (const char *c = err; *c; c++) raw |= (unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f;
     TAP_CHECK(rc == -1 && strstr(err, "${\\x01\\xff\\x1b[0m} is neither") && !raw, "a binary @FILE's error escaped (%s)", err);
+    /* a CSV cut at every byte loads or is refused, never reads past its end (ASan) */
+    static const char cut[] = "\xef\xbb\xbfname,\"jwt\"\r\n\"a,\"\"b\",x\"y\r\n\"open\n,\n\"\",z,w\nlast";
+    flow_text = "GET /${csv:u.csv:name}\n  X-Jwt: ${csv:u.csv:jwt}\n";
+    write_file(dir, "f.flow", flow_text, strlen(flow_text));
+    size_t loaded = 0, refused = 0, too_long = 0;
+    for (size_t len = 0; len <= sizeof cut - 1; len++) {
+        write_file(dir, "u.csv", cut, len);
+        if (flow_load(&f, path, err, sizeof err) == 0) {
+            for (size_t r = 0; r < f.csv[0].rows; r++) too_long += strlen(csv_value(&f, 0, r)) > len;
+            loaded++;
+            flow_free(&f);
+        } else {
+            refused++;
+        }
+    }
+    TAP_CHECK(loaded > 0 && refused > 0 && too_long == 0, "a CSV cut at each of its %zu bytes: %zu load, %zu refused",
+              sizeof cut - 1, loaded, refused);
     flow_text = "POST /a @@b.bin\n";
     write_file(dir, "f.flow", flow_text, strlen(flow_text));
     rc = flow_load(&f, path, err, sizeof err);
