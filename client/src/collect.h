@@ -67,6 +67,15 @@ static inline bool collect_result(struct collect *c, struct response_data *out)
     return true;
 }
 
+/* Once its response is reported: buffers over BUFFER_KEEP freed. */
+static inline void collect_trim(struct collect *c)
+{
+    buffer_trim(&c->strings);
+    buffer_trim(&c->at);
+    buffer_trim(&c->fields);
+    buffer_trim(&c->body);
+}
+
 static inline void collect_free(struct collect *c)
 {
     buffer_free(&c->strings);

@@ -246,6 +246,9 @@ static void answered(struct http1_session *h, uint64_t now)
         if (fields >= 0) o.response = &data;
     }
     report(h, pop(h), o);
+    buffer_trim(&h->collect.head); /* a big response is not held by the connection for the run */
+    buffer_trim(&h->collect.body);
+    buffer_trim(&h->collect.fields);
     http1_parser_next(&h->parser, false);
 }
 

@@ -181,6 +181,7 @@ static void report_response(struct http2_session *h, struct h2_stream *st)
     struct response_data data;
     if (st->ctx.collect && collect_result(&st->collect, &data)) o.response = &data;
     report(h, st, o);
+    collect_trim(&st->collect); /* a big body is not held by the slot for the run */
 }
 
 /* The stream ended without a response: why. */

@@ -108,6 +108,7 @@ static void slot_done(struct http3_session *h, struct h3_stream *st)
         struct response_data data;
         if (st->ctx.collect && collect_result(&st->collect, &data)) o.response = &data;
         report(h, st, o);
+        collect_trim(&st->collect); /* a big body is not held by the slot for the run */
     } else if ((st->reset_by_peer && st->reset_code == NGHTTP3_H3_REQUEST_REJECTED) || unprocessed(h, st)) {
         report(h, st, outcome_of(OUTCOME_REFUSED));
     } else if (st->too_large) {

@@ -776,6 +776,18 @@ def case_script_response(t):
     expect("codes 200=10\n" in err and "bad 0 body Hello world\n" in err, f"after 1xx responses: {err!r}")
 
 
+def case_collect_released(t):
+    """A response a script reads is collected whole, and a connection does not hold a big one's
+    buffers for the run: once 4 responses of 24 MiB are behind, the process is back under 48 MiB
+    (it kept about 4 x 32 MiB)."""
+    r, err, _, _ = t.serve_script("big-first", script("rss.lua"), ["-c", "4", "-t", "1", "-n", "40"],
+                                  {"size": 24 << 20, "big": 4}, sent_check=False)
+    rss = [int(line.split()[1]) for line in err.splitlines() if line.startswith("rss ")]
+    expect(r["body_bytes"] == 4 * (24 << 20) + 36 * 5 and rss, f"body bytes {r['body_bytes']}, {len(rss)} rss lines")
+    if not t.sanitized:
+        expect(rss[-1] < 48 * 1024, f"resident memory after the big responses: {rss[-1]} KiB")
+
+
 def case_script_json_stdout(t):
     """With --json the record is the only thing on stdout; what the script prints goes to stderr."""
     server = TestServer("ok").start()
@@ -1111,6 +1123,7 @@ CASES = [
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
     ("--expect-status, a flow of status checks: a body's start kept, not the whole", case_status_check_memory),
     ("--flow: a step's big body for 32 users, memory as in flight", case_flow_body_memory),
+    ("a response a script reads: a big one's buffers released once it is read", case_collect_released),
     ("--log and --hdr-log: never one file (symlink, hard link, stdout), never a device", case_outputs_apart),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
