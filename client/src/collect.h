@@ -43,10 +43,10 @@ static inline void collect_field(struct collect *c, const uint8_t *name, size_t 
         c->failed = true;
 }
 
-/* Adds what of data fits in max bytes of body (the rest is not kept). */
+/* Adds what of data fits in max bytes of body (the rest is not kept; 0: no limit). */
 static inline void collect_body(struct collect *c, const uint8_t *data, size_t len, size_t max)
 {
-    size_t room = c->body.len < max ? max - c->body.len : 0;
+    size_t room = !max ? len : c->body.len < max ? max - c->body.len : 0;
     if (!buffer_add(&c->body, data, len < room ? len : room)) c->failed = true;
 }
 

@@ -35,7 +35,7 @@ struct h1_entry {
 struct h1_collect {
     struct buffer head, body; /* head: every head of the response, 1xx ones first */
     struct buffer fields;     /* struct response_header[] into head */
-    size_t body_max;          /* the most body bytes kept (ctx.body_max) */
+    size_t body_max;          /* the most body bytes kept (ctx.body_max; 0: all) */
     bool failed;              /* out of memory: reported without its data */
 };
 
@@ -173,7 +173,7 @@ static void collect_head(void *user, const uint8_t *data, size_t len)
 static void collect_body(void *user, const uint8_t *data, size_t len)
 {
     struct h1_collect *c = user;
-    size_t room = c->body.len < c->body_max ? c->body_max - c->body.len : 0;
+    size_t room = !c->body_max ? len : c->body.len < c->body_max ? c->body_max - c->body.len : 0;
     if (!buffer_add(&c->body, data, len < room ? len : room)) c->failed = true;
 }
 

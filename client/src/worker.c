@@ -156,9 +156,7 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
                             .kind = req->kind, .measured = measured,
                             .collect = w->source->wants_response || w->cfg->expect_status_set,
-                            .body_max = !w->source->wants_response ? STATS_SAMPLE_LEN
-                                        : w->source->body_max     ? w->source->body_max
-                                                                  : SIZE_MAX,
+                            .body_max = w->source->wants_response ? w->source->body_max : STATS_SAMPLE_LEN,
                             .log_slot = measured && w->log ? reqlog_begin(w->log, req) : 0};
 }
 
