@@ -608,8 +608,9 @@ lab::_merge() {
   if (($# == 1)); then cp "${records[0]}" "$out"; return 0; fi
   local merged
   merged=$("$LAB_ROOT/client/tools/merge-records" "${records[@]}") || { log::error "merge-records failed"; return 1; }
-  # The first record's shape, with every count, rate and latency the merge's: what cannot be
-  # added up (per-host histograms, timelines, connect and first-byte times) is left out. At a
+  # Every field the merge's (merge-records has a rule for each field of the record, the first
+  # record's values never stand for the others'): what cannot be added up (per-host
+  # histograms, timelines, connect and first-byte times) is left out. At a
   # fixed rate: the hosts' schedules added up, delivered only when every host delivered.
   jq -s --argjson m "$merged" --arg hosts "$*" '
     def latency($name): if $m[$name] == null then null
@@ -628,7 +629,7 @@ lab::_merge() {
          .[0].warmup + {seconds: (map(.warmup.seconds) | max), steady: all(.[]; .warmup.steady == true)}
          else .[0].warmup end),
        merged_from: length}
-    | del(.histograms, .timeline, .connect_us, .ttfb_us, .kinds, .max_rss_kb, .threads)' \
+    | del(.histograms, .timeline, .warmup_timeline, .connect_us, .ttfb_us, .max_rss_kb, .threads)' \
     "${records[@]}" >"$out"
 }
 

@@ -42,4 +42,13 @@ static inline void buffer_free(struct buffer *b)
     *b = (struct buffer){0};
 }
 
+/* A buffer kept from use to use only up to this size: a larger one (a big
+ * response collected) is freed once used, not held for the run. */
+#define BUFFER_KEEP ((size_t)1 << 20)
+
+static inline void buffer_trim(struct buffer *b)
+{
+    if (b->cap > BUFFER_KEEP) buffer_free(b);
+}
+
 #endif

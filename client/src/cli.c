@@ -442,7 +442,9 @@ static enum cli_result apply_rate(int opt, const char *arg, struct config *cfg, 
         return CLI_RUN;
     }
     unsigned long long seed = strtoull(arg, &end, 10);
-    if (errno || end == arg || *end || *arg == '-') return fail(err, errlen, "bad --seed '%s' (a whole number)", arg);
+    /* the record's seed must read back exactly in any JSON reader (doubles: 2^53) */
+    if (errno || end == arg || *end || *arg == '-' || seed > (1ULL << 53))
+        return fail(err, errlen, "bad --seed '%s': a whole number 0..9007199254740992 (2^53, what JSON readers hold exactly)", arg);
     cfg->seed = seed;
     cfg->seed_set = true;
     return CLI_RUN;
@@ -820,6 +822,10 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (r == CLI_RUN) r = check_jwt(cfg, err, errlen);
     if (r == CLI_RUN) r = check_h3(cfg, err, errlen);
     if (r == CLI_RUN) r = check_connection(cfg, err, errlen);
+    const struct threshold *tls_only = r == CLI_RUN && !cfg->tls ? threshold_needs_tls(&cfg->fail_on) : NULL;
+    if (tls_only)
+        r = fail(err, errlen, "--fail-on '%s': %s is measured over TLS only (https://); on http:// the record says null",
+                 tls_only->text, tls_only->figure);
     cfg->h3 = cfg->force == PROTOCOL_H3;
     return r;
 }

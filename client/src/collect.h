@@ -43,9 +43,11 @@ static inline void collect_field(struct collect *c, const uint8_t *name, size_t 
         c->failed = true;
 }
 
-static inline void collect_body(struct collect *c, const uint8_t *data, size_t len)
+/* Adds what of data fits in max bytes of body (the rest is not kept; 0: no limit). */
+static inline void collect_body(struct collect *c, const uint8_t *data, size_t len, size_t max)
 {
-    if (!buffer_add(&c->body, data, len)) c->failed = true;
+    size_t room = !max ? len : c->body.len < max ? max - c->body.len : 0;
+    if (!buffer_add(&c->body, data, len < room ? len : room)) c->failed = true;
 }
 
 /* The response gathered, pointing into c (valid until c changes); false
@@ -63,6 +65,15 @@ static inline bool collect_result(struct collect *c, struct response_data *out)
                                              at[i].value_len};
     *out = (struct response_data){fields, n, c->body.data, c->body.len};
     return true;
+}
+
+/* Once its response is reported: buffers over BUFFER_KEEP freed. */
+static inline void collect_trim(struct collect *c)
+{
+    buffer_trim(&c->strings);
+    buffer_trim(&c->at);
+    buffer_trim(&c->fields);
+    buffer_trim(&c->body);
 }
 
 static inline void collect_free(struct collect *c)

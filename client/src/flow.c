@@ -24,15 +24,34 @@ struct flow_parser {
     size_t errlen;
 };
 
+/* s with every byte but printable ASCII written \xHH, into out (cut to cap):
+ * a message quotes files (a binary body, a CSV) that a terminal must not run. */
+static void flow_escape(const char *s, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n = 0;
+    for (; *s && n + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c < 0x7f) {
+            out[n++] = (char)c;
+        } else {
+            out[n++] = '\\', out[n++] = 'x', out[n++] = hex[c >> 4], out[n++] = hex[c & 15];
+        }
+    }
+    out[n] = '\0';
+}
+
 static int flow_fail(struct flow_parser *p, const char *fmt, ...)
 {
-    char why[FLOW_WHY_MAX];
+    char why[FLOW_WHY_MAX], safe[FLOW_WHY_MAX * 4], name[FLOW_WHY_MAX * 4];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    if (p->lineno) snprintf(p->err, p->errlen, "%s:%u: %s", p->name, p->lineno, why);
-    else snprintf(p->err, p->errlen, "%s: %s", p->name, why);
+    flow_escape(why, safe, sizeof safe);
+    flow_escape(p->name, name, sizeof name);
+    if (p->lineno) snprintf(p->err, p->errlen, "%s:%u: %s", name, p->lineno, safe);
+    else snprintf(p->err, p->errlen, "%s: %s", name, safe);
     return -1;
 }
 
@@ -125,6 +144,10 @@ static int flow_csv_ref(struct flow_parser *p, const char *s, size_t len, unsign
     c->lineno = p->lineno;
     f->csv_count++; /* freed with the flow even when half made */
     if (!c->file || !c->column) return flow_fail(p, "out of memory");
+    c->file_index = (unsigned)f->csv_file_count;
+    for (size_t i = 0; i + 1 < f->csv_count; i++)
+        if (!strcmp(f->csv[i].file, c->file)) c->file_index = f->csv[i].file_index;
+    if (c->file_index == f->csv_file_count) f->csv_file_count++;
     *index = (unsigned)(f->csv_count - 1);
     return 0;
 }
@@ -272,7 +295,9 @@ static int flow_request_line(struct flow_parser *p, const char *s, size_t len)
         if (field[t + 1][0] != '@' || flen[t + 1] < 2)
             return flow_fail(p, "'%.*s' after the target: a body file is @FILE", (int)(flen[t + 1] > 40 ? 40 : flen[t + 1]),
                              field[t + 1]);
-        if (!(st->body_file = flow_dup(field[t + 1] + 1, flen[t + 1] - 1))) return flow_fail(p, "out of memory");
+        st->body_raw = flen[t + 1] > 2 && field[t + 1][1] == '@';
+        size_t skip = st->body_raw ? 2 : 1;
+        if (!(st->body_file = flow_dup(field[t + 1] + skip, flen[t + 1] - skip))) return flow_fail(p, "out of memory");
         st->has_body = true;
     }
     return 0;
@@ -391,8 +416,22 @@ static const char *flow_regex_why(int rc)
     }
 }
 
+/* Whether the pattern has a back-reference (\1 .. \9) outside brackets:
+ * glibc matches those by backtracking, in time exponential in the body. */
+static bool flow_regex_backref(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '[') i = flow_regex_bracket_end(s, len, i);
+        else if (s[i] == '\\' && i + 1 < len && s[++i] >= '1' && s[i] <= '9') return true;
+    }
+    return false;
+}
+
 static int flow_regcomp(struct flow_parser *p, regex_t *re, const char *s, size_t len, int flags)
 {
+    if (flow_regex_backref(s, len))
+        return flow_fail(p, "regular expression '%.*s': a back-reference (\\1..\\9) takes time exponential in the body "
+                         "to match; not supported", (int)(len > 60 ? 60 : len), s);
     if (flow_regex_parts(s, len) > FLOW_REGEX_MAX_PARTS)
         return flow_fail(p, "regular expression '%.*s' too large: over %d parts once its repetitions ({M,N}) "
                          "are expanded, or groups nested deeper than %d", (int)(len > 60 ? 60 : len), s, FLOW_REGEX_MAX_PARTS, FLOW_REGEX_MAX_DEPTH);
@@ -473,7 +512,7 @@ static int flow_expect_line(struct flow_parser *p, struct flow_step *st, const c
     if (st->expect_status) return flow_fail(p, "a second 'expect STATUS' for this step");
     if (expect_status_parse(&st->status, s, len, why, sizeof why)) return flow_fail(p, "expect: %s", why);
     st->expect_status = true;
-    p->f->reads_body = true; /* an unexpected response's example shows the start of its body */
+    p->f->checks_status = true; /* an unexpected response's example shows the start of its body */
     return 0;
 }
 
@@ -523,6 +562,10 @@ static int flow_capture_line(struct flow_parser *p, struct flow_step *st, const 
     size_t alen = rlen - skip;
     if (from == FLOW_FROM_HEADER && url_token_span(arg, alen) != alen) return flow_fail(p, "capture: a header name is a token");
     if (from == FLOW_FROM_JSON && arg[0] != '/') return flow_fail(p, "capture: a JSON pointer starts with '/' (json:/id)");
+    for (size_t i = 0, tok = 0; from == FLOW_FROM_JSON && i < alen; i++) {
+        tok = arg[i] == '/' ? 0 : tok + 1;
+        if (tok > FLOW_TOKEN_MAX) return flow_fail(p, "capture: a JSON pointer token over %d bytes", FLOW_TOKEN_MAX);
+    }
     struct flow_capture *c = realloc(st->captures, (st->capture_count + 1) * sizeof *c);
     if (!c) return flow_fail(p, "out of memory");
     st->captures = c;
@@ -637,11 +680,13 @@ static void flow_path(char *out, size_t cap, const char *path, const char *file)
     else snprintf(out, cap, "%.*s%s", (int)(slash - path + 1), path, file);
 }
 
-/* One CSV field from *at (quoted "" or bare), copied into out (NUL-terminated, at most cap-1 bytes). */
-static void flow_csv_field(const char **at, const char *end, char *out, size_t cap)
+/* One CSV field at *at (quoted "" or bare, up to ',' or end), unescaped in
+ * place from its first byte and NUL-terminated (the unescaped field is never
+ * longer than its text, and its end is a ',' or the line's end, both read
+ * before they are written); *at moves past its ','. Returns the field. */
+static char *flow_csv_field(char **at, char *end)
 {
-    const char *s = *at;
-    size_t n = 0;
+    char *s = *at, *field = s, *w = s;
     if (s < end && *s == '"') {
         for (s++; s < end; s++) {
             if (*s == '"' && s + 1 < end && s[1] == '"') s++;
@@ -649,69 +694,103 @@ static void flow_csv_field(const char **at, const char *end, char *out, size_t c
                 s++;
                 break;
             }
-            if (n + 1 < cap) out[n++] = *s;
+            *w++ = *s;
         }
         while (s < end && *s != ',') s++;
     } else {
-        for (; s < end && *s != ','; s++)
-            if (n + 1 < cap) out[n++] = *s;
+        for (; s < end && *s != ','; s++) *w++ = *s;
     }
-    if (n && out[n - 1] == '\r') n--;
-    out[n] = '\0';
+    if (w > field && w[-1] == '\r') w--;
     *at = s < end ? s + 1 : s;
+    *w = '\0';
+    return field;
 }
 
-/* The index of column (a header name, or a number from 1) in header line h, or -1. */
-static long flow_csv_column(const char *h, const char *end, const char *column)
+/* The index of every column of file index fi (a name of header line [line,
+ * end), else a number from 1) into col[k], -1 for none; the line is unescaped
+ * in place. */
+static void flow_csv_columns(const struct flow *f, unsigned fi, char *line, char *end, long *col)
 {
-    char field[512], *num_end;
-    long number = strtol(column, &num_end, 10);
-    long i = 0;
-    for (const char *at = h; at <= end; i++) {
-        flow_csv_field(&at, end, field, sizeof field);
-        if (!strcmp(field, column)) return i;
-        if (at == end) break;
+    long count = 0;
+    for (size_t k = 0; k < f->csv_count; k++) col[k] = -1;
+    char *at = line;
+    do {
+        const char *name = flow_csv_field(&at, end);
+        for (size_t k = 0; k < f->csv_count; k++)
+            if (f->csv[k].file_index == fi && col[k] < 0 && !strcmp(name, f->csv[k].column)) col[k] = count;
+        count++;
+    } while (at < end);
+    for (size_t k = 0; k < f->csv_count; k++) {
+        char *num_end;
+        long number = strtol(f->csv[k].column, &num_end, 10);
+        if (col[k] < 0 && *num_end == '\0' && number >= 1 && number <= count) col[k] = number - 1;
     }
-    return *num_end == '\0' && number >= 1 && number <= i + 1 ? number - 1 : -1;
 }
 
-static int flow_csv_load(struct flow_parser *p, struct flow_csv *c, const char *path)
+/* The offsets of one data line's values into every column of file index fi
+ * (a short line's missing fields read as ""); -1 after a control byte. */
+static int flow_csv_row(struct flow_parser *p, struct flow_csv_file *cf, unsigned fi, const long *col, char *line, char *end,
+                        size_t row, const char *full)
 {
-    char full[4096], why[200], *text;
-    size_t len;
+    long count = 0;
+    char *at = line, *last = line; /* the NUL of the line's last field: a missing one's "" */
+    uint32_t offsets[FLOW_MAX_CSV];
+    for (size_t k = 0; k < p->f->csv_count; k++) offsets[k] = UINT32_MAX;
+    do {
+        char *field = flow_csv_field(&at, end);
+        last = field + strlen(field);
+        for (size_t k = 0; k < p->f->csv_count; k++) {
+            if (p->f->csv[k].file_index != fi || col[k] != count) continue;
+            size_t len = strlen(field);
+            if (url_field_value_span(field, len) != len)
+                return flow_fail(p, "CSV file %s, data row %zu, column '%s': a control byte (0x%02x): not sent in a request",
+                                 full, row + 1, p->f->csv[k].column, (unsigned char)field[url_field_value_span(field, len)]);
+            offsets[k] = (uint32_t)(field - cf->text);
+        }
+        count++;
+    } while (at < end);
+    for (size_t k = 0; k < p->f->csv_count; k++)
+        if (p->f->csv[k].file_index == fi) p->f->csv[k].at[row] = offsets[k] != UINT32_MAX ? offsets[k] : (uint32_t)(last - cf->text);
+    return 0;
+}
+
+/* Reads CSV file index fi once (c, its first column, names it) and fills the offsets of every column of it. */
+static int flow_csv_load(struct flow_parser *p, unsigned fi, const struct flow_csv *c, const char *path)
+{
+    struct flow_csv_file *cf = &p->f->csv_files[fi];
+    char full[4096], why[200];
     flow_path(full, sizeof full, path, c->file);
     p->lineno = c->lineno;
-    if (fileread_path(full, FILEREAD_LIST_MAX, &text, &len, why, sizeof why))
+    if (fileread_path(full, FLOW_CSV_MAX, &cf->text, &cf->len, why, sizeof why))
         return flow_fail(p, "cannot read CSV file %s: %s", full, why);
-    const char *end = text + len, *line = text, *nl = memchr(line, '\n', len);
-    const char *line_end = nl ? nl : end;
-    long col = flow_csv_column(line, line_end, c->column);
-    int rc = col < 0 ? flow_fail(p, "CSV file %s has no column '%s' (a name of its first line, or a number from 1)", full,
-                                 c->column)
-                     : 0;
-    size_t cap = 0;
-    for (line = nl ? nl + 1 : end; rc == 0 && line < end; line = nl ? nl + 1 : end) {
+    char *text = cf->text, *end = text + cf->len;
+    if (cf->len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) text += 3; /* a UTF-8 byte-order mark */
+    size_t rows = 0;
+    for (char *at = text; at < end; at++) rows += *at == '\n';
+    char *nl = memchr(text, '\n', (size_t)(end - text)), *line_end = nl ? nl : end;
+    long col[FLOW_MAX_CSV];
+    flow_csv_columns(p->f, fi, text, line_end, col);
+    for (size_t k = 0; k < p->f->csv_count; k++) {
+        struct flow_csv *ck = &p->f->csv[k];
+        if (ck->file_index != fi) continue;
+        p->lineno = ck->lineno;
+        if (col[k] < 0)
+            return flow_fail(p, "CSV file %s has no column '%s' (a name of its first line, or a number from 1)", full, ck->column);
+        if (!(ck->at = malloc((rows + 1) * sizeof *ck->at))) return flow_fail(p, "out of memory");
+    }
+    p->lineno = c->lineno;
+    size_t row = 0;
+    for (char *line = nl ? nl + 1 : end; line < end; line = nl ? nl + 1 : end) {
         nl = memchr(line, '\n', (size_t)(end - line));
         line_end = nl ? nl : end;
         if (line_end == line || (line_end == line + 1 && *line == '\r')) continue;
-        char field[4096] = "";
-        const char *at = line;
-        for (long i = 0; i <= col; i++) {
-            field[0] = '\0';
-            if (at >= line_end && i > 0) break; /* a short row: the column is empty */
-            flow_csv_field(&at, line_end, field, sizeof field);
-        }
-        if (c->rows == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **v = realloc(c->values, cap * sizeof *v);
-            if (!v) rc = flow_fail(p, "out of memory");
-            else c->values = v;
-        }
-        if (rc == 0 && !(c->values[c->rows++] = flow_dup(field, strlen(field)))) rc = flow_fail(p, "out of memory");
+        if (flow_csv_row(p, cf, fi, col, line, line_end, row, full)) return -1;
+        row++;
     }
-    if (rc == 0 && c->rows == 0) rc = flow_fail(p, "CSV file %s has no data row (its first line names the columns)", full);
-    free(text);
-    return rc;
+    if (row == 0) return flow_fail(p, "CSV file %s has no data row (its first line names the columns)", full);
+    for (size_t k = 0; k < p->f->csv_count; k++)
+        if (p->f->csv[k].file_index == fi) p->f->csv[k].rows = row;
+    return 0;
 }
 
 static int flow_body_load(struct flow_parser *p, struct flow_step *st, const char *path)
@@ -722,6 +801,10 @@ static int flow_body_load(struct flow_parser *p, struct flow_step *st, const cha
     p->lineno = st->lineno;
     if (fileread_path(full, FILEREAD_BODY_MAX, &text, &len, why, sizeof why))
         return flow_fail(p, "cannot read body file %s: %s", full, why);
+    if (st->body_raw) { /* one literal part: the bytes as they are */
+        st->body = (struct flow_template){.text = text, .len = len};
+        return flow_add_part(p, &st->body, (struct flow_part){.kind = FLOW_LITERAL, .len = len});
+    }
     int rc = flow_template_parse(p, text, len, (size_t)(st - p->f->steps), &st->body);
     free(text);
     return rc;
@@ -749,7 +832,8 @@ int flow_load(struct flow *f, const char *path, char *err, size_t errlen)
                     if (p.var_step[f->steps[s].captures[c].var] > s) p.var_step[f->steps[s].captures[c].var] = s;
             rc = flow_body_load(&p, &f->steps[i], path);
         }
-    for (size_t i = 0; i < f->csv_count && rc == 0; i++) rc = flow_csv_load(&p, &f->csv[i], path);
+    for (size_t i = 0; i < f->csv_count && rc == 0; i++)
+        if (!f->csv_files[f->csv[i].file_index].text) rc = flow_csv_load(&p, f->csv[i].file_index, &f->csv[i], path);
     if (rc) flow_free(f);
     return rc;
 }
@@ -783,8 +867,8 @@ void flow_free(struct flow *f)
     for (size_t i = 0; i < f->csv_count; i++) {
         free(f->csv[i].file);
         free(f->csv[i].column);
-        for (size_t r = 0; r < f->csv[i].rows; r++) free(f->csv[i].values[r]);
-        free(f->csv[i].values);
+        free(f->csv[i].at);
     }
+    for (size_t i = 0; i < f->csv_file_count; i++) free(f->csv_files[i].text);
     memset(f, 0, sizeof *f);
 }

@@ -1,7 +1,7 @@
 /* flow: a declarative request chain (--flow FILE, client/FLOWS.md), parsed
  * whole before the run. Steps in order; a step is a request line as in
  * --urls, `[METHOD] TARGET [@BODYFILE]`, TARGET a path on the command line's
- * URL, then indented lines for it:
+ * URL (@@BODYFILE: the file sent as it is, `${` and all), then indented lines for it:
  *   Name: value                 a header field (replaces a -H field of that name)
  *   body TEXT                   the body (instead of @BODYFILE)
  *   expect STATUS[,STATUS...]   codes or classes (2xx); anything else is unexpected
@@ -36,6 +36,7 @@
 #define FLOW_MAX_STEPS 64  /* a step is a request kind (stats.h STATS_MAX_KINDS) */
 #define FLOW_MAX_VARS 64   /* captured names */
 #define FLOW_MAX_CSV 16    /* ${csv:...} columns */
+#define FLOW_TOKEN_MAX 255 /* bytes of a JSON pointer's token (capture json:/...) */
 
 enum flow_part_kind {
     FLOW_LITERAL,  /* text[off .. off+len) */
@@ -82,6 +83,7 @@ struct flow_step {
     char *name;             /* owned: `step NAME`, else the request line's METHOD TARGET */
     struct flow_template target;
     char *body_file;        /* owned, as written (NULL: none) */
+    bool body_raw;          /* @@BODYFILE: the file's bytes as they are, no ${...} */
     bool has_body;          /* a `body` line or a body file (read by flow_load) */
     struct flow_template body;
     struct flow_header *headers; /* owned */
@@ -97,11 +99,23 @@ struct flow_step {
     unsigned lineno;
 };
 
+/* A CSV file some ${csv:...} names, read once (flow_load): its fields
+ * unescaped in place, each NUL-terminated, so that its columns point into it. */
+struct flow_csv_file {
+    char *text;             /* owned (NULL until loaded) */
+    size_t len;
+};
+
+/* CSV files are at most 64 MiB: a column then takes the file (once per file)
+ * and 4 bytes a data row. */
+#define FLOW_CSV_MAX ((size_t)64 << 20)
+
 /* A ${csv:FILE:COLUMN}: the column's values, one per data row (flow_load). */
 struct flow_csv {
     char *file, *column;    /* owned, as written */
     unsigned lineno;
-    char **values;          /* owned: rows values, NUL-terminated (NULL until loaded) */
+    unsigned file_index;    /* in flow.csv_files: one per file named, however many columns */
+    uint32_t *at;           /* owned: rows offsets of the values in their file's text (NULL until loaded) */
     size_t rows;
 };
 
@@ -112,7 +126,10 @@ struct flow {
     size_t var_count;
     struct flow_csv csv[FLOW_MAX_CSV];
     size_t csv_count;
-    bool reads_body;         /* some step captures or checks: responses are collected (headers, body) */
+    struct flow_csv_file csv_files[FLOW_MAX_CSV];
+    size_t csv_file_count;
+    bool reads_body;         /* some step captures or checks the body: responses are collected whole */
+    bool checks_status;      /* some step has `expect STATUS`: the start of the body is kept (the examples) */
 };
 
 /* Parses text (len bytes) of the file called name: 0, or -1 with

@@ -68,7 +68,7 @@ static int flowvars_part(const struct flow_template *t, const struct flow_part *
     case FLOW_UUID: return flowvars_uuid(env->rng, out);
     case FLOW_CSV: {
         const struct flow_csv *c = &env->flow->csv[p->index];
-        const char *v = c->rows ? c->values[(env->user - 1) % c->rows] : "";
+        const char *v = c->rows ? env->flow->csv_files[c->file_index].text + c->at[(env->user - 1) % c->rows] : "";
         return flowvars_append(out, v, strlen(v));
     }
     }
@@ -225,7 +225,9 @@ static int json_skip(struct flowvars_json *j, int depth)
     return j->s > start ? 0 : -1;
 }
 
-/* The pointer's next token (from *p, after its '/') unescaped (~0 ~1) into tok. */
+/* The pointer's next token (from *p, after its '/') unescaped (~0 ~1) into
+ * tok; its length, or cap when it does not fit (never cut: a cut token would
+ * name another member). */
 static size_t json_token(const char **p, char *tok, size_t cap)
 {
     size_t n = 0;
@@ -233,7 +235,8 @@ static size_t json_token(const char **p, char *tok, size_t cap)
     for (; *s && *s != '/'; s++) {
         char c = *s;
         if (c == '~' && (s[1] == '0' || s[1] == '1')) c = *++s == '0' ? '~' : '/';
-        if (n + 1 < cap) tok[n++] = c;
+        if (n + 1 >= cap) return cap;
+        tok[n++] = c;
     }
     tok[n] = '\0';
     *p = s;
@@ -290,14 +293,14 @@ int flowvars_json_pointer(const char *json, size_t len, const char *pointer, str
     if (!json) json = "", len = 0;
     struct flowvars_json j = {json, json + len};
     struct flowvars_buf key = {0};
-    char tok[256];
+    char tok[FLOW_TOKEN_MAX + 1];
     int rc = 0;
     json_ws(&j);
     while (rc == 0 && *pointer == '/') {
         pointer++;
         size_t n = json_token(&pointer, tok, sizeof tok);
         json_ws(&j);
-        if (j.s >= j.end) rc = 1;
+        if (j.s >= j.end || n == sizeof tok) rc = 1;
         else if (*j.s == '{') rc = json_member(&j, tok, n, &key);
         else if (*j.s == '[') rc = json_element(&j, tok, n);
         else rc = 1;
@@ -382,7 +385,21 @@ static int flowvars_regex(const regex_t *re, const struct response_data *r, stru
     return 1;
 }
 
+static int flowvars_take(const struct flow_capture *c, const struct response_data *r, struct flowvars_buf *out);
+
+/* A value a request may carry: no control byte (but tab), which would add
+ * header lines or a whole request once written into a header field. */
+static int flowvars_clean(int rc, const struct flowvars_buf *v)
+{
+    return rc == 1 && url_field_value_span(v->p ? v->p : "", v->len) != v->len ? 0 : rc;
+}
+
 int flowvars_capture(const struct flow_capture *c, const struct response_data *r, struct flowvars_buf *out)
+{
+    return flowvars_clean(flowvars_take(c, r, out), out);
+}
+
+static int flowvars_take(const struct flow_capture *c, const struct response_data *r, struct flowvars_buf *out)
 {
     if (!r) return 0;
     switch (c->from) {

@@ -47,12 +47,13 @@ int flowvars_target(const char *target, size_t len, struct flowvars_buf *out);
 
 /* Takes capture c from response r into out (replacing what it held): 1 when
  * found, 0 when the response has no such header, no such JSON value (or a
- * body that is not JSON), no match; -1 when out of memory. */
+ * body that is not JSON), no match, or a value with a control byte but tab
+ * (CR, LF, NUL...: never written into a request); -1 when out of memory. */
 int flowvars_capture(const struct flow_capture *c, const struct response_data *r, struct flowvars_buf *out);
 
 /* The value at pointer (RFC 6901, "/a/0/b") in json[0..len), into out
  * (replacing): a string unescaped, anything else as its text. 1, 0 (not
- * there, or not JSON up to it), -1 (memory). */
+ * there, a token over FLOW_TOKEN_MAX, or not JSON up to it), -1 (memory). */
 int flowvars_json_pointer(const char *json, size_t len, const char *pointer, struct flowvars_buf *out);
 
 /* Whether body[0..len) (any bytes) matches re; scratch holds a copy of the

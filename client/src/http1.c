@@ -35,6 +35,7 @@ struct h1_entry {
 struct h1_collect {
     struct buffer head, body; /* head: every head of the response, 1xx ones first */
     struct buffer fields;     /* struct response_header[] into head */
+    size_t body_max;          /* the most body bytes kept (ctx.body_max; 0: all) */
     bool failed;              /* out of memory: reported without its data */
 };
 
@@ -172,7 +173,8 @@ static void collect_head(void *user, const uint8_t *data, size_t len)
 static void collect_body(void *user, const uint8_t *data, size_t len)
 {
     struct h1_collect *c = user;
-    if (!buffer_add(&c->body, data, len)) c->failed = true;
+    size_t room = !c->body_max ? len : c->body.len < c->body_max ? c->body_max - c->body.len : 0;
+    if (!buffer_add(&c->body, data, len < room ? len : room)) c->failed = true;
 }
 
 /* The line at *at (ending in LF or CRLF): its length without the line end; *at moves past it. */
@@ -244,6 +246,9 @@ static void answered(struct http1_session *h, uint64_t now)
         if (fields >= 0) o.response = &data;
     }
     report(h, pop(h), o);
+    buffer_trim(&h->collect.head); /* a big response is not held by the connection for the run */
+    buffer_trim(&h->collect.body);
+    buffer_trim(&h->collect.fields);
     http1_parser_next(&h->parser, false);
 }
 
@@ -253,6 +258,7 @@ static void response_begins(struct http1_session *h, const struct h1_entry *e)
     h->parser.head = e->head;
     h->parser.sink = e->ctx.collect ? &h->sink : NULL;
     h->collect.head.len = h->collect.body.len = 0;
+    h->collect.body_max = e->ctx.body_max;
     h->collect.failed = false;
 }
 

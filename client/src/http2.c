@@ -181,6 +181,7 @@ static void report_response(struct http2_session *h, struct h2_stream *st)
     struct response_data data;
     if (st->ctx.collect && collect_result(&st->collect, &data)) o.response = &data;
     report(h, st, o);
+    collect_trim(&st->collect); /* a big body is not held by the slot for the run */
 }
 
 /* The stream ended without a response: why. */
@@ -269,7 +270,7 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
     struct h2_stream *st = slot_of(h, id);
     if (!st) return 0;
     st->body_bytes += len;
-    if (st->ctx.collect) collect_body(&st->collect, data, len);
+    if (st->ctx.collect) collect_body(&st->collect, data, len, st->ctx.body_max);
     return 0;
 }
 

@@ -108,6 +108,7 @@ static void slot_done(struct http3_session *h, struct h3_stream *st)
         struct response_data data;
         if (st->ctx.collect && collect_result(&st->collect, &data)) o.response = &data;
         report(h, st, o);
+        collect_trim(&st->collect); /* a big body is not held by the slot for the run */
     } else if ((st->reset_by_peer && st->reset_code == NGHTTP3_H3_REQUEST_REJECTED) || unprocessed(h, st)) {
         report(h, st, outcome_of(OUTCOME_REFUSED));
     } else if (st->too_large) {
@@ -138,7 +139,7 @@ static int h3_recv_data(nghttp3_conn *c, int64_t id, const uint8_t *data, size_t
     (void)c;
     struct h3_stream *st = slot_of(h, id, stream_user);
     if (st) st->body_bytes += len;
-    if (st && st->ctx.collect) collect_body(&st->collect, data, len);
+    if (st && st->ctx.collect) collect_body(&st->collect, data, len, st->ctx.body_max);
     quic_conn_consumed(h->q, id, len); /* the body is counted, not kept */
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -218,6 +219,40 @@ static FILE *open_hdr_log(const char *path, char *err, size_t errlen)
     return NULL;
 }
 
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* --log and --hdr-log, before each is opened (truncated): each a regular file
+ * or a FIFO (a device or a socket refused), never the same file as the other
+ * (by a symlink, a hard link, another spelling) nor as the standard output
+ * (the record or the report): two writers would mix their formats. A path
+ * not there yet is checked once the other has created it. 0 or -1. */
+static int outputs_check(const struct config *cfg, char *err, size_t errlen)
+{
+    const char *opts[2] = {"--log", "--hdr-log"}, *paths[2] = {cfg->log_path, cfg->hdr_log_path};
+    struct stat st[2], out;
+    bool there[2] = {false, false}, out_file = fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode);
+    for (int i = 0; i < 2; i++) {
+        if (!paths[i] || stat(paths[i], &st[i])) continue;
+        there[i] = true;
+        if (!S_ISREG(st[i].st_mode) && !S_ISFIFO(st[i].st_mode)) {
+            snprintf(err, errlen, "%s %s: not a regular file or a FIFO", opts[i], paths[i]);
+            return -1;
+        }
+        if (out_file && same_file(&st[i], &out)) {
+            snprintf(err, errlen, "%s %s: the standard output's file too (the record or the report)", opts[i], paths[i]);
+            return -1;
+        }
+    }
+    if (there[0] && there[1] && same_file(&st[0], &st[1])) {
+        snprintf(err, errlen, "--log %s and --hdr-log %s are the same file", paths[0], paths[1]);
+        return -1;
+    }
+    return 0;
+}
+
 /* The files of an open-loop run and its timeline, opened before the run so a
  * bad path fails at once; the seed of the draws when none was given (the
  * record's seed), kept below 2^53 so that a JSON reader working in doubles
@@ -235,6 +270,7 @@ static int open_run_files(struct config *cfg, struct control *control, char *err
         cfg->setup.control = control;
     }
     if (cfg->hdr_log_path && !(cfg->setup.hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
+    if (outputs_check(cfg, err, errlen)) return -1; /* --log named the file --hdr-log created */
     if (cfg->log_path &&
         !(cfg->setup.reqlog = reqlog_open(cfg->log_path, cfg->log_sample, cfg->setup.seed, err, errlen)))
         return -1;
@@ -457,7 +493,7 @@ static int fail(const char *err, int status)
     return status;
 }
 
-/* After the source is built: the TLS or QUIC client, the probe, the run's
+/* After the source is built: the outputs checked, the TLS or QUIC client, the probe, the run's
  * files, the JWT pool, --start-at's wait, then the run. Frees what it made
  * (the clients, the files, the pool) on every path. */
 static int connect_and_run(struct config *cfg, const struct source_type *source, void *source_shared,
@@ -465,7 +501,8 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
 {
     int status = EXIT_UNREACHABLE;
     struct control control;
-    bool bad_ca = tls_client_setup(cfg, err, errlen) != 0 || quic_client_setup(cfg, err, errlen) != 0;
+    bool bad_ca = outputs_check(cfg, err, errlen) != 0 || tls_client_setup(cfg, err, errlen) != 0 ||
+                  quic_client_setup(cfg, err, errlen) != 0;
     bool unreachable = !bad_ca && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
     if (bad_ca) {
         status = fail(err, EXIT_USAGE);

@@ -101,7 +101,12 @@ static int load_client_certificate(struct quic_client *c, const struct quic_opti
     if (!opt->cert) return 0;
     int r = gnutls_certificate_set_x509_key_file2(c->cred, opt->cert, opt->key, GNUTLS_X509_FMT_PEM, NULL, 0);
     if (r >= 0) return 0;
-    snprintf(err, errlen, "cannot load --cert %s with --key %s: %s", opt->cert, opt->key, gnutls_strerror(r));
+    /* GnuTLS asks for no pass phrase: an encrypted key fails to decrypt without one */
+    if (r == GNUTLS_E_DECRYPTION_FAILED)
+        snprintf(err, errlen, "--key %s is encrypted (it needs a pass phrase): not supported; decrypt it with "
+                 "openssl pkey -in KEY -out PLAIN", opt->key);
+    else
+        snprintf(err, errlen, "cannot load --cert %s with --key %s: %s", opt->cert, opt->key, gnutls_strerror(r));
     return -1;
 }
 

@@ -126,7 +126,7 @@ void report_help(const struct config *d)
           "                               time (default 0: a wake-up per request)\n"
           "      --rate-stages R:T[,R:T]  the target ramps linearly to each rate R over its time T, from\n"
           "                               -R (else the first R); the run lasts the stages unless -d\n"
-          "      --seed N                 seed of the Poisson and random draws (default: random; the record's seed)\n"
+          "      --seed N                 seed of the Poisson and random draws, 0..2^53 (default: random; the record's seed)\n"
           "      --control FILE           read 'rate N' and 'stop' from FILE (a FIFO or a file) while running\n"
           "      --hdr-log FILE           HdrHistogram interval log, one line per second (a FIFO must\n"
           "                               have its reader already; one that stops reading fails the log)\n"

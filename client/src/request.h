@@ -50,6 +50,8 @@ struct req_ctx {
     bool measured;            /* started in the measured phase: its outcome is counted */
     bool collect;             /* the source reads the response: the session collects its
                                * headers and body for the outcome (struct response_data) */
+    size_t body_max;          /* collect: the most body bytes kept (the rest counted, not kept):
+                               * a status check's example needs only the start; 0: the whole body */
     uint32_t log_slot;        /* --log: its entry in the worker's log writer (reqlog.h); 0: not logged */
 };
 

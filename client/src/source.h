@@ -62,6 +62,9 @@ struct source {
     /* the source reads responses' headers and body (a script's response()):
      * sessions keep them for on_done (ctx.collect). */
     bool wants_response;
+    /* wants_response: the most bytes of a body it reads (the start, for a flow
+     * whose steps check statuses only); 0: the whole body */
+    size_t body_max;
     enum source_state state; /* looked at after every call */
     const char *error;       /* SOURCE_FAILED: the message, valid while the source lives */
     /* where this thread connects (a script's setup() may set thread.addr);

@@ -14,7 +14,11 @@
  *
  * Each user writes its request (target, header values and body with the
  * variables written out) into its own buffers, which stay as they are until
- * the request's outcome: a user has one request in flight at most.
+ * the request's outcome: a user has one request in flight at most. Memory
+ * follows what is in flight, not the users: a body without variables is sent
+ * from the flow's one copy (HTTP/2, HTTP/3; HTTP/1.1 copies it into the
+ * request's text, through the thread's scratch buffer, not the user's), and a
+ * user's buffers over FLOW_USER_KEEP bytes are freed at the request's outcome.
  *
  * The outcome of a step: a response goes through expected() (the step's
  * `expect` lines, else --expect-status) before the worker counts it; then its
@@ -66,6 +70,10 @@ struct flow_user {
     size_t *field_at;       /* owned: offsets of names and values in strings */
 };
 
+/* A user keeps buffers up to this size from request to request (reused);
+ * larger ones (a big body) are freed at the outcome. */
+#define FLOW_USER_KEEP ((size_t)64 << 10)
+
 struct flow_conn {
     struct flow_user *head, *tail; /* ready, in order */
     struct flow_user *thinking;    /* waiting for their think time, any order */
@@ -81,6 +89,7 @@ struct flow_source {
     size_t user_count;
     struct flow_conn *conns; /* owned */
     unsigned conn_count;
+    struct flowvars_buf body; /* HTTP/1.1: a body written out before it joins the request's text */
     struct request req;      /* what next() returns */
 };
 
@@ -258,6 +267,35 @@ static int flow_authority(struct flow_user *u, const struct flow_shared *sh, con
     return flowvars_append(&u->scratch, sh->authority, strlen(sh->authority));
 }
 
+/* A body with no variable: the same bytes for every request. */
+static bool flow_body_constant(const struct flow_template *t)
+{
+    for (size_t i = 0; i < t->part_count; i++)
+        if (t->parts[i].kind != FLOW_LITERAL) return false;
+    return true;
+}
+
+/* The step's body written out: the flow's own bytes when constant (HTTP/2,
+ * HTTP/3 send them from there), else into the user's buffer (HTTP/2, HTTP/3:
+ * kept until the outcome) or the thread's (HTTP/1.1: copied into the text);
+ * *body and *len name it. 0 or -1 (memory). */
+static int flow_body(struct flow_source *s, struct flow_user *u, const struct flow_step *st,
+                     const struct flowvars_env *env, const char **body, size_t *len)
+{
+    *body = "", *len = 0;
+    if (!st->has_body) return 0;
+    if (flow_body_constant(&st->body) && st->body.part_count) {
+        const struct flow_part *p = &st->body.parts[0];
+        *body = st->body.text + p->off, *len = p->len;
+        return 0;
+    }
+    struct flowvars_buf *into = s->h2 ? &u->body : &s->body;
+    into->len = 0;
+    if (flowvars_expand(&st->body, env, into)) return -1;
+    *body = into->p ? into->p : "", *len = into->len;
+    return 0;
+}
+
 static bool flow_sends_length(const struct flow_step *st)
 {
     return st->has_body || !strcmp(st->method, "POST") || !strcmp(st->method, "PUT") || !strcmp(st->method, "PATCH");
@@ -272,12 +310,14 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
     const struct flow_step *st = &sh->flow.steps[u->step];
     struct flowvars_env env = {.flow = &sh->flow, .user = u->number, .seq = u->seq, .values = u->values, .rng = &s->rng};
     u->text.len = u->target.len = u->piece.len = u->body.len = u->strings.len = 0;
+    const char *body;
+    size_t body_len;
     if (flowvars_expand(&st->target, &env, &u->piece) ||
         flowvars_target(u->piece.p ? u->piece.p : "", u->piece.len, &u->target) ||
-        (st->has_body && flowvars_expand(&st->body, &env, &u->body)) || flow_authority(u, sh, st, &env))
+        flow_body(s, u, st, &env, &body, &body_len) || flow_authority(u, sh, st, &env))
         return -1;
     char length[24];
-    int length_len = snprintf(length, sizeof length, "%zu", u->body.len);
+    int length_len = snprintf(length, sizeof length, "%zu", body_len);
     bool sends_length = flow_sends_length(st) && !flow_step_sets(st, "content-length", 14) && !config_header(cfg, "content-length");
     size_t n = 0;
     int token = 0;
@@ -289,7 +329,7 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
             (sends_length && flow_field(s, u, &n, "Content-Length", 14, length, (size_t)length_len)) ||
             (!cfg->keepalive && !config_header(cfg, "connection") && !flow_step_sets(st, "connection", 10) &&
              flow_field(s, u, &n, "Connection", 10, "close", 5)) ||
-            flowvars_append(&u->text, "\r\n", 2) || flowvars_append(&u->text, u->body.p, u->body.len))
+            flowvars_append(&u->text, "\r\n", 2) || flowvars_append(&u->text, body, body_len))
             return token ? token : -1;
         s->req = (struct request){.text = (const uint8_t *)u->text.p, .text_len = u->text.len, .copies = 1,
                                   .head = !strcmp(st->method, "HEAD")};
@@ -308,7 +348,7 @@ static int flow_write(struct flow_source *s, struct flow_user *u)
                                      .valuelen = u->field_at[i * 4 + 3],
                                      .flags = NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
         s->req = (struct request){.copies = 1, .head = !strcmp(st->method, "HEAD"), .fields = u->nva, .field_count = n,
-                                  .body = (const uint8_t *)u->body.p, .body_len = u->body.len};
+                                  .body = (const uint8_t *)body, .body_len = body_len};
     }
     s->req.kind = (int)u->step;
     s->req.kind_name = st->name;
@@ -383,6 +423,14 @@ static bool flow_captured(struct flow_user *u, const struct flow_step *st, const
     return true;
 }
 
+/* The user's request buffers once its request is done: a large one freed. */
+static void flow_user_trim(struct flow_user *u)
+{
+    struct flowvars_buf *bufs[] = {&u->text, &u->target, &u->piece, &u->body, &u->strings, &u->scratch};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]->cap > FLOW_USER_KEEP) flowvars_buf_free(bufs[i]);
+}
+
 static void flow_on_done(struct source *base, unsigned conn, const struct req_ctx *ctx, const struct outcome *o)
 {
     struct flow_source *s = (struct flow_source *)base;
@@ -395,6 +443,7 @@ static void flow_on_done(struct source *base, unsigned conn, const struct req_ct
         flow_ready(c, u, true); /* sent again, first */
         return;
     }
+    flow_user_trim(u); /* after the refused case: a refused request is sent again as it is */
     if (counts && u->wait_us != UINT64_MAX) stats_flow_time(&counts->wait, u->wait_us);
     if (o->kind == OUTCOME_ERROR) {
         if (counts) counts->broken++;
@@ -438,6 +487,7 @@ static void flow_source_free(struct source *base)
     }
     free(s->users);
     free(s->conns);
+    flowvars_buf_free(&s->body);
     free(s);
 }
 
@@ -479,7 +529,8 @@ static struct source *flow_source_new(const void *shared, unsigned thread, unsig
     s->sh = sh;
     s->thread = thread;
     s->base.ops = &flow_ops;
-    s->base.wants_response = sh->flow.reads_body;
+    s->base.wants_response = sh->flow.reads_body || sh->flow.checks_status;
+    s->base.body_max = sh->flow.reads_body ? 0 : STATS_SAMPLE_LEN; /* statuses only: the example's start */
     s->h2 = sh->cfg->setup.h2 || sh->cfg->h3;
     s->conn_count = connections ? connections : 1;
     rng_seed(&s->rng, sh->cfg->setup.seed ^ ((uint64_t)thread + 1) * 0x9E3779B97F4A7C15ULL);

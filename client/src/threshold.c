@@ -468,6 +468,16 @@ int threshold_parse(const char *expr, struct thresholds *set, char *err, size_t 
     return 0;
 }
 
+const struct threshold *threshold_needs_tls(const struct thresholds *set)
+{
+    static const char tls_only[] = "connections.handshakes_";
+    for (unsigned i = 0; i < set->count; i++) {
+        unsigned index = set->items[i].index;
+        if (index < FIGURES && !strncmp(figures[index].name, tls_only, sizeof tls_only - 1)) return &set->items[i];
+    }
+    return NULL;
+}
+
 const struct threshold *threshold_needs_rate(const struct thresholds *set)
 {
     for (unsigned i = 0; i < set->count; i++) {

@@ -85,6 +85,11 @@ const struct threshold *threshold_needs_flow(const struct thresholds *set);
  * one whose STEP the flow does not name. */
 const struct threshold *threshold_first_step(const struct thresholds *set);
 
+/* The first item whose figure the record has over TLS only
+ * (connections.handshakes_*: null on http://), or NULL: cli.c refuses it
+ * without TLS, as a gate on a figure that cannot be measured. */
+const struct threshold *threshold_needs_tls(const struct thresholds *set);
+
 /* Evaluates every item of set on r into out (set must outlive out). */
 void threshold_evaluate(const struct thresholds *set, const struct run_result *r, struct threshold_verdicts *out);
 

@@ -96,17 +96,37 @@ static void openssl_reason(char *err, size_t errlen, const char *what)
     ERR_clear_error();
 }
 
+/* OpenSSL's pass-phrase callback for an encrypted --key: fails at once
+ * (the default one waits on the terminal for good), noting that it was asked. */
+static int tls_no_passphrase(char *buf, int size, int rwflag, void *asked)
+{
+    (void)buf, (void)size, (void)rwflag;
+    *(bool *)asked = true;
+    return -1;
+}
+
 /* --cert/--key: the client's certificate chain and key, checked to match; 0 or -1 (err names the file). */
 static int tls_client_certificate(struct tls_client *c, const struct tls_options *opt, char *err, size_t errlen)
 {
     char what[600];
+    bool asked = false;
     if (!opt->cert) return 0;
+    SSL_CTX_set_default_passwd_cb(c->ctx, tls_no_passphrase);
+    SSL_CTX_set_default_passwd_cb_userdata(c->ctx, &asked);
     if (SSL_CTX_use_certificate_chain_file(c->ctx, opt->cert) != 1) {
         snprintf(what, sizeof what, "cannot load --cert %s (a PEM certificate chain)", opt->cert);
         openssl_reason(err, errlen, what);
         return -1;
     }
-    if (SSL_CTX_use_PrivateKey_file(c->ctx, opt->key, SSL_FILETYPE_PEM) != 1) {
+    int loaded = SSL_CTX_use_PrivateKey_file(c->ctx, opt->key, SSL_FILETYPE_PEM);
+    SSL_CTX_set_default_passwd_cb_userdata(c->ctx, NULL);
+    if (loaded != 1 && asked) {
+        snprintf(err, errlen, "--key %s is encrypted (it needs a pass phrase): not supported; decrypt it with "
+                 "openssl pkey -in KEY -out PLAIN", opt->key);
+        ERR_clear_error();
+        return -1;
+    }
+    if (loaded != 1) {
         if (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH)
             snprintf(what, sizeof what, "--key %s is not the key of --cert %s", opt->key, opt->cert);
         else

@@ -156,6 +156,7 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
     return (struct req_ctx){.scheduled_us = scheduled, .sent_us = now, .source_data = req->source_data,
                             .kind = req->kind, .measured = measured,
                             .collect = w->source->wants_response || w->cfg->expect_status_set,
+                            .body_max = w->source->wants_response ? w->source->body_max : STATS_SAMPLE_LEN,
                             .log_slot = measured && w->log ? reqlog_begin(w->log, req) : 0};
 }
 
@@ -612,7 +613,6 @@ static void connect_failed(struct conn *c)
 static void idle_count_open(struct conn *c)
 {
     struct stats_idle *idle = &c->w->stats.idle;
-    c->backoff_us = BACKOFF_MIN_US;
     idle->established++;
     if (++idle->open > idle->peak) idle->peak = idle->open;
     if (c->w->cfg->idle_ping_us && c->session->ops->keep_alive)
@@ -834,10 +834,19 @@ static void conn_close(struct conn *c, enum close_cause cause)
         w->stats.connects_abandoned++;
     }
     bool silent_peer = c->state == CONN_OPEN && c->received == 0 && cause != CLOSE_LOCAL;
+    bool idle_lived = c->state == CONN_OPEN && c->idle && monotonic_now_us() - c->connect_start >= BACKOFF_MAX_US;
     c->tr.ops->close(&c->tr);
     c->state = CONN_IDLE;
     c->out_len = 0;
     if (cause == CLOSE_ABORT) return;
+    /* an idle connection is opened again after the back-off, which starts over only when it
+     * lived a while (a server's idle timeout): one the server closes at once never spins and
+     * starves the busy connections */
+    if (c->idle) {
+        if (idle_lived) c->backoff_us = BACKOFF_MIN_US;
+        schedule_reconnect(c);
+        return;
+    }
     /* a peer that closes without sending a byte may do so forever: do not spin */
     if (silent_peer) schedule_reconnect(c);
     else conn_connect(c);

@@ -375,6 +375,43 @@ def body_case(mode, size, count):
     return run
 
 
+def case_status_check_memory(t):
+    """--expect-status, and a flow whose steps check statuses only, keep the start of a body (the
+    unexpected examples'), not the whole: 48 MiB bodies in a run that peaks well below one."""
+    size = 48 << 20
+    flow = os.path.join(t.workdir, "status only.flow")
+    with open(flow, "w") as f:
+        f.write("GET /\n  expect 201\n")
+    for args, unexpected in ((["--expect-status", "201"], 2), (["--flow", flow, "--users", "1"], 2)):
+        r, _, _ = t.serve_and_run("big", ["-c", "1", "-n", "2", *args], {"size": size}, sent_check=False)
+        expect(r["unexpected"] == unexpected and r["body_bytes"] == 2 * size, f"{args}: {r['unexpected']} {r['body_bytes']}")
+        expect(r["unexpected_examples"][0]["body"].startswith("LLLL"), f"{args}: example {r['unexpected_examples'][0]}")
+        if not t.sanitized:
+            expect(r["max_rss_kb"] < 32 * 1024, f"{args}: peak RSS {r['max_rss_kb']} KiB")
+
+
+def case_flow_body_memory(t):
+    """A flow's 4 MiB body (a file without variables, and one with ${user}) for 32 users on one
+    connection: memory follows the requests in flight, not the users (each user kept its own
+    copies, two on HTTP/1.1: 256 MB)."""
+    body = os.path.join(t.workdir, "big_body.bin")
+    with open(body, "wb") as f:
+        f.write(b"B" * (4 << 20))
+    with open(body + ".tpl", "wb") as f:
+        f.write(b"u=${user};" + b"B" * (4 << 20))
+    for name in ("big_body.bin", "big_body.bin.tpl"):
+        flow = os.path.join(t.workdir, "body.flow")
+        with open(flow, "w") as f:
+            f.write(f"POST /a @{name}\n")
+        r, _, server = t.serve_and_run("ok", ["-c", "1", "-n", "64", "--flow", flow, "--users", "32"], sent_check=False)
+        expect(r["succeeded"] == 64, f"{name}: succeeded {r['succeeded']}")
+        sent = server.requests[0][1]
+        head = b"" if name == "big_body.bin" else sent.split(b";")[0] + b";"
+        expect(sent == head + b"B" * (4 << 20) and (not head or head.startswith(b"u=")), f"{name}: body {sent[:20]!r}")
+        if not t.sanitized:
+            expect(r["max_rss_kb"] < 48 * 1024, f"{name}: peak RSS {r['max_rss_kb']} KiB")
+
+
 def case_interim(t):
     r, _, _ = t.serve_and_run("interim", ["-c", "2", "-n", "10"])
     expect_eq(r, "succeeded", 10)
@@ -673,6 +710,7 @@ def case_refused_options(t):
                        (["-t", "2000", url], "1..1024"),
                        (["-m", "999", url], "1..256"),
                        (["--hdr-log-unit", "ms", url], "ns or us"),
+                       (["-R", "1", "--seed", "9007199254740993", url], "0..9007199254740992 (2^53"),
                        (["http://127.0.0.1:0/"], "must be 1..65535"),
                        (["ftp://127.0.0.1/"], "http:// or https://")):
         rc, err = run_plain(t, args)
@@ -684,6 +722,42 @@ def case_refused_options(t):
     finally:
         server.stop()
     expect(rc == 2 and "a FIFO that nobody reads" in err, f"exit {rc}: {err!r}")
+
+
+def case_outputs_apart(t):
+    """--log and --hdr-log naming one file (as written, by a symlink, by a hard link, or the
+    standard output's file) or a device: refused (exit 2) before anything is written, the file
+    as it was."""
+    d = tempfile.mkdtemp(prefix="outputs apart ", dir=t.workdir)
+    f, link, hard, fresh = (os.path.join(d, n) for n in ("out file", "sym link", "hard link", "fresh"))
+    with open(f, "w") as fp:
+        fp.write("kept\n")
+    os.symlink(f, link)
+    os.link(f, hard)
+    server = TestServer("ok").start()  # the fresh file is checked once created, after the probe
+    url = f"http://127.0.0.1:{server.port}/"
+    try:
+        outputs_refused(t, f, link, hard, fresh, d, url)
+    finally:
+        server.stop()
+    with open(f) as fp:
+        kept = fp.read()
+    expect(kept == "kept\n", f"the file was written: {kept!r}")
+    expect(os.path.getsize(fresh) == 0, "the fresh file was written")
+
+
+def outputs_refused(t, f, link, hard, fresh, d, url):
+    for args, want in ((["--log", f, "--hdr-log", f], "are the same file"),
+                       (["--log", link, "--hdr-log", f], "are the same file"),
+                       (["--log", f, "--hdr-log", hard], "are the same file"),
+                       (["--log", fresh, "--hdr-log", os.path.join(d, ".", "fresh")], "are the same file"),
+                       (["--log", "/dev/zero"], "--log /dev/zero: not a regular file or a FIFO")):
+        rc, err = run_plain(t, ["-n", "1", *args, url])
+        expect(rc == 2 and want in err, f"{args!r}: exit {rc}, want 2 and {want!r}: {err!r}")
+    with open(f, "a") as out:
+        p = subprocess.run([t.barrage, "-n", "1", "--hdr-log", link, url], stdout=out, stderr=subprocess.PIPE,
+                           text=True, timeout=20)
+    expect(p.returncode == 2 and "the standard output's file too" in p.stderr, f"stdout: exit {p.returncode}: {p.stderr!r}")
 
 
 def case_hdr_log_unit(t):
@@ -763,6 +837,18 @@ def case_script_response(t):
     # 100 and 103 (with a Link header) before each 200: response() sees the final response only
     r, err, _, _ = t.serve_script("interim", script("response.lua"), ["-c", "2", "-n", "10"])
     expect("codes 200=10\n" in err and "bad 0 body Hello world\n" in err, f"after 1xx responses: {err!r}")
+
+
+def case_collect_released(t):
+    """A response a script reads is collected whole, and a connection does not hold a big one's
+    buffers for the run: once 4 responses of 24 MiB are behind, the process is back under 48 MiB
+    (it kept about 4 x 32 MiB)."""
+    r, err, _, _ = t.serve_script("big-first", script("rss.lua"), ["-c", "4", "-t", "1", "-n", "40"],
+                                  {"size": 24 << 20, "big": 4}, sent_check=False)
+    rss = [int(line.split()[1]) for line in err.splitlines() if line.startswith("rss ")]
+    expect(r["body_bytes"] == 4 * (24 << 20) + 36 * 5 and rss, f"body bytes {r['body_bytes']}, {len(rss)} rss lines")
+    if not t.sanitized:
+        expect(rss[-1] < 48 * 1024, f"resident memory after the big responses: {rss[-1]} KiB")
 
 
 def case_script_json_stdout(t):
@@ -1100,6 +1186,10 @@ CASES = [
     ("request injection: -X, -H and the URL refused (exit 2), never sent", case_request_injection),
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
+    ("--expect-status, a flow of status checks: a body's start kept, not the whole", case_status_check_memory),
+    ("--flow: a step's big body for 32 users, memory as in flight", case_flow_body_memory),
+    ("a response a script reads: a big one's buffers released once it is read", case_collect_released),
+    ("--log and --hdr-log: never one file (symlink, hard link, stdout), never a device", case_outputs_apart),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),

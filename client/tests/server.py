@@ -78,6 +78,8 @@ def response_for(mode, index, params):
         return ok(status=STATUS_CYCLE[index % len(STATUS_CYCLE)])
     if mode == "status":
         return ok(status=params["code"])
+    if mode == "big-first":  # params["big"] big bodies of params["size"] bytes, then small ones
+        return ok(b"L" * params["size"] if index < params["big"] else b"small")
     if mode == "varied":
         return ok(b"v" * (index % 7))
     if mode == "close-extra":
@@ -192,7 +194,8 @@ class TestServer:
         return delay * (1 + p.get("growth", 0.0) * t)
 
     def _response(self, index):
-        key = index % 56 if self.mode in ("statuses", "varied") else 0
+        key = (index % 56 if self.mode in ("statuses", "varied")
+               else min(index, self.params["big"]) if self.mode == "big-first" else 0)
         if key not in self.blob_cache:
             self.blob_cache[key] = response_for(self.mode, index, self.params)
         return self.blob_cache[key]

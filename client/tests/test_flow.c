@@ -66,6 +66,9 @@ struct bad {
     const char *text, *why;
 };
 
+#define TOKEN_64 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define TOKEN_256 TOKEN_64 TOKEN_64 TOKEN_64 TOKEN_64
+
 static void test_errors(void)
 {
     static const struct bad bad[] = {
@@ -118,6 +121,9 @@ static void test_errors(void)
         {"GET /${user\n", "f.flow:1: '${' without its '}'"},
         {"GET /a\n  step x\nGET /b\n  step x\n", "f.flow:4: step: 'x' names an earlier step"},
         {"GET /a\0b\n", "f.flow:1: a NUL byte"},
+        {"GET /a\n  capture x = regex:^(a*)*(a*)*\\2\\1b\n", "f.flow:2: regular expression '^(a*)*(a*)*\\2\\1b': a back-reference"},
+        {"GET /a\n  expect body ~ (a)\\1\n", "f.flow:2: regular expression '(a)\\1': a back-reference"},
+        {"GET /a\n  capture x = json:/" TOKEN_256 "\n", "f.flow:2: capture: a JSON pointer token over 255 bytes"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct flow f;
@@ -136,7 +142,7 @@ static void test_regex_sizes(void)
 {
     static const char *const good_patterns[] = {
         "[0-9a-f]{32}", "([{9999}]){99}", "([[:alpha:]{9999}]){99}", "(\\{9999}){99}", "(a{20}|b{20}){20}",
-        "x{,9}y{9,}", "a{999}", ")a{99}",
+        "x{,9}y{9,}", "a{999}", ")a{99}", "[\\1]x", "\\\\1",
     };
     for (size_t i = 0; i < sizeof good_patterns / sizeof good_patterns[0]; i++) {
         char text[128], err[300] = "";
@@ -270,6 +276,14 @@ static void test_json_pointer(void)
         TAP_CHECK(rc == cases[i].rc && (!cases[i].want || !strcmp(out.p, cases[i].want)), "json pointer %s (%d: %s)",
                   cases[i].ptr, rc, rc == 1 ? out.p : "-");
     }
+    /* a token too long for the reader is not there, never cut to another member's name */
+    char long_doc[600];
+    snprintf(long_doc, sizeof long_doc, "{\"%.255s\": 1, \"%s\": 2}", TOKEN_256, TOKEN_256);
+    TAP_CHECK(flowvars_json_pointer(long_doc, strlen(long_doc), "/" TOKEN_256, &out) == 0, "a 256-byte token is not cut");
+    char ptr[300];
+    snprintf(ptr, sizeof ptr, "/%.255s", TOKEN_256);
+    TAP_CHECK(flowvars_json_pointer(long_doc, strlen(long_doc), ptr, &out) == 1 && !strcmp(out.p, "1"),
+              "a 255-byte token found");
     const char *broken[] = {"{\"id\": ", "{\"id\" 1}", "[1,", "{\"a\": \"\\q\"}", "nope", ""};
     for (size_t i = 0; i < sizeof broken / sizeof broken[0]; i++)
         TAP_CHECK(flowvars_json_pointer(broken[i], strlen(broken[i]), "/id", &out) == 0, "not JSON: '%s' gives nothing",
@@ -299,12 +313,102 @@ static void test_captures(void)
               "a whole match, past a NUL in the body");
     TAP_CHECK(flowvars_matches(&s->body_re, r.body, r.body_len, &out) && !flowvars_matches(&s->body_re, (const uint8_t *)"no", 2, &out),
               "the body check");
+    /* a value that would add header lines (or a request) is not taken */
+    const char *text2 = "GET /a\n  capture v = json:/v\n  capture w = regex:w=([^;]*)\n";
+    struct flow f2;
+    if (!flow_parse(&f2, text2, strlen(text2), "f.flow", err, sizeof err)) {
+        const char inj[] = "{\"v\": \"a\\r\\nX-Injected: yes\", \"w=x\x01y;\": 1}";
+        struct response_data ri = {NULL, 0, (const uint8_t *)inj, sizeof inj - 1};
+        TAP_CHECK(flowvars_capture(&f2.steps[0].captures[0], &ri, &out) == 0 &&
+                      flowvars_capture(&f2.steps[0].captures[1], &ri, &out) == 0,
+                  "captured CR LF or a control byte: found nothing");
+        const char tab[] = "{\"v\": \"a\\tb\"}";
+        struct response_data rt = {NULL, 0, (const uint8_t *)tab, sizeof tab - 1};
+        TAP_CHECK(flowvars_capture(&f2.steps[0].captures[0], &rt, &out) == 1 && !strcmp(out.p, "a\tb"), "a tab is taken");
+        flow_free(&f2);
+    }
     struct response_data empty = {NULL, 0, NULL, 0};
     TAP_CHECK(flowvars_capture(&s->captures[0], &empty, &out) == 0 && flowvars_capture(&s->captures[1], &empty, &out) == 0 &&
                   flowvars_capture(&s->captures[0], NULL, &out) == 0,
               "missing: no header, no match, no response");
     flowvars_buf_free(&out);
     flow_free(&f);
+}
+
+/* Column k's value in data row row (from 0). */
+static const char *csv_value(const struct flow *f, size_t k, size_t row)
+{
+    return f->csv_files[f->csv[k].file_index].text + f->csv[k].at[row];
+}
+
+static void write_file(const char *dir, const char *name, const char *text, size_t len)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "w");
+    fwrite(text, 1, len, fp);
+    fclose(fp);
+}
+
+/* CSV files: a byte-order mark, a value of any length, quotes, a control byte
+ * refused; binary body files, as they are with @@ and escaped in errors. */
+static void test_load_files(void)
+{
+    char dir[] = "/tmp/flow files XXXXXX", path[300], err[600] = "";
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/f.flow", dir);
+    static char long_row[10000];
+    memset(long_row, 'j', sizeof long_row - 1);
+    char *csv = malloc(sizeof long_row + 64);
+    int n = snprintf(csv, sizeof long_row + 64, "\xef\xbb\xbfname,jwt\n\"a\"\"b\",%s\nc\n", long_row);
+    write_file(dir, "u.csv", csv, (size_t)n);
+    free(csv);
+    const char *flow_text = "GET /${csv:u.csv:name}\n  X-Jwt: ${csv:u.csv:jwt}\n";
+    write_file(dir, "f.flow", flow_text, strlen(flow_text));
+    struct flow f;
+    int rc = flow_load(&f, path, err, sizeof err);
+    TAP_CHECK(rc == 0 && f.csv[0].rows == 2 && !strcmp(csv_value(&f, 0, 0), "a\"b") && !strcmp(csv_value(&f, 0, 1), "c") &&
+                  strlen(csv_value(&f, 1, 0)) == sizeof long_row - 1 && !strcmp(csv_value(&f, 1, 1), ""),
+              "a CSV with a byte-order mark, a 9,999-byte value whole, quotes unescaped (%s)", err);
+    if (rc == 0) flow_free(&f);
+    write_file(dir, "u.csv", "name,jwt\nann,a\rb\n", 17);
+    rc = flow_load(&f, path, err, sizeof err);
+    TAP_CHECK(rc == -1 && strstr(err, "data row 1, column 'jwt': a control byte (0x0d)"), "a CR in a CSV value refused (%s)", err);
+    static const char binary[] = "\x1b[31m${\x01\xff\x1b[0m}";
+    write_file(dir, "b.bin", binary, sizeof binary - 1);
+    flow_text = "POST /a @b.bin\n";
+    write_file(dir, "f.flow", flow_text, strlen(flow_text));
+    rc = flow_load(&f, path, err, sizeof err);
+    bool raw = false;
+    for (const char *c = err; *c; c++) raw |= (unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f;
+    TAP_CHECK(rc == -1 && strstr(err, "${\\x01\\xff\\x1b[0m} is neither") && !raw, "a binary @FILE's error escaped (%s)", err);
+    /* a CSV cut at every byte loads or is refused, never reads past its end (ASan) */
+    static const char cut[] = "\xef\xbb\xbfname,\"jwt\"\r\n\"a,\"\"b\",x\"y\r\n\"open\n,\n\"\",z,w\nlast";
+    flow_text = "GET /${csv:u.csv:name}\n  X-Jwt: ${csv:u.csv:jwt}\n";
+    write_file(dir, "f.flow", flow_text, strlen(flow_text));
+    size_t loaded = 0, refused = 0, too_long = 0;
+    for (size_t len = 0; len <= sizeof cut - 1; len++) {
+        write_file(dir, "u.csv", cut, len);
+        if (flow_load(&f, path, err, sizeof err) == 0) {
+            for (size_t r = 0; r < f.csv[0].rows; r++) too_long += strlen(csv_value(&f, 0, r)) > len;
+            loaded++;
+            flow_free(&f);
+        } else {
+            refused++;
+        }
+    }
+    TAP_CHECK(loaded > 0 && refused > 0 && too_long == 0, "a CSV cut at each of its %zu bytes: %zu load, %zu refused",
+              sizeof cut - 1, loaded, refused);
+    flow_text = "POST /a @@b.bin\n";
+    write_file(dir, "f.flow", flow_text, strlen(flow_text));
+    rc = flow_load(&f, path, err, sizeof err);
+    TAP_CHECK(rc == 0 && f.steps[0].body_raw && f.steps[0].body.part_count == 1 && f.steps[0].body.len == sizeof binary - 1 &&
+                  !memcmp(f.steps[0].body.text, binary, sizeof binary - 1),
+              "@@FILE: the body as it is (%s)", err);
+    if (rc == 0) flow_free(&f);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd)) { /* a temp dir left behind */ }
 }
 
 static void test_load(void)
@@ -326,10 +430,10 @@ static void test_load(void)
     struct flow f;
     char err[600] = "";
     int rc = flow_load(&f, path, err, sizeof err);
-    TAP_CHECK(rc == 0 && f.csv_count == 2 && f.csv[1].rows == 3 && !strcmp(f.csv[1].values[1], "bob") &&
-                  !strcmp(f.csv[0].values[0], "t,1") && !strcmp(f.csv[0].values[1], "") &&
-                  f.steps[1].body.part_count == 5,
-              "a body file with variables, CSV columns by name and number (%s)", err);
+    TAP_CHECK(rc == 0 && f.csv_count == 2 && f.csv[1].rows == 3 && !strcmp(csv_value(&f, 1, 1), "bob") &&
+                  !strcmp(csv_value(&f, 0, 0), "t,1") && !strcmp(csv_value(&f, 0, 1), "") &&
+                  f.steps[1].body.part_count == 5 && f.csv_file_count == 1,
+              "a body file with variables, CSV columns by name and number, the file read once (%s)", err);
     if (rc == 0) {
         struct flowvars_buf values[FLOW_MAX_VARS] = {{0}}, out = {0};
         flowvars_append(&values[0], "9", 1);
@@ -393,6 +497,7 @@ int main(void)
     test_json_pointer();
     test_captures();
     test_load();
+    test_load_files();
     test_expect_status();
     TAP_EXIT();
 }

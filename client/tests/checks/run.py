@@ -134,14 +134,17 @@ def case_fail_on_usage(t):
     url = f"http://127.0.0.1:{harness.free_port()}/"
     for expr, want in (("bogus>1", "unknown figure 'bogus'"), ("p99>20", "a duration needs its unit"),
                        ("failed>1,", "an empty item"), ("rps<10%", "a rate is N or N/s"),
-                       ("schedule_lag.p99>1ms", "measured at a fixed rate only")):
+                       ("schedule_lag.p99>1ms", "measured at a fixed rate only"),
+                       ("connections.handshakes_full>5", "measured over TLS only (https://)")):
         rc, _, out, err = t.run(["-n", "10", "--fail-on", expr], url)
         expect(rc == 2 and want in err and out == "", f"--fail-on '{expr}': exit {rc}, stderr {err[-300:]}")
-        if "fixed rate" not in want:
+        if "fixed rate" not in want and "TLS" not in want:
             expect("e.g. failed>0.1%,p99>20ms,rps<1000" in err and "errors.timeout" in err and "ttfb" in err,
                    f"--fail-on '{expr}': what is allowed is not said: {err[-600:]}")
     rc, _, _, err = t.run(["-R", "100", "-n", "10", "--fail-on", "schedule_lag.p99>1ms"], url)
     expect(rc == 3, f"with -R the fixed-rate figure is accepted (then unreachable, exit 3): exit {rc} {err[-200:]}")
+    rc, _, _, err = t.run(["-n", "10", "--fail-on", "connections.handshakes_resumed<1"], url.replace("http:", "https:"))
+    expect(rc == 3, f"over https the TLS figure is accepted (then unreachable, exit 3): exit {rc} {err[-200:]}")
 
 
 # ---- --log ----

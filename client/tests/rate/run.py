@@ -18,6 +18,7 @@ except what the issue asks (BARRAGE_TIMING=1 also asserts the schedule lag
 goal: p99 under 100 us at 10,000 requests/s, which a shared VM does not meet).
 The `hdrhistogram` package is installed into REPO/.cache/hdrvenv on first use
 (as tests/hdr/check.py does); the h2 fault server's `h2` into .cache/h2venv."""
+import importlib.machinery
 import importlib.util
 import json
 import math
@@ -413,6 +414,62 @@ def barrage_percentile(counts, total, p, low, high):
     return high
 
 
+def merge_module():
+    loader = importlib.machinery.SourceFileLoader("merge_records", MERGE)
+    spec = importlib.util.spec_from_loader("merge_records", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def case_merge_every_field(t):
+    """tools/merge-records has a rule for every field the schemas give a record (a new field must
+    be given one), and fields beyond the counters merge: unexpected, idle_connections, flow, kinds
+    (counts), unexpected_examples, jwt; the merged accounting adds up."""
+    mr = merge_module()
+    schemas = [json.load(open(os.path.join(REPO, "schemas", n)))
+               for n in ("metrics.schema.json", "barrage-record.schema.json")]
+    fields = {k for s in schemas for k in s["properties"]}
+    missing = sorted(fields - set(mr.POLICY))
+    expect(not missing, f"fields of the record merge-records has no rule for: {missing}")
+    rate_fields = set(schemas[1]["properties"]["rate"]["oneOf"][1]["properties"])
+    rate = {"target": 10, "arrival": "even", "seed": None, "scheduled": 10, "sent": 10, "unsent": 0, "achieved": 10.0,
+            "backlog_max": 1, "delivered": True, "not_delivered": None, "changes": [], "stages": None, "first_short": None}
+
+    def record(n, users, kind_b):
+        kinds = {"a": {"requests": n, "succeeded": n - 1, "failed": 1, "unexpected": 1, "latency_us": {"max": 5}}}
+        if kind_b:
+            kinds["b"] = {"requests": n, "succeeded": n, "failed": 0, "unexpected": 0, "latency_us": {"max": 7}}
+        requests = sum(k["requests"] for k in kinds.values())
+        return {"tool": "barrage", "duration_us": 1000000, "started": requests + 1, "requests": requests,
+                "succeeded": requests - 1, "failed": 1, "aborted": 1, "unexpected": 1, "rate": dict(rate),
+                "idle_connections": {"requested": 2, "established": 3, "peak": 2, "open_at_end": 2, "connect_errors": 0,
+                                     "closed": 1, "ping_every_us": 0, "pings": 0},
+                "flow": {"users": users, "completed": n, "capture_failed": 1, "broken": 0}, "kinds": kinds,
+                "unexpected_examples": [{"status": 500, "step": "a", "body": f"from {n}"}] * 2,
+                "jwt": {"alg": "HS256", "signed": n, "used": n, "waited": 0, "wait_us_max": n, "stale": 0}}
+
+    records = [record(4, 3, True), record(6, 2, False)]
+    m = mr.merge(records)
+    expect(set(m["rate"]) == rate_fields, f"merged rate fields {sorted(m['rate'])}, the schema's {sorted(rate_fields)}")
+    expect_eq(m, "unexpected", 2)
+    expect(m["idle_connections"] == {"requested": 4, "established": 6, "peak": 4, "open_at_end": 4, "connect_errors": 0,
+                                     "closed": 2, "ping_every_us": 0, "pings": 0}, f"idle {m['idle_connections']}")
+    expect(m["flow"] == {"users": 5, "completed": 10, "capture_failed": 2, "broken": 0}, f"flow {m['flow']}")
+    expect(m["kinds"]["a"]["requests"] == 10 and m["kinds"]["a"]["latency_us"] is None
+           and m["kinds"]["b"] == dict(records[0]["kinds"]["b"]), f"kinds {m['kinds']}")
+    expect([e["body"] for e in m["unexpected_examples"]] == ["from 4", "from 4", "from 6"], f"{m['unexpected_examples']}")
+    expect(m["jwt"]["signed"] == 10 and m["jwt"]["wait_us_max"] == 6 and m["jwt"]["alg"] == "HS256", f"jwt {m['jwt']}")
+    expect(m["started"] == m["requests"] + m["aborted"] and m["requests"] == m["succeeded"] + m["failed"]
+           and sum(k["requests"] for k in m["kinds"].values()) == m["requests"]
+           and sum(k["unexpected"] for k in m["kinds"].values()) == m["unexpected"], f"accounting {m}")
+    try:
+        mr.merge([records[0], dict(records[1], flow=None)])
+        raise Failure("a record with --flow merged with one without")
+    except mr.Unusable:
+        pass
+
+
 def case_merge_records(t):
     """tools/merge-records: counters add up; percentiles are those of HdrHistogram's sum of the records'
     histograms; one record merged alone gives its own percentiles; a record without histograms is refused."""
@@ -527,6 +584,7 @@ CASES = [
     ("--control regular file: read as it grows", case_control_file),
     ("--hdr-log read by HdrHistogram: counts add up to the requests", case_hdr_log),
     ("tools/merge-records: exact merge against HdrHistogram's", case_merge_records),
+    ("tools/merge-records: a rule for every field of the schemas; flow, kinds, idle, unexpected merged", case_merge_every_field),
     ("TLS, h2 streams and warm-up at a fixed rate", case_tls_h2_warmup),
     ("every connection busy: the loop sleeps until one is free", case_busy_sleeps),
     ("--pace-resolution: one sleep a window, answers timed by their arrival", case_window_sleeps),

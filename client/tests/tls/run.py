@@ -10,6 +10,7 @@ helpers. Prints TAP lines; exits 1 when a case failed.
   python3 tests/tls/run.py --barrage build/barrage [--sanitized] [--only NAME]"""
 import importlib.util
 import os
+import shlex
 import subprocess
 import sys
 
@@ -197,6 +198,23 @@ def case_client_certificate_usage(t):
         p = subprocess.run([t.barrage, "-n", "1", *args, target], capture_output=True, text=True, timeout=30)
         expect(p.returncode == 2, f"{args}: exit {p.returncode}, want 2: {p.stderr[-300:]}")
         expect(says is None or says in p.stderr, f"{args}: {p.stderr[-300:]}")
+    # an encrypted key: refused at once, never a prompt on the terminal (under a pty, as CI's
+    # `script` or `ssh -t`, OpenSSL's default callback waited there for good), HTTP/3 (GnuTLS) alike
+    enc = os.path.join(d, "encrypted.key")
+    if not os.path.exists(enc):
+        subprocess.run(["openssl", "pkey", "-in", f"{d}/client.key", "-aes256", "-passout", "pass:secret", "-out", enc],
+                       check=True, capture_output=True)
+    for proto in ("--h1", "--h2", "--h3"):
+        cmd = shlex.join([t.barrage, proto, "-n", "1", "--cert", f"{d}/client.pem", "--key", enc, url])
+        try:
+            p = subprocess.run(["script", "-qec", cmd, "/dev/null"], stdin=subprocess.DEVNULL, capture_output=True,
+                               text=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"{proto} with an encrypted --key: still running after 30 s (a pass-phrase prompt?)")
+        if proto == "--h3" and "built without HTTP/3" in p.stdout:
+            continue  # a build without HTTP/3
+        expect(p.returncode == 2 and "is encrypted (it needs a pass phrase): not supported" in p.stdout,
+               f"{proto} with an encrypted --key: exit {p.returncode}: {p.stdout[-300:]}")
 
 
 def idle_nginx(t, name, listen):
@@ -227,6 +245,21 @@ def case_idle_connections_h2(t):
     with idle_nginx(t, "idle h2", "http2") as ng:
         _, idle = idle_run(t, ["--h2", "--idle-connections", "6", "--idle-ping", "0"], f"http://127.0.0.1:{ng.port}/")
     expect(idle["closed"] >= 6 and idle["established"] >= 12 and idle["pings"] == 0, f"{idle}")
+
+
+def case_idle_closed_at_once(t):
+    """A server that closes idle connections at once (nginx: 10 ms without a request): each is
+    opened again after a back-off that doubles (10 ms .. 1 s), never in a loop that starves the
+    busy connection (it reopened them at once: thousands a second)."""
+    for listen, proto in (("http2", ["--h2"]), ("", [])):
+        with Nginx(t.workdir, f"idle closed {listen}", listen, HELLO,
+                   "keepalive_timeout 10ms; client_header_timeout 10ms; keepalive_requests 100000000;") as ng:
+            r, _ = t.ok_run([*proto, "-c", "1", "-d", "2s", "--idle-connections", "4", "--idle-ping", "0"],
+                            f"http://127.0.0.1:{ng.port}/")
+        idle = r["idle_connections"]
+        # 10 + 20 + 40 + ... ms: at most 9 opens of each in 2 s (and the first)
+        expect(idle["closed"] >= 4 and idle["established"] <= 4 * 10, f"{proto}: {idle}")
+        expect(r["succeeded"] > 0, f"{proto}: the busy connection: {r['succeeded']} requests")
 
 
 def case_idle_connections_h1(t):
@@ -292,6 +325,7 @@ CASES = [
     ("--idle-connections over h2c: a PING every --idle-ping each, not counted as load; nginx closes them",
      case_idle_connections_h2),
     ("--idle-connections over HTTP/1.1 (closed and reopened) and TLS (kept)", case_idle_connections_h1),
+    ("--idle-connections a server closes at once: reopened after a back-off, no spin", case_idle_closed_at_once),
     ("--idle-connections: the soft file limit raised to fit; a hard limit or port range too small is exit 2",
      case_idle_file_limit),
 ]
