@@ -275,6 +275,8 @@ for row in json.load(open(sys.argv[2]))["results"]:
        <(facts '.cells | group_by(.key)[] | . as $g | (map({(.field): .text}) | add) as $c
                 | "\($g[0].key) \($c.verdict) \($c.rps_verdict) \($c.p99_verdict)"' | sort)
   grep -qF 'data-regressions="1"' "$p"
+  # every row's table fits the page (1,280 pixels wide): none cut at the right
+  [ "$(facts '[.tables[] | select(.class == "compare") | .width <= .room] | (length == 1 and all)')" = true ]
   [ "$(facts '[.charts[] | select(.kind == "change")] | length')" -eq 2 ]
   # the regression's row, base beside new, with its latency curves
   grep -qF '<div class="regression" data-key="tomcat/hello/h1/wrk">' "$p"

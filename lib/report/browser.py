@@ -14,7 +14,8 @@ waits until its scripts ran, and prints one JSON object on stdout:
                    sampled pixels are painted (a drawn chart has some, an empty canvas none),
                    its series' names and each value or log axis's {dim, name, type, extent}
                    as ECharts drew it
-  tables           per table: its class and the text of its head's cells
+  tables           per table: its class, the text of its head's cells, its width and the
+                   width of what holds it (room: wider than that, it is cut or scrolls)
   headline         the run page's answer (#headline): per item its key, verdict, leader, text;
                    first_section: the id of what comes first after the title and banners
   charts_drawn     the count report.js set after drawing them
@@ -86,7 +87,8 @@ COLLECT = r"""
             text: td.textContent};
   });
   const tables = [...document.querySelectorAll('table')].map(t => ({
-    class: t.className, head: [...t.querySelectorAll('thead th')].map(th => th.textContent)}));
+    class: t.className, head: [...t.querySelectorAll('thead th')].map(th => th.textContent),
+    width: Math.ceil(t.getBoundingClientRect().width), room: t.parentElement.clientWidth}));
   const headline = [...document.querySelectorAll('#headline li')].map(li => ({
     key: li.dataset.key, verdict: li.dataset.verdict, leader: li.dataset.leader, text: li.textContent}));
   const first = document.querySelector('h1 ~ *:not(.banner)');
