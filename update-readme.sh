@@ -71,7 +71,8 @@ Options:
   --results DIR      the results directory (default: results/ of the suite)
   --readme PATH      README to update (default: README.md of the suite)
   --baseline SERVER  server of the "vs" column (successful requests/s relative to it;
-                     default java-http; a table where it has no figure: its slowest server)
+                     default java-http; a table where it has no figure: its slowest server;
+                     no column where fewer than two servers have one)
   --charts DIR       where the charts go (default: docs/charts of the suite); the README
                      links them by their path relative to the README
   -h, --help         this text

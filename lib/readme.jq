@@ -139,7 +139,9 @@ def _table($baseline):
   # the "vs" column's server: $baseline, or where it has no figure in this table (java-http
   # speaks no HTTP/2; h2load cannot count its HTTP/1.1 answers) the table's slowest server with one
   | ([.measured[] | select((.successful_rps.median // 0) > 0)] | sort_by(.successful_rps.median, .server)) as $with_rps
-  | (if any($with_rps[]; .server == $baseline) then $baseline else ($with_rps[0].server // $baseline) end) as $vs
+  # (none with fewer than two figures: a server against itself says nothing)
+  | (if ($with_rps | length) < 2 then null elif any($with_rps[]; .server == $baseline) then $baseline
+     else $with_rps[0].server end) as $vs
   | .baseline = $vs
   | (.measured | map(select(.server == $vs)) | .[0].successful_rps.median) as $base_rps
   | .measured |= map(.vs_baseline = (if $base_rps != null and $base_rps > 0 and .successful_rps != null
@@ -327,8 +329,10 @@ def _table_md:
   | (any(.measured[]; .rss_per_idle_kb != null)) as $idle
   | ((if $conn then " Conn/s |" else "" end) + (if $hs then " Handshakes/s |" else "" end)
      + (if $idle then " RSS/idle conn |" else "" end)) as $extra_head
-  | "\($rank_head)| Server | Successful/s |\($extra_head) Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
-  "\(if $ranked then "|--:" else "" end)|:--|--:|\($extra_head | gsub("[^|]"; "") | gsub("[|]"; "--:|"))--:|--:|--:|--:|--:|--:|--:|",
+  | "\($rank_head)| Server | Successful/s |\($extra_head) Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS |"
+    + (if $baseline then " vs \($baseline) |" else "" end),
+  "\(if $ranked then "|--:" else "" end)|:--|--:|\($extra_head | gsub("[^|]"; "") | gsub("[|]"; "--:|"))--:|--:|--:|--:|--:|--:|"
+    + (if $baseline then "--:|" else "" end),
   (.measured[]
    | ((if $conn then " \(.connections_per_s | _median(fmt::thousands)) |" else "" end)
       + (if $hs then " \(.handshakes_per_s | _median(fmt::thousands)) |" else "" end)
@@ -337,7 +341,7 @@ def _table_md:
      + " | \(.latency.p50 | _median(fmt::latency)) | \(.latency.p99 | _with_spread(fmt::latency; $p99_bounds))"
      + " | \(.latency.p999 | _median(fmt::latency))"
      + " | \(.cpu_pct | _median(fmt::fixed(0) + "%")) | \(.rss_peak_kb | _median(fmt::kib))"
-     + " | \(if .vs_baseline == null then fmt::dash else (.vs_baseline * 100 | fmt::fixed(0)) + "%" end) |");
+     + " |" + (if $baseline then " \(if .vs_baseline == null then fmt::dash else (.vs_baseline * 100 | fmt::fixed(0)) + "%" end) |" else "" end));
 
 def _legend:
   (if any(.measured[]; _has_errors) then
@@ -451,7 +455,7 @@ def _footer:
     "| Java | \($m.system.java // "unknown" | _md_escape)\(if $m.system.jvmFlags then " (`\($m.system.jvmFlags)`)" else "" end) |",
     (if $m.system.cpuPinning then "| CPU pinning | server: \($m.system.cpuPinning.server), client: \($m.system.cpuPinning.client) |" else empty end),
     (if $m.system.description then "| Notes | \($m.system.description | _md_escape) |" else empty end),
-    "| Tools | \([$m.tools | to_entries[] | select(.value != null) | "\(.key) \(.value)"] | join(", ") | _md_escape) |",
+    "| Tools | \([$m.tools | to_entries[] | select(.value != null) | .key as $k | if (.value | startswith($k)) then .value else "\($k) \(.value)" end] | join(", ") | _md_escape) |",
     (if $m.settings.budget_s? != null then
        "| Runs | a budget of \($m.settings.budget_s / 60 | ceil) min: \($m.settings.runs) rounds of \($m.settings.duration_s) s after \($m.settings.warmup_s) s of warm-up, more rounds only where a pair was open (tie margin \($m.settings.tie_margin * 1000 | round / 10)%)"
        + (if $m.settings.left_out then "; left out to fit it: \($m.settings.left_out | _md_escape)" else "" end) + " |"
@@ -517,7 +521,7 @@ def _section($charts; $source):
     + "share of all requests. Latency is the time from a request's start to its final response, whatever its status; "
     + "requests that ended in an error are not in it (the results file keeps them apart, in `error_latency_us`). "
     + "Server CPU is percent of one core; \"vs \($baseline)\" is successful requests/s relative to \($baseline) "
-    + "in the same table" + (if any(.tables[]; (.measured | length) > 0 and .baseline != $baseline)
+    + "in the same table" + (if any(.tables[]; .baseline != null and .baseline != $baseline)
                               then " (where \($baseline) has no figure, to the table's slowest server, which its column names)"
                               else "" end)
     + "." + (.timeouts | _timeouts_sentence),

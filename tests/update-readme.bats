@@ -696,6 +696,13 @@ descendants() {
   grep -q '^| 1 | netty | .* | 161% |$' "$TMP/h2c"
   grep -q '^| 3 | tomcat | .* | 100% |$' "$TMP/h2c"
   section | grep -qF "(where java-http has no figure, to the table's slowest server, which its column names)"
+  # a tool's version that holds its name is said once ("wrk 4.1.0", not "wrk wrk 4.1.0")
+  section | grep -qxF '| Tools | wrk 4.1.0, h2load nghttp2/1.52.0, barrage 0.1.0 |'
+  # one server alone: no "vs" column (it would be 100% against itself)
+  update --file "$ROOT/tests/fixtures/openloop/base.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS |'
+  section | grep -qxF '| loaded | 168 | 0 | 96.4 ms | 209 ms | 292 ms | 6% | 22 MiB |'
   # 2 failures in 3 runs of 3 s at ~5,000/s: 0.0023%, 0.11 a second (not "0/s")
   update --file "$F/recorded-quick-3runs-b.json"
   [ "$status" -eq 0 ]

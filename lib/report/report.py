@@ -371,10 +371,14 @@ class RunPage:
                 why = {"decided": "decided: their 95% intervals are apart",
                        "equal": "equal: within the tie margin",
                        "open": "open: their 95% intervals overlap, more runs could tell",
-                       "not judged": "not judged: fewer than 3 runs give no interval"}.get(verdict, verdict)
-                text = "%s leads with %s req/s, %s ahead of %s (%s): %s" % (
-                    first["server"], fmt.thousands(rps["median"]), fmt.signed_pct(gap).lstrip("+"), second["server"],
-                    fmt.thousands(second["successful_rps"]["median"]), why)
+                       "not judged": "not judged: %s, no 95%% interval (3 runs give one)" % (
+                           "1 run" if min(rps.get("n", 1), second["successful_rps"].get("n", 1)) == 1 else "2 runs")}.get(verdict, verdict)
+                if round(gap, 3) == 0:
+                    text = "%s and %s level at %s req/s: %s" % (first["server"], second["server"], fmt.thousands(rps["median"]), why)
+                else:
+                    text = "%s leads with %s req/s, %s ahead of %s (%s): %s" % (
+                        first["server"], fmt.thousands(rps["median"]), fmt.signed_pct(gap).lstrip("+"), second["server"],
+                        fmt.thousands(second["successful_rps"]["median"]), why)
             items.append(tag("li", tag("a", esc(name), href="#t%d" % i) + esc(": " + text), class_="verdict-" + verdict.replace(" ", "-"),
                              data_key="/".join([t["scenario"], t["protocol"], t["tool"]]), data_verdict=verdict,
                              data_leader=first["server"]))
