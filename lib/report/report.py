@@ -464,10 +464,13 @@ class RunPage:
         if body:
             out.append(sparse_table(head, body, {"Interval", vs, "p99 interval", "p99.9", "Server CPU", "Server RSS",
                                                  "Client CPU", "Flags"}, cls="ranking"))
+            client_shown = any((r.get("client_stats") or {}).get("cpu_pct") is not None
+                               or (r.get("client_stats") or {}).get("busy_pct") is not None for r in rows if r["status"] == "ok")
             out.append(tag("p", esc("Ranked by successful requests/s (status 100–399 per second of the measured window); "
                                     "figures are medians of the successful runs. Servers whose 95% intervals overlap share "
-                                    "a rank (=). CPU: percent of one core; client CPU: the load tool busy (on a CPU or "
-                                    "waiting for one)."), class_="note"))
+                                    "a rank (=). CPU: percent of one core" + ("; client CPU: the load tool busy (on a CPU or "
+                                                                              "waiting for one)." if client_shown else ".")),
+                               class_="note"))
         else:
             out.append(tag("p", "No server was measured.", class_="note"))
         out.append(self.pairs(t))
