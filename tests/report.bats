@@ -124,6 +124,15 @@ check_numbers() {
   [ "$(facts '[.charts[] | select(.kind == "resources") | .series | join(",")] | unique | .[]')" = "server CPU %,server RSS MiB" ]
   # a 35% gap drawn as one: the requests/s axis starts at 0
   [ "$(facts '[.charts[] | select(.kind == "rps") | .axes[0].extent[0]] | unique | .[]')" = 0 ]
+  # fixed rates: who answered each with the lowest p99 (a second server at twice the latency)
+  jq '.results += [.results[] | .server = "other" | .metrics.latency_us |= with_entries(.value *= 2)]' \
+    "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/two.json"
+  "$REPORT" "$TMP/two.json" >/dev/null 2>&1
+  browse "$TMP/two.html"
+  facts '.headline[] | select(.key == "hello/h1/barrage/100") | .text' |
+    grep -qxF 'hello · HTTP/1.1 · barrage at 100 req/s: loaded has the lowest p99, 18.0 ms, 50.0% below other (36.0 ms); not judged: no interval'
+  [ "$(facts '.headline[] | select(.key == "hello/h1/barrage/400") | .verdict')" = none ]
+  [ "$(facts '.headline[] | select(.key == "hello/h1/barrage/capacity") | .leader')" = loaded ]
   # where a tool did record its CPU, both are there
   browse "$(page "$F/readme-client-bound.json")"
   [ "$(facts '[.tables[] | select(.class == "ranking") | .head[] | select(. == "Client CPU")] | length')" -ge 1 ]

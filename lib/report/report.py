@@ -382,9 +382,53 @@ class RunPage:
             items.append(tag("li", tag("a", esc(name), href="#t%d" % i) + esc(": " + text), class_="verdict-" + verdict.replace(" ", "-"),
                              data_key="/".join([t["scenario"], t["protocol"], t["tool"]]), data_verdict=verdict,
                              data_leader=first["server"]))
+        items += self.openloop_headline()
         if not items:
             return ""
         return tag("section", tag("h2", "The answer", id="answer") + tag("ul", "".join(items)), class_="headline", id="headline")
+
+    def openloop_headline(self):
+        """At each fixed rate, which server answered it with the lowest p99 and by how much
+        (the runs have no interval: not judged), which did not deliver it; per capacity search,
+        the highest capacity found."""
+        ol = self.model.get("openloop") or {}
+        items = []
+
+        def item(t, text, verdict, leader, rate=None):
+            name = "%s · %s · %s" % (t["scenario"], PROTOCOLS.get(t["protocol"], t["protocol"]), t["tool"])
+            key = "/".join([t["scenario"], t["protocol"], t["tool"]] + ([str(rate)] if rate is not None else ["capacity"]))
+            return tag("li", tag("a", esc(name), href="#o-%s-%s-%s" % (t["scenario"], t["protocol"], t["tool"])) + esc(text),
+                       class_="verdict-" + verdict.replace(" ", "-"), data_key=key, data_verdict=verdict, data_leader=leader)
+        for t in ol.get("rate_tables", []):
+            for rate in t["rates"]:
+                entries = [e for e in t["entries"] if e["rate"] == rate]
+                ok = sorted((e for e in entries if e["delivered"] and (e.get("latency") or {}).get("p99")),
+                            key=lambda e: (e["latency"]["p99"], e["server"]))
+                missed = [e["server"] for e in entries if not e["delivered"]]
+                tail = "; not delivered by %s" % ", ".join(missed) if missed and ok else ""
+                if not ok:
+                    items.append(item(t, " at %s req/s: no server delivered it" % fmt.thousands(rate), "none", "", rate))
+                elif len(ok) == 1:
+                    items.append(item(t, " at %s req/s: %s%s delivered it, p99 %s" % (
+                        fmt.thousands(rate), "only " if missed else "", ok[0]["server"], fmt.latency(ok[0]["latency"]["p99"]))
+                        + tail, "alone", ok[0]["server"], rate))
+                else:
+                    a, b = ok[0], ok[1]
+                    items.append(item(t, " at %s req/s: %s has the lowest p99, %s, %s below %s (%s); not judged: no interval"
+                                      % (fmt.thousands(rate), a["server"], fmt.latency(a["latency"]["p99"]),
+                                         fmt.signed_pct(1 - a["latency"]["p99"] / b["latency"]["p99"]).lstrip("+"), b["server"],
+                                         fmt.latency(b["latency"]["p99"])) + tail, "not judged", a["server"], rate))
+        for t in ol.get("capacity_tables", []):
+            found = sorted((e for e in t["entries"] if e.get("capacity_rps")), key=lambda e: (-e["capacity_rps"], e["server"]))
+            if not found:
+                continue
+            text = " capacity (%s): highest %s, %s req/s%s" % (
+                ", ".join(t["conditions"]), found[0]["server"], fmt.thousands(found[0]["capacity_rps"]),
+                "" if found[0].get("confirmed") else " (not confirmed)")
+            if len(found) > 1:
+                text += "; next %s, %s req/s" % (found[1]["server"], fmt.thousands(found[1]["capacity_rps"]))
+            items.append(item(t, text, "not judged" if len(found) > 1 else "alone", found[0]["server"]))
+        return items
 
     # -- closed-loop tables ----------------------------------------------------------------------
     def flags(self, entry, rows):
