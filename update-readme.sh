@@ -71,7 +71,8 @@ Options:
   --results DIR      the results directory (default: results/ of the suite)
   --readme PATH      README to update (default: README.md of the suite)
   --baseline SERVER  server of the "vs" column (successful requests/s relative to it;
-                     default java-http)
+                     default java-http; a table where it has no figure: its slowest server;
+                     no column where fewer than two servers have one)
   --charts DIR       where the charts go (default: docs/charts of the suite); the README
                      links them by their path relative to the README
   -h, --help         this text
@@ -234,7 +235,7 @@ main() {
   procs::run model readme::model "$file" "$baseline" "$(realpath -m --relative-to="$readme_dir" -- "$(dirname -- "$file")")" \
     >"$WORK_DIR/model.json" || log::die "$file: could not read the results"
   if ! jq -e --arg b "$baseline" 'any(.tables[].measured[]; .server == $b)' "$WORK_DIR/model.json" >/dev/null; then
-    log::warn "baseline server '$baseline' has no successful run: the \"vs\" column is empty"
+    log::warn "baseline server '$baseline' has no successful run: each table's \"vs\" column is against its slowest server"
   fi
   # (a spawned job's stdin is /dev/null: the model goes in inside the job, from_model)
   procs::run section from_model "$WORK_DIR/model.json" readme::section "$charts_link" "${file##*/}" >"$WORK_DIR/section.md" \

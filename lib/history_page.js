@@ -1,8 +1,9 @@
 // history_page.js: draws the trend page's charts (lib/history_page.py) with Apache ECharts,
-// embedded before this script. Per series: ok/s (left axis) and p99 (right axis) over time, a
-// point per results file; change points as vertical lines (red: regression, green:
-// improvement, grey: small); a click on a point opens that run's page. Strings from results
-// files reach the tooltip HTML only through esc().
+// embedded before this script. Per series: ok/s and p99 over time as their change from the
+// series' median, on one axis every chart shares (the page's data.scale), a point per results
+// file; change points as vertical lines (red: regression, green: improvement, grey: small); a
+// click on a point opens that run's page. Strings from results files reach the tooltip HTML
+// only through esc().
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('history-data').textContent);
@@ -13,9 +14,12 @@
   var metricName = { successful_rps: 'ok/s', p99: 'p99' };
 
   function option(s) {
-    function line(key, axis, colour) {
-      return s.points.filter(function (p) { return p[key]; }).map(function (p) {
-        return { value: [Date.parse(p.t), p[key].median], file: p.file, runs: p.runs, min: p[key].min, max: p[key].max, key: key };
+    // the change from the series' median (s.base), on the axis all charts share (data.scale)
+    function line(key) {
+      var base = s.base[key];
+      return s.points.filter(function (p) { return p[key] && base; }).map(function (p) {
+        return { value: [Date.parse(p.t), p[key].median / base - 1], median: p[key].median, file: p.file, runs: p.runs,
+                 min: p[key].min, max: p[key].max, key: key };
       });
     }
     // one line per file that starts a change (ok/s and p99 often change at the same file): its
@@ -39,19 +43,17 @@
         formatter: function (p) {
           var d = p.data, f = d.file, fmtv = d.key === 'p99' ? latency : thousands;
           return esc(s.name) + '<br>#' + (f + 1) + ' ' + esc(new Date(d.value[0]).toISOString()) + '<br>' + esc(p.seriesName) +
-            ': <b>' + fmtv(d.value[1]) + '</b>' + (d.runs > 1 ? ' (' + d.runs + ' runs: ' + fmtv(d.min) + '–' + fmtv(d.max) + ')' : '') +
+            ': <b>' + fmtv(d.median) + '</b> (' + signedPct(d.value[1]) + ' from the median)' + (d.runs > 1 ? ' (' + d.runs + ' runs: ' + fmtv(d.min) + '–' + fmtv(d.max) + ')' : '') +
             '<br>click: the run\'s page';
         }
       },
       xAxis: { type: 'time' },
-      yAxis: [
-        { type: 'value', name: 'ok/s', scale: true, axisLabel: { formatter: thousands } },
-        { type: 'value', name: 'p99', scale: true, axisLabel: { formatter: latency }, splitLine: { show: false } }
-      ],
+      yAxis: { type: 'value', name: "change from the series' median", min: -data.scale, max: data.scale,
+               axisLabel: { formatter: signedPct } },
       series: [
-        { name: 'ok/s', type: 'line', yAxisIndex: 0, data: line('rps'), symbolSize: 7, itemStyle: { color: '#1f77b4' },
+        { name: 'ok/s', type: 'line', data: line('rps'), symbolSize: 7, itemStyle: { color: '#1f77b4' },
           markLine: { symbol: 'none', silent: true, data: marks } },
-        { name: 'p99', type: 'line', yAxisIndex: 1, data: line('p99'), symbolSize: 5, itemStyle: { color: '#ff7f0e' }, lineStyle: { opacity: 0.6 } }
+        { name: 'p99', type: 'line', data: line('p99'), symbolSize: 5, itemStyle: { color: '#ff7f0e' }, lineStyle: { opacity: 0.6 } }
       ]
     };
   }

@@ -20,6 +20,7 @@ import argparse
 import gzip
 import html
 import json
+import math
 import os
 import sys
 import urllib.parse
@@ -78,6 +79,21 @@ def num(text, value, field):
     return tag("td", esc(text), class_="num", data_value=None if value is None else repr(value), data_field=field)
 
 
+def series_median(values):
+    """The median of VALUES (the mean of the middle two), None when there are none."""
+    v = sorted(values)
+    if not v:
+        return None
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def shared_scale(widest):
+    """The half-height of every trend chart's axis, as a fraction: the widest change from a
+    series' median, rounded up to 5%, at least ±10% (so that ±3% of noise fills under a third
+    of a chart, where an axis of its own would stretch it to the full height)."""
+    return max(0.10, math.ceil(round(widest * 100, 6) / 5) * 0.05)
+
+
 def build(doc, page_path):
     page_dir = os.path.dirname(os.path.abspath(page_path))
     files = doc["files"]
@@ -126,6 +142,7 @@ def build(doc, page_path):
     charts, data_series = [], []
     # series with a change point first, the rest in the document's order
     ordered = sorted(doc["series"], key=lambda s: not any(m["change_points"] for m in s["metrics"].values()))
+    widest = 0.0
     for n, s in enumerate(ordered):
         chart_id = "s%d" % (n + 1)
         points = []
@@ -133,10 +150,15 @@ def build(doc, page_path):
             f = files[p["file"]]
             points.append({"file": p["file"], "t": f["timestamp"], "runs": p["runs"],
                            "rps": p["successful_rps"], "p99": p["p99"]})
+        base = {key: series_median([p[key]["median"] for p in points if p[key] and p[key].get("median")]) for key in ("rps", "p99")}
+        for key in ("rps", "p99"):
+            if base[key]:
+                widest = max([widest] + [abs(p[key]["median"] / base[key] - 1) for p in points if p[key] and p[key].get("median")])
         cps = [{"metric": metric, "file": cp["file"], "t": files[cp["file"]]["timestamp"], "change": cp["change"],
                 "verdict": cp["verdict"]} for metric, m in s["metrics"].items() for cp in m["change_points"]]
         status = {k: m["status"] for k, m in s["metrics"].items()}
-        data_series.append({"id": chart_id, "name": s["name"], "points": points, "change_points": cps, "status": status})
+        data_series.append({"id": chart_id, "name": s["name"], "points": points, "change_points": cps, "status": status,
+                            "base": base})
         note = "" if status["successful_rps"] == "analyzed" else tag(
             "p", esc("%d files: too few for the detection (%d needed): no verdict." % (s["files"], st["min_points"])), class_="note")
         charts.append(tag("h3", esc(s["name"])) + note
@@ -159,15 +181,18 @@ def build(doc, page_path):
     method = ("A point per results file: the median of its ok runs (ok/s: successful requests/s; p99 latency). "
               "Change points by Apache Otava (E-divisive means with a t-test, p < %g), one metric at a time; a change "
               "beyond %s%% (ok/s) or %s%% (p99) is a regression or an improvement, within it small. "
+              "Each chart draws ok/s and p99 as their change from the series' median, every chart on the same "
+              "axis (%s), so that the noise of a few percent looks as small as it is. "
               "Click a point to open its run's page." % (st["alpha"], fmt.fixed(st["threshold"] * 100, 1),
-                                                          fmt.fixed(st["p99_threshold"] * 100, 1)))
+                                                          fmt.fixed(st["p99_threshold"] * 100, 1),
+                                                          "±%d%%" % round(shared_scale(widest) * 100)))
     if doc["noise_floor"]:
         method += " Changes within the noise floor of %s (A/A run) are no change." % doc["noise_floor"]["file"]
     body = (tag("h1", esc(title)) + "".join(banners) + tag("p", esc(method), class_="note")
             + tag("h2", "Change points") + tag("div", cp_table, class_="wide")
             + tag("h2", "Series") + "".join(charts)
             + tag("h2", "Files") + tag("div", files_table, class_="wide"))
-    data = {"series": data_series, "links": [h for h, _ in links]}
+    data = {"series": data_series, "links": [h for h, _ in links], "scale": shared_scale(widest)}
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
             "style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'\">"

@@ -87,8 +87,11 @@ def _server_entry:
      client_share: ($ok | map(.client_stats | _client_share) | max),
      client_cores: ($ok | map(.client_stats.cores? // empty) | max),
      error_rate: ($failures | stats::error_rate),
-     errors_per_s: ($ok | map(if .metrics.failed == null or .metrics.duration_us == 0 then null
-                              else .metrics.failed / (.metrics.duration_us / 1000000) end) | _summary),
+     # failures per second over all the successful runs' windows (as error_rate: all runs'
+     # failures together; a median of runs would say 0/s where one run of three had some)
+     errors_per_s: ($ok | map(select(.metrics.failed != null and (.metrics.duration_us // 0) > 0))
+                    | if length == 0 then null
+                      else (map(.metrics.failed) | add) / (map(.metrics.duration_us) | add) * 1000000 end),
      approximate: any($ok[]; .metrics.accounting == "approximate"),
      slo_failed: any($ok[]; .slo.met == false),
      not_steady_runs: ($ok | map(select(.server_warmup.steady? == false)) | length),
@@ -133,7 +136,14 @@ def _table($baseline):
   | .ranked = any(.measured[]; .successful_rps.interval != null)
   | .unmeasured = ([.entries[] | select(.ok == 0)] | sort_by(.server))
   | .partial = ([.entries[] | select(.ok > 0 and .ok < .runs)] | sort_by(.server))
-  | (.measured | map(select(.server == $baseline)) | .[0].successful_rps.median) as $base_rps
+  # the "vs" column's server: $baseline, or where it has no figure in this table (java-http
+  # speaks no HTTP/2; h2load cannot count its HTTP/1.1 answers) the table's slowest server with one
+  | ([.measured[] | select((.successful_rps.median // 0) > 0)] | sort_by(.successful_rps.median, .server)) as $with_rps
+  # (none with fewer than two figures: a server against itself says nothing)
+  | (if ($with_rps | length) < 2 then null elif any($with_rps[]; .server == $baseline) then $baseline
+     else $with_rps[0].server end) as $vs
+  | .baseline = $vs
+  | (.measured | map(select(.server == $vs)) | .[0].successful_rps.median) as $base_rps
   | .measured |= map(.vs_baseline = (if $base_rps != null and $base_rps > 0 and .successful_rps != null
                                      then .successful_rps.median / $base_rps else null end))
   | .timeouts = ([.measured[].timeouts[]] | unique)
@@ -258,14 +268,28 @@ def _protocol_name:
 # The interval's half-width as a percentage: one decimal below 10%.
 def _interval_pct: (.factor - 1) * 100 | if . < 10 then fmt::fixed(1) else fmt::fixed(0) end;
 
-# The median, then the 95% interval (3+ runs: ±N% up to ±25%; wider, being multiplicative and
-# lopsided, as its bounds) or the range min–max (2 runs).
-def _with_spread(format):
+# The median, then the 95% interval (3+ runs) or the range min–max (2 runs). One style per
+# column ($bounds: _bounds_column): ±N% while every interval of the column is within ±25%; when
+# one is wider (being multiplicative it is then lopsided), each as its bounds.
+def _with_spread(format; $bounds):
   if . == null then fmt::dash
-  elif .interval != null and .interval.factor <= 1.25 then "\(.median | format) ±\(.interval | _interval_pct)%"
+  elif .interval != null and ($bounds | not) then "\(.median | format) ±\(.interval | _interval_pct)%"
   elif .interval != null then "\(.median | format)<br><sub>95%: \(.interval.lo | format)–\(.interval.hi | format)</sub>"
-  elif .n > 1 then "\(.median | format)<br><sub>\(.min | format)–\(.max | format)</sub>"
+  elif .n > 1 then "\(.median | format)<br><sub>range \(.min | format)–\(.max | format)</sub>"
   else .median | format end;
+
+# Whether a column of summaries (successful_rps, latency.p99) shows its intervals as bounds.
+def _bounds_column: any(.[]; (.interval.factor? // 1) > 1.25);
+
+# Failures per second: two significant digits below 10/s, "<0.01" below that (0.0011% of
+# 70,000/s is not "0/s").
+def _per_s:
+  if . == null then fmt::dash
+  elif . == 0 then "0"
+  elif . < 0.01 then "<0.01"
+  elif . < 1 then fmt::fixed(if . < 0.1 then 3 else 2 end) | sub("0+$"; "") | sub("[.]$"; "")
+  elif . < 10 then fmt::fixed(1)
+  else fmt::thousands end;
 
 def _median(format): if . == null then fmt::dash else .median | format end;
 
@@ -290,29 +314,34 @@ def _rank_cell: if .tied then "=\(.rank)" else "\(.rank)" end;
 def _errors_cell:
   if .error_rate == null then fmt::dash
   elif .error_rate == 0 then "0"
-  else "\(.error_rate | fmt::share) (\(.errors_per_s | _median(fmt::thousands))/s)" end;
+  else "\(.error_rate | fmt::share) (\(.errors_per_s | _per_s)/s)" end;
 
 # A churn or idle scenario's table (lib/churn.sh) adds Conn/s, Handshakes/s (TLS) or RSS/idle conn
 # beside Successful/s: the columns its measured servers have figures for.
-def _table_md($baseline):
-  (if .ranked then "| # " else "" end) as $rank_head
+def _table_md:
+  .baseline as $baseline
+  | ([.measured[].successful_rps] | _bounds_column) as $rps_bounds
+  | ([.measured[].latency.p99] | _bounds_column) as $p99_bounds
+  | (if .ranked then "| # " else "" end) as $rank_head
   | .ranked as $ranked
   | (any(.measured[]; .connections_per_s != null)) as $conn
   | (any(.measured[]; .handshakes_per_s != null)) as $hs
   | (any(.measured[]; .rss_per_idle_kb != null)) as $idle
   | ((if $conn then " Conn/s |" else "" end) + (if $hs then " Handshakes/s |" else "" end)
      + (if $idle then " RSS/idle conn |" else "" end)) as $extra_head
-  | "\($rank_head)| Server | Successful/s |\($extra_head) Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs \($baseline) |",
-  "\(if $ranked then "|--:" else "" end)|:--|--:|\($extra_head | gsub("[^|]"; "") | gsub("[|]"; "--:|"))--:|--:|--:|--:|--:|--:|--:|",
+  | "\($rank_head)| Server | Successful/s |\($extra_head) Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS |"
+    + (if $baseline then " vs \($baseline) |" else "" end),
+  "\(if $ranked then "|--:" else "" end)|:--|--:|\($extra_head | gsub("[^|]"; "") | gsub("[|]"; "--:|"))--:|--:|--:|--:|--:|--:|"
+    + (if $baseline then "--:|" else "" end),
   (.measured[]
    | ((if $conn then " \(.connections_per_s | _median(fmt::thousands)) |" else "" end)
       + (if $hs then " \(.handshakes_per_s | _median(fmt::thousands)) |" else "" end)
       + (if $idle then " \(.rss_per_idle_kb | _median(fmt::fixed(1) + " KiB")) |" else "" end)) as $extra
-   | "\(if $ranked then "| \(_rank_cell) " else "" end)| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands)) |\($extra) \(_errors_cell)"
-     + " | \(.latency.p50 | _median(fmt::latency)) | \(.latency.p99 | _with_spread(fmt::latency))"
+   | "\(if $ranked then "| \(_rank_cell) " else "" end)| \(.server | _md_escape)\(_markers) | \(.successful_rps | _with_spread(fmt::thousands; $rps_bounds)) |\($extra) \(_errors_cell)"
+     + " | \(.latency.p50 | _median(fmt::latency)) | \(.latency.p99 | _with_spread(fmt::latency; $p99_bounds))"
      + " | \(.latency.p999 | _median(fmt::latency))"
      + " | \(.cpu_pct | _median(fmt::fixed(0) + "%")) | \(.rss_peak_kb | _median(fmt::kib))"
-     + " | \(if .vs_baseline == null then fmt::dash else (.vs_baseline * 100 | fmt::fixed(0)) + "%" end) |");
+     + " |" + (if $baseline then " \(if .vs_baseline == null then fmt::dash else (.vs_baseline * 100 | fmt::fixed(0)) + "%" end) |" else "" end));
 
 def _legend:
   (if any(.measured[]; _has_errors) then
@@ -426,7 +455,7 @@ def _footer:
     "| Java | \($m.system.java // "unknown" | _md_escape)\(if $m.system.jvmFlags then " (`\($m.system.jvmFlags)`)" else "" end) |",
     (if $m.system.cpuPinning then "| CPU pinning | server: \($m.system.cpuPinning.server), client: \($m.system.cpuPinning.client) |" else empty end),
     (if $m.system.description then "| Notes | \($m.system.description | _md_escape) |" else empty end),
-    "| Tools | \([$m.tools | to_entries[] | select(.value != null) | "\(.key) \(.value)"] | join(", ") | _md_escape) |",
+    "| Tools | \([$m.tools | to_entries[] | select(.value != null) | .key as $k | if (.value | startswith($k)) then .value else "\($k) \(.value)" end] | join(", ") | _md_escape) |",
     (if $m.settings.budget_s? != null then
        "| Runs | a budget of \($m.settings.budget_s / 60 | ceil) min: \($m.settings.runs) rounds of \($m.settings.duration_s) s after \($m.settings.warmup_s) s of warm-up, more rounds only where a pair was open (tie margin \($m.settings.tie_margin * 1000 | round / 10)%)"
        + (if $m.settings.left_out then "; left out to fit it: \($m.settings.left_out | _md_escape)" else "" end) + " |"
@@ -492,7 +521,10 @@ def _section($charts; $source):
     + "share of all requests. Latency is the time from a request's start to its final response, whatever its status; "
     + "requests that ended in an error are not in it (the results file keeps them apart, in `error_latency_us`). "
     + "Server CPU is percent of one core; \"vs \($baseline)\" is successful requests/s relative to \($baseline) "
-    + "in the same table." + (.timeouts | _timeouts_sentence),
+    + "in the same table" + (if any(.tables[]; .baseline != null and .baseline != $baseline)
+                              then " (where \($baseline) has no figure, to the table's slowest server, which its column names)"
+                              else "" end)
+    + "." + (.timeouts | _timeouts_sentence),
     "",
     (.rps_charts[] | "![Successful requests/s per server and scenario, \(.protocol | _protocol_name), \(.tool)](\($charts)/\(.slug).png)", ""),
     (.timeline_chart // empty
@@ -505,7 +537,7 @@ def _section($charts; $source):
      | "### \(.scenario) · \(.protocol | _protocol_name) · \(.tool)\(if .profiled then " · profiled (\(.profiled))" else "" end)",
        "",
        _timeout_line($all_timeouts),
-       (if (.measured | length) > 0 then _table_md($baseline), _legend else "No server was measured." end),
+       (if (.measured | length) > 0 then _table_md, _legend else "No server was measured." end),
        _pairs_line,
        _not_measured,
        "",

@@ -283,6 +283,10 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   assert_jq '(.charts | length) == 6 and .charts_drawn == "6" and all(.charts[]; .canvas and .painted > 50)' "$TMP/facts.json"
   assert_jq '.screenshot.painted_share > 0.03 and .screenshot.colours > 50' "$TMP/facts.json"
   assert_jq '[.banners[].id] == ["regression"]' "$TMP/facts.json"
+  # one honest scale: every chart the same axis, change from the series' median, centred on 0,
+  # at least ±10% (±2% of noise is not drawn as a swing) and wide enough for the 20% step
+  [ "$(jq -c '[.charts[].axes[] | select(.dim == "yAxis") | .extent] | unique' "$TMP/facts.json")" = '[[-0.2,0.2]]' ]
+  [ "$(jq '[.charts[].axes[] | select(.dim == "yAxis")] | length' "$TMP/facts.json")" -eq 6 ]
   # the change points table is the document's (as the page's reader sees it: the name intact)
   diff <(jq -r '.series[] | .name as $n | .metrics | to_entries[] | .key as $m | .value.change_points[]
                 | "\($n)/\(if $m == "p99" then "p99" else "ok/s" end) \(.file + 1) \(.commit) \(.verdict)"' "$TMP/doc.json" | sort) \

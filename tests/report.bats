@@ -107,6 +107,38 @@ check_numbers() {
   done
 }
 
+@test "report: the run page leads with the answer, hides empty columns and series, draws requests/s from 0" {
+  need_chromium
+  browse "$(page "$F/readme-timeline.json")"
+  loads_clean
+  # the answer first (after the title): per table who leads, by how much over whom, decided or open
+  [ "$(facts '.first_section')" = headline ]
+  [ "$(facts '.headline | map(.key) | join(" ")')" = "hello/h1/barrage hello/h1/wrk" ]
+  facts '.headline[0].text' | grep -qxF 'hello · HTTP/1.1 · barrage: netty leads with 61,000 req/s, 35.6% ahead of jetty (45,000): decided: their 95% intervals are apart'
+  # no load tool recorded its CPU: no such column, no such series; java-http not in the run:
+  # "vs" is against the table's slowest server, never a column of dashes
+  # (barrage's table; wrk's adds Flags: its rows are approximate)
+  [ "$(facts '[.tables[] | select(.class == "ranking") | .head | join(",")] | .[0]')" = \
+    "Rank,Server,Successful req/s,Interval,vs jetty,p50,p99,p99 interval,p99.9,Errors,Server CPU,Server RSS" ]
+  [ "$(facts '[.tables[] | select(.class == "runs") | .head[] | select(startswith("Client"))] | length')" -eq 0 ]
+  [ "$(facts '[.charts[] | select(.kind == "resources") | .series | join(",")] | unique | .[]')" = "server CPU %,server RSS MiB" ]
+  # a 35% gap drawn as one: the requests/s axis starts at 0
+  [ "$(facts '[.charts[] | select(.kind == "rps") | .axes[0].extent[0]] | unique | .[]')" = 0 ]
+  # fixed rates: who answered each with the lowest p99 (a second server at twice the latency)
+  jq '.results += [.results[] | .server = "other" | .metrics.latency_us |= with_entries(.value *= 2)]' \
+    "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/two.json"
+  "$REPORT" "$TMP/two.json" >/dev/null 2>&1
+  browse "$TMP/two.html"
+  facts '.headline[] | select(.key == "hello/h1/barrage/100") | .text' |
+    grep -qxF 'hello · HTTP/1.1 · barrage at 100 req/s: loaded has the lowest p99, 18.0 ms, 50.0% below other (36.0 ms); not judged: no interval'
+  [ "$(facts '.headline[] | select(.key == "hello/h1/barrage/400") | .verdict')" = none ]
+  [ "$(facts '.headline[] | select(.key == "hello/h1/barrage/capacity") | .leader')" = loaded ]
+  # where a tool did record its CPU, both are there
+  browse "$(page "$F/readme-client-bound.json")"
+  [ "$(facts '[.tables[] | select(.class == "ranking") | .head[] | select(. == "Client CPU")] | length')" -ge 1 ]
+  [ "$(facts '[.charts[] | select(.kind == "resources") | .series[] | select(. == "load tool CPU %")] | length')" -ge 1 ]
+}
+
 @test "report: the page is one self-contained file of a few MiB at most, with its tables in the HTML" {
   local p
   p=$(page "$F/readme-timeline.json")
@@ -252,6 +284,8 @@ for row in json.load(open(sys.argv[2]))["results"]:
        <(facts '.cells | group_by(.key)[] | . as $g | (map({(.field): .text}) | add) as $c
                 | "\($g[0].key) \($c.verdict) \($c.rps_verdict) \($c.p99_verdict)"' | sort)
   grep -qF 'data-regressions="1"' "$p"
+  # every row's table fits the page (1,280 pixels wide): none cut at the right
+  [ "$(facts '[.tables[] | select(.class == "compare") | .width <= .room] | (length == 1 and all)')" = true ]
   [ "$(facts '[.charts[] | select(.kind == "change")] | length')" -eq 2 ]
   # the regression's row, base beside new, with its latency curves
   grep -qF '<div class="regression" data-key="tomcat/hello/h1/wrk">' "$p"

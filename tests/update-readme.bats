@@ -140,7 +140,7 @@ is_png() {
     "$F/multi-shift10.json" >"$TMP/one-failed.json"
   update --file "$TMP/one-failed.json"
   [ "$status" -eq 0 ]
-  section | grep -qF '| 4 | tomcat ≈ | 34,405<br><sub>34,303–34,508</sub> | 0 |'
+  section | grep -qF '| 4 | tomcat ≈ | 34,405<br><sub>range 34,303–34,508</sub> | 0 |'
   section | grep -qxF -- '- **tomcat**: 1 of 3 runs not counted: failed: connection refused'
   # a wide interval (noise of 2x) shows its bounds, not a symmetric ±
   update --file "$F/recorded-quick-3runs-b.json"
@@ -676,4 +676,36 @@ descendants() {
   [ "$status" -eq 0 ]
   [ "$(section | grep -c '^### Variants$')" -eq 0 ]
   [ ! -e "$CHARTS/variants-jetty.png" ]
+}
+
+@test "update-readme: one interval style per column, failures below 1/s not shown as 0/s, a 'vs' in every table" {
+  # jetty's first run at half the rate: its interval is wider than ±25%, so the whole column
+  # gives bounds (netty's too), while the p99 column, all narrow, keeps ±
+  jq '(.results[] | select(.server == "jetty" and .scenario == "hello" and .tool == "wrk" and .run == 1) | .metrics)
+        |= (.successful_rps = 22500 | .succeeded = 225000 | .requests = 225000)
+      | .results |= map(select(.server != "java-http" or .protocol != "h2c"))' "$F/multi-base.json" >"$TMP/mixed.json"
+  update --file "$TMP/mixed.json"
+  [ "$status" -eq 0 ]
+  section | awk '/^### hello · HTTP\/1.1 · wrk$/ {on = 1; next} /^### / {on = 0} on && /^\| [0-9=]/' >"$TMP/h1"
+  [ "$(wc -l <"$TMP/h1")" -eq 5 ]
+  [ "$(grep -c '^| [0-9=]* | [a-z-]* ≈ | [0-9,]*<br><sub>95%: ' "$TMP/h1")" -eq 5 ]
+  [ "$(grep -c ' | [0-9.]* [mµ]s ±[0-9.]*% | ' "$TMP/h1")" -eq 5 ]
+  # java-http speaks no h2c here: that table's "vs" is its slowest server, named in its head
+  section | awk '/^### hello · HTTP\/2 cleartext \(h2c\) · h2load$/ {on = 1; next} /^### / {on = 0} on && /^\|/' >"$TMP/h2c"
+  grep -q '| vs tomcat |$' "$TMP/h2c"
+  grep -q '^| 1 | netty | .* | 161% |$' "$TMP/h2c"
+  grep -q '^| 3 | tomcat | .* | 100% |$' "$TMP/h2c"
+  section | grep -qF "(where java-http has no figure, to the table's slowest server, which its column names)"
+  # a tool's version that holds its name is said once ("wrk 4.1.0", not "wrk wrk 4.1.0")
+  section | grep -qxF '| Tools | wrk 4.1.0, h2load nghttp2/1.52.0, barrage 0.1.0 |'
+  # one server alone: no "vs" column (it would be 100% against itself)
+  update --file "$ROOT/tests/fixtures/openloop/base.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF '| Server | Successful/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS |'
+  section | grep -qxF '| loaded | 168 | 0 | 96.4 ms | 209 ms | 292 ms | 6% | 22 MiB |'
+  # 2 failures in 3 runs of 3 s at ~5,000/s: 0.0023%, 0.11 a second (not "0/s")
+  update --file "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 0 ]
+  section | grep -qF '| 0.0023% (0.11/s) |'
+  [ "$(section | grep -cF '(0/s)')" -eq 0 ]
 }

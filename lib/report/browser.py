@@ -11,7 +11,13 @@ waits until its scripts ran, and prints one JSON object on stdout:
   requests         every URL the page asked for other than itself (data: and blob: left out):
                    a self-contained page asks for none
   charts           per <div class="chart">: id, kind, its canvas size and how many of a grid of
-                   sampled pixels are painted (a drawn chart has some, an empty canvas none)
+                   sampled pixels are painted (a drawn chart has some, an empty canvas none),
+                   its series' names and each value or log axis's {dim, name, type, extent}
+                   as ECharts drew it
+  tables           per table: its class, the text of its head's cells, its width and the
+                   width of what holds it (room: wider than that, it is cut or scrolls)
+  headline         the run page's answer (#headline): per item its key, verdict, leader, text;
+                   first_section: the id of what comes first after the title and banners
   charts_drawn     the count report.js set after drawing them
   cells            every table cell with a data-field: {key, field, value, text}, key being its
                    row's data-key or data-server
@@ -55,11 +61,24 @@ COLLECT = r"""
         if (img[(y * canvas.width + x) * 4 + 3] > 0) n++;
     return n;
   };
+  // a drawn chart's series and the extent of each value or log axis, as ECharts laid them out
+  const drawn = (el) => {
+    const chart = window.echarts && echarts.getInstanceByDom(el);
+    if (!chart) return {series: [], axes: []};
+    const axes = [];
+    for (const dim of ['xAxis', 'yAxis'])
+      chart.getModel().eachComponent(dim, (m) => {
+        const a = m.axis;
+        if (a && a.type !== 'category' && a.type !== 'time')
+          axes.push({dim: dim, name: m.get('name') || null, type: a.type, extent: a.scale.getExtent()});
+      });
+    return {series: (chart.getOption().series || []).map(x => x.name), axes};
+  };
   const charts = [...document.querySelectorAll('div.chart')].map(el => {
     const canvas = el.querySelector('canvas');
-    return {id: el.id, kind: el.dataset.kind, canvas: !!canvas,
+    return Object.assign({id: el.id, kind: el.dataset.kind, canvas: !!canvas,
             width: canvas ? canvas.width : 0, height: canvas ? canvas.height : 0,
-            painted: canvas ? painted(canvas) : 0};
+            painted: canvas ? painted(canvas) : 0}, drawn(el));
   });
   const cells = [...document.querySelectorAll('td[data-field]')].map(td => {
     const tr = td.closest('tr');
@@ -67,7 +86,14 @@ COLLECT = r"""
             field: td.dataset.field, value: td.dataset.value === undefined ? null : td.dataset.value,
             text: td.textContent};
   });
-  return {charts, cells, charts_drawn: document.documentElement.dataset.chartsDrawn || null,
+  const tables = [...document.querySelectorAll('table')].map(t => ({
+    class: t.className, head: [...t.querySelectorAll('thead th')].map(th => th.textContent),
+    width: Math.ceil(t.getBoundingClientRect().width), room: t.parentElement.clientWidth}));
+  const headline = [...document.querySelectorAll('#headline li')].map(li => ({
+    key: li.dataset.key, verdict: li.dataset.verdict, leader: li.dataset.leader, text: li.textContent}));
+  const first = document.querySelector('h1 ~ *:not(.banner)');
+  return {charts, cells, tables, headline, first_section: first ? first.id || null : null,
+          charts_drawn: document.documentElement.dataset.chartsDrawn || null,
           banners: [...document.querySelectorAll('.banner')].map(b => ({id: b.id, text: b.textContent})),
           flags: [...document.querySelectorAll('.flag')].map(f => f.dataset.flag),
           links: [...document.querySelectorAll('a[href]')].map(a => ({text: a.textContent, href: a.getAttribute('href'),
