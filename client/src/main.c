@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "control.h"
+#include "metrics.h"
 #include "engine.h"
 #include "http1.h"
 #include "http2.h"
@@ -235,6 +236,10 @@ static int open_run_files(struct config *cfg, struct control *control, char *err
         cfg->setup.control = control;
     }
     if (cfg->hdr_log_path && !(cfg->setup.hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
+    if (cfg->metrics_listen) {
+        if (!(cfg->setup.metrics = metrics_open(cfg->metrics_listen, err, errlen))) return -1;
+        report_error("metrics at http://%s/metrics", metrics_address(cfg->setup.metrics));
+    }
     if (cfg->log_path &&
         !(cfg->setup.reqlog = reqlog_open(cfg->log_path, cfg->log_sample, cfg->setup.seed, err, errlen)))
         return -1;
@@ -252,6 +257,9 @@ static int close_run_files(struct config *cfg)
     }
     cfg->setup.reqlog = NULL;
     if (cfg->setup.control) control_close(cfg->setup.control);
+    if (cfg->setup.metrics) metrics_finish(cfg->setup.metrics, cfg->metrics_linger_us);
+    metrics_close(cfg->setup.metrics);
+    cfg->setup.metrics = NULL;
     if (cfg->setup.hdr_log && (ferror(cfg->setup.hdr_log) | fclose(cfg->setup.hdr_log))) {
         report_error("--hdr-log %s: could not be written whole", cfg->hdr_log_path);
         rc = -1;
