@@ -219,6 +219,16 @@ static FILE *open_hdr_log(const char *path, char *err, size_t errlen)
     return NULL;
 }
 
+/* --metrics-listen: listening before the probe, so that a bad address or a
+ * port in use is a usage error whatever the target; 0, or -1 with the reason. */
+static int metrics_setup(struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->metrics_listen) return 0;
+    if (!(cfg->setup.metrics = metrics_open(cfg->metrics_listen, err, errlen))) return -1;
+    report_error("metrics at http://%s/metrics", metrics_address(cfg->setup.metrics));
+    return 0;
+}
+
 /* The files of an open-loop run and its timeline, opened before the run so a
  * bad path fails at once; the seed of the draws when none was given (the
  * record's seed), kept below 2^53 so that a JSON reader working in doubles
@@ -236,10 +246,6 @@ static int open_run_files(struct config *cfg, struct control *control, char *err
         cfg->setup.control = control;
     }
     if (cfg->hdr_log_path && !(cfg->setup.hdr_log = open_hdr_log(cfg->hdr_log_path, err, errlen))) return -1;
-    if (cfg->metrics_listen) {
-        if (!(cfg->setup.metrics = metrics_open(cfg->metrics_listen, err, errlen))) return -1;
-        report_error("metrics at http://%s/metrics", metrics_address(cfg->setup.metrics));
-    }
     if (cfg->log_path &&
         !(cfg->setup.reqlog = reqlog_open(cfg->log_path, cfg->log_sample, cfg->setup.seed, err, errlen)))
         return -1;
@@ -473,7 +479,7 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
 {
     int status = EXIT_UNREACHABLE;
     struct control control;
-    bool bad_ca = tls_client_setup(cfg, err, errlen) != 0 || quic_client_setup(cfg, err, errlen) != 0;
+    bool bad_ca = metrics_setup(cfg, err, errlen) != 0 || tls_client_setup(cfg, err, errlen) != 0 || quic_client_setup(cfg, err, errlen) != 0;
     bool unreachable = !bad_ca && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
     if (bad_ca) {
         status = fail(err, EXIT_USAGE);

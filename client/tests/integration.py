@@ -1091,6 +1091,81 @@ def case_scenarios(t):
         proc.wait()
 
 
+
+def scrape(port, path="/metrics"):
+    """GET path from barrage's --metrics-listen: (status, content type, {sample name with labels: value})."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
+        c.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        data = b""
+        while chunk := c.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    ctype = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("content-type:")), "")
+    samples = {}
+    for line in body.decode().splitlines() if lines[0].split()[1] == "200" else ():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return int(lines[0].split()[1]), ctype, samples
+
+
+def same(got, want, what):
+    expect(got == want, f"{what}: {got}, want {want}")
+
+
+def case_metrics_listen(t):
+    """--metrics-listen: scraped with plain GETs during a run (the counter grows), the final
+    figures (barrage_run_finished 1, served once thanks to --metrics-linger) equal the record's
+    requests and latency count; +Inf = _count; 404 elsewhere; a port in use and a bad address
+    exit 2 naming the option."""
+    server = TestServer("ok").start()
+    port = free_port()
+    cmd = [t.barrage, "--json", "-c", "4", "-t", "2", "-R", "300", "-d", "3s", "--metrics-listen",
+           f"127.0.0.1:{port}", "--metrics-linger", "20s", f"http://127.0.0.1:{server.port}/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen, final, not_found = [], None, None
+    try:
+        deadline = time.monotonic() + 60
+        while final is None and p.poll() is None and time.monotonic() < deadline:
+            try:
+                status, ctype, samples = scrape(port)
+                if not_found is None:
+                    not_found = scrape(port, "/other")[0]
+            except OSError:
+                time.sleep(0.1)
+                continue
+            expect(status == 200 and ctype.startswith("text/plain; version=0.0.4"), f"scrape: {status} {ctype}")
+            seen.append(samples['barrage_requests_total{outcome="success"}'])
+            if samples["barrage_run_finished"] == 1:
+                final = samples
+            time.sleep(0.3)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        server.stop()
+    expect(p.returncode == 0, f"exit {p.returncode}: {err.strip()[-500:]}")
+    record = t.keep_record(out, err)
+    expect(final is not None, f"no final scrape (barrage_run_finished 1) among {len(seen)}")
+    expect(not_found == 404, f"GET /other: {not_found}, want 404")
+    expect(any(0 < v < seen[-1] for v in seen), f"the counter never grew during the run: {seen}")
+    total = sum(v for k, v in final.items() if k.startswith("barrage_requests_total{"))
+    same(total, record["requests"], "sum(barrage_requests_total) vs the record's requests")
+    same(final["barrage_latency_seconds_count"], record["succeeded"], "latency count (every request a 200)")
+    same(final['barrage_latency_seconds_bucket{le="+Inf"}'], final["barrage_latency_seconds_count"], "+Inf")
+    same(final["barrage_requests_sent_total"], record["requests"], "sent")
+    same(final["barrage_sent_bytes_total"], record["bytes_sent"], "bytes sent")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        for addr, why in ((f"127.0.0.1:{busy.getsockname()[1]}", "in use"), ("localhost:9464", "numeric"),
+                          ("127.0.0.1:99999", "ADDR:PORT"), ("127.0.0.1", "ADDR:PORT")):
+            rc, err = run_plain(t, ["-n", "5", "--metrics-listen", addr, f"http://127.0.0.1:{free_port()}/"])
+            expect(rc == 2 and "--metrics-listen" in err and why in err, f"{addr}: exit {rc}, {err.strip()}")
+
+
 CASES = [
     ("answers 200 (exact counts and bytes)", case_ok),
     ("usage errors exit 2", case_usage),
@@ -1101,6 +1176,8 @@ CASES = [
     ("URL forms: uppercase scheme, userinfo, query without path, fragment, percent-encoding", case_url_forms),
     ("refused options: --timeout 0, --h1 --h2, --cacert, --control DIR, ranges, --hdr-log FIFO", case_refused_options),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
+    ("--metrics-listen: scraped during a run, final counters equal the record's; bad address, port in use exit 2",
+     case_metrics_listen),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
     ("1 target not accepting: exit 3 after the connect timeout", case_not_accepting),
