@@ -9,12 +9,15 @@ Prints TAP lines; exits 1 when any case failed.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 import harness
 from harness import MiB, REPO, check_sent, expect, expect_eq, free_port
@@ -1166,6 +1169,78 @@ def case_metrics_listen(t):
             expect(rc == 2 and "--metrics-listen" in err and why in err, f"{addr}: exit {rc}, {err.strip()}")
 
 
+
+def prometheus_query(port, query):
+    """An instant query to Prometheus' HTTP API: the first result's value, or None when empty."""
+    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": query})
+    with urllib.request.urlopen(url, timeout=5) as r:
+        result = json.load(r)["data"]["result"]
+    return float(result[0]["value"][1]) if result else None
+
+
+def start_prometheus(t, target_port):
+    """Debian's prometheus scraping 127.0.0.1:target_port every second, its config and data in
+    the work folder, on a free port; returns (process, port) once it is ready."""
+    if not shutil.which("prometheus"):
+        raise harness.Failure("prometheus missing: ./run-tests.sh deps installs it (apt-get install prometheus)")
+    folder = tempfile.mkdtemp(prefix="prometheus data ", dir=t.workdir)
+    config = os.path.join(folder, "prometheus.yml")
+    with open(config, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
+                f"  - job_name: barrage\n    static_configs:\n      - targets: ['127.0.0.1:{target_port}']\n")
+    port = free_port()
+    p = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={folder}/data",
+                          f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                         stderr=open(os.path.join(folder, "prometheus.log"), "w"))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=2) as r:
+                if r.status == 200:
+                    return p, port
+        except OSError:
+            pass
+        time.sleep(0.2)
+    p.kill()
+    p.wait()
+    raise harness.Failure(f"prometheus not ready in 30 s: {open(os.path.join(folder, 'prometheus.log')).read()[-500:]}")
+
+
+def case_prometheus(t):
+    """A real Prometheus scraping --metrics-listen every second during a 3 s run: its request
+    counter equals the record's requests, and histogram_quantile(0.99) of the whole run's buckets
+    is within the buckets' stated 9.1% of barrage's own p99 (both land in one bucket: see README)."""
+    metrics_port = free_port()
+    prom, prom_port = start_prometheus(t, metrics_port)
+    server = TestServer("ok").start()
+    try:
+        rc, record, err, _ = t.run(["-c", "4", "-R", "400", "-d", "3s", "--metrics-listen",
+                                    f"127.0.0.1:{metrics_port}", "--metrics-linger", "10s"], server.port)
+        expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
+        final = None
+        deadline = time.monotonic() + 10  # the final scrape is served before barrage exits; ingested just after
+        while final != 1 and time.monotonic() < deadline:
+            final = prometheus_query(prom_port, "max_over_time(barrage_run_finished[5m])")
+            time.sleep(0.2)
+        expect(final == 1, "Prometheus never stored the final scrape (barrage_run_finished 1)")
+        # counters start at 0 with the process: their last values are the run's
+        requests = prometheus_query(prom_port, "sum(max_over_time(barrage_requests_total[5m]))")
+        expect(requests == record["requests"], f"Prometheus' request count {requests}, record's {record['requests']}")
+        p99 = prometheus_query(prom_port, "histogram_quantile(0.99, sum by (le) "
+                                          "(max_over_time(barrage_latency_seconds_bucket[5m])))")
+        want = record["latency_us"]["p99"]
+        expect(p99 is not None and abs(p99 * 1e6 - want) <= 0.091 * want,
+               f"Prometheus' p99 {p99} s, barrage's {want} us: beyond 9.1%")
+    finally:
+        server.stop()
+        prom.terminate()
+        try:
+            prom.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            prom.kill()
+            prom.wait()
+
+
 CASES = [
     ("answers 200 (exact counts and bytes)", case_ok),
     ("usage errors exit 2", case_usage),
@@ -1178,6 +1253,8 @@ CASES = [
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
     ("--metrics-listen: scraped during a run, final counters equal the record's; bad address, port in use exit 2",
      case_metrics_listen),
+    ("--metrics-listen: a real Prometheus' request count and histogram_quantile(0.99) against the record's",
+     case_prometheus, "about 6 s of a real Prometheus; the listener runs sanitized in the --metrics-listen case"),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
     ("1 target not accepting: exit 3 after the connect timeout", case_not_accepting),
