@@ -136,7 +136,7 @@ void report_help(const struct config *d)
           "      --metrics-listen ADDR:PORT  serve GET /metrics (Prometheus text) from ADDR:PORT while\n"
           "                               running: barrage_requests_total{outcome}, bytes, connections,\n"
           "                               in flight, schedule lag, barrage_latency_seconds (a histogram\n"
-          "                               whose quantiles are within 9.1%%); updated once a second\n"
+          "                               whose quantiles are within 9.1%); updated once a second\n"
           "      --metrics-linger TIME    then keep serving until the final figures are scraped once,\n"
           "                               at most TIME (default 0: exit at once)\n"
           "      --log FILE               a CSV line per completed request, after a header line:\n"
