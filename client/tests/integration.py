@@ -1095,10 +1095,14 @@ def case_scenarios(t):
 
 
 
-def scrape(port, path="/metrics"):
-    """GET path from barrage's --metrics-listen: (status, content type, {sample name with labels: value})."""
+def scrape(port, path="/metrics", split=False):
+    """GET path from barrage's --metrics-listen: (status, content type, {sample name with labels: value});
+    split: the request written a byte at a time."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
-        c.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+        request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for part in ([request[i:i + 1] for i in range(len(request))] if split else [request]):
+            c.sendall(part)
         data = b""
         while chunk := c.recv(65536):
             data += chunk
@@ -1120,14 +1124,15 @@ def same(got, want, what):
 def case_metrics_listen(t):
     """--metrics-listen: scraped with plain GETs during a run (the counter grows), the final
     figures (barrage_run_finished 1, served once thanks to --metrics-linger) equal the record's
-    requests and latency count; +Inf = _count; 404 elsewhere; a port in use and a bad address
-    exit 2 naming the option."""
+    requests and latency count; +Inf = _count; 404 elsewhere; a request written a byte at a time
+    answered; [::1]:0 listens on a free port it names; a port in use and a bad address exit 2
+    naming the option."""
     server = TestServer("ok").start()
     port = free_port()
     cmd = [t.barrage, "--json", "-c", "4", "-t", "2", "-R", "300", "-d", "3s", "--metrics-listen",
            f"127.0.0.1:{port}", "--metrics-linger", "20s", f"http://127.0.0.1:{server.port}/"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seen, final, not_found = [], None, None
+    seen, final, not_found, split = [], None, None, None
     try:
         deadline = time.monotonic() + 60
         while final is None and p.poll() is None and time.monotonic() < deadline:
@@ -1135,6 +1140,7 @@ def case_metrics_listen(t):
                 status, ctype, samples = scrape(port)
                 if not_found is None:
                     not_found = scrape(port, "/other")[0]
+                    split = scrape(port, split=True)[0]
             except OSError:
                 time.sleep(0.1)
                 continue
@@ -1153,6 +1159,7 @@ def case_metrics_listen(t):
     record = t.keep_record(out, err)
     expect(final is not None, f"no final scrape (barrage_run_finished 1) among {len(seen)}")
     expect(not_found == 404, f"GET /other: {not_found}, want 404")
+    expect(split == 200, f"a request written a byte at a time: {split}, want 200")
     expect(any(0 < v < seen[-1] for v in seen), f"the counter never grew during the run: {seen}")
     total = sum(v for k, v in final.items() if k.startswith("barrage_requests_total{"))
     same(total, record["requests"], "sum(barrage_requests_total) vs the record's requests")
@@ -1160,6 +1167,13 @@ def case_metrics_listen(t):
     same(final['barrage_latency_seconds_bucket{le="+Inf"}'], final["barrage_latency_seconds_count"], "+Inf")
     same(final["barrage_requests_sent_total"], record["requests"], "sent")
     same(final["barrage_sent_bytes_total"], record["bytes_sent"], "bytes sent")
+    # IPv6 in brackets, port 0: a free port, named on stderr
+    ipv6 = TestServer("ok").start()
+    try:
+        rc, _, err, _ = t.run(["-n", "5", "--metrics-listen", "[::1]:0"], ipv6.port)
+    finally:
+        ipv6.stop()
+    expect(rc == 0 and re.search(r"metrics at http://\[::1\]:[1-9][0-9]*/metrics", err), f"[::1]:0: exit {rc}, {err}")
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen(1)
