@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "metrics_text.h"
+#include "signals.h"
 
 #define REQUEST_MAX 8192
 #define CLIENT_TIMEOUT_S 2 /* a scraper that stalls holds the thread no longer */
@@ -219,7 +220,12 @@ struct metrics *metrics_open(const char *addr_port, char *err, size_t errlen)
         snprintf(err, errlen, "--metrics-listen: out of memory or descriptors");
         goto fail;
     }
-    if (pthread_create(&m->thread, NULL, metrics_thread, m)) {
+    /* SIGINT/SIGTERM stay the main thread's (signals.h): its blocking calls must see EINTR */
+    sigset_t old;
+    signals_block(&old); /* inherited by the thread */
+    int rc = pthread_create(&m->thread, NULL, metrics_thread, m);
+    signals_restore(&old);
+    if (rc) {
         snprintf(err, errlen, "--metrics-listen: cannot start its thread");
         goto fail;
     }
