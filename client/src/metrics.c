@@ -43,12 +43,14 @@ static int parse_address(const char *addr_port, struct sockaddr_storage *ss, soc
     const char *colon = strrchr(addr_port, ':');
     const char *h = addr_port;
     size_t hlen = colon ? (size_t)(colon - addr_port) : 0;
-    if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') h++, hlen -= 2;
+    bool bracketed = hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']';
+    if (bracketed) h++, hlen -= 2;
     char *end;
     errno = 0;
     unsigned long port = colon ? strtoul(colon + 1, &end, 10) : 0;
+    /* an IPv6 address's colons would make its port ambiguous: it takes brackets */
     if (!colon || hlen == 0 || hlen >= sizeof host || !colon[1] || *end || errno || port > 65535 ||
-        colon[1] == '-' || colon[1] == '+') {
+        colon[1] == '-' || colon[1] == '+' || (!bracketed && memchr(h, ':', hlen))) {
         snprintf(err, errlen, "bad --metrics-listen '%s': ADDR:PORT (127.0.0.1:9464, [::1]:9464)", addr_port);
         return -1;
     }

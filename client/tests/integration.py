@@ -1229,10 +1229,12 @@ def case_prometheus(t):
     server = TestServer("ok").start()
     try:
         rc, record, err, _ = t.run(["-c", "4", "-R", "400", "-d", "3s", "--metrics-listen",
-                                    f"127.0.0.1:{metrics_port}", "--metrics-linger", "10s"], server.port)
+                                    f"127.0.0.1:{metrics_port}", "--metrics-linger", "30s"], server.port)
         expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
         final = None
-        deadline = time.monotonic() + 10  # the final scrape is served before barrage exits; ingested just after
+        # barrage lingers until Prometheus scraped its final figures (its discovery may start the
+        # scrapes seconds after it is ready, even after the run), then exits; they are stored just after
+        deadline = time.monotonic() + 10
         while final != 1 and time.monotonic() < deadline:
             final = prometheus_query(prom_port, "max_over_time(barrage_run_finished[5m])")
             time.sleep(0.2)
