@@ -20,7 +20,6 @@
 
 #include "cli.h"
 #include "control.h"
-#include "metrics.h"
 #include "engine.h"
 #include "http1.h"
 #include "http2.h"
@@ -30,6 +29,7 @@
 #endif
 #include "jwt.h"
 #include "jwtpool.h"
+#include "metrics.h"
 #include "reqlog.h"
 #include "report.h"
 #include "signals.h"
@@ -479,9 +479,10 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
 {
     int status = EXIT_UNREACHABLE;
     struct control control;
-    bool bad_ca = metrics_setup(cfg, err, errlen) != 0 || tls_client_setup(cfg, err, errlen) != 0 || quic_client_setup(cfg, err, errlen) != 0;
-    bool unreachable = !bad_ca && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
-    if (bad_ca) {
+    bool bad_setup = metrics_setup(cfg, err, errlen) != 0 || tls_client_setup(cfg, err, errlen) != 0 ||
+                     quic_client_setup(cfg, err, errlen) != 0;
+    bool unreachable = !bad_setup && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
+    if (bad_setup) {
         status = fail(err, EXIT_USAGE);
     } else if (signals_caught()) {
         /* interrupted while connecting: the empty report of a run that did not begin */

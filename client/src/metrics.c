@@ -151,7 +151,8 @@ static void serve_metrics(struct metrics *m, int fd)
     }
 }
 
-/* One connection: GET (or HEAD) /metrics gets the text; anything else a 404 or 405. */
+/* One connection: GET /metrics (a query string allowed) gets the text; another
+ * path a 404, another method a 405. */
 static void serve(struct metrics *m, int fd)
 {
     struct timeval tv = {.tv_sec = CLIENT_TIMEOUT_S};
@@ -162,7 +163,7 @@ static void serve(struct metrics *m, int fd)
     bool get = strncmp(buf, "GET ", 4) == 0;
     const char *target = get ? buf + 4 : NULL;
     if (!get) respond(fd, "405 Method Not Allowed", "text/plain", "GET /metrics\n", 13);
-    else if (strncmp(target, "/metrics ", 9) && strncmp(target, "/metrics? ", 10) && strncmp(target, "/metrics?", 9))
+    else if (strncmp(target, "/metrics ", 9) && strncmp(target, "/metrics?", 9))
         respond(fd, "404 Not Found", "text/plain", "GET /metrics\n", 13);
     else serve_metrics(m, fd);
 }
@@ -256,6 +257,7 @@ void metrics_on_second(void *ctx, const struct interval *merged)
 
 void metrics_finish(struct metrics *m, uint64_t linger_us)
 {
+    if (m->totals.seconds == 0) linger_us = 0; /* no run (the target unreachable, a usage error): nothing to wait for */
     m->totals.finished = true;
     publish(m);
     struct timespec until;

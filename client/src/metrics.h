@@ -25,7 +25,8 @@ const char *metrics_address(const struct metrics *m);
  * publishes the figures. ctx is the struct metrics. */
 void metrics_on_second(void *ctx, const struct interval *merged);
 /* The run is over: publishes the figures as final, then waits until they
- * were served once or linger_us passed, whichever comes first. */
+ * were served once or linger_us passed, whichever comes first (no wait when
+ * no second of a measured phase was added: no run took place). */
 void metrics_finish(struct metrics *m, uint64_t linger_us);
 /* Stops the thread, closes the socket, frees m (NULL: nothing). */
 void metrics_close(struct metrics *m);
