@@ -53,6 +53,8 @@ source "$ROOT/lib/openloop.sh"
 source "$ROOT/lib/jvm.sh"
 # shellcheck source=lib/profile.sh
 source "$ROOT/lib/profile.sh"
+# shellcheck source=lib/prom.sh
+source "$ROOT/lib/prom.sh"
 # shellcheck source=lib/report.sh
 source "$ROOT/lib/report.sh"
 # shellcheck source=lib/plan.sh
@@ -219,6 +221,11 @@ Profiles and JVM facts (docs/profiling.md)
                        frames by self time in each row, which is marked as profiled
   --no-gc-log          start the servers without their GC log (-Xlog:gc*): no GC and JVM
                        facts in the rows (only to measure what the log costs)
+  --metrics            watch the run live: a Prometheus (Debian's prometheus, installed as
+                       root) on a free 127.0.0.1 port, its address printed at the start,
+                       scraping barrage (--metrics-listen) and the machine (prometheus-node-
+                       exporter) every second; its config and data in the logs folder, a TSDB
+                       snapshot beside the results at the end (not with a lab run yet)
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -392,6 +399,7 @@ parse_options() {
       --aa) SETTINGS[aa]=1; shift; continue ;;
       --strict) SETTINGS[strict]=1; shift; continue ;;
       --no-gc-log) SETTINGS[gc_log]=0; shift; continue ;;
+      --metrics) SETTINGS[metrics]=1; shift; continue ;;
       --profile)
         SETTINGS[profile]=cpu
         if [[ ${2:-} != -* ]] && (($# >= 2)); then
@@ -503,6 +511,9 @@ parse_options() {
   fi
 
   lab::configure "${SETTINGS[server_host]}" "${SETTINGS[load_hosts]}" "${SETTINGS[lab_file]}" "${SETTINGS[lab_dir]}" "${SETTINGS[strict]}" || usage_error "bad lab set-up"
+  if ((SETTINGS[metrics])) && lab::active; then
+    usage_error "--metrics watches this machine's barrage runs: not with a lab run yet"
+  fi
   load_place
   # "all" is every protocol this place measures; a named one is checked there
   pick_names PROTOCOLS protocol "${SETTINGS[protocols]}" h1 h2c h1s h2 h3
@@ -673,6 +684,11 @@ main() {
   LOG_DIR=${SETTINGS[output_dir]}/$base.logs
   mkdir -p "$LOG_DIR"
   procs::record_to "$LOG_DIR/pids"
+  if ((SETTINGS[metrics])); then
+    prom::ensure || exit 1
+    prom::start "$LOG_DIR/prometheus" || exit 1
+    log::info "Prometheus: $PROM_URL (barrage's figures and the machine's, scraped every second)"
+  fi
   results::init "${SETTINGS[output_dir]}/$base.json" "$(rows::header_json)"
   log::info "results: $RESULTS_FILE"
 
@@ -707,6 +723,11 @@ main() {
   fi
   FINISHED=1
   results::finish true
+  if ((SETTINGS[metrics])); then
+    prom::snapshot "${SETTINGS[output_dir]}/$base.prometheus" &&
+      log::info "Prometheus' data: ${SETTINGS[output_dir]}/$base.prometheus (prometheus --storage.tsdb.path=... serves it)"
+    prom::stop
+  fi
   local path=$RESULTS_FILE
   RESULTS_FILE=''
   report::page "$path"

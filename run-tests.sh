@@ -150,7 +150,7 @@ stage_deps() {
     gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
     ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client \
-    chromium:chromium parallel:parallel || absent=1
+    chromium:chromium parallel:parallel prometheus:prometheus prometheus-node-exporter:prometheus-node-exporter || absent=1
   # barrage --h3: Debian 12's QUIC libraries (client/Makefile checks their versions); the h3 tests'
   # aioquic server comes from PyPI into .cache/h3venv (client/tests/h3/run.py), as h2's does
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \

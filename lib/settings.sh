@@ -48,6 +48,7 @@
 #   quick               --quick                 1 or 0
 #   profile             --profile               the async-profiler event, "" for none
 #   gc_log              --no-gc-log             1 (the servers' GC log) or 0
+#   metrics             --metrics               1 (a Prometheus watching the run: lib/prom.sh) or 0
 #   rates               --rates                 the fixed rates' text (500,1000); "": the scenario table's
 #   stages              --rate-stages           the ramp's text; "": the scenario table's
 #   capacity            --capacity              the conditions' JSON (lib/slo.jq); "": no capacity search
@@ -71,7 +72,7 @@ declare -gA SETTINGS=(
   [duration_s]='' [warmup_s]='' [server_warmup_mode]=auto [server_warmup_s]='' [runs]=1 [runs_given]=0 [seed]='' [aa]=0
   [variants]='' [jdks]='' [gcs]='' [heaps]='' [server_cpu_counts]=''
   [connections]='' [threads_option]='' [threads]='' [cpus]='' [server_cpus]='' [client_cpus]=''
-  [port]=${BARRAGE_PORT:-8080} [quick]=0 [profile]='' [gc_log]=1
+  [port]=${BARRAGE_PORT:-8080} [quick]=0 [profile]='' [gc_log]=1 [metrics]=0
   [rates]='' [stages]='' [capacity]='' [capacity_precision]=0.02 [capacity_start]=100 [slo]=''
   [server_host]='' [load_hosts]='' [lab_file]='' [lab_dir]='' [strict]=0
   [budget_s]='' [budget]='' [tie_margin]=0.03 [cross_check]='' [main_tool]='' [left_out]=''

@@ -48,7 +48,7 @@ exact_accounting() {
   local opt
   for opt in --servers --scenarios --tool --protocol --duration --warmup --runs --label --output \
     --description --connections --threads --cpus --quick --list --dry-run --port --seed \
-    --server-warmup --aa --variants --jdk --gc --heap --server-cpus; do
+    --server-warmup --aa --variants --jdk --gc --heap --server-cpus --metrics; do
     [[ $output == *"$opt"* ]] || { echo "missing $opt"; return 1; }
   done
 }

@@ -29,6 +29,7 @@ enum {
     OPT_RATE_STAGES, OPT_PACE_RESOLUTION, OPT_FAIL_ON, OPT_LOG, OPT_LOG_SAMPLE, OPT_FLOW, OPT_USERS, OPT_EXPECT_STATUS,
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
     OPT_TLS_RESUME, OPT_CERT, OPT_KEY, OPT_IDLE_CONNECTIONS, OPT_IDLE_PING,
+    OPT_METRICS_LISTEN, OPT_METRICS_LINGER,
 };
 
 static const struct option options[] = {
@@ -69,6 +70,8 @@ static const struct option options[] = {
     {"hdr-log", required_argument, NULL, OPT_HDR_LOG},
     {"hdr-log-unit", required_argument, NULL, OPT_HDR_LOG_UNIT},
     {"live", no_argument, NULL, OPT_LIVE},
+    {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"metrics-linger", required_argument, NULL, OPT_METRICS_LINGER},
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -637,6 +640,8 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         cfg->hdr_log_ns = strcmp(arg, "ns") == 0;
         return CLI_RUN;
     case OPT_LIVE: cfg->live = true; return CLI_RUN;
+    case OPT_METRICS_LISTEN: cfg->metrics_listen = arg; return CLI_RUN;
+    case OPT_METRICS_LINGER: return set_duration(&cfg->metrics_linger_us, "--metrics-linger", arg, err, errlen);
     case OPT_START_AT:
         if ((v = parse_count(arg, 1, (long long)1 << 50)) < 0)
             return fail(err, errlen, "bad --start-at '%s' (milliseconds since the epoch, as date +%%s%%3N prints)", arg);

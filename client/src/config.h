@@ -41,6 +41,7 @@ struct run_setup {
     struct control *control;       /* opened from control_path, or NULL */
     FILE *hdr_log;                 /* opened from hdr_log_path, or NULL */
     struct reqlog *reqlog;         /* --log: opened from log_path (reqlog.h), or NULL */
+    struct metrics *metrics;       /* --metrics-listen: its listener (metrics.h), or NULL */
     struct jwtpool *jwt_pool;      /* --jwt-key: ring t is worker thread t's */
     uint64_t seed;                 /* what draws at random start from: --seed, or chosen */
 };
@@ -93,6 +94,8 @@ struct config {
     const char *hdr_log_path;  /* --hdr-log FILE */
     bool hdr_log_ns;           /* --hdr-log-unit ns (the default): values in nanoseconds, else microseconds */
     bool live;                 /* --live: a line per second on stderr */
+    const char *metrics_listen; /* --metrics-listen ADDR:PORT, or NULL */
+    uint64_t metrics_linger_us; /* --metrics-linger: after the run, until the final figures are scraped */
     const char *log_path;      /* --log FILE: a CSV line per request (reqlog.h) */
     double log_sample;         /* --log-sample: the share of requests logged, (0, 1]; 1 by default */
     /* request sources without a script (source_gen.c) */

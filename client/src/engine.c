@@ -19,6 +19,7 @@
 #include "hdrlog.h"
 #include "interval.h"
 #include "monotonic.h"
+#include "metrics.h"
 #include "report.h"
 #include "signals.h"
 #include "steady.h"
@@ -291,6 +292,10 @@ static int timelines_init(const struct config *cfg, struct run_result *out, uint
         return -1;
     }
     if (cfg->stage_count) timeline_stages(&out->timeline, cfg->stages_start_rate, cfg->stages, cfg->stage_count);
+    if (cfg->setup.metrics) {
+        out->timeline.on_second = metrics_on_second;
+        out->timeline.on_second_ctx = cfg->setup.metrics;
+    }
     if (!cfg->warmup_us) /* no warm-up: no seconds of it will come */
         for (unsigned i = 0; i < cfg->threads; i++) out->warmup.timeline.finished[i] = true;
     return 0;

@@ -74,6 +74,12 @@ void interval_merge(struct interval *dst, const struct interval *src)
     for (int i = 0; i < REQ_ERR_KINDS; i++) dst->errors[i] += src->errors[i];
     dst->open_connections += src->open_connections;
     dst->new_connections += src->new_connections;
+    dst->closed_connections += src->closed_connections;
+    dst->in_flight += src->in_flight;
+    dst->bytes_sent += src->bytes_sent;
+    dst->bytes_received += src->bytes_received;
+    dst->lag_count += src->lag_count;
+    dst->lag_sum_us += src->lag_sum_us;
     hist_merge(&dst->latency, &src->latency);
     hist_merge(&dst->uncorrected, &src->uncorrected);
     hist_merge(&dst->error_latency, &src->error_latency);

@@ -29,6 +29,9 @@ struct interval {
     uint64_t errors[REQ_ERR_KINDS];
     uint64_t open_connections; /* at its end */
     uint64_t new_connections;  /* established in it (handshakes done) */
+    /* for --metrics-listen (metrics_text.h): established connections closed in
+     * it, requests in flight at its end, load bytes, and the schedule's lag (-R) */
+    uint64_t closed_connections, in_flight, bytes_sent, bytes_received, lag_count, lag_sum_us;
     struct hist latency, uncorrected, error_latency; /* microseconds */
 };
 

@@ -30,6 +30,7 @@
 #endif
 #include "jwt.h"
 #include "jwtpool.h"
+#include "metrics.h"
 #include "reqlog.h"
 #include "report.h"
 #include "signals.h"
@@ -253,6 +254,16 @@ static int outputs_check(const struct config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* --metrics-listen: listening before the probe, so that a bad address or a
+ * port in use is a usage error whatever the target; 0, or -1 with the reason. */
+static int metrics_setup(struct config *cfg, char *err, size_t errlen)
+{
+    if (!cfg->metrics_listen) return 0;
+    if (!(cfg->setup.metrics = metrics_open(cfg->metrics_listen, err, errlen))) return -1;
+    report_error("metrics at http://%s/metrics", metrics_address(cfg->setup.metrics));
+    return 0;
+}
+
 /* The files of an open-loop run and its timeline, opened before the run so a
  * bad path fails at once; the seed of the draws when none was given (the
  * record's seed), kept below 2^53 so that a JSON reader working in doubles
@@ -288,6 +299,9 @@ static int close_run_files(struct config *cfg)
     }
     cfg->setup.reqlog = NULL;
     if (cfg->setup.control) control_close(cfg->setup.control);
+    if (cfg->setup.metrics) metrics_finish(cfg->setup.metrics, cfg->metrics_linger_us);
+    metrics_close(cfg->setup.metrics);
+    cfg->setup.metrics = NULL;
     if (cfg->setup.hdr_log && (ferror(cfg->setup.hdr_log) | fclose(cfg->setup.hdr_log))) {
         report_error("--hdr-log %s: could not be written whole", cfg->hdr_log_path);
         rc = -1;
@@ -501,10 +515,10 @@ static int connect_and_run(struct config *cfg, const struct source_type *source,
 {
     int status = EXIT_UNREACHABLE;
     struct control control;
-    bool bad_ca = outputs_check(cfg, err, errlen) != 0 || tls_client_setup(cfg, err, errlen) != 0 ||
-                  quic_client_setup(cfg, err, errlen) != 0;
-    bool unreachable = !bad_ca && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
-    if (bad_ca) {
+    bool bad_setup = outputs_check(cfg, err, errlen) != 0 || metrics_setup(cfg, err, errlen) != 0 ||
+                     tls_client_setup(cfg, err, errlen) != 0 || quic_client_setup(cfg, err, errlen) != 0;
+    bool unreachable = !bad_setup && !cfg->h3 && (probe(cfg, err, errlen) || (cfg->tls && tls_setup(cfg, err, errlen)));
+    if (bad_setup) {
         status = fail(err, EXIT_USAGE);
     } else if (signals_caught()) {
         /* interrupted while connecting: the empty report of a run that did not begin */

@@ -187,6 +187,7 @@ static void close_second(struct timeline *tl, uint64_t k)
     struct timeline_entry *e = &tl->entries[tl->len++];
     *e = entry_of(tl, m, k);
     write_log(tl, e, m);
+    if (tl->on_second) tl->on_second(tl->on_second_ctx, m);
 }
 
 size_t timeline_close(struct timeline *tl)

@@ -60,6 +60,9 @@ struct timeline {
     const struct rate_stage *stages;
     size_t stage_count;
     double stages_start_rate;
+    /* --metrics-listen: called with each merged second (not owned; NULL: none) */
+    void (*on_second)(void *ctx, const struct interval *merged);
+    void *on_second_ctx;
 };
 
 /* An empty timeline for `threads` threads; rate < 0 for a closed-loop run.

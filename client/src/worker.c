@@ -146,7 +146,11 @@ static struct req_ctx worker_start(struct worker *w, const struct request *req, 
         if (w->budget != UINT64_MAX && w->budget > 0) w->budget--;
         w->stats.started++;
         w->cur->sent++;
-        if (w->paced) hist_record(&w->stats.schedule_lag, now - scheduled);
+        if (w->paced) {
+            hist_record(&w->stats.schedule_lag, now - scheduled);
+            w->cur->lag_count++;
+            w->cur->lag_sum_us += now - scheduled;
+        }
         if (req->kind >= 0) stats_kind(&w->stats, (unsigned)req->kind, req->kind_name);
     } else if (w->warming) {
         w->cur->sent++;
@@ -504,7 +508,10 @@ static void conn_write_out(struct conn *c, uint64_t now, bool start_requests)
             conn_close(c, CLOSE_WRITE_ERROR);
             return;
         }
-        if (w->measuring && !c->idle) w->stats.bytes_sent += (uint64_t)n;
+        if (w->measuring && !c->idle) {
+            w->stats.bytes_sent += (uint64_t)n;
+            if (w->cur) w->cur->bytes_sent += (uint64_t)n;
+        }
         c->out += n;
         c->out_len -= (size_t)n;
     }
@@ -548,7 +555,10 @@ static bool conn_read_one(struct conn *c, uint64_t *now)
         return false;
     }
     *now = monotonic_now_us();
-    if (w->measuring && !c->idle) w->stats.bytes_received += (uint64_t)n;
+    if (w->measuring && !c->idle) {
+        w->stats.bytes_received += (uint64_t)n;
+        if (w->cur) w->cur->bytes_received += (uint64_t)n;
+    }
     c->received += (uint64_t)n;
     uint64_t arrived = conn_arrival(c, received_ns, *now);
     if (c->session->ops->on_read(c->session, w->rbuf, (size_t)n, arrived) == SESSION_CLOSE) {
@@ -825,6 +835,7 @@ static void conn_close(struct conn *c, enum close_cause cause)
         if (w->dgram) conn_send_last(c);
     } else if (c->state == CONN_OPEN) {
         w->open_now--;
+        if (w->cur) w->cur->closed_connections++;
         c->session->ops->on_close(c->session, cause, monotonic_now_us());
         if (w->dgram) conn_send_last(c);
         if (w->source->ops->conn_close) w->source->ops->conn_close(w->source, c->index);
@@ -1130,6 +1141,7 @@ static void interval_post(struct worker *w, bool last, uint64_t now)
     iv->last = last;
     iv->warmup = w->warming;
     iv->open_connections = w->open_now;
+    iv->in_flight = w->inflight;
     interval_hand_over(w, iv);
     w->cur = next;
     if (!next) return;
@@ -1190,6 +1202,7 @@ static void warmup_end(struct worker *w, uint64_t now)
     iv->last = true;
     iv->warmup = true;
     iv->open_connections = w->open_now;
+    iv->in_flight = w->inflight;
     interval_hand_over(w, iv);
     w->cur = next;
     w->warming = false;

@@ -9,12 +9,15 @@ Prints TAP lines; exits 1 when any case failed.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 import harness
 from harness import MiB, REPO, check_sent, expect, expect_eq, free_port
@@ -1177,6 +1180,169 @@ def case_scenarios(t):
         proc.wait()
 
 
+
+def scrape(port, path="/metrics", split=False):
+    """GET path from barrage's --metrics-listen: (status, content type, {sample name with labels: value});
+    split: the request written a byte at a time."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as c:
+        request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for part in ([request[i:i + 1] for i in range(len(request))] if split else [request]):
+            c.sendall(part)
+        data = b""
+        while chunk := c.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    ctype = next((line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("content-type:")), "")
+    samples = {}
+    for line in body.decode().splitlines() if lines[0].split()[1] == "200" else ():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            samples[name] = float(value)
+    return int(lines[0].split()[1]), ctype, samples
+
+
+def same(got, want, what):
+    expect(got == want, f"{what}: {got}, want {want}")
+
+
+def case_metrics_listen(t):
+    """--metrics-listen: scraped with plain GETs during a run (the counter grows), the final
+    figures (barrage_run_finished 1, served once thanks to --metrics-linger) equal the record's
+    requests and latency count; +Inf = _count; 404 elsewhere; a request written a byte at a time
+    answered; [::1]:0 listens on a free port it names; a port in use and a bad address exit 2
+    naming the option."""
+    server = TestServer("ok").start()
+    port = free_port()
+    cmd = [t.barrage, "--json", "-c", "4", "-t", "2", "-R", "300", "-d", "3s", "--metrics-listen",
+           f"127.0.0.1:{port}", "--metrics-linger", "20s", f"http://127.0.0.1:{server.port}/"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen, final, not_found, split = [], None, None, None
+    try:
+        deadline = time.monotonic() + 60
+        while final is None and p.poll() is None and time.monotonic() < deadline:
+            try:
+                status, ctype, samples = scrape(port)
+                if not_found is None:
+                    not_found = scrape(port, "/other")[0]
+                    split = scrape(port, split=True)[0]
+            except OSError:
+                time.sleep(0.1)
+                continue
+            expect(status == 200 and ctype.startswith("text/plain; version=0.0.4"), f"scrape: {status} {ctype}")
+            seen.append(samples['barrage_requests_total{outcome="success"}'])
+            if samples["barrage_run_finished"] == 1:
+                final = samples
+            time.sleep(0.3)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        server.stop()
+    expect(p.returncode == 0, f"exit {p.returncode}: {err.strip()[-500:]}")
+    record = t.keep_record(out, err)
+    expect(final is not None, f"no final scrape (barrage_run_finished 1) among {len(seen)}")
+    expect(not_found == 404, f"GET /other: {not_found}, want 404")
+    expect(split == 200, f"a request written a byte at a time: {split}, want 200")
+    expect(any(0 < v < seen[-1] for v in seen), f"the counter never grew during the run: {seen}")
+    total = sum(v for k, v in final.items() if k.startswith("barrage_requests_total{"))
+    same(total, record["requests"], "sum(barrage_requests_total) vs the record's requests")
+    same(final["barrage_latency_seconds_count"], record["succeeded"], "latency count (every request a 200)")
+    same(final['barrage_latency_seconds_bucket{le="+Inf"}'], final["barrage_latency_seconds_count"], "+Inf")
+    same(final["barrage_requests_sent_total"], record["requests"], "sent")
+    same(final["barrage_sent_bytes_total"], record["bytes_sent"], "bytes sent")
+    # IPv6 in brackets, port 0: a free port, named on stderr
+    ipv6 = TestServer("ok").start()
+    try:
+        rc, _, err, _ = t.run(["-n", "5", "--metrics-listen", "[::1]:0"], ipv6.port)
+    finally:
+        ipv6.stop()
+    expect(rc == 0 and re.search(r"metrics at http://\[::1\]:[1-9][0-9]*/metrics", err), f"[::1]:0: exit {rc}, {err}")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        for addr, why in ((f"127.0.0.1:{busy.getsockname()[1]}", "in use"), ("localhost:9464", "numeric"),
+                          ("127.0.0.1:99999", "ADDR:PORT"), ("127.0.0.1", "ADDR:PORT")):
+            rc, err = run_plain(t, ["-n", "5", "--metrics-listen", addr, f"http://127.0.0.1:{free_port()}/"])
+            expect(rc == 2 and "--metrics-listen" in err and why in err, f"{addr}: exit {rc}, {err.strip()}")
+
+
+
+def prometheus_query(port, query):
+    """An instant query to Prometheus' HTTP API: the first result's value, or None when empty."""
+    url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": query})
+    with urllib.request.urlopen(url, timeout=5) as r:
+        result = json.load(r)["data"]["result"]
+    return float(result[0]["value"][1]) if result else None
+
+
+def start_prometheus(t, target_port):
+    """Debian's prometheus scraping 127.0.0.1:target_port every second, its config and data in
+    the work folder, on a free port; returns (process, port) once it is ready."""
+    if not shutil.which("prometheus"):
+        raise harness.Failure("prometheus missing: ./run-tests.sh deps installs it (apt-get install prometheus)")
+    folder = tempfile.mkdtemp(prefix="prometheus data ", dir=t.workdir)
+    config = os.path.join(folder, "prometheus.yml")
+    with open(config, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
+                f"  - job_name: barrage\n    static_configs:\n      - targets: ['127.0.0.1:{target_port}']\n")
+    port = free_port()
+    p = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={folder}/data",
+                          f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                         stderr=open(os.path.join(folder, "prometheus.log"), "w"))
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and p.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/-/ready", timeout=2) as r:
+                if r.status == 200:
+                    return p, port
+        except OSError:
+            pass
+        time.sleep(0.2)
+    p.kill()
+    p.wait()
+    raise harness.Failure(f"prometheus not ready in 30 s: {open(os.path.join(folder, 'prometheus.log')).read()[-500:]}")
+
+
+def case_prometheus(t):
+    """A real Prometheus scraping --metrics-listen every second during a 3 s run: its request
+    counter equals the record's requests, and histogram_quantile(0.99) of the whole run's buckets
+    is within the buckets' stated 9.1% of barrage's own p99 (both land in one bucket: see README)."""
+    metrics_port = free_port()
+    prom, prom_port = start_prometheus(t, metrics_port)
+    server = TestServer("ok").start()
+    try:
+        rc, record, err, _ = t.run(["-c", "4", "-R", "400", "-d", "3s", "--metrics-listen",
+                                    f"127.0.0.1:{metrics_port}", "--metrics-linger", "30s"], server.port)
+        expect(rc == 0, f"exit {rc}: {err.strip()[-500:]}")
+        final = None
+        # barrage lingers until Prometheus scraped its final figures (its discovery may start the
+        # scrapes seconds after it is ready, even after the run), then exits; they are stored just after
+        deadline = time.monotonic() + 10
+        while final != 1 and time.monotonic() < deadline:
+            final = prometheus_query(prom_port, "max_over_time(barrage_run_finished[5m])")
+            time.sleep(0.2)
+        expect(final == 1, "Prometheus never stored the final scrape (barrage_run_finished 1)")
+        # counters start at 0 with the process: their last values are the run's
+        requests = prometheus_query(prom_port, "sum(max_over_time(barrage_requests_total[5m]))")
+        expect(requests == record["requests"], f"Prometheus' request count {requests}, record's {record['requests']}")
+        p99 = prometheus_query(prom_port, "histogram_quantile(0.99, sum by (le) "
+                                          "(max_over_time(barrage_latency_seconds_bucket[5m])))")
+        want = record["latency_us"]["p99"]
+        expect(p99 is not None and abs(p99 * 1e6 - want) <= 0.091 * want,
+               f"Prometheus' p99 {p99} s, barrage's {want} us: beyond 9.1%")
+    finally:
+        server.stop()
+        prom.terminate()
+        try:
+            prom.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            prom.kill()
+            prom.wait()
+
+
 CASES = [
     ("answers 200 (exact counts and bytes)", case_ok),
     ("usage errors exit 2", case_usage),
@@ -1191,6 +1357,10 @@ CASES = [
     ("a response a script reads: a big one's buffers released once it is read", case_collect_released),
     ("--log and --hdr-log: never one file (symlink, hard link, stdout), never a device", case_outputs_apart),
     ("--hdr-log in ns by default, --hdr-log-unit us, the header names the unit", case_hdr_log_unit),
+    ("--metrics-listen: scraped during a run, final counters equal the record's; bad address, port in use exit 2",
+     case_metrics_listen),
+    ("--metrics-listen: a real Prometheus' request count and histogram_quantile(0.99) against the record's",
+     case_prometheus, "about 6 s of a real Prometheus; the listener runs sanitized in the --metrics-listen case"),
     ("script: wrk.format refuses a smuggled method, path or header (exit 4, the callback)", case_script_injection),
     ("1 target not listening: exit 3 with the reason", case_not_listening),
     ("1 target not accepting: exit 3 after the connect timeout", case_not_accepting),

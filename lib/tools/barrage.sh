@@ -120,6 +120,11 @@ barrage::run() {
   mapfile -t -O "${#args[@]}" args < <(scenarios::connection_args "$scenario" "${barrage_spec[protocol]}")
   if [[ -n ${barrage_spec[warmup_auto]:-} ]]; then args+=(--warmup "auto:${warmup}s") # lib/steady.sh
   elif ((warmup > 0)); then args+=(--warmup "${warmup}s"); fi
+  # --metrics (lib/prom.sh): this machine's barrage serves its figures to the run's Prometheus,
+  # and lingers until the final ones are scraped (at most 3 s: the scrape interval is 1 s)
+  if [[ -n ${PROM_BARRAGE_LISTEN:-} && -z ${barrage_spec[barrage_bin]:-} ]]; then
+    args+=(--metrics-listen "$PROM_BARRAGE_LISTEN" --metrics-linger 3s)
+  fi
   # open loop: the schedule runs through the warm-up too, latency from each scheduled time
   [[ -n $rate ]] && args+=(-R "$rate")
   # a ramped rate (lib/openloop.sh): the run lasts the stages (the spec's duration_s)

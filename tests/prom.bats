@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# run-benchmarks.sh --metrics (lib/prom.sh): a real Prometheus (Debian's, installed by
+# ./run-tests.sh deps) and node exporter started on free ports with the config and data in a
+# folder, barrage's driver run with --metrics-listen on the address it chose, the machine's
+# and barrage's series stored, a TSDB snapshot that promtool reads holding barrage's final
+# count, and both stopped.
+
+load test_helper
+
+setup() {
+  common_setup "barrage prom test"
+  # shellcheck source=SCRIPTDIR/../lib/log.sh
+  source "$ROOT/lib/log.sh"
+  # shellcheck source=SCRIPTDIR/../lib/deps.sh
+  source "$ROOT/lib/deps.sh"
+  # shellcheck source=SCRIPTDIR/../lib/procs.sh
+  source "$ROOT/lib/procs.sh"
+  # shellcheck source=SCRIPTDIR/../lib/scenarios.sh
+  source "$ROOT/lib/scenarios.sh"
+  # shellcheck source=SCRIPTDIR/../lib/tools.sh
+  source "$ROOT/lib/tools.sh"
+  # shellcheck source=SCRIPTDIR/../lib/tools/barrage.sh
+  source "$ROOT/lib/tools/barrage.sh"
+  # shellcheck source=SCRIPTDIR/../lib/prom.sh
+  source "$ROOT/lib/prom.sh"
+  procs::record_to "$TMP/pids"
+}
+
+teardown() {
+  prom::stop
+  common_teardown
+}
+
+# query PROMQL: the first result's value of an instant query ("" when none)
+query() {
+  curl -fsG "$PROM_URL/api/v1/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'
+}
+
+@test "--metrics: Prometheus scrapes barrage's run and the machine; the snapshot beside the results holds the final count" {
+  prom::start "$TMP/prometheus dir"
+  [[ $PROM_URL == http://127.0.0.1:* && $PROM_BARRAGE_LISTEN == 127.0.0.1:* ]]
+  grep -q "targets: \['$PROM_BARRAGE_LISTEN'\]" "$TMP/prometheus dir/prometheus.yml"
+  test_server ok
+  local -A spec
+  run_spec spec url="http://127.0.0.1:$PORT" scenario=baseline connections=2 duration_s=2
+  run barrage::run spec
+  [ "$status" -eq 0 ]
+  local succeeded finished='' i
+  succeeded=$(jq -er '.succeeded' "$TMP/out.json")
+  ((succeeded > 0))
+  # barrage served its final figures before it exited (--metrics-linger); stored just after
+  for i in $(seq 50); do
+    finished=$(query 'max_over_time(barrage_run_finished[5m])')
+    [[ $finished == 1 ]] && break
+    sleep 0.2
+  done
+  [ "$finished" = 1 ]
+  [ "$(query 'sum(max_over_time(barrage_requests_total[5m]))')" = "$succeeded" ]
+  [ "$(query 'max_over_time(up{job="node"}[5m])')" = 1 ]
+  [ -n "$(query 'count(node_cpu_seconds_total)')" ]
+  prom::snapshot "$TMP/run.prometheus"
+  prom::stop
+  # promtool reads the kept data: barrage's final count among its samples
+  promtool tsdb dump --match='barrage_requests_total{outcome="success"}' "$TMP/run.prometheus" > "$TMP/dump"
+  [ "$(awk '{print $(NF-1)}' "$TMP/dump" | sort -g | tail -n 1)" = "$succeeded" ]
+  # both stopped: their process groups are gone
+  local pid _
+  while IFS=$'\t' read -r pid _; do ! kill -0 "$pid" 2>/dev/null; done <"$TMP/pids"
+}
