@@ -150,7 +150,7 @@ stage_deps() {
     gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
     ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client \
-    chromium:chromium parallel:parallel mandoc:mandoc man:man-db || absent=1
+    chromium:chromium parallel:parallel mandoc:mandoc man:man-db xmllint:libxml2-utils || absent=1
   # barrage --h3: Debian 12's QUIC libraries (client/Makefile checks their versions); the h3 tests'
   # aioquic server comes from PyPI into .cache/h3venv (client/tests/h3/run.py), as h2's does
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
@@ -196,7 +196,7 @@ stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SE
 # results files, README and page generation, lint, option parsing. They run two files at a
 # time (GNU parallel), which takes about a third off their share of the run on 2 cores; every
 # other file measures or starts servers and runs alone.
-BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results history install)
+BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results history install ci)
 
 stage_bats() {
   local args=(--tap --timing) # each test's time on its line: where the run's time goes

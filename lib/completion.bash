@@ -23,12 +23,12 @@ completion::suite_root() {
   (cd "$(dirname -- "$cmd")" && pwd)
 }
 
-# completion::_set ROOT OPTION: the names OPTION takes, one a line (nothing for another option).
+# completion::_set SUITE OPTION: the names OPTION takes, one a line (nothing for another option).
 completion::_set() {
-  local root=$1 option=$2
+  local suite=$1 option=$2
   (
-    cd "$root" || exit 1
-    export SERVERS_DIR=${BARRAGE_SERVERS_DIR:-$root/servers}
+    cd "$suite" || exit 1
+    export SERVERS_DIR=${BARRAGE_SERVERS_DIR:-$suite/servers}
     # shellcheck source=lib/log.sh
     source lib/log.sh
     # shellcheck source=lib/servers.sh
@@ -54,21 +54,21 @@ completion::_set() {
 }
 
 completion::run_benchmarks() {
-  local cur=${2-} prev=${3-} root done_part
+  local cur=${2-} prev=${3-} suite done_part
   COMPREPLY=()
-  root=$(completion::suite_root "$1") || return 0
+  suite=$(completion::suite_root "$1") || return 0
   case $prev in
     --servers | --scenarios | --tool | --protocol | --variants)
       # a comma list: complete its last item, keep what comes before it
       done_part=''
       [[ $cur == *,* ]] && done_part=${cur%,*},
-      mapfile -t COMPREPLY < <(compgen -P "$done_part" -W "$(completion::_set "$root" "$prev")" -- "${cur##*,}")
+      mapfile -t COMPREPLY < <(compgen -P "$done_part" -W "$(completion::_set "$suite" "$prev")" -- "${cur##*,}")
       return 0
       ;;
     --lab | --slo | --output) mapfile -t COMPREPLY < <(compgen -f -- "$cur"); return 0 ;;
   esac
   if [[ $cur == -* ]]; then
-    mapfile -t COMPREPLY < <(compgen -W "$("$root/run-benchmarks.sh" --help 2>/dev/null \
+    mapfile -t COMPREPLY < <(compgen -W "$("$suite/run-benchmarks.sh" --help 2>/dev/null \
       | sed -nE 's/^  (-h, )?(--[a-z0-9-]+).*/\2/p')" -- "$cur")
   fi
   return 0

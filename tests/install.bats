@@ -6,11 +6,10 @@
 
 load test_helper
 
-BARRAGE=$ROOT/client/build/barrage
-MAN=$ROOT/client/man/barrage.1
-
 setup() {
   common_setup "install test"
+  BARRAGE=$ROOT/client/build/barrage
+  MAN=$ROOT/client/man/barrage.1
   [[ -x $BARRAGE ]] || fail_setup "build barrage first (make -C client)"
 }
 
@@ -119,6 +118,7 @@ complete_words() {
   [ -z "$(complete_words "$BARRAGE" -c '')" ]
 }
 
+# shellcheck disable=SC2031 # bats' own lines array, not one the sourced completion sets
 @test "install: run-benchmarks.sh's completion offers its options and the tree's servers, scenarios, tools, protocols, variants" {
   # shellcheck source=lib/completion.bash
   source "$ROOT/lib/completion.bash"
@@ -132,12 +132,12 @@ complete_words() {
   complete_words ./run-benchmarks.sh --scenarios size- | grep -qx size-sweep
   complete_words ./run-benchmarks.sh --scenarios size- | grep -qx size-1k
   # the sets are the tree's at completion time: a server added now is offered, with its variants
-  local servers="$TMP/servers"
-  mkdir -p "$servers/zeta" "$servers/alpha"
-  : >"$servers/zeta/server.properties"
-  : >"$servers/alpha/server.properties"
-  printf 'name\tjvm_options\tenv\tproperties\tdescription\nquick\t-\t-\t-\tq\nslow\t-\t-\t-\ts\n' >"$servers/zeta/variants.tsv"
-  export BARRAGE_SERVERS_DIR=$servers
+  local tree="$TMP/servers"
+  mkdir -p "$tree/zeta" "$tree/alpha"
+  : >"$tree/zeta/server.properties"
+  : >"$tree/alpha/server.properties"
+  printf 'name\tjvm_options\tenv\tproperties\tdescription\nquick\t-\t-\t-\tq\nslow\t-\t-\t-\ts\n' >"$tree/zeta/variants.tsv"
+  export BARRAGE_SERVERS_DIR=$tree
   [ "$(complete_words ./run-benchmarks.sh --servers '' | tr '\n' ' ')" = "alpha zeta " ]
   [ "$(complete_words ./run-benchmarks.sh --servers alpha,z)" = "alpha,zeta" ]
   [ "$(complete_words ./run-benchmarks.sh --variants zeta: | tr '\n' ' ')" = "zeta:* zeta:quick zeta:slow " ]
