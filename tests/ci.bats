@@ -34,6 +34,10 @@ teardown() { common_teardown; }
 # junit_valid FILE: xmllint's verdict against the JUnit XSD (its words on failure)
 junit_valid() { xmllint --noout --schema "$XSD" "$1"; }
 
+# step_env: the workflow's environment for ci/benchmarks-step.sh: the job summary in
+# $TMP/summary.md, the reports in $TMP/reports
+step_env() { export GITHUB_STEP_SUMMARY="$TMP/summary.md" BARRAGE_CI_REPORTS="$TMP/reports"; }
+
 # xpath FILE EXPR: xmllint's value of an XPath expression (count(...), string(...))
 xpath() { xmllint --xpath "$2" "$1"; }
 
@@ -142,4 +146,75 @@ xpath() { xmllint --xpath "$2" "$1"; }
   run -2 "$ROOT/export-results.sh" "$RESULTS/single-base.json" --to csv
   [[ $output == *"--to takes gab or bmf, got 'csv'"* ]]
   run -2 "$ROOT/export-results.sh" "$RESULTS/single-base.json" --to bmf --metric p99
+}
+
+@test "ci: the example workflow is actionlint clean (a pinned Go module, run-tests.sh deps builds it)" {
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/deps.sh"
+  local actionlint="$ROOT/.cache/go/${DEPS_ACTIONLINT##*/}/actionlint"
+  actionlint=${actionlint/@*\//@${DEPS_ACTIONLINT##*@}/}
+  [[ -x $actionlint ]] || { echo "no $actionlint: run ./run-tests.sh deps"; return 1; }
+  cd "$ROOT"
+  run "$actionlint" -config-file .github/actionlint.yaml .github/workflows/benchmarks.yml
+  echo "$output"
+  [ "$status" -eq 0 ]
+  # the gate is the step script, as the tests below run it
+  # shellcheck disable=SC2016 # the workflow's text, not expanded
+  grep -F 'run: ci/benchmarks-step.sh compare "$NEW_RESULTS" history' .github/workflows/benchmarks.yml
+  grep -F 'runs-on: [self-hosted, linux, benchmark]' .github/workflows/benchmarks.yml
+}
+
+@test "ci: the workflow's compare step: Markdown to GITHUB_STEP_SUMMARY, JUnit and exports in reports, exit 1 on a regression, the run not kept" {
+  step_env
+  mkdir -p "$TMP/history"
+  cp "$RESULTS/single-base.json" "$TMP/history/"
+  run -1 "$ROOT/ci/benchmarks-step.sh" compare "$RESULTS/single-drop20.json" "$TMP/history"
+  echo "$output"
+  grep -F '## Benchmarks against the previous kept run' "$TMP/summary.md"
+  grep -F '| jetty | hello | h1 | wrk | 45,000 | 36,000 | -20.0% |' "$TMP/summary.md"
+  junit_valid "$TMP/reports/compare.xml"
+  [ "$(xpath "$TMP/reports/compare.xml" 'count(//failure)')" -eq 1 ]
+  source "$ROOT/lib/log.sh"
+  source "$ROOT/lib/schema.sh"
+  schema::validate "$ROOT/tests/fixtures/ci/gab.schema.json" "$TMP/reports/ok-per-s.json" "$TMP/reports/p99.json"
+  schema::validate "$ROOT/tests/fixtures/ci/bmf.schema.json" "$TMP/reports/bmf.json"
+  # a regression does not become the next baseline
+  [ "$(find "$TMP/history" -name '*.json' | wc -l)" -eq 1 ]
+  # no baseline yet: said, exit 0, the run kept
+  rm -f "$TMP/summary.md"
+  run -0 "$ROOT/ci/benchmarks-step.sh" compare "$RESULTS/single-drop20.json" "$TMP/empty history"
+  grep -F 'No baseline yet' "$TMP/summary.md"
+  cmp "$RESULTS/single-drop20.json" "$TMP/empty history/single-drop20.json"
+}
+
+@test "ci: the workflow's compare step runs history.sh over 6 kept files and the run: its table in the summary, the run kept" {
+  step_env
+  mkdir -p "$TMP/history"
+  cp "$SERIES"/step/2026100[1-6]T*.json "$TMP/history/"
+  # the 7th file, 20% slower on netty/hello/h1/wrk, within its runs' noise (±50%) for one
+  # comparison, and one point after the step is no change point (3 a side): exit 0
+  run -0 "$ROOT/ci/benchmarks-step.sh" compare "$SERIES/step/20261007T060000Z.json" "$TMP/history"
+  grep -E '^\| netty \| hello \| h1 \| wrk \| 13,023 ' "$TMP/summary.md"
+  grep -F '## History of the kept runs' "$TMP/summary.md"
+  grep -F '**History:** 7 results files' "$TMP/summary.md"
+  grep -F 'No regression at the newest change point (exit 0)' "$TMP/summary.md"
+  junit_valid "$TMP/reports/history.xml"
+  [ "$(xpath "$TMP/reports/history.xml" 'count(//testcase)')" -eq 6 ]
+  [ -f "$TMP/history/20261007T060000Z.json" ]
+}
+
+@test "ci: the workflow's run step passes the budget and names the results file in GITHUB_OUTPUT" {
+  # a stand-in for run-benchmarks.sh: records its arguments, writes a results file to --output
+  cat >"$TMP/fake-run.sh" <<FAKE
+#!/usr/bin/env bash
+printf '%s\n' "\$@" >"$TMP/args"
+while ((\$#)); do [[ \$1 == --output ]] && cp "$RESULTS/single-base.json" "\$2/20261120T100000Z-ci.json"; shift; done
+FAKE
+  chmod +x "$TMP/fake-run.sh"
+  export BARRAGE_CI_RUN_BENCHMARKS="$TMP/fake-run.sh" BARRAGE_CI_RESULTS="$TMP/results dir" BARRAGE_CI_BUDGET=45m
+  export GITHUB_OUTPUT="$TMP/output"
+  run -0 "$ROOT/ci/benchmarks-step.sh" run --servers jetty
+  [ "$(tr '\n' ' ' <"$TMP/args")" = "--budget 45m --label ci --output $TMP/results dir --servers jetty " ]
+  [ "$(cat "$GITHUB_OUTPUT")" = "results=$TMP/results dir/20261120T100000Z-ci.json" ]
+  [ "${lines[-1]}" = "$TMP/results dir/20261120T100000Z-ci.json" ]
 }
