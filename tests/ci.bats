@@ -3,7 +3,7 @@
 # export-results.sh --to gab|bmf, each checked by a consumer of its format: xmllint against a
 # JUnit XSD, check-jsonschema (lib/schema.sh) against github-action-benchmark's and Bencher's
 # formats (tests/fixtures/ci: where each comes from is in the file). Exit codes as without
-# --format. No server, no timing; one change-point analysis (setup_file).
+# --format. No server, no timing; one change-point analysis (the compare step's over 12 files).
 
 load test_helper
 bats_require_minimum_version 1.5.0
@@ -12,10 +12,9 @@ setup_file() {
   local dir
   dir=$(mktemp -d "${BATS_TMPDIR:-/tmp}/barrage ci series.XXXX")
   export SERIES=$dir
-  # a 20% step of netty/hello/h1/wrk at the 7th of 12 files, analyzed once (Otava: ~10 s)
+  # a 20% step of netty/hello/h1/wrk at the 7th of 12 files
   python3 "$BATS_TEST_DIRNAME/fixtures/history/make-series.py" "$BATS_TEST_DIRNAME/fixtures/results/recorded-quick-3runs-a.json" \
     "$dir/step" --files 12 --series netty/hello/h1/wrk --step-at 7 --step 0.8 --seed 1 >/dev/null
-  "$BATS_TEST_DIRNAME/../history.sh" --format json "$dir/step" >"$dir/doc.json" || [[ $? -eq 1 ]]
   # too short for a verdict: history.sh runs without the detector (the formats' plumbing)
   python3 "$BATS_TEST_DIRNAME/fixtures/history/make-series.py" "$BATS_TEST_DIRNAME/fixtures/results/recorded-quick-3runs-a.json" \
     "$dir/short" --files 5 --seed 2 >/dev/null
@@ -83,21 +82,6 @@ xpath() { xmllint --xpath "$2" "$1"; }
     | ci::junit_compare' --slurpfile base "$TMP/base.json" --slurpfile new "$TMP/new.json" -n >"$TMP/report.xml"
   junit_valid "$TMP/report.xml"
   [ "$(xpath "$TMP/report.xml" 'string(//testcase[failure]/@name)')" = "je<t>&\"ty'^A" ]
-}
-
-@test "ci: history.sh's document as JUnit (a failure per gating regression) and Markdown" {
-  assert_jq '.regressions | length == 2' "$SERIES/doc.json"
-  jq -r -L "$ROOT/lib" 'import "ci_format" as ci; ci::junit_history' "$SERIES/doc.json" >"$TMP/history.xml"
-  junit_valid "$TMP/history.xml"
-  [ "$(xpath "$TMP/history.xml" 'count(//testcase)')" -eq 6 ]
-  [ "$(xpath "$TMP/history.xml" 'count(//testcase[@name="netty"][@classname="hello.h1.wrk"]/failure)')" -eq 2 ]
-  [ "$(xpath "$TMP/history.xml" 'count(//failure)')" -eq 2 ]
-  xpath "$TMP/history.xml" 'string(//failure[1]/@message)' | grep -E '^regression: ok/s [0-9,]+ -> [0-9,]+ \(-1[0-9]\.[0-9]%, 95% CI .* from file #7 '
-  jq -r -L "$ROOT/lib" 'import "ci_format" as ci; ci::markdown_history' "$SERIES/doc.json" >"$TMP/history.md"
-  cat "$TMP/history.md"
-  grep -E '^\| netty hello h1 wrk \| ok/s \| #7 .* \| \*\*regression \(newest\)\*\* \|$' "$TMP/history.md"
-  grep -E '^\| netty hello h1 wrk \| p99 \| #7 ' "$TMP/history.md"
-  grep -F '**2 regression(s)** at the newest change point (exit 1)' "$TMP/history.md"
 }
 
 @test "ci: history.sh --format junit runs through the script, exit as without; a bad format is exit 2" {
@@ -187,20 +171,26 @@ xpath() { xmllint --xpath "$2" "$1"; }
   cmp "$RESULTS/single-drop20.json" "$TMP/empty history/single-drop20.json"
 }
 
-@test "ci: the workflow's compare step runs history.sh over 6 kept files and the run: its table in the summary, the run kept" {
+@test "ci: the workflow's compare step runs history.sh over the kept files and the run: change points as Markdown and JUnit, exit 1" {
   step_env
   mkdir -p "$TMP/history"
-  cp "$SERIES"/step/2026100[1-6]T*.json "$TMP/history/"
-  # the 7th file, 20% slower on netty/hello/h1/wrk, within its runs' noise (±50%) for one
-  # comparison, and one point after the step is no change point (3 a side): exit 0
-  run -0 "$ROOT/ci/benchmarks-step.sh" compare "$SERIES/step/20261007T060000Z.json" "$TMP/history"
-  grep -E '^\| netty \| hello \| h1 \| wrk \| 13,023 ' "$TMP/summary.md"
+  cp "$SERIES"/step/202610{01,02,03,04,05,06,07,08,09,10,11}T*.json "$TMP/history/"
+  # the 12th file against the 11th: both after the step, no regression between them; but over
+  # the 12 files history.sh finds netty/hello/h1/wrk's step at the 7th, a regression of ok/s and
+  # p99 at its newest change point: the job fails, the run is not kept
+  run -1 "$ROOT/ci/benchmarks-step.sh" compare "$SERIES/step/20261012T060000Z.json" "$TMP/history"
+  assert_jq '.regressions | length == 2' "$TMP/reports/history.json"
   grep -F '## History of the kept runs' "$TMP/summary.md"
-  grep -F '**History:** 7 results files' "$TMP/summary.md"
-  grep -F 'No regression at the newest change point (exit 0)' "$TMP/summary.md"
+  grep -F '**History:** 12 results files' "$TMP/summary.md"
+  grep -E '^\| netty hello h1 wrk \| ok/s \| #7 .* \| \*\*regression \(newest\)\*\* \|$' "$TMP/summary.md"
+  grep -E '^\| netty hello h1 wrk \| p99 \| #7 ' "$TMP/summary.md"
+  grep -F '**2 regression(s)** at the newest change point (exit 1)' "$TMP/summary.md"
   junit_valid "$TMP/reports/history.xml"
   [ "$(xpath "$TMP/reports/history.xml" 'count(//testcase)')" -eq 6 ]
-  [ -f "$TMP/history/20261007T060000Z.json" ]
+  [ "$(xpath "$TMP/reports/history.xml" 'count(//testcase[@name="netty"][@classname="hello.h1.wrk"]/failure)')" -eq 2 ]
+  [ "$(xpath "$TMP/reports/history.xml" 'count(//failure)')" -eq 2 ]
+  xpath "$TMP/reports/history.xml" 'string(//failure[1]/@message)' | grep -E '^regression: ok/s [0-9,]+ -> [0-9,]+ \(-1[0-9]\.[0-9]%, 95% CI .* from file #7 '
+  [ ! -f "$TMP/history/20261012T060000Z.json" ]
 }
 
 @test "ci: the workflow's run step passes the budget and names the results file in GITHUB_OUTPUT" {
