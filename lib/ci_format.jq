@@ -100,8 +100,10 @@ def junit_compare:
       | .out = "relative to \($doc.settings.reference): " + .out]
      | _suite_entry("compare-results.relative"; $properties)) as $relative
   | ([$doc.capacity[]
-      | {classname: "\(.scenario).\(.protocol).\(.tool)", name: "\(.server) capacity \(.conditions)"} as $id
-      | ("capacity \(.base | tostring) -> \(.new | tostring)") as $figures
+      | {classname: "\(.scenario).\(.protocol).\(.tool)", name: "\(.server) capacity \(.conditions | join(","))"} as $id
+      | (if .judgement != null then _figure("capacity (requests/s)"; .judgement; fmt::thousands)
+         else "capacity (requests/s) \(.base | map(. // "none met") | join(" ")) -> \(.new | map(. // "none met") | join(" "))"
+              + (if .why != null then ": \(.why)" else "" end) end) as $figures
       | $id + {failures: [if .verdict == "regression" and $gate == "absolute" and ($doc.settings.fail_on | index("capacity")) != null
                            then {type: "regression", message: "regression: \($figures)"} else empty end],
                skipped: null, out: "\(.verdict): \($figures)"}]

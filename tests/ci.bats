@@ -208,3 +208,17 @@ FAKE
   [ "$(cat "$GITHUB_OUTPUT")" = "results=$TMP/results dir/20261120T100000Z-ci.json" ]
   [ "${lines[-1]}" = "$TMP/results dir/20261120T100000Z-ci.json" ]
 }
+
+@test "ci: a capacity search that met no rate in NEW is a JUnit failure of the capacity suite" {
+  local base=$ROOT/tests/fixtures/openloop/base.json
+  jq '(.results[] | select(.capacity != null) | .capacity.capacity_rps) = null' "$base" >"$TMP/new.json"
+  jq -r -L "$ROOT/lib" 'import "compare" as c; import "ci_format" as ci;
+    c::compare($base[0]; $new[0]; {threshold: 0.05, p99_threshold: 0.2, error_threshold: 0.001, alpha: 0.05,
+      fail_on: ["rps", "p99", "errors", "capacity"], reference: "java-http", gate: "absolute",
+      filters: {tool: [], scenario: [], server: [], protocol: []}, base_file: "b", new_file: "n", noise_floor: null})
+    | ci::junit_compare' --slurpfile base "$base" --slurpfile new "$TMP/new.json" -n >"$TMP/report.xml"
+  junit_valid "$TMP/report.xml"
+  [ "$(xpath "$TMP/report.xml" 'count(//testsuite[@name="compare-results.capacity"]//failure)')" -eq 1 ]
+  [ "$(xpath "$TMP/report.xml" 'string(//failure/@message)')" = "regression: capacity (requests/s) 18 -> none met: no rate met" ]
+  [ "$(xpath "$TMP/report.xml" 'string(//testcase[failure]/@name)')" = "loaded capacity p99<100ms" ]
+}
