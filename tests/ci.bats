@@ -222,3 +222,16 @@ FAKE
   [ "$(xpath "$TMP/report.xml" 'string(//failure/@message)')" = "regression: capacity (requests/s) 18 -> none met: no rate met" ]
   [ "$(xpath "$TMP/report.xml" 'string(//testcase[failure]/@name)')" = "loaded capacity p99<100ms" ]
 }
+
+@test "ci: an SLO regression (met in BASE, broken in NEW) is a JUnit failure, exit 1 as ever" {
+  jq '.results |= map(if .load.mode == "capacity" then .metrics.rate.delivered = true | .metrics.latency_us.p99 = 1000 else . end)' \
+    "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/base.json"
+  jq '.results |= map(if .load.target_rps == 100 then .metrics.latency_us.p99 = 900000 else . end)' \
+    "$ROOT/tests/fixtures/openloop/base.json" >"$TMP/new.json"
+  run -1 --separate-stderr "$ROOT/compare-results.sh" --format junit --slo 'hello:p99<100ms' "$TMP/base.json" "$TMP/new.json"
+  printf '%s\n' "$output" >"$TMP/report.xml"
+  junit_valid "$TMP/report.xml"
+  [ "$(xpath "$TMP/report.xml" 'count(//failure)')" -eq 1 ]
+  [ "$(xpath "$TMP/report.xml" 'string(//testcase[@classname="slo"]/failure/@message)')" = \
+    "SLO regression: loaded hello h1 barrage @100/s: p99<100ms" ]
+}
