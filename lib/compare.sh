@@ -25,6 +25,7 @@ compare::render() {
     json) jq . ;;
     text) jq -r -L "$COMPARE_LIB" 'import "compare" as c; c::render_text' ;;
     markdown) jq -r -L "$COMPARE_LIB" 'import "compare" as c; c::render_markdown' ;;
+    junit) jq -r -L "$COMPARE_LIB" 'import "ci_format" as ci; ci::junit_compare' ;;
     *) log::error "unknown format '$1'"; return 2 ;;
   esac
 }

@@ -16,7 +16,16 @@
 #     version, not whatever an older venv holds), made unless it is there already; WHY says
 #     what for, in the one line logged when it installs. Prints nothing on stdout; returns 1
 #     (with a message) if it cannot.
+#   deps::ensure_go_tool DIR MODULE/PATH@VERSION
+#     The Go program at MODULE/PATH, VERSION a pinned tag, built once by `go install` (from the
+#     Go module proxy) into DIR/NAME@VERSION/, NAME the path's last part; prints the program's
+#     path. Installs Go (Debian's golang-go) first when go is missing. Returns 1 (with a
+#     message) if it cannot.
 # Depends on lib/log.sh.
+
+# actionlint, the GitHub Actions workflow linter tests/ci.bats runs (Go 1.18 or newer builds it)
+# shellcheck disable=SC2034 # read by run-tests.sh's deps stage and tests/ci.bats
+DEPS_ACTIONLINT=github.com/rhysd/actionlint/cmd/actionlint@v1.7.7
 
 DEPS_APT_UPDATED=${DEPS_APT_UPDATED:-0}
 
@@ -88,4 +97,21 @@ PY
   fi
   "$python" -m pip install -q "$package==$version" >&2 \
     || { log::error "pip could not install $package $version into $venv"; return 1; }
+}
+
+deps::ensure_go_tool() {
+  local dir=$1 module=$2 name
+  name=${module%@*}
+  name=${name##*/}
+  local bin="$dir/$name@${module##*@}"
+  if [[ ! -x $bin/$name ]]; then
+    deps::ensure go:golang-go || return 1
+    log::info "building $module into $bin (once)"
+    if ! mkdir -p -- "$bin" || ! GOBIN=$bin GOFLAGS=-mod=mod go install "$module" >&2; then
+      log::error "go install $module failed"
+      rm -rf -- "$bin"
+      return 1
+    fi
+  fi
+  printf '%s\n' "$bin/$name"
 }

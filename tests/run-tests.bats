@@ -46,6 +46,20 @@ in_run_tests() {
   [[ $output == *"not ok - dependencies present"* && $output == *"failed=1"* ]]
 }
 
+@test "run-tests: actionlint (a pinned Go module) that cannot be built fails the deps stage" {
+  run in_run_tests '
+    deps::ensure() { return 0; }
+    deps::ensure_packages() { return 0; }
+    contract::ensure_h3client() { return 0; }
+    history::ensure_otava() { return 0; }
+    java::install() { return 0; }
+    deps::ensure_go_tool() { echo "go install $2 failed" >&2; return 1; }
+    run_stage deps stage_deps
+    echo "failed=$FAILED"'
+  [[ $output == *"go install github.com/rhysd/actionlint/cmd/actionlint@v"*" failed"* ]]
+  [[ $output == *"not ok - dependencies present"* && $output == *"failed=1"* ]]
+}
+
 @test "run-tests: skipped tests are counted apart, never as passed" {
   run in_run_tests '
     stage_bats() {
