@@ -35,6 +35,7 @@
 #include "source.h"
 #include "source_script.h"
 #include "tls.h"
+#include "ws.h"
 
 #define EXIT_USAGE 2
 #define EXIT_UNREACHABLE 3
@@ -202,6 +203,7 @@ static const struct protocol *run_protocol(const struct config *cfg)
 #ifdef HAVE_H3
     if (cfg->h3) return &http3_protocol;
 #endif
+    if (cfg->ws) return &ws_protocol;
     return cfg->setup.h2 ? &http2_protocol : &http1_protocol;
 }
 
