@@ -22,6 +22,9 @@
 _Static_assert(WS_FAULT_KINDS <= STATS_WS_FAULTS, "stats_ws.faults holds every ws_fault");
 
 #define WS_GUID "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+/* An echo counts as a 200 response: the record's status classes and their
+ * identities (docs/metrics.md) hold for messages as for requests. */
+#define WS_ECHO_STATUS 200
 #define WS_CODE_NONE 1005     /* a close frame without a code */
 #define WS_CODE_ABNORMAL 1006 /* no close frame: the connection just ended */
 
@@ -315,7 +318,7 @@ static void on_message(void *user, enum ws_opcode opcode, uint64_t length)
         event(s, CONN_EVENT_WS_PROTOCOL_ERROR, WS_FAULT_ECHO_MISMATCH);
         report(s, &ctx, outcome_error(REQ_ERR_PROTOCOL, DETAIL_NONE, s->now_us));
     } else {
-        report(s, &ctx, outcome_response(101, length, s->now_us));
+        report(s, &ctx, outcome_response(WS_ECHO_STATUS, length, s->now_us));
     }
 }
 

@@ -4,8 +4,8 @@
  * each "request" the worker submits is one message, sent masked, and its
  * outcome is the server's echo of it (the next data message to arrive; an
  * echo server answers in order). An echo that is the message whole (type,
- * length, bytes) is a response with status 101; anything else is a
- * protocol error. Pings are answered with pongs; the close handshake runs
+ * length, bytes) is a response with status 200 (so the record's status
+ * identities hold); anything else is a protocol error. Pings are answered with pongs; the close handshake runs
  * both ways (the server's close is echoed, --requests-per-connection makes
  * the client close after N messages). HTTP/2 WebSocket (RFC 8441) is not
  * spoken. What happens to connections is reported through host->event
