@@ -7,8 +7,10 @@ library. Writes its port to PORT_FILE once listening on 127.0.0.1.
   python echo_server.py PORT_FILE [close_after=N] [close_code=C]
 
 close_after=N: the server closes each connection (code C, default 1001)
-after echoing N messages."""
+after echoing N messages. cert=PEM key=PEM: wss:// (TLS) with that certificate."""
 import asyncio
+import os
+import ssl
 import sys
 
 from websockets.asyncio.server import serve
@@ -29,12 +31,15 @@ async def main():
                 await ws.close(close_code, "enough")
                 return
 
+    tls = None
+    if "cert" in params:
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(params["cert"], params["key"])
     # compression=None: permessage-deflate off, as barrage offers none
-    async with serve(echo, "127.0.0.1", 0, compression=None, max_size=None) as server:
+    async with serve(echo, "127.0.0.1", 0, compression=None, max_size=None, ssl=tls) as server:
         port = server.sockets[0].getsockname()[1]
         with open(port_file + ".tmp", "w") as f:
             f.write(str(port))
-        import os
         os.rename(port_file + ".tmp", port_file)
         await asyncio.Future()
 

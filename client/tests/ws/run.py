@@ -138,6 +138,36 @@ def case_echo_binary_sizes(t):
         expect_eq(r, "websocket.messages.echoed", 20)
 
 
+def make_certs(workdir):
+    """A test CA and a server certificate it signed, for localhost and 127.0.0.1 (openssl)."""
+    with open(os.path.join(workdir, "server.ext"), "w") as f:
+        f.write("subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n")
+    for args in (["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "ca.key",
+                  "-out", "ca.pem", "-days", "2", "-subj", "/CN=barrage ws test CA"],
+                 ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key",
+                  "-out", "server.csr", "-subj", "/CN=localhost"],
+                 ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                  "-out", "server.pem", "-days", "2", "-extfile", "server.ext"]):
+        p = subprocess.run(["openssl", *args], cwd=workdir, capture_output=True, text=True)
+        if p.returncode:
+            raise Failure(f"openssl {args[0]}: {p.stderr[-300:]}")
+
+
+def case_wss(t):
+    """wss://: TLS with --cacert as for https:// (ALPN offers http/1.1 alone); an unknown CA fails
+    the handshake (exit 3, tls_errors)."""
+    make_certs(t.workdir)
+    cert, key, ca = (os.path.join(t.workdir, n) for n in ("server.pem", "server.key", "ca.pem"))
+    with echo_server(t, f"cert={cert}", f"key={key}") as s:
+        url = f"wss://localhost:{s.port}/ws"
+        r = t.run(["-c", "2", "-m", "2", "-n", "500", "--cacert", ca], url)
+        expect_eq(r, "websocket.messages.echoed", 500)
+        expect_eq(r, "protocol", "wss")
+        expect(r["tls"]["verified"] is True, "verified")
+        p = subprocess.run([t.barrage, "-n", "5", url], capture_output=True, text=True, timeout=60)
+        expect(p.returncode == 3, f"an unknown CA: exit {p.returncode}: {p.stderr[-300:]}")
+
+
 def case_server_closes(t):
     """The server closes (1001) after 5 echoes: the close is counted with its code and echoed, and the
     connection comes back. The message sent before the close arrived fails as closed."""
@@ -271,6 +301,7 @@ def case_usage(t):
 CASES = [
     ("ws:// text echo against websockets", case_echo_text),
     ("binary, a message file, 16- and 64-bit lengths, empty", case_echo_binary_sizes),
+    ("wss:// with --cacert, an unknown CA refused", case_wss),
     ("the server's close (1001) counted and echoed", case_server_closes),
     ("--requests-per-connection: the client's close (1000)", case_client_closes),
     ("every forbidden frame a counted protocol error with its close code", case_bad_frames),
