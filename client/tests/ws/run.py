@@ -160,7 +160,7 @@ def case_wss(t):
     cert, key, ca = (os.path.join(t.workdir, n) for n in ("server.pem", "server.key", "ca.pem"))
     with echo_server(t, f"cert={cert}", f"key={key}") as s:
         url = f"wss://localhost:{s.port}/ws"
-        r = t.run(["-c", "2", "-m", "2", "-n", "500", "--cacert", ca], url)
+        r = t.run(["-c", "2", "-m", "2", "-n", "500", "-d", "30s", "--cacert", ca], url)
         expect_eq(r, "websocket.messages.echoed", 500)
         expect_eq(r, "protocol", "wss")
         expect(r["tls"]["verified"] is True, "verified")
