@@ -291,6 +291,26 @@ def case_open_loop_stall(t):
     expect(r["websocket"]["messages"]["failed"] == 0, f"{r['websocket']}")
 
 
+def case_fail_on_hdr_log_sigint(t):
+    """--fail-on with the websocket figures (exit 5), --hdr-log written, and SIGINT as for HTTP: the
+    record says interrupted, messages in flight are aborted, the accounting holds."""
+    hlog = os.path.join(t.workdir, "ws.hlog")
+    with echo_server(t) as s:
+        r = t.run(["-c", "1", "-n", "10", "--requests-per-connection", "2", "--hdr-log", hlog,
+                   "--fail-on", "websocket.closed_by_client>0,websocket.upgraded<1"], s.url(), expect_rc=5)
+        expect(r["fail_on"]["broken"] == 1, f"one broken: {r['fail_on']}")
+        expect(open(hlog).read().startswith("#[Histogram log format"), "hdr log written")
+        p = subprocess.Popen([t.barrage, "--json", "-c", "2", "-m", "4", "-d", "60s", s.url()],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        p.send_signal(2)
+        out, err = p.communicate(timeout=30)
+    expect(p.returncode == 130, f"exit {p.returncode}: {err[-300:]}")
+    r = t.keep_record(out, err)
+    check_ws(r)
+    expect(r["interrupted"] == "SIGINT" and r["websocket"]["messages"]["sent"] > 0, f"{r['interrupted']}")
+
+
 def case_usage(t):
     for args, url in ((["--h2"], "ws://127.0.0.1:1/"), (["--ws-size", "10"], "http://127.0.0.1:1/"),
                       (["-X", "POST"], "ws://127.0.0.1:1/"), (["--ws-size", "5", "-b", "x"], "ws://127.0.0.1:1/")):
@@ -311,6 +331,7 @@ CASES = [
     ("refused upgrades: 403, a wrong accept", case_refused),
     ("pings answered, fragmented echoes", case_ping_and_fragments),
     ("open loop corrected across a stall", case_open_loop_stall),
+    ("--fail-on websocket figures, --hdr-log, SIGINT", case_fail_on_hdr_log_sigint),
     ("usage errors", case_usage),
 ]
 
