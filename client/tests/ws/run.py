@@ -114,7 +114,7 @@ def check_ws(r):
 
 def case_echo_text(t):
     with echo_server(t) as s:
-        r = t.run(["-c", "2", "-m", "4", "-n", "2000"], s.url())
+        r = t.run(["-t", "2", "-c", "2", "-m", "4", "-n", "2000"], s.url())
     expect_eq(r, "websocket.messages.echoed", 2000)
     expect_eq(r, "websocket.messages.failed", 0)
     expect_eq(r, "websocket.upgraded", 2)
