@@ -19,6 +19,10 @@
 #     needs: curl always, h2load when they include h2c or h2, python3 with venv and openssl
 #     when they include h3, so that a missing tool is a set-up error before anything
 #     starts instead of a server failing its verification.
+#   contract::verify_ws LABEL BASE
+#     The WebSocket items of servers/CONTRACT.md at BASE's /ws (ws:// for BASE's http://), by
+#     lib/wscheck.py on Python's websockets (.cache/wsvenv): upgrade, text and binary echo,
+#     ping, close. TAP lines `LABEL ws ITEM` on stdout; returns 1 when one failed.
 #   contract::ensure_wsclient
 #     Makes the virtual environment of Python's websockets ($BARRAGE_WS_VENV, default
 #     .cache/wsvenv, git-ignored) with websockets $CONTRACT_WEBSOCKETS_VERSION from PyPI, unless
@@ -66,6 +70,16 @@ contract::requires() {
 
 contract::ensure_wsclient() {
   deps::ensure_venv "$CONTRACT_WS_VENV" websockets "$CONTRACT_WEBSOCKETS_VERSION" "for the WebSocket tests"
+}
+
+contract::verify_ws() {
+  local label=$1 base=${2%/}
+  if ! contract::ensure_wsclient; then
+    printf 'not ok - %s ws: no WebSocket client (websockets in %s)\n' "$label" "$CONTRACT_WS_VENV"
+    return 1
+  fi
+  timeout $((CONTRACT_MAX_TIME * 2)) "$CONTRACT_WS_VENV/bin/python" "$CONTRACT_LIB_DIR/wscheck.py" "$label" \
+    "ws://${base#*://}/ws" --timeout "$CONTRACT_MAX_TIME"
 }
 
 contract::ensure_h3client() {
