@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The WebSocket items of servers/CONTRACT.md, checked with Python's `websockets`
 (an implementation independent of the servers' and of barrage's): GET /ws upgrades;
-a text message and a binary one come back whole, as the same type; a ping gets its
+a text message and a binary one of 64 KiB come back whole, as the same type; a ping gets its
 pong; the client's close (1000) is answered with a close. One TAP line per item,
 named `LABEL ws ITEM`; exits 1 when one failed.
 
@@ -29,7 +29,7 @@ def main():
             ws.send(text)
             got = ws.recv(timeout=a.timeout)
             results["text echo"] = "" if got == text else f"got {type(got).__name__} {str(got)[:60]!r}"
-            data = bytes(range(256)) * 4
+            data = bytes(range(256)) * 256  # 64 KiB: the largest message CONTRACT.md asks for
             ws.send(data)
             got = ws.recv(timeout=a.timeout)
             results["binary echo"] = "" if got == data else f"got {type(got).__name__} of {len(got)}"
