@@ -40,14 +40,15 @@ def ensure_venv():
 
 
 class Server:
-    """A server process (argv + [PORT_FILE, ...]) on a free port of 127.0.0.1, stopped on exit."""
+    """A server process on a free port of 127.0.0.1, stopped on exit: argv(port_file, log) is its
+    command line, writing its port to port_file (and what it saw to log)."""
 
-    def __init__(self, t, argv, after_port=()):
+    def __init__(self, t, argv):
         self.dir = tempfile.mkdtemp(prefix="ws server.", dir=t.workdir)
         self.port_file = os.path.join(self.dir, "port")
         self.log = os.path.join(self.dir, "log")
         self.err = os.path.join(self.dir, "err")
-        self.proc = subprocess.Popen([*argv, self.port_file, *after_port], stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(argv(self.port_file, self.log), stdout=subprocess.DEVNULL,
                                      stderr=open(self.err, "w"))
 
     def __enter__(self):
@@ -75,17 +76,14 @@ class Server:
 
 
 def echo_server(t, *params):
-    return Server(t, [t.python, os.path.join(HERE, "echo_server.py")], params)
+    """websockets' echo server (echo_server.py PORT_FILE PARAMS)."""
+    return Server(t, lambda port_file, log: [t.python, os.path.join(HERE, "echo_server.py"), port_file, *params])
 
 
 def faulty_server(t, mode, *params):
-    s = Server(t, [sys.executable, os.path.join(HERE, "faulty_server.py"), mode], ())
-    s.proc.terminate()
-    s.proc.wait()
-    # the port file comes second: MODE PORT_FILE LOG PARAMS
-    s.proc = subprocess.Popen([sys.executable, os.path.join(HERE, "faulty_server.py"), mode, s.port_file, s.log,
-                               *params], stdout=subprocess.DEVNULL, stderr=open(s.err, "w"))
-    return s
+    """The tests' own faulty server (faulty_server.py MODE PORT_FILE LOG PARAMS)."""
+    return Server(t, lambda port_file, log: [sys.executable, os.path.join(HERE, "faulty_server.py"), mode, port_file,
+                                             log, *params])
 
 
 class Runner(harness.Runner):
