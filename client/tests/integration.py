@@ -611,7 +611,7 @@ def case_refused_options(t):
                        (["-m", "999", url], "1..256"),
                        (["--hdr-log-unit", "ms", url], "ns or us"),
                        (["http://127.0.0.1:0/"], "must be 1..65535"),
-                       (["ftp://127.0.0.1/"], "http:// or https://")):
+                       (["ftp://127.0.0.1/"], "http://, https://, ws:// or wss://")):
         rc, err = run_plain(t, args)
         expect(rc == 2 and want in err, f"{args!r}: exit {rc}, want 2 and {want!r}: {err!r}")
     # a FIFO nobody reads: refused at once, not a run that hangs in open()
