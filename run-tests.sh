@@ -47,7 +47,7 @@ Stages (default: all, in this order):
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize);
               with c-tests, beside it (its output printed when c-tests has ended)
   c-fuzz      every parser's fuzzer, side by side (HTTP/1 responses, URLs, request text, --rand-url patterns,
-              JWT keys, --urls lists, --fail-on expressions, --flow files), \$FUZZ_SECONDS s each (default 10)
+              JWT keys, --urls lists, --fail-on expressions, --flow files, WebSocket frames), \$FUZZ_SECONDS s each (default 10)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name); the files
               that neither time anything nor start servers run two at a time (GNU parallel)
 
