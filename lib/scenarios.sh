@@ -31,7 +31,7 @@
 #   scenarios::tool_supports TOOL NAME PROTOCOL
 #     0 when TOOL can run the scenario's connection mode over PROTOCOL (a mode needs the
 #     driver's churn, idle or websocket capability; resumption needs a TLS protocol: h1s, h2;
-#     WebSocket HTTP/1.1: h1, h1s); else 1
+#     WebSocket: h1, the servers' /ws being on their plain port); else 1
 #     with the reason on stdout, as a driver's supports.
 #   scenarios::script NAME
 #     The path of the scenario's wrk Lua script (scenarios/NAME.lua).
@@ -118,8 +118,9 @@ scenarios::tool_supports() {
       tools::can "$tool" idle || { echo "$scenario holds ${mode#idle:} idle connections: $tool cannot (barrage --idle-connections)"; return 1; } ;;
     ws:*)
       tools::can "$tool" websocket || { echo "$scenario loads a WebSocket echo: $tool cannot (barrage ws://)"; return 1; }
-      if [[ $protocol != h1 && $protocol != h1s ]]; then
-        echo "$scenario is WebSocket over HTTP/1.1 (h1, h1s): not $protocol (RFC 8441 is not spoken)"
+      # servers/CONTRACT.md asks for /ws on the plain port only
+      if [[ $protocol != h1 ]]; then
+        echo "$scenario is WebSocket over cleartext HTTP/1.1 (h1): not $protocol (RFC 8441 is not spoken)"
         return 1
       fi ;;
   esac

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The WebSocket scenarios (scenarios.tsv's connection ws:N, lib/scenarios.sh): opt-in (group
-# websocket, never in `--scenarios all`); planned for barrage over h1 and h1s, skipped for tools
+# websocket, never in `--scenarios all`); planned for barrage over h1, skipped for tools
 # without the websocket capability and for other protocols; skipped on servers that declare
 # websocket=none; end to end on two real servers, their rows counting messages.
 
@@ -33,8 +33,9 @@ sourced() {
   [[ $(grep -E '^1 +good +barrage +h1 +ws-echo ' <<<"$output") != *skipped* ]]
   grep -E '^1 +good +wrk +h1 +ws-echo .*skipped: ws-echo loads a WebSocket echo: wrk cannot' <<<"$output"
   run -1 sourced 'scenarios::tool_supports barrage ws-echo h2c' --servers good
-  [[ $output == *"ws-echo is WebSocket over HTTP/1.1 (h1, h1s): not h2c"* ]]
-  run -0 sourced 'scenarios::tool_supports barrage ws-echo h1s' --servers good
+  [[ $output == *"ws-echo is WebSocket over cleartext HTTP/1.1 (h1): not h2c"* ]]
+  run -1 sourced 'scenarios::tool_supports barrage ws-echo h1s' --servers good
+  run -0 sourced 'scenarios::tool_supports barrage ws-echo h1' --servers good
 }
 
 @test "websocket: barrage's options, and the servers that declare no WebSocket endpoint" {

@@ -107,7 +107,7 @@ barrage::run() {
   fi
   ((threads <= connections)) || threads=$connections
   # the scenario's script sets method, path, headers and body, as under wrk; a WebSocket one
-  # sends messages to the endpoint's echo (ws:// for http://, wss:// for https://), -m in flight
+  # sends messages to the endpoint's echo (ws:// for http://), -m in flight
   local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json)
   local url=${barrage_spec[url]%/}/
   if scenarios::websocket "$scenario"; then
