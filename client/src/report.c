@@ -268,9 +268,16 @@ static void json_ws(FILE *f, const struct config *cfg, const struct stats *s)
             s->errors[REQ_ERR_READ] + s->errors[REQ_ERR_WRITE] + s->errors[REQ_ERR_RESET], s->errors[REQ_ERR_PROTOCOL],
             s->aborted, cfg->body_len ? cfg->body_len : cfg->ws_size, cfg->ws_binary ? "true" : "false", w->upgraded,
             w->refused);
-    for (int c = 0; c < 600; c++) {
+    for (int c = 100; c < 600; c++) {
         if (!w->refused_status[c]) continue;
         fprintf(f, "%s\"%d\": %" PRIu64, sep, c, w->refused_status[c]);
+        sep = ", ";
+    }
+    fputs("}, \"refused_reasons\": {", f);
+    sep = "";
+    for (unsigned c = 1; c < WS_REFUSAL_KINDS; c++) {
+        if (!w->refused_status[c]) continue;
+        fprintf(f, "%s\"%s\": %" PRIu64, sep, ws_refusal_name(c), w->refused_status[c]);
         sep = ", ";
     }
     fprintf(f, "},\n    \"closed_by_server\": %" PRIu64, w->closed_by_server);

@@ -51,7 +51,7 @@ struct stats_quic {
 #define STATS_WS_FAULTS 16
 struct stats_ws {
     uint64_t upgraded, refused, pings;
-    uint64_t refused_status[600]; /* by status; 0: no response, or a 101 that is not an upgrade */
+    uint64_t refused_status[600]; /* by status (100-599), or below 100 by ws_refusal (ws.h) */
     uint64_t closed_by_server, closed_by_client;
     uint64_t server_codes[STATS_WS_CODES + 1], client_codes[STATS_WS_CODES + 1];
     uint64_t faults[STATS_WS_FAULTS];

@@ -62,6 +62,17 @@ struct ws_session {
     uint64_t now_us;           /* the time of the bytes being parsed */
 };
 
+const char *ws_refusal_name(unsigned refusal)
+{
+    static const char *const names[WS_REFUSAL_KINDS] = {
+        [WS_REFUSED_CLOSED] = "closed_before_response", [WS_REFUSED_HEAD_TOO_LARGE] = "head_too_large",
+        [WS_REFUSED_NOT_HTTP] = "not_http", [WS_REFUSED_NO_UPGRADE] = "no_upgrade_websocket",
+        [WS_REFUSED_NO_CONNECTION_UPGRADE] = "no_connection_upgrade", [WS_REFUSED_BAD_ACCEPT] = "bad_accept",
+        [WS_REFUSED_EXTENSION] = "extension_not_offered",
+    };
+    return refusal < WS_REFUSAL_KINDS && names[refusal] ? names[refusal] : "unknown";
+}
+
 const char *ws_fault_name(unsigned fault)
 {
     switch (fault) {
@@ -247,18 +258,23 @@ static bool has_token(const char *value, const char *token)
     return false;
 }
 
-/* The head is complete (NUL-terminated): upgraded, or refused (status). */
-static bool upgraded(struct ws_session *s, const char *head, int *status)
+/* The head is complete (NUL-terminated): 0 when upgraded, else why not: the
+ * status (100-599) of a response that is no 101, or a ws_refusal. */
+static unsigned upgrade_refusal(struct ws_session *s, const char *head)
 {
     char upgrade[64], connection[256], accept[64], ext[256];
-    *status = 0;
-    if (strncmp(head, "HTTP/1.1 ", 9) || sscanf(head + 9, "%3d", status) != 1) return false;
-    if (*status != 101) return false;
-    *status = 0; /* a 101 that is not a WebSocket upgrade */
-    return head_field(head, "Upgrade", upgrade, sizeof upgrade) && strcasecmp(upgrade, "websocket") == 0 &&
-           head_field(head, "Connection", connection, sizeof connection) && has_token(connection, "upgrade") &&
-           head_field(head, "Sec-WebSocket-Accept", accept, sizeof accept) && strcmp(accept, s->accept) == 0 &&
-           !head_field(head, "Sec-WebSocket-Extensions", ext, sizeof ext);
+    int status;
+    if (strncmp(head, "HTTP/1.1 ", 9) || sscanf(head + 9, "%3d", &status) != 1 || status < 100 || status > 599)
+        return WS_REFUSED_NOT_HTTP;
+    if (status != 101) return (unsigned)status;
+    if (!head_field(head, "Upgrade", upgrade, sizeof upgrade) || strcasecmp(upgrade, "websocket"))
+        return WS_REFUSED_NO_UPGRADE;
+    if (!head_field(head, "Connection", connection, sizeof connection) || !has_token(connection, "upgrade"))
+        return WS_REFUSED_NO_CONNECTION_UPGRADE;
+    if (!head_field(head, "Sec-WebSocket-Accept", accept, sizeof accept) || strcmp(accept, s->accept))
+        return WS_REFUSED_BAD_ACCEPT;
+    if (head_field(head, "Sec-WebSocket-Extensions", ext, sizeof ext)) return WS_REFUSED_EXTENSION;
+    return 0;
 }
 
 static enum session_verdict frames(struct ws_session *s, const uint8_t *data, size_t len);
@@ -275,15 +291,15 @@ static enum session_verdict upgrade_read(struct ws_session *s, const uint8_t *da
     if (!end) {
         if (s->head.len <= s->sh->max_header) return SESSION_KEEP;
         s->host->ops->sample(s->host, s->head.data, s->head.len);
-        event(s, CONN_EVENT_WS_REFUSED, 0);
+        event(s, CONN_EVENT_WS_REFUSED, WS_REFUSED_HEAD_TOO_LARGE);
         return SESSION_CLOSE;
     }
     size_t head_len = (size_t)(end - s->head.data) + 4;
     end[2] = '\0';
-    int status;
-    if (!upgraded(s, (const char *)s->head.data, &status)) {
+    unsigned refusal = upgrade_refusal(s, (const char *)s->head.data);
+    if (refusal) {
         s->host->ops->sample(s->host, s->head.data, head_len);
-        event(s, CONN_EVENT_WS_REFUSED, (uint64_t)status);
+        event(s, CONN_EVENT_WS_REFUSED, refusal);
         return SESSION_CLOSE;
     }
     event(s, CONN_EVENT_WS_UPGRADED, 0);
@@ -454,7 +470,7 @@ static void ws_on_close(struct session *base, enum close_cause cause, uint64_t n
     s->now_us = now;
     bool peer = cause != CLOSE_ABORT && cause != CLOSE_LOCAL;
     if (peer && s->state == WS_OPEN) event(s, CONN_EVENT_WS_CLOSED_BY_SERVER, WS_CODE_ABNORMAL);
-    if (peer && s->state == WS_UPGRADING) event(s, CONN_EVENT_WS_REFUSED, 0); /* closed before answering */
+    if (peer && s->state == WS_UPGRADING) event(s, CONN_EVENT_WS_REFUSED, WS_REFUSED_CLOSED);
     switch (cause) {
     case CLOSE_ABORT: fail_all(s, REQ_ERR_READ, DETAIL_NONE, true); break;
     case CLOSE_WRITE_ERROR: fail_all(s, REQ_ERR_WRITE, DETAIL_NONE, false); break;

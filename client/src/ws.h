@@ -9,8 +9,8 @@
  * both ways (the server's close is echoed, --requests-per-connection makes
  * the client close after N messages). HTTP/2 WebSocket (RFC 8441) is not
  * spoken. What happens to connections is reported through host->event
- * (CONN_EVENT_WS_*): upgraded, refused (code: the status, 0 for a 101 whose
- * headers are wrong), closed by the server or the client (code: the close
+ * (CONN_EVENT_WS_*): upgraded, refused (code: the status of a response
+ * that is no 101, else a ws_refusal), closed by the server or the client (code: the close
  * code, 1005 none given, 1006 no close frame), protocol errors (code: a
  * ws_fault). */
 #ifndef BARRAGE_WS_H
@@ -26,6 +26,22 @@ enum ws_fault {
     WS_FAULT_UPGRADE_TIMEOUT,              /* no upgrade response within --timeout */
     WS_FAULT_KINDS
 };
+
+/* Why an upgrade failed when no status says it (codes below 100, beside
+ * the statuses 100-599 of responses that are no 101). */
+enum ws_refusal {
+    WS_REFUSED_CLOSED = 1,            /* the connection ended before a response */
+    WS_REFUSED_HEAD_TOO_LARGE,        /* the response's head over --max-header-size */
+    WS_REFUSED_NOT_HTTP,              /* no HTTP/1.1 status line */
+    WS_REFUSED_NO_UPGRADE,            /* a 101 without Upgrade: websocket */
+    WS_REFUSED_NO_CONNECTION_UPGRADE, /* a 101 without Connection: upgrade */
+    WS_REFUSED_BAD_ACCEPT,            /* a 101 whose Sec-WebSocket-Accept is not the key's */
+    WS_REFUSED_EXTENSION,             /* a 101 with an extension the client did not offer */
+    WS_REFUSAL_KINDS
+};
+
+/* The refusal's name (the record's websocket.refused_reasons keys). */
+const char *ws_refusal_name(unsigned refusal);
 
 /* The fault's name (the record's websocket.protocol_errors keys). */
 const char *ws_fault_name(unsigned fault);

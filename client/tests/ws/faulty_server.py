@@ -18,7 +18,8 @@ Modes (each message is echoed first for `after` messages, default 0):
   close_frame: a close frame (1001) in place of the echo;
   ping: a ping before each echo (the pong is logged);
   fragments: the echo in 1-byte fragments with a ping between them;
-  refuse: 403 to the upgrade; bad_accept: a 101 with a wrong accept key."""
+  refuse: 403 to the upgrade; bad_accept: a 101 with a wrong accept key; extension: a 101 with
+  permessage-deflate (not offered); hang_up: the connection closed, the upgrade unanswered."""
 import base64
 import hashlib
 import os
@@ -77,6 +78,8 @@ def upgrade(conn, mode):
         if not chunk:
             raise EOFError
         head += chunk
+    if mode == "hang_up":
+        raise EOFError
     if mode == "refuse":
         conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno")
         raise EOFError
@@ -84,7 +87,8 @@ def upgrade(conn, mode):
     accept = base64.b64encode(hashlib.sha1(key + GUID).digest())
     if mode == "bad_accept":
         accept = base64.b64encode(hashlib.sha1(b"wrong").digest())
-    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    extension = b"Sec-WebSocket-Extensions: permessage-deflate\r\n" if mode == "extension" else b""
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" + extension +
                  b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n")
 
 

@@ -99,9 +99,11 @@ class Runner(harness.Runner):
 
 
 def check_ws(r):
-    """The WebSocket accounting of docs/metrics.md: sent = echoed + failed, failed by class."""
+    """The WebSocket accounting of docs/metrics.md: sent = echoed + failed, failed by class; the
+    refusals by status and by reason add up."""
     w = r["websocket"]
     expect(w is not None, "no websocket object")
+    expect(w["refused"] == sum(w["refused_status"].values()) + sum(w["refused_reasons"].values()), f"refusals {w}")
     m = w["messages"]
     expect(m["sent"] == r["requests"] and m["echoed"] == r["succeeded"] and m["failed"] == r["failed"],
            f"messages {m} do not match the requests {r['requests']}/{r['succeeded']}/{r['failed']}")
@@ -253,10 +255,13 @@ def case_refused(t):
     w = r["websocket"]
     expect(w["refused"] >= 1 and w["refused_status"].get("403") == w["refused"], f"{w}")
     expect(w["messages"]["sent"] == 0 and w["upgraded"] == 0, f"{w}")
-    with faulty_server(t, "bad_accept") as s:
-        r = t.run(["-c", "1", "-d", "1s"], s.url())
-    w = r["websocket"]
-    expect(w["refused"] >= 1 and w["refused_status"].get("0") == w["refused"], f"{w}")
+    for mode, reason in (("bad_accept", "bad_accept"), ("extension", "extension_not_offered"),
+                         ("hang_up", "closed_before_response")):
+        with faulty_server(t, mode) as s:
+            r = t.run(["-c", "1", "-d", "1s"], s.url())
+        w = r["websocket"]
+        expect(w["refused"] >= 1 and w["refused_reasons"].get(reason) == w["refused"] and not w["refused_status"],
+               f"{mode}: {w}")
 
 
 def case_ping_and_fragments(t):
@@ -326,7 +331,7 @@ CASES = [
     ("an unsolicited message", case_unsolicited),
     ("a late echo times out", case_timeout),
     ("closed mid-message and by a close frame", case_closed),
-    ("refused upgrades: 403, a wrong accept", case_refused),
+    ("refused upgrades: 403, a wrong accept, an extension not offered, no answer", case_refused),
     ("pings answered, fragmented echoes", case_ping_and_fragments),
     ("open loop corrected across a stall", case_open_loop_stall),
     ("--fail-on websocket figures, --hdr-log, SIGINT", case_fail_on_hdr_log_sigint),
