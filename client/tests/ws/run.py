@@ -295,15 +295,15 @@ def case_open_loop_stall(t):
 
 
 def case_fail_on_hdr_log_sigint(t):
-    """--fail-on with the websocket figures (exit 5), --hdr-log written, and SIGINT as for HTTP: the
-    record says interrupted, messages in flight are aborted, the accounting holds."""
+    """--fail-on with the websocket figures (exit 5), --hdr-log written, --live's lines, and SIGINT as
+    for HTTP: the record says interrupted, messages in flight are aborted, the accounting holds."""
     hlog = os.path.join(t.workdir, "ws.hlog")
     with echo_server(t) as s:
         r = t.run(["-c", "1", "-n", "10", "--requests-per-connection", "2", "--hdr-log", hlog,
                    "--fail-on", "websocket.closed_by_client>0,websocket.upgraded<1"], s.url(), expect_rc=5)
         expect(r["fail_on"]["broken"] == 1, f"one broken: {r['fail_on']}")
         expect(open(hlog).read().startswith("#[Histogram log format"), "hdr log written")
-        p = subprocess.Popen([t.barrage, "--json", "-c", "2", "-m", "4", "-d", "60s", s.url()],
+        p = subprocess.Popen([t.barrage, "--json", "--live", "-c", "2", "-m", "4", "-d", "60s", s.url()],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(1.5)
         p.send_signal(2)
@@ -312,6 +312,7 @@ def case_fail_on_hdr_log_sigint(t):
     r = t.keep_record(out, err)
     check_ws(r)
     expect(r["interrupted"] == "SIGINT" and r["websocket"]["messages"]["sent"] > 0, f"{r['interrupted']}")
+    expect("[   0.0s] sent " in err, f"--live's lines: {err[-300:]}")
 
 
 def case_usage(t):
@@ -334,7 +335,7 @@ CASES = [
     ("refused upgrades: 403, a wrong accept, an extension not offered, no answer", case_refused),
     ("pings answered, fragmented echoes", case_ping_and_fragments),
     ("open loop corrected across a stall", case_open_loop_stall),
-    ("--fail-on websocket figures, --hdr-log, SIGINT", case_fail_on_hdr_log_sigint),
+    ("--fail-on websocket figures, --hdr-log, --live, SIGINT", case_fail_on_hdr_log_sigint),
     ("usage errors", case_usage),
 ]
 
