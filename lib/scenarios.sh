@@ -18,14 +18,20 @@
 #     for none) or connection (how its connections behave: "-" or empty, keep-alive for the whole run;
 #     churn:N, each connection carries N requests and the client closes it; churn:N:resume,
 #     the same with TLS session resumption on the new connections; idle:N, N idle
-#     connections beside the busy ones for the whole run). Returns 1 with a message for an
-#     unknown scenario or field.
+#     connections beside the busy ones for the whole run; ws:N, WebSocket messages of N bytes
+#     to the endpoint's echo). Returns 1 with a message for an unknown scenario or field.
 #   scenarios::connection_args NAME PROTOCOL
 #     barrage's options for the scenario's connection mode over PROTOCOL, one a line
-#     (--requests-per-connection N, --tls-resume, --idle-connections N); nothing for "-".
+#     (--requests-per-connection N, --tls-resume, --idle-connections N, --ws-size N); nothing for "-".
+#   scenarios::websocket NAME
+#     0 when the scenario loads a WebSocket echo (connection ws:N); else 1.
+#   scenarios::server_supports SERVER NAME
+#     0 when SERVER can serve the scenario (a WebSocket one needs websocket=/ws in its
+#     server.properties); else 1 with the reason on stdout. Needs lib/servers.sh.
 #   scenarios::tool_supports TOOL NAME PROTOCOL
 #     0 when TOOL can run the scenario's connection mode over PROTOCOL (a mode needs the
-#     driver's churn or idle capability; resumption needs a TLS protocol: h1s, h2); else 1
+#     driver's churn, idle or websocket capability; resumption needs a TLS protocol: h1s, h2;
+#     WebSocket: h1, the servers' /ws being on their plain port); else 1
 #     with the reason on stdout, as a driver's supports.
 #   scenarios::script NAME
 #     The path of the scenario's wrk Lua script (scenarios/NAME.lua).
@@ -82,8 +88,20 @@ scenarios::connection_args() {
       [[ $mode == *:resume ]] && [[ $protocol == h1s || $protocol == h2 ]] && printf '%s\n' --tls-resume
       ;;
     idle:*) printf '%s\n' --idle-connections "${mode#idle:}" ;;
+    ws:*) printf '%s\n' --ws-size "${mode#ws:}" ;;
   esac
   return 0
+}
+
+scenarios::websocket() { [[ $(scenarios::field "$1" connection 2>/dev/null) == ws:* ]]; }
+
+scenarios::server_supports() {
+  local server=$1 scenario=$2 ws
+  scenarios::websocket "$scenario" || return 0
+  ws=$(servers::prop "$server" websocket 2>/dev/null) || ws=''
+  [[ $ws == /ws ]] && return 0
+  echo "$scenario loads a WebSocket echo: $server has none (server.properties: websocket=${ws:-unset})"
+  return 1
 }
 
 scenarios::tool_supports() {
@@ -98,6 +116,13 @@ scenarios::tool_supports() {
       fi ;;
     idle:*)
       tools::can "$tool" idle || { echo "$scenario holds ${mode#idle:} idle connections: $tool cannot (barrage --idle-connections)"; return 1; } ;;
+    ws:*)
+      tools::can "$tool" websocket || { echo "$scenario loads a WebSocket echo: $tool cannot (barrage ws://)"; return 1; }
+      # servers/CONTRACT.md asks for /ws on the plain port only
+      if [[ $protocol != h1 ]]; then
+        echo "$scenario is WebSocket over cleartext HTTP/1.1 (h1): not $protocol (RFC 8441 is not spoken)"
+        return 1
+      fi ;;
   esac
   return 0
 }

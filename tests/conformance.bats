@@ -117,6 +117,21 @@ conforms() {
   [[ $output == *"ok - $name $protocol GET /hello"* ]]
 }
 
+# conforms_ws NAME: the WebSocket items (contract::verify_ws) of a server that declares
+# websocket=/ws; skipped for one that declares websocket=none, failed for one that declares neither.
+conforms_ws() {
+  local name=$1 ws
+  ws=$(servers::prop "$name" websocket) || { echo "$name declares no websocket= (/ws or none)"; return 1; }
+  [[ $ws != none ]] || skip "$name declares no WebSocket endpoint"
+  [[ $ws == /ws ]] || { echo "$name: websocket=$ws, want /ws or none"; return 1; }
+  require_built "$name"
+  start_shared "$name"
+  run contract::verify_ws "$name" "http://127.0.0.1:$PORT"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"ok - $name ws close handshake"* ]]
+}
+
 # conforms_tls NAME PROTOCOL: the contract over h1s or h2 (TLS over TCP on the server's
 # TLS_PORT, the certificate verified against the suite's CA), required of every server (h2 of
 # those that speak HTTP/2: declare h2c); its start-up line names the port.
@@ -486,6 +501,7 @@ tls_needs_cert() {
 # --- the fleet ---------------------------------------------------------------------
 
 @test "jdk-httpserver: builds" { require_built jdk-httpserver; }
+@test "jdk-httpserver: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws jdk-httpserver; }
 @test "jdk-httpserver: contract over h1" { conforms jdk-httpserver h1; }
 @test "jdk-httpserver: contract over h2c (prior knowledge and Upgrade)" { conforms jdk-httpserver h2c; }
 @test "jdk-httpserver: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jdk-httpserver; }
@@ -496,6 +512,7 @@ tls_needs_cert() {
 @test "jdk-httpserver: exits non-zero at once when its TLS port is taken" { exits_when_port_taken jdk-httpserver tls; }
 
 @test "jetty: builds" { require_built jetty; }
+@test "jetty: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws jetty; }
 @test "jetty: contract over h1" { conforms jetty h1; }
 @test "jetty: contract over h2c (prior knowledge and Upgrade)" { conforms jetty h2c; }
 @test "jetty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm jetty; }
@@ -511,6 +528,7 @@ tls_needs_cert() {
 @test "jetty: started by hand without TLS_CERT and TLS_KEY, serves h1 and h2c and says h3 is off" { starts_without_cert jetty; }
 
 @test "netty: builds" { require_built netty; }
+@test "netty: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws netty; }
 @test "netty: contract over h1" { conforms netty h1; }
 @test "netty: contract over h2c (prior knowledge and Upgrade)" { conforms netty h2c; }
 @test "netty: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm netty; }
@@ -528,6 +546,7 @@ tls_needs_cert() {
 @test "netty: started by hand without TLS_CERT and TLS_KEY, serves h1 and h2c and says h3 is off" { starts_without_cert netty; }
 
 @test "tomcat: builds" { require_built tomcat; }
+@test "tomcat: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws tomcat; }
 @test "tomcat: contract over h1" { conforms tomcat h1; }
 @test "tomcat: contract over h2c (prior knowledge and Upgrade)" { conforms tomcat h2c; }
 @test "tomcat: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm tomcat; }
@@ -538,6 +557,7 @@ tls_needs_cert() {
 @test "tomcat: exits non-zero at once when its TLS port is taken" { exits_when_port_taken tomcat tls; }
 
 @test "java-http: builds" { require_built java-http; }
+@test "java-http: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws java-http; }
 @test "java-http: contract over h1" { conforms java-http h1; }
 @test "java-http: contract over h2c (prior knowledge and Upgrade)" { conforms java-http h2c; }
 @test "java-http: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm java-http; }
@@ -548,6 +568,7 @@ tls_needs_cert() {
 @test "java-http: exits non-zero at once when its TLS port is taken" { exits_when_port_taken java-http tls; }
 
 @test "undertow: builds" { require_built undertow; }
+@test "undertow: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws undertow; }
 @test "undertow: contract over h1" { conforms undertow h1; }
 @test "undertow: contract over h2c (prior knowledge and Upgrade)" { conforms undertow h2c; }
 @test "undertow: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm undertow; }
@@ -558,6 +579,7 @@ tls_needs_cert() {
 @test "undertow: exits non-zero at once when its TLS port is taken" { exits_when_port_taken undertow tls; }
 
 @test "vertx: builds" { require_built vertx; }
+@test "vertx: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws vertx; }
 @test "vertx: contract over h1" { conforms vertx h1; }
 @test "vertx: contract over h2c (prior knowledge and Upgrade)" { conforms vertx h2c; }
 @test "vertx: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm vertx; }
@@ -571,6 +593,7 @@ tls_needs_cert() {
 @test "vertx: exits non-zero at once when its TLS port is taken" { exits_when_port_taken vertx tls; }
 
 @test "helidon: builds" { require_built helidon; }
+@test "helidon: WebSocket echo at /ws (upgrade, text, binary, ping, close), or none declared" { conforms_ws helidon; }
 @test "helidon: contract over h1" { conforms helidon h1; }
 @test "helidon: contract over h2c (prior knowledge and Upgrade)" { conforms helidon h2c; }
 @test "helidon: stops on SIGTERM within 5 s and frees its port" { stops_on_sigterm helidon; }

@@ -18,6 +18,8 @@
 #include "url.h"
 #include "urllist.h"
 
+#define WS_DEFAULT_SIZE 32                  /* a small message: a chat line, a quote */
+#define WS_DEFAULT_MAX_MESSAGE (64ull << 20) /* 64 MiB, twice -B's largest message */
 #define OHA_MAX_REPEAT 4 /* oha's --max-repeat default, under its --rand-regex-url */
 
 enum {
@@ -30,6 +32,7 @@ enum {
     OPT_JWT_KEY, OPT_JWT_ALG, OPT_JWT_HEADER, OPT_JWT_KID, OPT_JWT_ISS, OPT_JWT_SUB, OPT_JWT_AUD, OPT_JWT_EXP,
     OPT_TLS_RESUME, OPT_CERT, OPT_KEY, OPT_IDLE_CONNECTIONS, OPT_IDLE_PING,
     OPT_METRICS_LISTEN, OPT_METRICS_LINGER,
+    OPT_WS_SIZE, OPT_WS_BINARY, OPT_WS_MAX_MESSAGE,
 };
 
 static const struct option options[] = {
@@ -103,6 +106,9 @@ static const struct option options[] = {
     {"key", required_argument, NULL, OPT_KEY},
     {"idle-connections", required_argument, NULL, OPT_IDLE_CONNECTIONS},
     {"idle-ping", required_argument, NULL, OPT_IDLE_PING},
+    {"ws-size", required_argument, NULL, OPT_WS_SIZE},
+    {"ws-binary", no_argument, NULL, OPT_WS_BINARY},
+    {"ws-max-message", required_argument, NULL, OPT_WS_MAX_MESSAGE},
     {NULL, 0, NULL, 0},
 };
 
@@ -175,6 +181,8 @@ void cli_defaults(struct config *cfg)
     cfg->window_bits = HTTP2_DEFAULT_WINDOW_BITS;
     cfg->connection_window_bits = HTTP2_DEFAULT_CONNECTION_WINDOW_BITS;
     cfg->idle_ping_us = 15000000; /* Chrome's QUIC keep-alive */
+    cfg->ws_size = WS_DEFAULT_SIZE;
+    cfg->ws_max_message = WS_DEFAULT_MAX_MESSAGE;
 }
 
 /* The URL (url.h) into cfg: host, port, target, and the userinfo's
@@ -184,6 +192,7 @@ static enum cli_result parse_url(struct config *cfg, char *err, size_t errlen)
     struct url u;
     if (url_parse(cfg->url, &u, err, errlen)) return CLI_ERROR;
     cfg->tls = u.tls;
+    cfg->ws = u.ws;
     memcpy(cfg->host, u.host, sizeof cfg->host);
     memcpy(cfg->port, u.port, sizeof cfg->port);
     cfg->path = u.target;
@@ -523,6 +532,45 @@ static enum cli_result check_jwt(const struct config *cfg, char *err, size_t err
     return CLI_RUN;
 }
 
+/* --ws-size, --ws-binary, --ws-max-message (issue 53). */
+static enum cli_result apply_ws(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
+{
+    long long v;
+    if (opt == OPT_WS_BINARY) {
+        cfg->ws_binary = true;
+        return CLI_RUN;
+    }
+    bool size = opt == OPT_WS_SIZE;
+    if (set_count(&v, size ? "--ws-size" : "--ws-max-message", arg, size ? 0 : 1, (long long)1 << (size ? 26 : 40), err,
+                  errlen) != CLI_RUN)
+        return CLI_ERROR;
+    if (size) cfg->ws_size = (size_t)v;
+    else cfg->ws_max_message = (uint64_t)v;
+    return CLI_RUN;
+}
+
+/* ws:// and wss://: messages over HTTP/1.1's upgrade, the message from -b,
+ * -B or --ws-size; what makes requests of another shape is refused. */
+static enum cli_result check_ws(struct config *cfg, bool ws_option, char *err, size_t errlen)
+{
+    if (!cfg->ws) return ws_option ? fail(err, errlen, "--ws-size, --ws-binary and --ws-max-message need a ws:// or wss:// URL") : CLI_RUN;
+    if (cfg->force == PROTOCOL_H2 || cfg->force == PROTOCOL_H3)
+        return fail(err, errlen, "ws:// and wss:// upgrade an HTTP/1.1 connection: not with --h2 or --h3 (RFC 8441 is not spoken)");
+    if (cfg->script_file || cfg->flow_file || cfg->urls_file || cfg->rand_url || cfg->jwt_key)
+        return fail(err, errlen, "ws:// and wss:// send one message: not with --script, --flow, --urls, --rand-url or --jwt-key");
+    if (strcmp(cfg->method, "GET")) return fail(err, errlen, "ws:// and wss:// upgrade with GET: not with -X");
+    if (!cfg->keepalive) return fail(err, errlen, "ws:// and wss:// keep connections open: --requests-per-connection N closes after N messages");
+    if (cfg->idle_connections) return fail(err, errlen, "--idle-connections is not for ws:// and wss://");
+    if (cfg->expect_status_set) return fail(err, errlen, "--expect-status is not for ws:// and wss:// (an echo has no status)");
+    if (cfg->body_len && cfg->ws_size != WS_DEFAULT_SIZE)
+        return fail(err, errlen, "-b/-B give the message: not with --ws-size");
+    if (cfg->body_len > cfg->ws_max_message || (!cfg->body_len && cfg->ws_size > cfg->ws_max_message))
+        return fail(err, errlen, "the message is longer than --ws-max-message (%llu): its echo would be refused",
+                    (unsigned long long)cfg->ws_max_message);
+    cfg->force = PROTOCOL_H1; /* wss:// offers http/1.1 alone in ALPN */
+    return CLI_RUN;
+}
+
 /* --tls-resume, --cert, --key, --idle-connections and --idle-ping (issue 39). */
 static enum cli_result apply_connection(int opt, const char *arg, struct config *cfg, char *err, size_t errlen)
 {
@@ -551,7 +599,8 @@ static enum cli_result check_connection(const struct config *cfg, char *err, siz
     return CLI_RUN;
 }
 
-static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, char *err, size_t errlen)
+static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool *duration_set, bool *ws_option, char *err,
+                             size_t errlen)
 {
     long long v;
     enum cli_result r = CLI_RUN;
@@ -689,6 +738,9 @@ static enum cli_result apply(int opt, const char *arg, struct config *cfg, bool 
         return apply_jwt(opt, arg, cfg, err, errlen);
     case OPT_TLS_RESUME: case OPT_CERT: case OPT_KEY: case OPT_IDLE_CONNECTIONS: case OPT_IDLE_PING:
         return apply_connection(opt, arg, cfg, err, errlen);
+    case OPT_WS_SIZE: case OPT_WS_BINARY: case OPT_WS_MAX_MESSAGE:
+        *ws_option = true;
+        return apply_ws(opt, arg, cfg, err, errlen);
     default: return fail(err, errlen, "unknown option (see --help)");
     }
 }
@@ -761,13 +813,13 @@ static enum cli_result oha_argument(struct config *cfg, int argc, char **argv, c
 
 enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, size_t errlen)
 {
-    bool duration_set = false;
+    bool duration_set = false, ws_option = false;
     int opt;
     cli_defaults(cfg);
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "c:t:d:n:m:X:H:b:B:qs:R:", options, NULL)) != -1) {
         if (opt == '?' || opt == ':') return fail(err, errlen, "unknown option or missing value: %s", argv[optind - 1]);
-        enum cli_result r = apply(opt, optarg, cfg, &duration_set, err, errlen);
+        enum cli_result r = apply(opt, optarg, cfg, &duration_set, &ws_option, err, errlen);
         if (r != CLI_RUN) return r;
     }
     bool oha_form = cfg->oha_urls_from_file || cfg->oha_rand_regex_url;
@@ -831,6 +883,7 @@ enum cli_result cli_parse(int argc, char **argv, struct config *cfg, char *err, 
     if (tls_only)
         r = fail(err, errlen, "--fail-on '%s': %s is measured over TLS only (https://); on http:// the record says null",
                  tls_only->text, tls_only->figure);
+    if (r == CLI_RUN) r = check_ws(cfg, ws_option, err, errlen);
     cfg->h3 = cfg->force == PROTOCOL_H3;
     return r;
 }

@@ -128,6 +128,11 @@ struct config {
     double stages_start_rate;  /* the rate the first stage ramps from (-R, else the first stage's) */
     uint64_t pace_resolution_us; /* --pace-resolution: wake once per window of this length, sending
                                   * every request due by then; 0: a wake-up per request's time */
+    /* WebSocket (ws:// and wss://, ws.h): each request is a message, echoed back */
+    bool ws;                   /* the URL's scheme is ws or wss */
+    size_t ws_size;            /* --ws-size: the message's bytes without -b/-B (default 32) */
+    bool ws_binary;            /* --ws-binary: binary messages, else text */
+    uint64_t ws_max_message;   /* --ws-max-message: the longest message the server may send */
     struct thresholds fail_on; /* --fail-on: limits that set the exit status (threshold.h); count 0: none */
     struct run_setup setup;    /* set by main before the engine starts (above) */
 };

@@ -37,6 +37,7 @@
 #include "source.h"
 #include "source_script.h"
 #include "tls.h"
+#include "ws.h"
 
 #define EXIT_USAGE 2
 #define EXIT_UNREACHABLE 3
@@ -204,6 +205,7 @@ static const struct protocol *run_protocol(const struct config *cfg)
 #ifdef HAVE_H3
     if (cfg->h3) return &http3_protocol;
 #endif
+    if (cfg->ws) return &ws_protocol;
     return cfg->setup.h2 ? &http2_protocol : &http1_protocol;
 }
 

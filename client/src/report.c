@@ -16,6 +16,7 @@ static FILE *record_out;
 
 #include "hist_codec.h"
 #include "steady.h"
+#include "ws.h"
 
 /* A fixed-rate run delivered its target when it sent at least this share of
  * the requests scheduled in its window and the schedule lag's p99 stayed
@@ -110,6 +111,11 @@ void report_help(const struct config *d)
           "                               requests for the whole run (not counted as load: the record's\n"
           "                               idle_connections); the open-file limit is raised to fit (exit 2\n"
           "                               when the hard limit or ip_local_port_range cannot hold them)\n"
+          "      --ws-size BYTES          ws:// and wss:// (WebSocket, RFC 6455): each request is a message,\n"
+          "                               its echo the answer; the message's size (default 32; -b/-B give\n"
+          "                               its content instead); -m messages in flight per connection\n"
+          "      --ws-binary              binary messages (default text)\n"
+          "      --ws-max-message BYTES   the longest message the server may send (default 64 MiB)\n"
           "  -X, --method METHOD          request method, a token (RFC 9110; default GET)\n"
           "  -H, --header 'Name: value'   add a request header (repeatable): the name a token right\n"
           "                               before the colon, no control character but tab in the value\n"
@@ -271,6 +277,81 @@ static void text_quic(const struct config *cfg, const struct stats *s)
     printf("  QUIC: handshake failures %" PRIu64 ", idle timeouts %" PRIu64 ", closed by the server %" PRIu64
            " (transport) %" PRIu64 " (HTTP/3), GOAWAY %" PRIu64 ", streams reset %" PRIu64 "\n",
            q->handshake_failures, q->idle_timeouts, q->closed_transport, q->closed_application, q->goaways, resets);
+}
+
+/* A WebSocket close-code table (stats_ws), as a JSON object: "1000": n, ..., "other": n. */
+static void json_ws_codes(FILE *f, const char *name, const uint64_t *codes)
+{
+    const char *sep = "";
+    fprintf(f, ", \"%s\": {", name);
+    for (unsigned i = 0; i <= STATS_WS_CODES; i++) {
+        if (!codes[i]) continue;
+        if (i < STATS_WS_CODES) fprintf(f, "%s\"%u\": %" PRIu64, sep, 1000 + i, codes[i]);
+        else fprintf(f, "%s\"other\": %" PRIu64, sep, codes[i]);
+        sep = ", ";
+    }
+    fputs("}", f);
+}
+
+/* The record's websocket object: null unless ws:// or wss:// (docs/metrics.md).
+ * Messages are the requests: sent = echoed + failed, failed = timeout + closed + protocol_error. */
+static void json_ws(FILE *f, const struct config *cfg, const struct stats *s)
+{
+    if (!cfg->ws) {
+        fputs("  \"websocket\": null,\n", f);
+        return;
+    }
+    const struct stats_ws *w = &s->ws;
+    const char *sep = "";
+    fprintf(f, "  \"websocket\": {\"messages\": {\"sent\": %" PRIu64 ", \"echoed\": %" PRIu64 ", \"failed\": %" PRIu64
+               ", \"timeout\": %" PRIu64 ", \"closed\": %" PRIu64 ", \"protocol_error\": %" PRIu64 ", \"aborted\": %" PRIu64
+               "},\n    \"message_bytes\": %zu, \"binary\": %s, \"upgraded\": %" PRIu64 ", \"refused\": %" PRIu64
+               ", \"refused_status\": {",
+            stats_requests(s), s->succeeded, stats_failed(s), s->errors[REQ_ERR_TIMEOUT],
+            s->errors[REQ_ERR_READ] + s->errors[REQ_ERR_WRITE] + s->errors[REQ_ERR_RESET], s->errors[REQ_ERR_PROTOCOL],
+            s->aborted, cfg->body_len ? cfg->body_len : cfg->ws_size, cfg->ws_binary ? "true" : "false", w->upgraded,
+            w->refused);
+    for (int c = 100; c < 600; c++) {
+        if (!w->refused_status[c]) continue;
+        fprintf(f, "%s\"%d\": %" PRIu64, sep, c, w->refused_status[c]);
+        sep = ", ";
+    }
+    fputs("}, \"refused_reasons\": {", f);
+    sep = "";
+    for (unsigned c = 1; c < WS_REFUSAL_KINDS; c++) {
+        if (!w->refused_status[c]) continue;
+        fprintf(f, "%s\"%s\": %" PRIu64, sep, ws_refusal_name(c), w->refused_status[c]);
+        sep = ", ";
+    }
+    fprintf(f, "},\n    \"closed_by_server\": %" PRIu64, w->closed_by_server);
+    json_ws_codes(f, "server_close_codes", w->server_codes);
+    fprintf(f, ", \"closed_by_client\": %" PRIu64, w->closed_by_client);
+    json_ws_codes(f, "client_close_codes", w->client_codes);
+    fprintf(f, ",\n    \"pings_answered\": %" PRIu64 ", \"protocol_errors\": {", w->pings);
+    sep = "";
+    for (unsigned i = 1; i < WS_FAULT_KINDS; i++) {
+        if (!w->faults[i]) continue;
+        fprintf(f, "%s\"%s\": %" PRIu64, sep, ws_fault_name(i), w->faults[i]);
+        sep = ", ";
+    }
+    fputs("}},\n", f);
+}
+
+static void text_ws(const struct config *cfg, const struct stats *s)
+{
+    if (!cfg->ws) return;
+    const struct stats_ws *w = &s->ws;
+    uint64_t faults = 0;
+    for (unsigned i = 1; i < WS_FAULT_KINDS; i++) faults += w->faults[i];
+    printf("  WebSocket: messages sent %" PRIu64 ", echoed %" PRIu64 ", failed %" PRIu64 " (timeout %" PRIu64
+           ", closed %" PRIu64 ", protocol error %" PRIu64 ")\n",
+           stats_requests(s), s->succeeded, stats_failed(s), s->errors[REQ_ERR_TIMEOUT],
+           s->errors[REQ_ERR_READ] + s->errors[REQ_ERR_WRITE] + s->errors[REQ_ERR_RESET], s->errors[REQ_ERR_PROTOCOL]);
+    printf("  WebSocket connections: upgraded %" PRIu64 ", refused %" PRIu64 ", closed by the server %" PRIu64
+           ", by the client %" PRIu64 ", pings answered %" PRIu64 ", protocol errors %" PRIu64 "\n",
+           w->upgraded, w->refused, w->closed_by_server, w->closed_by_client, w->pings, faults);
+    for (unsigned i = 1; i < WS_FAULT_KINDS; i++)
+        if (w->faults[i]) printf("    %s %" PRIu64 "\n", ws_fault_name(i), w->faults[i]);
 }
 
 void report_error(const char *fmt, ...)
@@ -540,6 +621,7 @@ static void json_codes(FILE *f, const struct stats *s)
 static const char *protocol_name(const struct config *cfg)
 {
     if (cfg->h3) return "h3";
+    if (cfg->ws) return cfg->tls ? "wss" : "ws";
     return cfg->setup.h2 ? (cfg->tls ? "h2" : "h2c") : "http/1.1";
 }
 
@@ -670,6 +752,7 @@ static void report_json(const struct config *cfg, const struct run_result *r, lo
     json_jwt(f, &r->jwt);
     json_thresholds(f, &r->thresholds);
     json_quic(f, cfg, &r->libraries, s);
+    json_ws(f, cfg, s);
     fputs("  \"accounting\": \"exact\"\n}\n", f);
     fflush(f);
 }
@@ -935,6 +1018,7 @@ static void report_text(const struct config *cfg, const struct run_result *r)
            ", connect errors %" PRIu64 "\n",
            cfg->connections, s->established, s->peak, s->connect_attempts, s->connect_errors);
     text_quic(cfg, s);
+    text_ws(cfg, s);
     if (cfg->idle_connections)
         printf("  Idle connections: requested %" PRIu64 ", open at the end %" PRIu64 ", peak %" PRIu64
                ", established %" PRIu64 ", closed by the server %" PRIu64 ", connect errors %" PRIu64 "\n",

@@ -39,6 +39,13 @@ enum conn_event {
     CONN_EVENT_CLOSED_APPLICATION, /* the peer closed it with an HTTP/3 error code (code) */
     CONN_EVENT_GOAWAY,           /* the peer sent GOAWAY */
     CONN_EVENT_STREAM_RESET,     /* the peer reset a request's stream with this HTTP/3 error code */
+    /* WebSocket (ws.h), over TCP: */
+    CONN_EVENT_WS_UPGRADED,        /* the upgrade succeeded */
+    CONN_EVENT_WS_REFUSED,         /* the upgrade failed; code: the status, 0 when none or a bad 101 */
+    CONN_EVENT_WS_CLOSED_BY_SERVER, /* code: its close code (1005 none, 1006 no close frame) */
+    CONN_EVENT_WS_CLOSED_BY_CLIENT, /* code: the close code sent */
+    CONN_EVENT_WS_PROTOCOL_ERROR,  /* code: the ws_fault */
+    CONN_EVENT_WS_PING,            /* a ping answered */
 };
 
 /* What a session reports to, one per connection. The host must not call
@@ -61,7 +68,7 @@ struct session_host_ops {
     /* Datagram protocols (protocol.datagram) only: the session's own
      * handshake completed; the connection counts as established from now. */
     void (*connected)(struct session_host *h, uint64_t now_us);
-    /* Datagram protocols only: a connection-level event (code: the error
+    /* Datagram protocols and WebSocket: a connection-level event (code: the error
      * code, for CLOSED_* and STREAM_RESET; 0 otherwise). A handshake that
      * fails is reported here and then the session asks to close. */
     void (*event)(struct session_host *h, enum conn_event ev, uint64_t code);

@@ -34,6 +34,21 @@ void stats_free(struct stats *s)
     hist_free(&s->flow.wait);
 }
 
+static void stats_ws_merge(struct stats_ws *dst, const struct stats_ws *src)
+{
+    dst->upgraded += src->upgraded;
+    dst->refused += src->refused;
+    dst->pings += src->pings;
+    dst->closed_by_server += src->closed_by_server;
+    dst->closed_by_client += src->closed_by_client;
+    for (int i = 0; i < 600; i++) dst->refused_status[i] += src->refused_status[i];
+    for (int i = 0; i <= STATS_WS_CODES; i++) {
+        dst->server_codes[i] += src->server_codes[i];
+        dst->client_codes[i] += src->client_codes[i];
+    }
+    for (int i = 0; i < STATS_WS_FAULTS; i++) dst->faults[i] += src->faults[i];
+}
+
 void stats_reset(struct stats *s)
 {
     struct hist latency = s->latency, error_latency = s->error_latency, connect = s->connect, ttfb = s->ttfb;
@@ -241,6 +256,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->quic.closed_application += src->quic.closed_application;
     dst->quic.goaways += src->quic.goaways;
     for (int i = 0; i <= STATS_H3_CODES; i++) dst->quic.stream_resets[i] += src->quic.stream_resets[i];
+    stats_ws_merge(&dst->ws, &src->ws);
     dst->refused_streams += src->refused_streams;
     dst->header_bytes += src->header_bytes;
     dst->header_bytes_decoded += src->header_bytes_decoded;

@@ -43,6 +43,20 @@ struct stats_quic {
     uint64_t stream_resets[STATS_H3_CODES + 1];
 };
 
+/* WebSocket (ws.h): what became of the connections, beside the messages'
+ * own counts (a message is a request: sent = echoed + failed). Close codes
+ * by slot: code - 1000 for 1000..1015, STATS_WS_CODES for any other
+ * (3000-4999, the applications'). Protocol errors by ws_fault. */
+#define STATS_WS_CODES 16
+#define STATS_WS_FAULTS 16
+struct stats_ws {
+    uint64_t upgraded, refused, pings;
+    uint64_t refused_status[600]; /* by status (100-599), or below 100 by ws_refusal (ws.h) */
+    uint64_t closed_by_server, closed_by_client;
+    uint64_t server_codes[STATS_WS_CODES + 1], client_codes[STATS_WS_CODES + 1];
+    uint64_t faults[STATS_WS_FAULTS];
+};
+
 /* --idle-connections: the idle connections over the whole run (warm-up
  * included; stats_reset keeps them), never in the load's counts. */
 struct stats_idle {
@@ -109,6 +123,7 @@ struct stats {
     uint64_t server_max_streams;
     uint64_t header_bytes, header_bytes_decoded;    /* HTTP/2 response header blocks */
     struct stats_quic quic;                         /* HTTP/3 connections */
+    struct stats_ws ws;                             /* WebSocket connections */
     /* microseconds: latency of final responses, error_latency of errored
      * requests (start to the moment they became errors), connect, ttfb */
     struct hist latency, error_latency, connect, ttfb;
@@ -160,6 +175,12 @@ void stats_kind_unexpected(struct stats_kind *k, uint64_t latency_us);
 /* A flow time (h: stats_flow's iteration or wait) of us; the histogram is
  * made on first use (the value left out when memory runs out). */
 void stats_flow_time(struct hist *h, uint64_t us);
+
+/* A WebSocket close code's slot in stats_ws's code tables, and back (STATS_WS_CODES: other). */
+static inline unsigned stats_ws_code_slot(uint64_t code)
+{
+    return code >= 1000 && code < 1000 + STATS_WS_CODES ? (unsigned)(code - 1000) : STATS_WS_CODES;
+}
 
 /* Derived totals. */
 uint64_t stats_errored(const struct stats *s);

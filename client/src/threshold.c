@@ -118,6 +118,11 @@ static const struct figure figures[] = {
     {"connections.refused_streams", false, NULL, false, stat_u64, STAT(refused_streams)},
     {"connections.handshakes_full", false, "connections.established", false, stat_u64, STAT(handshakes_full)},
     {"connections.handshakes_resumed", false, "connections.established", false, stat_u64, STAT(handshakes_resumed)},
+    /* ws:// and wss:// (messages are the requests: failed, errors.timeout... count them) */
+    {"websocket.upgraded", false, NULL, false, stat_u64, STAT(ws.upgraded)},
+    {"websocket.refused", false, NULL, false, stat_u64, STAT(ws.refused)},
+    {"websocket.closed_by_server", false, NULL, false, stat_u64, STAT(ws.closed_by_server)},
+    {"websocket.closed_by_client", false, NULL, false, stat_u64, STAT(ws.closed_by_client)},
     {"bytes_received", false, NULL, false, stat_u64, STAT(bytes_received)},
     {"bytes_sent", false, NULL, false, stat_u64, STAT(bytes_sent)},
     {"body_bytes", false, NULL, false, stat_u64, STAT(body_bytes)},

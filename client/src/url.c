@@ -227,8 +227,12 @@ int url_parse(const char *text, struct url *u, char *err, size_t errlen)
 {
     *u = (struct url){0};
     size_t scheme = strncasecmp(text, "https://", 8) == 0 ? 8 : strncasecmp(text, "http://", 7) == 0 ? 7 : 0;
-    if (!scheme) return url_fail(err, errlen, "the URL must start with http:// or https://: %s", text);
-    u->tls = scheme == 8;
+    if (!scheme) { /* WebSocket (RFC 6455 3): ws:// as http://, wss:// as https:// */
+        scheme = strncasecmp(text, "wss://", 6) == 0 ? 6 : strncasecmp(text, "ws://", 5) == 0 ? 5 : 0;
+        u->ws = scheme != 0;
+    }
+    if (!scheme) return url_fail(err, errlen, "the URL must start with http://, https://, ws:// or wss://: %s", text);
+    u->tls = scheme == 8 || scheme == 6;
     const char *a = text + scheme;
     size_t authority = strcspn(a, "/?#");
     const char *rest = a + authority;

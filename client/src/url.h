@@ -2,7 +2,7 @@
  * checks of what goes into a request line or header (RFC 9110, 9112, 3986).
  * Pure: no I/O, no allocation but the target and the credentials.
  *
- * Accepted: scheme http or https in any case, "://", an authority
+ * Accepted: scheme http, https, ws or wss (WebSocket, as http and https) in any case, "://", an authority
  * [userinfo@]host[:port], then an optional path, query and fragment.
  *  - host: a name or IPv4 address (letters, digits, "-._~" and sub-delims),
  *    or an IPv6 address in brackets (kept without them);
@@ -27,7 +27,8 @@
 #define URL_PORT_MAX 8
 
 struct url {
-    bool tls;                 /* https */
+    bool tls;                 /* https, wss */
+    bool ws;                  /* ws, wss */
     bool port_given;          /* the URL names a port */
     char host[URL_HOST_MAX];  /* IPv6 without brackets */
     char port[URL_PORT_MAX];  /* decimal, the scheme's when not given */

@@ -324,13 +324,38 @@ static void host_connected(struct session_host *h, uint64_t now)
     conn_count_open(c, now);
 }
 
+/* WebSocket connection events (ws.h), into stats_ws. */
+static void ws_event(struct stats_ws *ws, enum conn_event ev, uint64_t code)
+{
+    switch (ev) {
+    case CONN_EVENT_WS_UPGRADED: ws->upgraded++; break;
+    case CONN_EVENT_WS_REFUSED:
+        ws->refused++;
+        ws->refused_status[code < 600 ? code : 0]++;
+        break;
+    case CONN_EVENT_WS_CLOSED_BY_SERVER:
+        ws->closed_by_server++;
+        ws->server_codes[stats_ws_code_slot(code)]++;
+        break;
+    case CONN_EVENT_WS_CLOSED_BY_CLIENT:
+        ws->closed_by_client++;
+        ws->client_codes[stats_ws_code_slot(code)]++;
+        break;
+    case CONN_EVENT_WS_PROTOCOL_ERROR: ws->faults[code < STATS_WS_FAULTS ? code : 0]++; break;
+    case CONN_EVENT_WS_PING: ws->pings++; break;
+    default: break;
+    }
+}
+
 /* Counts a connection-level event of the measured phase (a failed handshake:
  * if its attempt counts). */
 static void host_event(struct session_host *h, enum conn_event ev, uint64_t code)
 {
     struct conn *c = conn_of(h);
     struct stats *st = &c->w->stats;
-    bool handshake = ev == CONN_EVENT_HANDSHAKE_FAILED || ev == CONN_EVENT_TLS_FAILED;
+    /* a WebSocket upgrade counts as its connection's establishment does */
+    bool handshake = ev == CONN_EVENT_HANDSHAKE_FAILED || ev == CONN_EVENT_TLS_FAILED || ev == CONN_EVENT_WS_UPGRADED ||
+                     ev == CONN_EVENT_WS_REFUSED;
     if (c->idle) return; /* idle connections: only idle.* counts */
     if (handshake ? !counted(c->w, c->connect_start) : !c->w->measuring) return;
     switch (ev) {
@@ -343,6 +368,7 @@ static void host_event(struct session_host *h, enum conn_event ev, uint64_t code
     case CONN_EVENT_STREAM_RESET:
         st->quic.stream_resets[code >= 0x100 && code < 0x100 + STATS_H3_CODES ? code - 0x100 : STATS_H3_CODES]++;
         break;
+    default: ws_event(&st->ws, ev, code); break;
     }
 }
 

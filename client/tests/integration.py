@@ -715,7 +715,7 @@ def case_refused_options(t):
                        (["--hdr-log-unit", "ms", url], "ns or us"),
                        (["-R", "1", "--seed", "9007199254740993", url], "0..9007199254740992 (2^53"),
                        (["http://127.0.0.1:0/"], "must be 1..65535"),
-                       (["ftp://127.0.0.1/"], "http:// or https://")):
+                       (["ftp://127.0.0.1/"], "http://, https://, ws:// or wss://")):
         rc, err = run_plain(t, args)
         expect(rc == 2 and want in err, f"{args!r}: exit {rc}, want 2 and {want!r}: {err!r}")
     # a FIFO nobody reads: refused at once, not a run that hangs in open()

@@ -81,7 +81,20 @@ static void test_targets(void)
 
 static void test_authorities(void)
 {
-    TAP_CHECK(refused("ftp://h/", "http:// or https://") && refused("http:/h/", "http://"), "other schemes");
+    TAP_CHECK(refused("ftp://h/", "http://, https://, ws:// or wss://") && refused("http:/h/", "http://") &&
+                  refused("wss:/h/", "ws://"),
+              "other schemes");
+    struct url u;
+    char err[256];
+    bool ws = url_parse("WS://h/chat?x", &u, err, sizeof err) == 0 && u.ws && !u.tls && !strcmp(u.port, "80") &&
+              !strcmp(u.target, "/chat?x");
+    if (ws) url_free(&u);
+    bool wss = url_parse("wss://h", &u, err, sizeof err) == 0 && u.ws && u.tls && !strcmp(u.port, "443") &&
+               !strcmp(u.target, "/");
+    if (wss) url_free(&u);
+    bool http = url_parse("https://h/", &u, err, sizeof err) == 0 && !u.ws && u.tls;
+    if (http) url_free(&u);
+    TAP_CHECK(ws && wss && http, "ws:// and wss:// as http:// and https://, marked ws");
     TAP_CHECK(refused("http:///x", "no host") && refused("http://u@/x", "no host"), "no host");
     TAP_CHECK(refused("http://h:0/", "must be 1..65535") && refused("http://h:65536/", "1..65535") &&
                   refused("http://h:8x/", "bad port '8x'") && refused("http://h:99999999999999999999/", "1..65535"),

@@ -66,8 +66,8 @@ barrage::request_timeout_s() { echo 2; }
 # (row drift); rate, stages: -R and --rate-stages (fixed-rate runs, capacity searches, ramps);
 # multihost: several load hosts started together (--start-at), their records merged exactly.
 # churn, idle: the scenarios' connection modes (scenarios.tsv's connection column:
-# --requests-per-connection, --tls-resume, --idle-connections).
-barrage::capabilities() { printf '%s\n' warmup timeline rate stages multihost churn idle; }
+# --requests-per-connection, --tls-resume, --idle-connections); websocket: ws:N scenarios (ws://).
+barrage::capabilities() { printf '%s\n' warmup timeline rate stages multihost churn idle websocket; }
 
 barrage::supports() {
   local protocol=$2
@@ -106,9 +106,17 @@ barrage::run() {
     bin=$BARRAGE_BIN
   fi
   ((threads <= connections)) || threads=$connections
-  # the scenario's script sets method, path, headers and body, as under wrk
-  local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json
-    -s "$(scenarios::script "$scenario")")
+  # the scenario's script sets method, path, headers and body, as under wrk; a WebSocket one
+  # sends messages to the endpoint's echo (ws:// for http://), -m in flight
+  local args=(-t "$threads" -c "$connections" -d "${duration}s" --timeout "$(barrage::request_timeout_s)s" --json)
+  local url=${barrage_spec[url]%/}/
+  if scenarios::websocket "$scenario"; then
+    url=ws${url#http}
+    url=${url%/}$(scenarios::field "$scenario" endpoint)
+    args+=(-m "${barrage_spec[streams]:-1}")
+  else
+    args+=(-s "$(scenarios::script "$scenario")")
+  fi
   case ${barrage_spec[protocol]} in
     h2c) args+=(--h2 -m "${barrage_spec[streams]:-1}") ;;
     # TLS over TCP (an https:// url): ALPN offers http/1.1 only (--h1), or h2 (--h2)
@@ -138,7 +146,7 @@ barrage::run() {
   fi
   # barrage ends by itself after warm-up + duration + its 2 s grace; the limit is a backstop
   tools::exec "$1" "$work_dir/barrage.json" $((wait_s + warmup + duration + 30)) \
-    "$bin" "${args[@]}" "${barrage_spec[url]%/}/" || rc=$?
+    "$bin" "${args[@]}" "$url" || rc=$?
   if ((rc == 4)); then
     log::error "barrage: the scenario's script failed (see $work_dir/barrage.json)"
     return 1

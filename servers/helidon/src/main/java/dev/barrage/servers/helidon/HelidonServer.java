@@ -20,6 +20,10 @@ import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.logging.common.LogConfig;
 import io.helidon.webserver.WebServer;
+import io.helidon.common.buffers.BufferData;
+import io.helidon.webserver.websocket.WsRouting;
+import io.helidon.websocket.WsListener;
+import io.helidon.websocket.WsSession;
 import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.ServerRequest;
@@ -55,7 +59,9 @@ public final class HelidonServer {
                 // response's HEADERS and DATA frames apart, so the DATA waited for the client's
                 // delayed ACK: 44 ms per h2c request on an idle connection (23 requests/s).
                 .connectionOptions(options -> options.tcpNoDelay(true))
-                .routing(HelidonServer::routing);
+                .routing(HelidonServer::routing)
+                // GET /ws: a WebSocket echo (servers/CONTRACT.md), one listener per connection
+                .addRouting(WsRouting.builder().endpoint("/ws", WebSocketEcho::new));
         // HTTPS: a named listener with TLS (the JDK's, JSSE) and the same routing; with
         // helidon-webserver-http2, ALPN offers h2 there (http/1.1 otherwise)
         if (tls != null) {
@@ -108,6 +114,40 @@ public final class HelidonServer {
             System.err.printf("helidon: cannot read TLS_CERT and TLS_KEY (%s, %s): %s%n", cert, key, e);
             System.exit(2);
             return null;
+        }
+    }
+
+    /**
+     * A WebSocket at /ws: Helidon hands a message over in parts (last marks its end), collected
+     * here and sent back whole as the same type; pings are answered with their payload.
+     */
+    static final class WebSocketEcho implements WsListener {
+        private final StringBuilder text = new StringBuilder();
+        private final BufferData binary = BufferData.growing(1024);
+
+        @Override
+        public void onMessage(WsSession session, String part, boolean last) {
+            if (!last) {
+                text.append(part);
+                return;
+            }
+            String message = text.isEmpty() ? part : text.append(part).toString();
+            text.setLength(0);
+            session.send(message, true);
+        }
+
+        @Override
+        public void onMessage(WsSession session, BufferData part, boolean last) {
+            binary.write(part);
+            if (!last) return;
+            byte[] message = binary.readBytes();
+            binary.reset();
+            session.send(BufferData.create(message), true);
+        }
+
+        @Override
+        public void onPing(WsSession session, BufferData buffer) {
+            session.pong(buffer);
         }
     }
 

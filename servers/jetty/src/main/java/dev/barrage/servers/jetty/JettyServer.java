@@ -41,6 +41,8 @@ import org.eclipse.jetty.util.Jetty;
 import org.eclipse.jetty.util.VirtualThreads;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.api.Session;
+import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 
 /**
  * The Barrage contract (servers/CONTRACT.md) on Jetty 12's core (non-servlet) API: one
@@ -127,7 +129,15 @@ public final class JettyServer {
             server.addConnector(tlsConnector);
         }
 
-        server.setHandler(new ContractHandler());
+        // GET /ws upgrades to a WebSocket echo (servers/CONTRACT.md); every other request goes on
+        // to the contract handler
+        WebSocketUpgradeHandler webSocket = WebSocketUpgradeHandler.from(server, container -> {
+            container.setMaxTextMessageSize(MAX_WEBSOCKET_MESSAGE);
+            container.setMaxBinaryMessageSize(MAX_WEBSOCKET_MESSAGE);
+            container.addMapping("/ws", (upgradeRequest, upgradeResponse, callback) -> new WebSocketEcho());
+        });
+        webSocket.setHandler(new ContractHandler());
+        server.setHandler(webSocket);
         server.setStopAtShutdown(true);
         server.setStopTimeout(2_000);
         try {
@@ -205,6 +215,32 @@ public final class JettyServer {
         keyStore.load(null, null);
         keyStore.setKeyEntry("server", privateKey, KEY_PASSWORD.toCharArray(), chain);
         return keyStore;
+    }
+
+    private static final int MAX_WEBSOCKET_MESSAGE = 1 << 20;
+
+    /**
+     * A WebSocket at /ws: each whole message sent back as the same type. Jetty assembles
+     * fragments, answers pings and the close handshake; the binary buffer is held until its echo
+     * is sent (the callback).
+     */
+    public static final class WebSocketEcho implements Session.Listener.AutoDemanding {
+        private Session session;
+
+        @Override
+        public void onWebSocketOpen(Session session) {
+            this.session = session;
+        }
+
+        @Override
+        public void onWebSocketText(String message) {
+            session.sendText(message, org.eclipse.jetty.websocket.api.Callback.NOOP);
+        }
+
+        @Override
+        public void onWebSocketBinary(java.nio.ByteBuffer payload, org.eclipse.jetty.websocket.api.Callback callback) {
+            session.sendBinary(payload, callback);
+        }
     }
 
     private static final class ContractHandler extends Handler.Abstract.NonBlocking {

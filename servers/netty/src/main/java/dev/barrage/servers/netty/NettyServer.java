@@ -39,6 +39,12 @@ import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameAggregator;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
@@ -305,6 +311,10 @@ public final class NettyServer {
                 protected void channelRead0(ChannelHandlerContext ctx, HttpMessage msg) {
                     ChannelPipeline pipeline = ctx.pipeline();
                     pipeline.addAfter(ctx.name(), null, HANDLER);
+                    // GET /ws: Netty's WebSocket handshake, then whole messages echoed (WebSocketEcho)
+                    pipeline.addAfter(ctx.name(), null, WEBSOCKET_ECHO);
+                    pipeline.addAfter(ctx.name(), null, new WebSocketFrameAggregator(MAX_WEBSOCKET_MESSAGE));
+                    pipeline.addAfter(ctx.name(), null, new WebSocketServerProtocolHandler(WEBSOCKET));
                     pipeline.replace(this, null, new HttpObjectAggregator(MAX_BODY));
                     ctx.fireChannelRead(ReferenceCountUtil.retain(msg));
                 }
@@ -314,6 +324,32 @@ public final class NettyServer {
                     ctx.close(); // e.g. a peer reset on an HTTP/2 connection: nothing to answer
                 }
             });
+        }
+    }
+
+    private static final int MAX_WEBSOCKET_MESSAGE = 1 << 20;
+    private static final WebSocketServerProtocolConfig WEBSOCKET = WebSocketServerProtocolConfig.newBuilder()
+            .websocketPath("/ws").checkStartsWith(false).allowExtensions(false)
+            .maxFramePayloadLength(MAX_WEBSOCKET_MESSAGE).build();
+    private static final WebSocketEcho WEBSOCKET_ECHO = new WebSocketEcho();
+
+    /**
+     * GET /ws (servers/CONTRACT.md): each message, assembled by the WebSocketFrameAggregator before
+     * it, sent back whole as the same type; WebSocketServerProtocolHandler answers pings and the close.
+     */
+    @ChannelHandler.Sharable
+    private static final class WebSocketEcho extends SimpleChannelInboundHandler<WebSocketFrame> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, WebSocketFrame frame) {
+            if (frame instanceof TextWebSocketFrame || frame instanceof BinaryWebSocketFrame) {
+                ctx.write(frame.retainedDuplicate());
+            }
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+            ctx.fireChannelReadComplete();
         }
     }
 

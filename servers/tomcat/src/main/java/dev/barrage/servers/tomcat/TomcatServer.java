@@ -23,6 +23,15 @@ import org.apache.tomcat.util.net.SSLHostConfigCertificate;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.catalina.util.ServerInfo;
 import org.apache.coyote.http2.Http2Protocol;
+import org.apache.tomcat.websocket.server.WsSci;
+import jakarta.websocket.DeploymentException;
+import jakarta.websocket.Endpoint;
+import jakarta.websocket.EndpointConfig;
+import jakarta.websocket.MessageHandler;
+import jakarta.websocket.RemoteEndpoint;
+import jakarta.websocket.Session;
+import jakarta.websocket.server.ServerContainer;
+import jakarta.websocket.server.ServerEndpointConfig;
 
 /**
  * The Barrage contract (servers/CONTRACT.md) as one servlet in embedded Tomcat: the default
@@ -76,6 +85,16 @@ public final class TomcatServer {
         Context context = tomcat.addContext("", baseDir.toString());
         Tomcat.addServlet(context, "contract", new ContractServlet());
         context.addServletMappingDecoded("/", "contract");
+        // GET /ws: Tomcat's WebSocket container (WsSci, first), then the echo endpoint added to it
+        context.addServletContainerInitializer(new WsSci(), null);
+        context.addServletContainerInitializer((classes, servletContext) -> {
+            try {
+                ((ServerContainer) servletContext.getAttribute(ServerContainer.class.getName()))
+                        .addEndpoint(ServerEndpointConfig.Builder.create(WebSocketEcho.class, "/ws").build());
+            } catch (DeploymentException e) {
+                throw new jakarta.servlet.ServletException(e);
+            }
+        }, null);
         tomcat.start();
         // A connector that cannot bind is logged and left out while Tomcat runs on without it:
         // exit instead, so whoever started the server sees the failure at once.
@@ -138,6 +157,44 @@ public final class TomcatServer {
         connector.addSslHostConfig(host);
         connector.addUpgradeProtocol(new Http2Protocol());
         return connector;
+    }
+
+    private static final int MAX_WEBSOCKET_MESSAGE = 1 << 20;
+
+    /**
+     * GET /ws (servers/CONTRACT.md): each whole message sent back as the same type. Tomcat calls a
+     * session's handlers one message at a time, so the blocking remote never overlaps itself; it
+     * answers pings and the close handshake.
+     */
+    public static final class WebSocketEcho extends Endpoint {
+        @Override
+        public void onOpen(Session session, EndpointConfig config) {
+            session.setMaxTextMessageBufferSize(MAX_WEBSOCKET_MESSAGE);
+            session.setMaxBinaryMessageBufferSize(MAX_WEBSOCKET_MESSAGE);
+            RemoteEndpoint.Basic remote = session.getBasicRemote();
+            session.addMessageHandler(String.class, (MessageHandler.Whole<String>) text -> {
+                try {
+                    remote.sendText(text);
+                } catch (java.io.IOException e) {
+                    close(session);
+                }
+            });
+            session.addMessageHandler(java.nio.ByteBuffer.class, (MessageHandler.Whole<java.nio.ByteBuffer>) data -> {
+                try {
+                    remote.sendBinary(data);
+                } catch (java.io.IOException e) {
+                    close(session);
+                }
+            });
+        }
+
+        private static void close(Session session) {
+            try {
+                session.close();
+            } catch (java.io.IOException ignored) {
+                // the connection is gone already
+            }
+        }
     }
 
     private static final class ContractServlet extends HttpServlet {

@@ -13,7 +13,14 @@ import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import io.undertow.Handlers;
 import io.undertow.Undertow;
+import io.undertow.websockets.WebSocketProtocolHandshakeHandler;
+import io.undertow.websockets.core.AbstractReceiveListener;
+import io.undertow.websockets.core.BufferedBinaryMessage;
+import io.undertow.websockets.core.BufferedTextMessage;
+import io.undertow.websockets.core.WebSocketChannel;
+import io.undertow.websockets.core.WebSockets;
 import io.undertow.UndertowOptions;
 import io.undertow.Version;
 import io.undertow.server.HttpHandler;
@@ -156,6 +163,9 @@ public final class UndertowServer {
                 case "/file" -> {
                     if (allow(exchange, method, Methods.GET)) file(exchange);
                 }
+                case "/ws" -> {
+                    if (allow(exchange, method, Methods.GET)) webSocket(exchange);
+                }
                 case "/load" -> {
                     if (allow(exchange, method, Methods.POST)) {
                         exchange.getRequestReceiver().receiveFullBytes((ex, body) ->
@@ -163,6 +173,39 @@ public final class UndertowServer {
                     }
                 }
                 default -> send(exchange, 404, "text/plain", ascii("not found\n"));
+            }
+        }
+
+        /**
+         * GET /ws (servers/CONTRACT.md): Undertow's WebSocket handshake, then each message sent
+         * back whole as the same type (the listener assembles fragments; it answers pings and
+         * the close handshake itself). A GET that is no upgrade gets the handshake handler's 404.
+         */
+        private static final WebSocketProtocolHandshakeHandler WEBSOCKET = Handlers.websocket((exchange, channel) -> {
+            channel.getReceiveSetter().set(new AbstractReceiveListener() {
+                @Override
+                protected void onFullTextMessage(WebSocketChannel ch, BufferedTextMessage message) {
+                    WebSockets.sendText(message.getData(), ch, null);
+                }
+
+                @Override
+                protected void onFullBinaryMessage(WebSocketChannel ch, BufferedBinaryMessage message) {
+                    var data = message.getData();
+                    try {
+                        WebSockets.sendBinary(WebSockets.mergeBuffers(data.getResource()), ch, null);
+                    } finally {
+                        data.free();
+                    }
+                }
+            });
+            channel.resumeReceives();
+        });
+
+        private static void webSocket(HttpServerExchange exchange) {
+            try {
+                WEBSOCKET.handleRequest(exchange);
+            } catch (Exception e) {
+                send(exchange, 500, "text/plain", ascii("WebSocket handshake failed\n"));
             }
         }
 

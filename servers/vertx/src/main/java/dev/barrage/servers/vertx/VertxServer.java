@@ -157,6 +157,9 @@ public final class VertxServer extends VerticleBase {
             case "/file" -> {
                 if (allow(request, method, HttpMethod.GET)) file(request, response);
             }
+            case "/ws" -> {
+                if (allow(request, method, HttpMethod.GET)) webSocket(request);
+            }
             case "/load" -> {
                 if (allow(request, method, HttpMethod.POST)) {
                     request.body().onSuccess(body ->
@@ -165,6 +168,20 @@ public final class VertxServer extends VerticleBase {
             }
             default -> send(response, 404, TEXT_PLAIN, Buffer.buffer("not found\n"));
         }
+    }
+
+    /**
+     * GET /ws (servers/CONTRACT.md): upgrades to a WebSocket that sends each message back whole, as
+     * the same type. With both message handlers set, Vert.x assembles fragmented messages; it answers
+     * pings and the close handshake itself. A request that is no upgrade is a 400.
+     */
+    private static void webSocket(HttpServerRequest request) {
+        request.toWebSocket().onSuccess(ws -> {
+            ws.textMessageHandler(ws::writeTextMessage);
+            ws.binaryMessageHandler(ws::writeBinaryMessage);
+        }).onFailure(e -> {
+            if (!request.response().headWritten()) send(request.response(), 400, TEXT_PLAIN, Buffer.buffer("not a WebSocket upgrade\n"));
+        });
     }
 
     private static boolean allow(HttpServerRequest request, HttpMethod method, HttpMethod allowed) {
