@@ -580,6 +580,18 @@ ensure_setup() {
   done
 }
 
+# refuse_aot_without_jdk: a usage error (exit 2, the reason) when an aot contestant would run a
+# JDK that cannot make its AOT cache (--jdk, else the JDK the servers run on).
+refuse_aot_without_jdk() {
+  local label reason default=''
+  for label in "${PLAN_CONTESTANTS[@]}"; do
+    [[ $label == *:"$VARIANTS_AOT"* ]] || continue
+    [[ -n $default ]] || default=$(java::_major_of "$(java::home 2>/dev/null)" 2>/dev/null) || default=''
+    if reason=$(variants::aot_refusal "${PLAN_CONTESTANT[$label]}" "$default"); then usage_error "$reason"; fi
+  done
+  return 0
+}
+
 # build_servers: builds the Maven servers among the selected; every server that fails is
 # printed as NAME<TAB>reason.
 build_servers() {
@@ -652,6 +664,7 @@ main() {
   parse_options "$@"
   if ((SETTINGS[list])); then plan::print_list; return 0; fi
   plan::build
+  refuse_aot_without_jdk
   if ((SETTINGS[dry_run])); then plan::print_plan; return 0; fi
   ((${#PLAN[@]})) || usage_error "nothing to run: no selected server speaks a selected protocol with a selected tool (see --list)"
 
