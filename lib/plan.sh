@@ -544,7 +544,8 @@ plan::budget_text() {
   printf 'budget: %s min%s (--budget none: a fixed plan); the runs above are the first round, about %s min with server starts and warm-ups; then, until the budget ends, more rounds (fresh starts, random order) for the servers whose interval overlaps a neighbour'"'"'s in some table, until each adjacent pair is decided or equal within %s%% (--tie-margin): about %s min in all at most' \
     "$(plan::minutes "$budget")" "$([[ ${SETTINGS[budget]} == default ]] && printf ' (the default)')" "$(plan::minutes "$first")" \
     "$(awk -v m="${SETTINGS[tie_margin]}" 'BEGIN {print m * 100}')" "$(plan::minutes "$budget")"
-  [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round' "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}"
+  [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round, taking turns with %s on each server'"'"'s JVM (%s, another tool, %s again...)' \
+    "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}" "${SETTINGS[main_tool]}" "${SETTINGS[main_tool]}" "${SETTINGS[main_tool]}"
   [[ -z ${SETTINGS[left_out]} ]] || printf '\nleft out to fit the budget: %s' "${SETTINGS[left_out]}"
   printf '\n'
 }
