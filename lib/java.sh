@@ -12,7 +12,8 @@
 #   java::exec_server SERVER_DIR
 #     Replaces the calling shell with SERVER_DIR/target/server.jar on the JDK from
 #     java::home and the flags from java::server_options (servers/jvm.options), then those of
-#     VARIANT_JVM_OPTIONS (a variant's, space-separated: lib/variants.sh), with
+#     VARIANT_JVM_OPTIONS (a variant's, space-separated: lib/variants.sh) and AOT_JVM_OPTION
+#     (one option, whose file name may hold spaces: the aot variant's cache), with
 #     PORT (default 8080) and BIND (default 127.0.0.1) exported: the caller's PID
 #     becomes the JVM's. Returns 1 with a message when the jar or the JDK is missing.
 #   java::major VERSION
@@ -151,6 +152,7 @@ java::exec_server() {
   # a variant's options (lib/variants.sh) come last: they win over the common ones (its heap)
   [[ -z ${VARIANT_JVM_OPTIONS:-} ]] || read -r -a variant_options <<<"$VARIANT_JVM_OPTIONS"
   jvm_options+=("${variant_options[@]}")
+  [[ -z ${AOT_JVM_OPTION:-} ]] || jvm_options+=("$AOT_JVM_OPTION")
   export PORT=${PORT:-8080} BIND=${BIND:-127.0.0.1}
   exec "$java_home/bin/java" "${jvm_options[@]}" -jar "$jar"
 }

@@ -314,10 +314,89 @@ measure::_verify_and_measure() {
   measure::_warm_up "$slot" "$run"
   MEASURE_TURN_MS[0]=$(($(measure::_ms) - from))
   from=$(measure::_ms)
-  for entry in "${PLAN[@]}"; do
-    [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] || continue
+  local order=() line kind windows=() brackets=0 shape=''
+  # read whole first: a tool reading stdin must not eat the order
+  mapfile -t order < <(plan::turn_order "$run" "$slot")
+  for line in "${order[@]}"; do
+    kind=${line%%$'\t'*} entry=${line#*$'\t'}
+    if [[ $kind == lead ]]; then
+      measure::_cross_check "$slot" "$run" "$shape" "${windows[@]}"
+      windows=() brackets=0 shape=$(cut -f4,5 <<<"$entry")
+      measure::_order_text "$entry" "${order[@]}"
+    fi
+    if [[ $kind == bracket ]]; then
+      brackets=$((brackets + 1))
+      measure::_bracket "$entry" "$brackets"
+      MEASURE_RAN=$((MEASURE_RAN + 1))
+      windows+=("$(measure::_window_json "$entry" bracket "$(measure::_dir_of "$entry")-bracket$brackets")")
+      continue
+    fi
     measure::_entry "$entry"
     MEASURE_DONE=$((MEASURE_DONE + 1))
+    [[ $kind == row ]] || windows+=("$(measure::_window_json "$entry" "$kind" "$(measure::_dir_of "$entry")")")
   done
+  measure::_cross_check "$slot" "$run" "$shape" "${windows[@]}"
   MEASURE_TURN_MS[1]=$(($(measure::_ms) - from))
+}
+
+# measure::_dir_of ENTRY: where the measured run of a plan entry keeps its raw output.
+measure::_dir_of() {
+  local run slot tool proto scenario load
+  IFS=$'\t' read -r run slot tool proto scenario load <<<"$1"
+  printf '%s\n' "$LOG_DIR/$run-$slot-$tool-$proto-$scenario${load:+-$load}"
+}
+
+# measure::_order_text LEAD_ENTRY ORDER_LINE...: the alternation LEAD_ENTRY opens, in words, to
+# the log: the tools in the order they will measure on this JVM.
+measure::_order_text() {
+  local lead=$1 line kind tools=() slot proto scenario tool p sc
+  shift
+  IFS=$'\t' read -r _ slot _ proto scenario _ <<<"$lead"
+  for line in "$@"; do
+    kind=${line%%$'\t'*}
+    IFS=$'\t' read -r _ _ tool p sc _ <<<"${line#*$'\t'}"
+    [[ $kind != row && $p == "$proto" && $sc == "$scenario" ]] && tools+=("$tool")
+  done
+  log::info "cross-check on one JVM ($slot $proto $scenario): the tools alternate: ${tools[*]}"
+}
+
+# measure::_bracket ENTRY N: the reference tool's Nth window after a cross-checked row (ENTRY:
+# its own row's entry), measured as that row was but without the tool's warm-up; no row of its own.
+measure::_bracket() {
+  local -A BRACKET_SPEC
+  plan::spec BRACKET_SPEC "$1"
+  # the server is warm and barrage has no JIT to warm: its window alone (what the estimate counts)
+  BRACKET_SPEC["dir"]=$(measure::_dir_of "$1")-bracket$2 BRACKET_SPEC["warmup_s"]=0
+  log::info "cross-check window $2 (no row): ${BRACKET_SPEC[slot]} ${BRACKET_SPEC[tool]} ${BRACKET_SPEC[protocol]} ${BRACKET_SPEC[scenario]}"
+  measure::step BRACKET_SPEC || log::warn "${BRACKET_SPEC[tool]}'s cross-check window $2 on ${BRACKET_SPEC[slot]} failed: $(measure::_error_of "${BRACKET_SPEC[dir]}")"
+}
+
+# measure::_window_json ENTRY ROLE DIR: one window of a cross-check, from the measured run's
+# output in DIR: {tool, role, status (ok: the tool wrote a record), successful_rps, latency_us
+# (p50, p99), client_bound}.
+measure::_window_json() {
+  local tool metrics='null' client='null' bound='null'
+  IFS=$'\t' read -r _ _ tool _ _ _ <<<"$1"
+  [[ -s $3/metrics.json ]] && metrics=$(<"$3/metrics.json")
+  [[ -s $3/step.json ]] && client=$(jq -c '.client_stats // null' "$3/step.json")
+  [[ $client == null ]] || bound=$(rows::client_bound "$client")
+  jq -cn -L "$ROWS_LIB_DIR" --arg tool "$tool" --arg role "$2" --argjson m "$metrics" --argjson bound "$bound" '
+    import "stats" as stats;
+    {tool: $tool, role: $role, status: (if $m == null then "failed" else "ok" end),
+     successful_rps: (if $m == null then null else ($m | stats::successful_rps) end),
+     latency_us: (if $m == null then null else {p50: $m.latency_us.p50?, p99: $m.latency_us.p99?} end),
+     client_bound: $bound}'
+}
+
+# measure::_cross_check SLOT RUN "PROTOCOL<TAB>SCENARIO" WINDOW_JSON...: the windows of one
+# alternation into the results' cross_checks (nothing when there are none).
+measure::_cross_check() {
+  local slot=$1 run=$2 proto scenario
+  IFS=$'\t' read -r proto scenario <<<"$3"
+  shift 3
+  (($#)) || return 0
+  results::add_cross_check "$(printf '%s\n' "$@" | jq -cs --arg server "$(plan::slot_server "$slot")" --arg slot "$slot" \
+    --argjson run "$run" --arg proto "$proto" --arg scenario "$scenario" '
+    {server: $server, contestant: $slot, run: $run, protocol: $proto, scenario: $scenario,
+     order: map(.tool), windows: .}')"
 }

@@ -32,7 +32,9 @@
 #     stages). A row a tool cannot run is skipped and costs nothing; Maven builds are not in it.
 #   plan::costed
 #     PLAN's entries, each with two more columns for the estimate: COST (1: measured, 0:
-#     skipped) and EXTRA ("" or capacity:STEPS or stages:SECONDS), one a line.
+#     skipped) and EXTRA ("" or capacity:STEPS or stages:SECONDS), one a line; then a line
+#     "RUN<TAB>SLOT<TAB>TOOL<TAB>PROTOCOL<TAB>SCENARIO<TAB>bracket<TAB>1<TAB>bracket" for each window of
+#     the reference tool that brackets TOOL's row (plan::turn_order; --duration without --warmup).
 #   plan::estimate_of DURATION WARMUP SERVER_WARMUP SCENARIOS PROTOCOLS TOOLS [SETUP_S SHAPE_S ENTRY_S]
 #     The estimate of plan::costed's lines on stdin with those settings, counting only the
 #     entries of the space-separated SCENARIOS, PROTOCOLS and TOOLS ("" for all); SETUP_S, SHAPE_S,
@@ -52,6 +54,17 @@
 #   plan::drop_turn RUN SLOT
 #     Takes a turn that will not run (the budget) out of PLAN and of RUN's order (a round left
 #     with no turn is no round).
+#   plan::turn_order RUN SLOT
+#     The order in which SLOT's turn in RUN measures its entries, one a line "KIND<TAB>ENTRY":
+#     row (measured as planned), lead (the reference tool's row of a protocol and scenario that
+#     other tools measure on this start too), checked (another tool's row of it), bracket (one
+#     more window of the reference tool after each checked row: no row of its own, kept in the
+#     results' cross_checks). Every other tool's window lies between two of the reference
+#     tool's on the same JVM (barrage, h2load, barrage, wrk, barrage...), so that a difference
+#     between them is the tools' and not the JIT's from one start to the next.
+#   plan::reference_tool
+#     The tool the others are compared with: the main tool of a default budgeted plan, else
+#     barrage.
 #   plan::minutes SECONDS
 #     Rounded up, at least 1.
 #   plan::print_list / plan::print_plan
@@ -260,10 +273,11 @@ plan::spec() {
 }
 
 plan::costed() {
-  local entry tool proto scenario load cost extra
-  local -A supported=()
+  local entry run slot tool proto scenario load cost extra reference checked=()
+  local -A supported=() leads=()
+  reference=$(plan::reference_tool)
   for entry in "${PLAN[@]}"; do
-    IFS=$'\t' read -r _ _ tool proto scenario load <<<"$entry"
+    IFS=$'\t' read -r run slot tool proto scenario load <<<"$entry"
     extra=''
     # asked once per kind of entry
     if [[ -z ${supported[$tool/$proto/$scenario/$load]:-} ]]; then
@@ -276,7 +290,57 @@ plan::costed() {
     if ((cost)) && [[ $load == capacity ]]; then extra=capacity:$PLAN_CAPACITY_STEPS_GUESS
     elif ((cost)) && [[ $load == stages ]]; then extra=stages:$(openloop::stages_seconds "$(openloop::stages_of "$scenario")")
     fi
+    if ((cost)) && [[ -z $load ]]; then
+      if [[ $tool == "$reference" ]]; then leads[$run/$slot/$proto/$scenario]=1
+      else checked+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario"); fi
+    fi
     printf '%s\t%s\t%s\n' "$entry" "$cost" "$extra"
+  done
+  # the reference tool's window after each cross-checked row (plan::turn_order), counted with
+  # the tool it brackets (left out with it when the estimate leaves that tool out)
+  for entry in "${checked[@]}"; do
+    IFS=$'\t' read -r run slot tool proto scenario <<<"$entry"
+    [[ -z ${leads[$run/$slot/$proto/$scenario]:-} ]] || printf '%s\tbracket\t1\tbracket\n' "$entry"
+  done
+}
+
+plan::reference_tool() { printf '%s\n' "${SETTINGS[main_tool]:-barrage}"; }
+
+# plan::_checkable ENTRY: 0 when ENTRY is a closed-loop entry its tool can measure on its slot.
+plan::_checkable() {
+  local slot tool proto scenario load
+  IFS=$'\t' read -r _ slot tool proto scenario load <<<"$1"
+  [[ -z $load ]] && ! plan::jdk_short "$slot" "$proto" >/dev/null && scenarios::tool_supports "$tool" "$scenario" "$proto" >/dev/null \
+    && "$tool::supports" "$scenario" "$proto" >/dev/null
+}
+
+plan::turn_order() {
+  local run=$1 slot=$2 entry tool proto scenario load reference mine=()
+  local -A lead_of=() checked_of=() placed=()
+  reference=$(plan::reference_tool)
+  for entry in "${PLAN[@]}"; do [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] && mine+=("$entry"); done
+  for entry in "${mine[@]}"; do
+    IFS=$'\t' read -r _ _ tool proto scenario load <<<"$entry"
+    plan::_checkable "$entry" || continue
+    if [[ $tool == "$reference" ]]; then lead_of[$proto/$scenario]=$entry
+    else checked_of[$proto/$scenario]+=$entry$'\n'; fi
+  done
+  for entry in "${mine[@]}"; do
+    [[ -z ${placed[$entry]:-} ]] || continue
+    IFS=$'\t' read -r _ _ tool proto scenario load <<<"$entry"
+    if [[ -n ${lead_of[$proto/$scenario]:-} && -n ${checked_of[$proto/$scenario]:-} ]] && plan::_checkable "$entry"; then
+      # the whole alternation at the place of the first of its entries
+      local first=${lead_of[$proto/$scenario]} other
+      printf 'lead\t%s\n' "$first"
+      placed[$first]=1
+      while IFS= read -r other; do
+        [[ -n $other ]] || continue
+        printf 'checked\t%s\nbracket\t%s\n' "$other" "$first"
+        placed[$other]=1
+      done <<<"${checked_of[$proto/$scenario]}"
+      continue
+    fi
+    printf 'row\t%s\n' "$entry"
   done
 }
 
@@ -294,7 +358,8 @@ plan::estimate_of() {
       if (sw > 0 && !((start, $4, $5) in shapes)) { shapes[start, $4, $5] = 1; total += (shape == "" ? sw : shape) }
       if ($7 == 0) next
       run = (per == "" ? d + w + over : per)
-      if ($8 ~ /^capacity:/) { split($8, c, ":"); total += c[2] * run }
+      if ($8 == "bracket") total += (per == "" ? d + over : per)
+      else if ($8 ~ /^capacity:/) { split($8, c, ":"); total += c[2] * run }
       else if ($8 ~ /^stages:/) { split($8, c, ":"); total += run + c[2] - d }
       else total += run
     }
@@ -316,11 +381,15 @@ PLAN_FIT_ROUNDS=3
 PLAN_FIT_SHARE=0.6
 
 # plan::_first_rounds_s D W SW SCENARIOS PROTOCOLS: plan::costed's lines on stdin -> the
-# seconds PLAN_FIT_ROUNDS rounds of them take: the first round whole, the others without the
-# cross-check rows (the other tools measure them in the first round only).
+# seconds PLAN_FIT_ROUNDS rounds of them take: the first round whole (but the cross-check's
+# bracket windows), the others without the cross-check rows (the other tools measure them in
+# the first round only).
 plan::_first_rounds_s() {
   local lines first rest=0 main=''
-  lines=$(cat)
+  # the cross-check's extra windows of the reference tool (plan::turn_order) are left out of the
+  # fit: a fixed cost of the first round, they would otherwise cost the default its h2 tables
+  # (the estimate printed, plan::estimate_s, counts them)
+  lines=$(grep -v $'\tbracket$' || true)
   first=$(plan::estimate_of "$1" "$2" "$3" "$4" "$5" '' <<<"$lines")
   [[ -z ${SETTINGS[cross_check]} ]] || main=${SETTINGS[main_tool]}
   rest=$(plan::estimate_of "$1" "$2" "$3" "$4" "$5" "$main" <<<"$lines")
@@ -475,7 +544,8 @@ plan::budget_text() {
   printf 'budget: %s min%s (--budget none: a fixed plan); the runs above are the first round, about %s min with server starts and warm-ups; then, until the budget ends, more rounds (fresh starts, random order) for the servers whose interval overlaps a neighbour'"'"'s in some table, until each adjacent pair is decided or equal within %s%% (--tie-margin): about %s min in all at most' \
     "$(plan::minutes "$budget")" "$([[ ${SETTINGS[budget]} == default ]] && printf ' (the default)')" "$(plan::minutes "$first")" \
     "$(awk -v m="${SETTINGS[tie_margin]}" 'BEGIN {print m * 100}')" "$(plan::minutes "$budget")"
-  [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round' "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}"
+  [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round, taking turns with %s on each server'"'"'s JVM (%s, another tool, %s again...)' \
+    "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}" "${SETTINGS[main_tool]}" "${SETTINGS[main_tool]}" "${SETTINGS[main_tool]}"
   [[ -z ${SETTINGS[left_out]} ]] || printf '\nleft out to fit the budget: %s' "${SETTINGS[left_out]}"
   printf '\n'
 }

@@ -546,7 +546,7 @@ def _section($charts; $source):
         else empty end)),
     _variants_md($charts),
     (.tables | second::section("jdk-client"; "barrage")),
-    (.tables | agree::section),
+    agree::section,
     (.openloop | openloop::section($charts)),
     (.sizes // [] | sizes::section($charts; _protocol_name)),
     .where_time_goes[],

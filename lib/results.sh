@@ -13,6 +13,10 @@
 #   results::add_warmup WARMUP_JSON
 #     Appends one entry to the file's server_warmups list (kept in FILE.warmups until the end;
 #     the list is left out while empty) and rewrites FILE.
+#   results::add_cross_check CROSS_CHECK_JSON
+#     Appends one entry to the file's cross_checks list (the windows of one alternation of the
+#     tools on one JVM: lib/measure.sh; kept in FILE.crosschecks until the end, left out while
+#     empty) and rewrites FILE.
 #   results::set KEY JSON
 #     Sets a top-level field of the header (e.g. noise_floor) and rewrites FILE.
 #   results::write COMPLETE
@@ -36,11 +40,17 @@ results::init() {
   printf '%s\n' "$2" >"$RESULTS_FILE.header"
   : >"$RESULTS_FILE.rows"
   : >"$RESULTS_FILE.warmups"
+  : >"$RESULTS_FILE.crosschecks"
   results::write false
 }
 
 results::add_warmup() {
   printf '%s\n' "$1" | jq -c . >>"$RESULTS_FILE.warmups"
+  results::write false
+}
+
+results::add_cross_check() {
+  printf '%s\n' "$1" | jq -c . >>"$RESULTS_FILE.crosschecks"
   results::write false
 }
 
@@ -71,15 +81,16 @@ results::write() {
   return 0
 }
 
-# results::_rewrite COMPLETE: FILE from the header, the rows and the warm-ups, atomically.
+# results::_rewrite COMPLETE: FILE from the header, the rows, the warm-ups and the cross-checks, atomically.
 results::_rewrite() {
   local complete=$1 tmp
   [[ -n $RESULTS_FILE && -f $RESULTS_FILE.header ]] || return 0
   tmp=$(mktemp "$RESULTS_FILE.XXXXXX")
   jq -n --slurpfile header "$RESULTS_FILE.header" --slurpfile rows "$RESULTS_FILE.rows" \
-    --slurpfile warmups "$RESULTS_FILE.warmups" --argjson complete "$complete" '
+    --slurpfile warmups "$RESULTS_FILE.warmups" --slurpfile crosschecks "$RESULTS_FILE.crosschecks" --argjson complete "$complete" '
     $header[0] + {complete: $complete}
     + (if ($warmups | length) > 0 then {server_warmups: $warmups} else {} end)
+    + (if ($crosschecks | length) > 0 then {cross_checks: $crosschecks} else {} end)
     + {results: $rows}' >"$tmp"
   # mktemp makes the file private; a results file is as readable as any other the user writes
   chmod "$(printf '%04o' $((0666 & ~0$(umask))))" "$tmp"
@@ -108,7 +119,7 @@ results::finish() {
   local was_invalid=$RESULTS_INVALID
   [[ -n $RESULTS_FILE && -f $RESULTS_FILE.header ]] || return 0
   results::_rewrite "$1"
-  rm -f "$RESULTS_FILE.header" "$RESULTS_FILE.rows" "$RESULTS_FILE.warmups"
+  rm -f "$RESULTS_FILE.header" "$RESULTS_FILE.rows" "$RESULTS_FILE.warmups" "$RESULTS_FILE.crosschecks"
   # newly invalid: reported now; invalid before: reported then, and repeated here
   results::_validate "$was_invalid"
   return 0

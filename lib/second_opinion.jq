@@ -3,15 +3,20 @@
 #
 #   comparisons($tool; $reference)   model tables -> one entry per scenario x protocol that both
 #                          tools measured with 2+ servers in common: {scenario, protocol,
-#                          servers (those in common), order, reference_order (best first, by
-#                          each table's rank), agrees, differing (pairs the two tools put in
-#                          opposite orders)}
+#                          servers (those in common that can be compared), order,
+#                          reference_order (best first, by each table's rank), agrees,
+#                          differing (pairs the two tools put in opposite orders), client_bound
+#                          (the servers left out: a tool was client-bound on them)}; agrees is
+#                          null when fewer than 2 servers are left to compare
 #   section($tool; $reference)   model tables -> the README's Markdown for them (nothing when
 #                          there is nothing to compare)
 #
 # Only the order of the servers both tools measured counts (the figures differ by design: the
 # tools differ). A pair counts as differing only when each tool separates it: with 3+ runs,
 # servers a table ranks tied (=, overlapping 95% intervals) are not ordered by that tool.
+# A server on which either tool was its own limit (client-bound in some run: lib/rows.sh
+# rows::client_bound) never enters the comparison: that figure is the tool's ceiling, and
+# ranking ceilings against servers says nothing about the servers (issue 47).
 
 # _places: a table's measured servers -> {server: place}; tied servers share their rank.
 def _places:
@@ -33,14 +38,17 @@ def comparisons($tool; $reference):
      | $tables[] | select(.tool == $reference and .scenario == $t.scenario and .protocol == $t.protocol) | . as $r
      | ($t | _places) as $tp
      | ($r | _places) as $rp
-     | [$t.measured[].server | select($rp[.] != null)] as $common
-     | select(($common | length) >= 2)
+     | ([$t.measured[], $r.measured[] | select(.client_bound_runs? > 0) | .server] | unique) as $bound
+     | [$t.measured[].server | select($rp[.] != null)] as $shared
+     | select(($shared | length) >= 2)
+     | [$shared[] | select(. as $s | $bound | index([$s]) | not)] as $common
      | [range(0; $common | length) as $i | range($i + 1; $common | length) as $j
         | [$common[$i], $common[$j]]
         | select(($tp[.[0]] - $tp[.[1]]) * ($rp[.[0]] - $rp[.[1]]) < 0)] as $differing
      | {scenario: $t.scenario, protocol: $t.protocol, servers: $common,
         order: _order($tp; $common), reference_order: _order($rp; $common),
-        agrees: ($differing | length == 0), differing: $differing}];
+        agrees: (if ($common | length) < 2 then null else ($differing | length == 0) end), differing: $differing,
+        client_bound: [$shared[] | select(. as $s | $bound | index([$s]))]}];
 
 def _protocol_text: {"h1": "HTTP/1.1", "h2c": "h2c", "h1s": "HTTP/1.1 over TLS", "h2": "h2 (TLS)", "h3": "h3"}[.] // .;
 
@@ -54,12 +62,18 @@ def section($tool; $reference):
       + "\($reference). Only the order of the servers both measured is compared; a pair counts as differing when "
       + "the two tools put it in opposite orders (servers a table ranks tied are not ordered). Over h2c, "
       + "\($tool) reaches HTTP/2 by an Upgrade request per connection, made before the measured window. "
-      + "The relative ranking agrees in \([$rows[] | select(.agrees)] | length) of \($rows | length) scenario and protocol pairs.",
+      + "A server on which either tool was its own limit (client-bound: the figure is the tool's ceiling) is left out of "
+      + "the comparison; with fewer than two servers left, the pair cannot check the ranking. "
+      + "The relative ranking agrees in \([$rows[] | select(.agrees == true)] | length) of the "
+      + "\([$rows[] | select(.agrees != null)] | length) scenario and protocol pairs that can check"
+      + ([$rows[] | select(.agrees == null)] | length | if . > 0 then "; \(.) cannot (client-bound)" else "" end) + ".",
       "",
       "| Scenario | Protocol | \($reference) | \($tool) | Relative ranking |",
       "|:--|:--|:--|:--|:--|",
       ($rows[] | "| \(.scenario) | \(.protocol | _protocol_text) | \(.reference_order) | \(.order) | "
-        + (if .agrees then "agrees"
-           else "differs (\(.differing | map(join(" / ")) | join(", ")))" end) + " |"),
+        + (if .agrees == null then "cannot check: client-bound"
+           elif .agrees then "agrees"
+           else "differs (\(.differing | map(join(" / ")) | join(", ")))" end)
+        + (if (.client_bound | length) > 0 then "; left out, client-bound: \(.client_bound | join(", "))" else "" end) + " |"),
       ""
     end;

@@ -14,10 +14,10 @@
 # grouped and shown by (jq: noise::row_name).
 #
 #   variants::names SERVER
-#     Its variants' names, one a line, the default first.
+#     Its variants' names, one a line, the default first (not aot: it is picked by name only).
 #   variants::field SERVER VARIANT FIELD
-#     jvm_options, env, properties or description of a declared variant ("" for none);
-#     returns 1 for an unknown variant.
+#     jvm_options, env, properties or description of a declared variant ("" for none), or of
+#     aot (the default's settings); returns 1 for an unknown variant.
 #   variants::select SPEC SERVER...
 #     The picked variants of SPEC (a comma list of SERVER:VARIANT, where SERVER may be * for
 #     each of SERVER... and VARIANT * for all of a server's; a bare SERVER is its default)
@@ -40,12 +40,34 @@
 #     variant's options, -Dkey=value per property, the GC, the heap (-Xms -Xmx), the cores
 #     (-XX:ActiveProcessorCount), and -XX:+PrintCommandLineFlags (the JVM's own report of the
 #     flags it runs with, on the server's log).
+#   variants::aot_refusal CONTESTANT_JSON DEFAULT_JDK_MAJOR
+#     Why an aot contestant cannot run (its JDK, or DEFAULT_JDK_MAJOR without --jdk, is older
+#     than VARIANTS_AOT_MIN_JDK: it cannot make an AOT cache), on stdout; returns 1 when it can
+#     (or is no aot contestant).
+#   variants::aot_options SERVER_DIR JAVA_HOME CACHE_DIR
+#     The JVM options of an aot start, one a line: -XX:AOTCache=FILE when CACHE_DIR holds the
+#     cache of this server build and JDK (FILE: SERVER-HASH.aot, HASH of the server's jar and
+#     the JDK's version, so either changing makes a new one), else -XX:AOTCacheOutput=FILE (this
+#     start is the training run: the JVM writes the cache when it exits, i.e. when the run
+#     stops the server after its warm-up and measured runs, in a child JVM that takes seconds:
+#     VARIANTS_AOT_STOP_TIMEOUT_S); with the cache, -Xlog:aot too: the JVM's own word on the
+#     server's log that it opened the cache.
 #   variants::cpu_list CPULIST COUNT
 #     The first COUNT CPUs of CPULIST (a taskset list; empty: every CPU this process may use),
 #     as a comma list; 1 with the reason on stdout when it holds fewer.
 # Depends on jq and lib/servers.sh (SERVERS_DIR).
 
 VARIANTS_GCS='g1 zgc parallel serial shenandoah'
+# The built-in variant of every server: its default, started warm from an ahead-of-time cache
+# (JEP 483, 514, 515: classes loaded and linked, method profiles) that the suite's own warm-up
+# trains; JDK 25 makes it in one step (-XX:AOTCacheOutput).
+VARIANTS_AOT=aot VARIANTS_AOT_MIN_JDK=25
+# how long a training start may take to stop: its JVM then assembles the cache (5-20 s here)
+# shellcheck disable=SC2034 # read by lib/place/local.sh
+VARIANTS_AOT_STOP_TIMEOUT_S=120
+# where the caches are kept, one per server build and JDK (BARRAGE_AOT_CACHE_DIR: elsewhere)
+# shellcheck disable=SC2034 # read by lib/place/local.sh
+VARIANTS_AOT_CACHE=${BARRAGE_AOT_CACHE_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/.cache/aot}
 
 variants::_file() { printf '%s\n' "$SERVERS_DIR/$1/variants.tsv"; }
 
@@ -63,10 +85,35 @@ variants::_lines() {
 variants::names() { variants::_lines "$1" | cut -f1; }
 
 variants::field() {
-  local column
+  local column variant=$2
+  if [[ $variant == "$VARIANTS_AOT" ]]; then
+    [[ $3 != description ]] || { printf '%s\n' "the default, started from an AOT cache its warm-up made (JDK $VARIANTS_AOT_MIN_JDK+)"; return 0; }
+    variant=$(variants::names "$1" | head -n 1)
+  fi
   case $3 in jvm_options) column=2 ;; env) column=3 ;; properties) column=4 ;; description) column=5 ;; *) return 1 ;; esac
-  variants::_lines "$1" | awk -F'\t' -v name="$2" -v c="$column" '
+  variants::_lines "$1" | awk -F'\t' -v name="$variant" -v c="$column" '
     $1 == name { found = 1; v = $c; if (v == "-") v = ""; print v } END { exit !found }'
+}
+
+variants::aot_refusal() {
+  local jdk
+  [[ $(jq -r .variant <<<"$1") == "$VARIANTS_AOT" ]] || return 1
+  jdk=$(jq -r '.jdk // ""' <<<"$1")
+  jdk=${jdk:-$2}
+  [[ -n $jdk ]] && ((jdk < VARIANTS_AOT_MIN_JDK)) || return 1
+  printf '%s\n' "$(jq -r .label <<<"$1"): the aot variant needs JDK $VARIANTS_AOT_MIN_JDK or newer to make its AOT cache (-XX:AOTCacheOutput, JEP 514); it would run JDK $jdk"
+}
+
+variants::aot_options() {
+  local dir=$1 java_home=$2 cache=$3 hash file
+  hash=$({ sha256sum <"$dir/target/server.jar"; java::version "$java_home"; } | sha256sum | cut -c1-16)
+  file=$cache/$(basename "$dir")-$hash.aot
+  if [[ -s $file ]]; then printf '%s\n' "-XX:AOTCache=$file" -Xlog:aot
+  else
+    # what a stopped training left (an empty cache, its configuration) goes first
+    mkdir -p "$cache" && rm -f -- "$file" "$file.config"
+    printf '%s\n' "-XX:AOTCacheOutput=$file"
+  fi
 }
 
 variants::select() {
@@ -87,10 +134,11 @@ variants::select() {
       [[ $server == '*' || $server == "$name" ]] || continue
       if [[ -z $variant ]]; then picked=$(variants::names "$name" | head -n 1)
       elif [[ $variant == '*' ]]; then picked=$(variants::names "$name")
+      elif [[ $variant == "$VARIANTS_AOT" ]]; then picked=$VARIANTS_AOT
       else picked=$(variants::names "$name" | grep -xF -- "$variant") || picked=''
       fi
       if [[ -z $picked && $server != '*' ]]; then
-        echo "'$item': $name has no variant '$variant' (declared: $(variants::names "$name" | paste -sd' '); servers/$name/variants.tsv)"
+        echo "'$item': $name has no variant '$variant' (declared: $(variants::names "$name" | paste -sd' '); servers/$name/variants.tsv; and $VARIANTS_AOT, every server's)"
         return 1
       fi
       while IFS= read -r picked; do

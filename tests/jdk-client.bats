@@ -133,6 +133,28 @@ exact() {
     and $sent[0]["status 200"] >= .requests + .prime_requests' "$TMP/record.json"
 }
 
+@test "jdk-client: --warmup auto warms up until the suite's steady state, at most its cap, and says how long it took" {
+  # whether a loaded machine lets it steady within 8 s is not asserted: what it decided and its
+  # account of it are (steady: at least the rule's 5 whole seconds, before the cap; else the cap)
+  counting_server slow delay=0.01
+  client --request 'GET /' --connections 3 --duration 1 --warmup auto:8
+  exact "$TMP/record.json"
+  assert_jq '.warmup.mode == "auto" and .warmup.max_seconds == 8
+    and .warmup.rule == {watched: "successful_rps", window_s: 5, trend: 0.1, spread: 0.1, floor: 0}
+    and (.warmup.successful_rps | length) == (.warmup.seconds | floor)
+    and (if .warmup.steady then .warmup.seconds >= 5 and .warmup.seconds < 8 else .warmup.seconds >= 8 end)' "$TMP/record.json"
+  # a cap shorter than the rule's window: never steady, ended by the cap, said so
+  client --request 'GET /' --connections 3 --duration 1 --warmup auto:2
+  exact "$TMP/record.json"
+  assert_jq '.warmup.steady == false and .warmup.seconds >= 2 and (.warmup.successful_rps | length) == 2' "$TMP/record.json"
+  # a fixed warm-up is what it was
+  client --request 'GET /' --connections 3 --duration 1 --warmup 0.5
+  assert_jq '.warmup == {mode: "fixed", seconds: 0.5, max_seconds: null, steady: null, rule: null, successful_rps: null}' "$TMP/record.json"
+  run "$JAVA" -jar "$JDK_CLIENT_JAR" --url "http://127.0.0.1:$PORT" --request 'GET /' --duration 1 --warmup auto:0
+  [ "$status" -eq 2 ]
+  [[ $output == *"--warmup auto:MAX needs a MAX above 0"* ]]
+}
+
 @test "jdk-client::build skips Maven while the jar is newer than the pom and the sources, and stops trying after a failure" {
   # a copy of the client with its jar; a "mvn" that records its call and fails
   mkdir -p "$TMP/client copy/target" "$TMP/bin"
@@ -316,12 +338,31 @@ second_opinion_fixture() {
   local part
   part=$(sed -n '/^### Second opinion: jdk-client against barrage$/,/^### /p' "$TMP/README.md")
   echo "$part"
-  [[ $part == *"The relative ranking agrees in 1 of 2 scenario and protocol pairs."* ]]
+  [[ $part == *"The relative ranking agrees in 1 of the 2 scenario and protocol pairs that can check."* ]]
   # jdk-httpserver is left out of h1: jdk-client did not measure it
   [[ $part == *"| hello | HTTP/1.1 | netty > java-http > jetty > tomcat | java-http > jetty > netty > tomcat | differs (java-http / netty, jetty / netty) |"* ]]
   [[ $part == *"| hello | h2c | netty > java-http > jetty > tomcat | netty > java-http > jetty > tomcat | agrees |"* ]]
   # jdk-client's own tables are there too
   grep -q '^### hello · HTTP/1.1 · jdk-client$' "$TMP/README.md"
+}
+
+@test "second opinion: a server on which a tool was client-bound never enters the ranking comparison" {
+  # jdk-client is its own limit on a (its ceiling ranks a last): a is left out, b and c agree
+  jq -en -L "$ROOT/lib" 'import "second_opinion" as so;
+    [{tool: "barrage", scenario: "hello", protocol: "h1",
+      measured: [{server: "a", rank: 1, client_bound_runs: 0}, {server: "b", rank: 2, client_bound_runs: 0}, {server: "c", rank: 3, client_bound_runs: 0}]},
+     {tool: "jdk-client", scenario: "hello", protocol: "h1",
+      measured: [{server: "b", rank: 1, client_bound_runs: 0}, {server: "c", rank: 2, client_bound_runs: 0}, {server: "a", rank: 3, client_bound_runs: 2}]}]
+    | so::comparisons("jdk-client"; "barrage")
+    | . == [{scenario: "hello", protocol: "h1", servers: ["b", "c"], order: "b > c", reference_order: "b > c",
+             agrees: true, differing: [], client_bound: ["a"]}]'
+  # client-bound on all but one: nothing left to rank, said so, not counted as agreeing or differing
+  jq -en -L "$ROOT/lib" 'import "second_opinion" as so;
+    [{tool: "barrage", scenario: "hello", protocol: "h1", measured: [{server: "a", client_bound_runs: 0}, {server: "b", client_bound_runs: 0}]},
+     {tool: "jdk-client", scenario: "hello", protocol: "h1", measured: [{server: "b", client_bound_runs: 1}, {server: "a", client_bound_runs: 0}]}]
+    | [so::section("jdk-client"; "barrage")] as $md
+    | ($md | map(select(test("agrees in 0 of the 0 scenario and protocol pairs that can check; 1 cannot \\(client-bound\\)"))) | length == 1)
+      and ($md | map(select(test("^\\| hello \\| HTTP/1.1 \\| a \\| a \\| cannot check: client-bound; left out, client-bound: b \\|$"))) | length == 1)'
 }
 
 @test "update-readme: servers a tool ranks tied are not a difference; nothing to compare, no part" {
@@ -333,7 +374,7 @@ second_opinion_fixture() {
       measured: [{server: "b", rank: 1}, {server: "a", rank: 2}, {server: "c", rank: 3}]}]
     | so::comparisons("jdk-client"; "barrage")
     | . == [{scenario: "hello", protocol: "h1", servers: ["b", "a", "c"], order: "b > a > c",
-             reference_order: "a = b > c", agrees: true, differing: []}]'
+             reference_order: "a = b > c", agrees: true, differing: [], client_bound: []}]'
   jq -en -L "$ROOT/lib" 'import "second_opinion" as so;
     [{tool: "barrage", scenario: "hello", protocol: "h1", measured: [{server: "a"}, {server: "b"}]},
      {tool: "jdk-client", scenario: "hello", protocol: "h1", measured: [{server: "b"}, {server: "a"}]},

@@ -685,6 +685,25 @@ dist_run() {
   no_process_left
 }
 
+@test "run: the tools take turns on one server JVM, barrage before and after each other tool; the order is in the log and the results" {
+  # barrage named last: it still opens the alternation and closes each other tool's window
+  run fake --servers good --scenarios hello --tool wrk,h2load,barrage --runs 1
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f
+  f=$(results_file)
+  valid "$f"
+  [[ $output == *"cross-check on one JVM (good h1 hello): the tools alternate: barrage wrk barrage h2load barrage"* ]]
+  # one start, and the windows measured in that order
+  [ "$(grep -c 'starting good' <<<"$output")" -eq 1 ]
+  [ "$(grep -oE 'good (barrage|wrk|h2load) h1 hello' <<<"$output" | cut -d' ' -f2 | paste -sd' ')" = "barrage wrk barrage h2load barrage" ]
+  [ "$(jq -c '[.cross_checks[] | .order, [.windows[].role]]' "$f")" = \
+    '[["barrage","wrk","barrage","h2load","barrage"],["lead","checked","bracket","checked","bracket"]]' ]
+  assert_jq '.cross_checks[0].windows[] | .status == "ok" and .successful_rps > 0' "$f"
+  # the extra barrage windows are no rows: one row per tool, as planned
+  [ "$(jq -r '[.results[] | .tool] | sort | join(" ")' "$f")" = "barrage h2load wrk" ]
+}
+
 @test "run: the server warm-up of a plan with only mixed is not skipped: barrage runs mixed's script" {
   run fake --servers good --scenarios mixed --tool wrk --server-warmup 1s
   echo "$output"

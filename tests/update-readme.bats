@@ -520,8 +520,29 @@ is_png() {
   # tools agree: h2load's +40% on java-http is flagged; wrk's +30% on netty is not (client-bound)
   section | grep -qxF '| hello | HTTP/1.1 | wrk | netty +30% †, java-http 0%, jetty 0%, tomcat -3%, jdk-httpserver 0% |'
   section | grep -qxF '| hello | h2c | h2load | java-http +40% ⚑, netty 0%, jetty 0%, tomcat 0% |'
-  section | grep -qF '1 of 9 pairs are flagged.'
+  section | grep -qF '1 of the 8 pairs that can check are flagged; 1 cannot check throughput'
   section | grep -qxF '| Server warm-up | barrage on each freshly started server, per protocol and scenario, until steady state (at most 60 s) |'
+}
+
+@test "tools agree: each tool against barrage's windows around it on the same JVM; a client-bound pair cannot check" {
+  # x: h2load +40% between two equal barrage windows (flagged); wrk -30% but client-bound (†,
+  # not counted); y: h2load +5%; z: h2load +20%, but barrage itself moved 40% around it (not flagged)
+  jq -rn -L "$ROOT/lib" 'import "agree" as agree;
+    def w($tool; $role; $rps; $bound): {tool: $tool, role: $role, status: "ok", successful_rps: $rps, latency_us: null, client_bound: $bound};
+    {tables: [], meta: {cross_checks: [
+      {server: "x", contestant: "x", run: 1, protocol: "h1", scenario: "hello", order: [],
+       windows: [w("barrage"; "lead"; 1000; false), w("h2load"; "checked"; 1400; false), w("barrage"; "bracket"; 1000; false),
+                 w("wrk"; "checked"; 700; true), w("barrage"; "bracket"; 1000; false)]},
+      {server: "y", contestant: "y", run: 1, protocol: "h1", scenario: "hello", order: [],
+       windows: [w("barrage"; "lead"; 2000; false), w("h2load"; "checked"; 2100; false), w("barrage"; "bracket"; 2000; false)]},
+      {server: "z", contestant: "z", run: 1, protocol: "h1", scenario: "hello", order: [],
+       windows: [w("barrage"; "lead"; 1200; false), w("h2load"; "checked"; 1200; false), w("barrage"; "bracket"; 800; false)]}]}}
+    | agree::section' >"$TMP/agree.md"
+  cat "$TMP/agree.md"
+  grep -qxF '| hello | HTTP/1.1 | h2load | x +40% ⚑, y +5%, z +20% |' "$TMP/agree.md"
+  grep -qxF '| hello | HTTP/1.1 | wrk | x -30% † |' "$TMP/agree.md"
+  grep -qF '1 of the 3 pairs that can check are flagged; 1 cannot check throughput' "$TMP/agree.md"
+  grep -qF 'barrage and the other tools take turns on one start' "$TMP/agree.md"
 }
 
 # chart_labels RESULTS: the y-axis labels of the charts update-readme.sh draws from RESULTS, one a line

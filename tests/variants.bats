@@ -242,3 +242,38 @@ flavours() {
     and .reason == "plain'"'"'s h1 needs JDK 22 or newer (server.properties: h1_min_jdk); this contestant runs JDK 21"' "$f"
   assert_jq '.results[] | select(.variant.label == "plain:default+jdk25") | .status == "ok"' "$f"
 }
+
+@test "aot: the cache is made by the first start (the suite's warm-up trains it) and used by the next; JDK 21 is refused" {
+  [ -f "$ROOT/servers/jdk-httpserver/target/server.jar" ] || skip "jdk-httpserver is not built (./run-tests.sh build)"
+  # JDK 21 cannot make the cache: a usage error before anything runs
+  run -2 "$RUN" --servers jdk-httpserver --variants jdk-httpserver:aot --jdk 21 --dry-run
+  [[ $output == *"jdk-httpserver:aot+jdk21: the aot variant needs JDK 25 or newer to make its AOT cache (-XX:AOTCacheOutput, JEP 514); it would run JDK 21"* ]]
+  # shellcheck disable=SC2031 # PORT is setup's
+  BARRAGE_AOT_CACHE_DIR="$TMP/aot cache" run "$RUN" --port "$PORT" --output "$TMP/out" --servers jdk-httpserver \
+    --variants jdk-httpserver:aot --jdk 25 --runs 2 --tool barrage --protocol h1 --scenarios hello \
+    --duration 1s --warmup 0s --server-warmup 1s --connections 2 --budget none
+  echo "$output"
+  [ "$status" -eq 0 ]
+  local f logs cache
+  f=$(results_file)
+  logs=${f%.json}.logs
+  valid "$f"
+  [ "$(jq -r '[.results[] | "\(.variant.label)=\(.status)"] | join(" ")' "$f")" = "jdk-httpserver:aot+jdk25=ok jdk-httpserver:aot+jdk25=ok" ]
+  # one cache for this build and JDK, whole; written by the first start's JVM as it stopped
+  cache=$(find "$TMP/aot cache" -name 'jdk-httpserver-*.aot')
+  [ "$(wc -l <<<"$cache")" -eq 1 ] && [ -s "$cache" ]
+  [ ! -e "$cache.config" ]
+  grep -qF -- "-XX:AOTCacheOutput=$cache" "$logs/jdk-httpserver:aot+jdk25-run1.log"
+  grep -qF "AOTCache creation is complete: $cache" "$logs/jdk-httpserver:aot+jdk25-run1.log"
+  # the next start opens it (the JVM's own log) and makes none
+  grep -qF "Opened AOT cache $cache." "$logs/jdk-httpserver:aot+jdk25-run2.log"
+  if grep -q 'AOTCacheOutput' "$logs/jdk-httpserver:aot+jdk25-run2.log"; then return 1; fi
+  [[ $output == *"this start trains it"*"starting from its AOT cache"* ]]
+  # another server build is another cache
+  mkdir -p "$TMP/fake/target"
+  printf 'another build\n' >"$TMP/fake/target/server.jar"
+  # shellcheck disable=SC2016 # expanded by that bash
+  run -0 bash -c 'source "$1/lib/log.sh"; source "$1/lib/java.sh"; source "$1/lib/variants.sh"; variants::aot_options "$2" "$(java::home)" "$3"' \
+    _ "$ROOT" "$TMP/fake" "$TMP/aot cache"
+  [[ $output == "-XX:AOTCacheOutput=$TMP/aot cache/fake-"*.aot ]]
+}

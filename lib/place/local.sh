@@ -81,7 +81,7 @@ place::start_server() {
   [[ ${SETTINGS[gc_log]} == 0 ]] || SERVER_GC_LOG=${log%.log}.gc.log
   launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${SETTINGS[profile]:+"-agentpath:$PROFILE_LIB"}) || exit 1
   # a contestant of a variant run: its JDK, JVM options, environment and cores (lib/variants.sh)
-  local contestant cpus=${SETTINGS[server_cpus]} java_home=${JAVA_HOME:-} variant_options="" count jdk
+  local contestant cpus=${SETTINGS[server_cpus]} java_home=${JAVA_HOME:-} variant_options="" count jdk aot=
   local -a SERVERS_START_ENV=()
   contestant=$(plan::contestant "$slot")
   if [[ -n $contestant ]]; then
@@ -96,8 +96,17 @@ place::start_server() {
     fi
     jdk=$(jq -r '.jdk // ""' <<<"$contestant")
     [[ -z $jdk ]] || java_home=${JDK_HOMES[$jdk]}
+    if [[ $(jq -r .variant <<<"$contestant") == "$VARIANTS_AOT" ]]; then
+      local aot_options=()
+      mapfile -t aot_options < <(variants::aot_options "$SERVERS_DIR/$server" "${java_home:-$(java::home)}" "$VARIANTS_AOT_CACHE")
+      # the cache's option on its own (its path may hold spaces), the logging with the variant's
+      aot=${aot_options[0]} variant_options+=" ${aot_options[*]:1}"
+      [[ $aot != *AOTCacheOutput* ]] || PLACE_STOP_TIMEOUT_S=$VARIANTS_AOT_STOP_TIMEOUT_S PLACE_AOT_TRAINED=${aot#*=}
+      if [[ $aot == *AOTCacheOutput* ]]; then log::info "$slot: no AOT cache of this build and JDK yet: this start trains it ($aot), written when the server stops"
+      else log::info "$slot: starting from its AOT cache ($aot)"; fi
+    fi
   fi
-  if ! JAVA_HOME=$java_home VARIANT_JVM_OPTIONS=$variant_options JDK_JAVA_OPTIONS=$launcher_options \
+  if ! JAVA_HOME=$java_home VARIANT_JVM_OPTIONS=$variant_options JDK_JAVA_OPTIONS=$launcher_options AOT_JVM_OPTION=$aot \
     servers::start "$server" "${SETTINGS[port]}" "$log" "$cpus"; then
     # shellcheck disable=SC2034 # a nameref: the caller's variable
     start_reason="start failed: see $log"
@@ -118,8 +127,14 @@ place::verify_contract() {
 }
 
 place::stop_server() {
-  servers::stop "$SERVER_PID" "$STOP_TIMEOUT_S" || log::die "could not stop $1 (process group $SERVER_PID)"
-  SERVER_PID=''
+  # an aot training start writes its cache as it stops: it gets longer
+  servers::stop "$SERVER_PID" "${PLACE_STOP_TIMEOUT_S:-$STOP_TIMEOUT_S}" || log::die "could not stop $1 (process group $SERVER_PID)"
+  SERVER_PID='' PLACE_STOP_TIMEOUT_S=''
+  if [[ -n ${PLACE_AOT_TRAINED:-} && ! -s $PLACE_AOT_TRAINED ]]; then
+    log::warn "$1 did not write its AOT cache as it stopped (see its log): the next start trains again"
+    rm -f -- "$PLACE_AOT_TRAINED" "$PLACE_AOT_TRAINED.config"
+  fi
+  PLACE_AOT_TRAINED=''
   servers::wait_port_free "${SETTINGS[port]}" "$STOP_TIMEOUT_S" \
     || log::die "port ${SETTINGS[port]} still taken by $(servers::port_holder "${SETTINGS[port]}") after stopping $1"
 }

@@ -7,6 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,17 +15,24 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One closed-loop run: the clients, one priming request per client, then one virtual thread per
  * in-flight request, the warm-up (not counted), the measured window and its grace period.
+ * With --warmup auto the warm-up lasts until the successful requests/s of its whole seconds are
+ * in steady state ({@link Steady}), at most its cap: the window starts then.
  * A request belongs to the window when it starts in it (after the warm-up, before the deadline);
  * one still in flight when the grace ends is aborted. With a request count instead of a
  * duration, the window ends when the last counted request ends.
  */
 final class LoadRun {
     /** The run's totals; durationNanos is the measured window. */
-    record Result(Tally total, Latencies latencies, long durationNanos, int primeRequests, boolean timed) { }
+    record Result(Tally total, Latencies latencies, long durationNanos, int primeRequests, boolean timed,
+                  Warmup warmup) { }
+
+    /** How the warm-up went: its length, and (auto) whether steady state ended it; its seconds' rates. */
+    record Warmup(long nanos, Boolean steady, double[] perSecond) { }
 
     /** The target could not be reached (exit 3) or would not speak h2c (exit 5). */
     static final class SetupFailure extends Exception {
@@ -43,6 +51,10 @@ final class LoadRun {
     private final RequestMix mix;
     private final Latencies latencies = new Latencies();
     private final long timeoutNanos;
+    /** Where the measured window starts and ends (System.nanoTime): moved once by an auto warm-up. */
+    private volatile long windowStart, deadline;
+    /** Successful responses of the warm-up, read once a second by an auto warm-up. */
+    private final LongAdder warmupSucceeded = new LongAdder();
 
     LoadRun(Options options, RequestMix mix) {
         this.options = options;
@@ -58,16 +70,19 @@ final class LoadRun {
         Thread[] workers = new Thread[slots];
         AtomicLong tickets = new AtomicLong(options.requestCount());
         AtomicLong lastEnd = new AtomicLong();
-        long windowStart = System.nanoTime() + (long) (options.warmupS() * 1e9);
-        long deadline = timed ? windowStart + (long) (options.durationS() * 1e9) : Long.MAX_VALUE;
+        long runStart = System.nanoTime();
+        windowStart = runStart + (long) (options.warmupS() * 1e9);
+        deadline = timed ? windowStart + (long) (options.durationS() * 1e9) : Long.MAX_VALUE;
         for (int slot = 0; slot < slots; slot++) {
             Tally tally = tallies[slot] = new Tally();
             // h1: one client for every slot; h2c: a client (connection) per S slots
             HttpClient client = clients.get(clients.size() == 1 ? 0 : slot / options.streams());
             int offset = slot % mix.size();
             workers[slot] = Thread.ofVirtual().name("slot-" + slot).start(() ->
-                    loop(client, offset, tally, windowStart, deadline, timed ? null : tickets, lastEnd));
+                    loop(client, offset, tally, timed ? null : tickets, lastEnd));
         }
+        Warmup warmup = options.warmupAuto() ? warmUntilSteady(runStart, timed)
+                : new Warmup(windowStart - runStart, null, new double[0]);
         long end = timed ? deadline + (long) (options.graceS() * 1e9) : Long.MAX_VALUE;
         for (Thread worker : workers) {
             long left = end - System.nanoTime();
@@ -80,7 +95,40 @@ final class LoadRun {
             total.add(tally);
         }
         long duration = timed ? deadline - windowStart : Math.max(0, lastEnd.get() - windowStart);
-        return new Result(total, latencies, duration, clients.size(), timed);
+        return new Result(total, latencies, duration, clients.size(), timed, warmup);
+    }
+
+    /**
+     * The auto warm-up, on the calling thread while the workers run: each whole second's successful
+     * requests/s, until the last {@link Steady#WINDOW} pass the rule or the cap (windowStart as set)
+     * comes; then the window starts at once (windowStart, deadline moved to now).
+     */
+    private Warmup warmUntilSteady(long runStart, boolean timed) throws InterruptedException {
+        long cap = windowStart;
+        double[] perSecond = new double[(int) Math.ceil(options.warmupS()) + 1];
+        int seconds = 0;
+        long last = 0;
+        boolean steady = false;
+        while (!steady) {
+            long next = runStart + (seconds + 1) * 1_000_000_000L;
+            if (next - cap > 0) break;
+            long wait = next - System.nanoTime();
+            if (wait > 0) Thread.sleep(Duration.ofNanos(wait));
+            long now = warmupSucceeded.sum();
+            perSecond[seconds++] = now - last;
+            last = now;
+            steady = Steady.reached(perSecond, seconds);
+        }
+        if (steady) {
+            long start = System.nanoTime();
+            // the deadline first: a worker that sees the new start sees a deadline after it
+            deadline = timed ? start + (long) (options.durationS() * 1e9) : Long.MAX_VALUE;
+            windowStart = start;
+        } else {
+            long wait = cap - System.nanoTime();
+            if (wait > 0) Thread.sleep(Duration.ofNanos(wait));
+        }
+        return new Warmup(windowStart - runStart, steady, Arrays.copyOf(perSecond, seconds));
     }
 
     /**
@@ -130,8 +178,7 @@ final class LoadRun {
     }
 
     /** One in-flight slot: sends, waits, counts, again, until the deadline or the last ticket. */
-    private void loop(HttpClient client, int offset, Tally tally, long windowStart, long deadline,
-                      AtomicLong tickets, AtomicLong lastEnd) {
+    private void loop(HttpClient client, int offset, Tally tally, AtomicLong tickets, AtomicLong lastEnd) {
         for (long index = 0; ; index++) {
             long start = System.nanoTime();
             boolean timed = tickets == null;
@@ -156,7 +203,10 @@ final class LoadRun {
                 return;
             }
             long end = System.nanoTime();
-            if (!counted) continue;
+            if (!counted) {
+                if (failure == null && response.statusCode() < 400) warmupSucceeded.increment();
+                continue;
+            }
             lastEnd.accumulateAndGet(end, Math::max);
             long micros = (end - start) / 1000;
             boolean inGrace = timed && end - deadline > 0;

@@ -10,7 +10,8 @@ import java.util.Map;
 /**
  * The metrics record of docs/metrics.md as one JSON object, with jdk-client's own fields:
  * tool, version, protocol, started, prime_requests, response_versions (responses by the HTTP
- * version java.net.http reports), exceptions (what it threw, by type and message) and
+ * version java.net.http reports), warmup (as barrage's: mode, seconds, max_seconds, steady, rule;
+ * and successful_rps, the auto warm-up's whole seconds), exceptions (what it threw, by type and message) and
  * histograms (as barrage writes them, so records merge). What java.net.http does not expose is
  * null: wire bytes (only body bytes are seen: body_bytes_received), connection counts other
  * than connect errors, refused streams (it resends them itself).
@@ -56,6 +57,7 @@ final class MetricsRecord {
                 .append(",\"histograms\":{\"encoding\":\"HdrHistogram V2 compressed, base64; microseconds\",\"latency_us\":")
                 .append(encoded(result.latencies().responses)).append(",\"latency_uncorrected_us\":null,\"error_latency_us\":")
                 .append(encoded(result.latencies().errors)).append('}')
+                .append(",\"warmup\":").append(warmup(options, result.warmup()))
                 .append(",\"exceptions\":{");
         String separator = "";
         for (Map.Entry<String, Long> detail : t.details.entrySet()) {
@@ -63,6 +65,22 @@ final class MetricsRecord {
             separator = ",";
         }
         return json.append("},\"accounting\":\"exact\"}").toString();
+    }
+
+    /** The warm-up object: barrage's fields (docs/metrics.md), with its seconds' rates when auto. */
+    private static String warmup(Options options, LoadRun.Warmup warmup) {
+        String seconds = String.format(Locale.ROOT, "%.3f", warmup.nanos() / 1e9);
+        if (!options.warmupAuto()) {
+            return "{\"mode\":\"" + (options.warmupS() > 0 ? "fixed" : "none") + "\",\"seconds\":" + seconds
+                    + ",\"max_seconds\":null,\"steady\":null,\"rule\":null,\"successful_rps\":null}";
+        }
+        StringBuilder rates = new StringBuilder("[");
+        for (double rate : warmup.perSecond())
+            rates.append(rates.length() > 1 ? "," : "").append(String.format(Locale.ROOT, "%.0f", rate));
+        return String.format(Locale.ROOT, "{\"mode\":\"auto\",\"seconds\":%s,\"max_seconds\":%.3f,\"steady\":%s,"
+                        + "\"rule\":{\"watched\":\"successful_rps\",\"window_s\":%d,\"trend\":%.3f,\"spread\":%.3f,\"floor\":0},"
+                        + "\"successful_rps\":%s]}",
+                seconds, options.warmupS(), warmup.steady(), Steady.WINDOW, Steady.TOLERANCE, Steady.TOLERANCE, rates);
     }
 
     private static String classes(long[] codes) {

@@ -10,13 +10,16 @@ import java.util.List;
  * message for anything it cannot use; Main turns that into exit status 2.
  */
 record Options(URI base, String protocol, int connections, int streams, double durationS,
-               long requestCount, double warmupS, double timeoutS, double graceS,
+               long requestCount, double warmupS, boolean warmupAuto, double timeoutS, double graceS,
                List<String> requests, Path body, String contentType, Path cacert) {
+
+    /** --warmup auto's cap when it names none, as barrage's. */
+    static final double DEFAULT_STEADY_CAP_S = 60;
 
     static final String USAGE = """
             usage: jdk-client --url http[s]://HOST:PORT --request 'METHOD PATH' [--request ...]
                               [--protocol h1|h2c|h1s|h2] [--connections C] [--streams S]
-                              [--duration SECONDS | --requests N] [--warmup SECONDS]
+                              [--duration SECONDS | --requests N] [--warmup SECONDS | auto[:MAX]]
                               [--timeout SECONDS] [--grace SECONDS] [--body FILE] [--content-type TYPE]
                               [--cacert FILE]
             Closed loop: h1 and h1s (HTTP/1.1 over TLS) keep C requests in flight (one virtual
@@ -26,8 +29,11 @@ record Options(URI base, String protocol, int connections, int streams, double d
             each. h1 and h2c take an http:// URL, h1s and h2 an https:// one, the server's
             certificate verified against the JDK's trust store, or against the PEM CA certificate(s)
             of --cacert instead. Each in-flight request rotates through the --request list. --body
-            is sent with POST and PUT requests. Prints the metrics record (docs/metrics.md) as JSON
-            on stdout.
+            is sent with POST and PUT requests. --warmup auto[:MAX] warms up (this JVM and the
+            server) until the successful requests/s are in steady state, the suite's rule
+            (docs/steady-state.md), at most MAX seconds (default 60); the record's warmup says how
+            long it took and whether it got there. Prints the metrics record (docs/metrics.md) as
+            JSON on stdout.
             Exit: 0 record printed; 2 bad arguments; 3 cannot connect; 5 the server did not speak
             HTTP/2 (h2c: no upgrade; h2: ALPN chose HTTP/1.1).
             """;
@@ -37,6 +43,7 @@ record Options(URI base, String protocol, int connections, int streams, double d
         String protocol = "h1";
         int connections = 1, streams = 1;
         double duration = -1, warmup = 0, timeout = 2, grace = 2;
+        boolean warmupAuto = false;
         long count = -1;
         List<String> requests = new ArrayList<>();
         Path body = null;
@@ -53,7 +60,12 @@ record Options(URI base, String protocol, int connections, int streams, double d
                 case "--streams" -> streams = positiveInt(name, value);
                 case "--duration" -> duration = seconds(name, value);
                 case "--requests" -> count = positiveInt(name, value);
-                case "--warmup" -> warmup = seconds(name, value);
+                case "--warmup" -> {
+                    warmupAuto = value.equals("auto") || value.startsWith("auto:");
+                    warmup = !warmupAuto ? seconds(name, value)
+                            : value.equals("auto") ? DEFAULT_STEADY_CAP_S : seconds(name, value.substring(5));
+                    if (warmupAuto && warmup == 0) throw new IllegalArgumentException("--warmup auto:MAX needs a MAX above 0");
+                }
                 case "--timeout" -> timeout = seconds(name, value);
                 case "--grace" -> grace = seconds(name, value);
                 case "--request" -> requests.add(requestLine(value));
@@ -74,9 +86,9 @@ record Options(URI base, String protocol, int connections, int streams, double d
             throw new IllegalArgumentException("--duration and --timeout must be more than 0");
         if (requests.isEmpty()) throw new IllegalArgumentException("at least one --request 'METHOD PATH'");
         Options options = new Options(base, protocol, connections, 1, duration, count,
-                warmup, timeout, grace, List.copyOf(requests), body, contentType, cacert);
+                warmup, warmupAuto, timeout, grace, List.copyOf(requests), body, contentType, cacert);
         return options.http2() ? new Options(base, protocol, connections, streams, duration, count,
-                warmup, timeout, grace, List.copyOf(requests), body, contentType, cacert) : options;
+                warmup, warmupAuto, timeout, grace, List.copyOf(requests), body, contentType, cacert) : options;
     }
 
     /** HTTP/2 (h2c, h2): a client (connection) per connection, S streams on each. */
