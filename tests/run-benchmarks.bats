@@ -725,6 +725,16 @@ steady() {
     '[["auto",true,"steady","mann-kendall",true]]' ]
   [[ $output == *"warming up good: barrage h1 baseline until steady state (at most 12s)"* ]]
   [[ $output != *drifting* && $output != *"not in steady state"* ]]
+  # time to steady state: the first response, the load's start and its steady state, as figures;
+  # the row says what its start got; the first 5 s against the steady rate (a server flat from
+  # its start: about the same)
+  assert_jq --argjson w "$(jq -c '.server_warmups[0].shapes[0]' "$f")" '.server_warmups[0] | .first_response_s > 0 and .first_response_s < 30
+    and (.shapes[0].time_to_steady | .verdict == "steady" and .reason == null and .load_started_s >= 0
+         and .steady_after_s == $w.warmup_s and .first_5s_rps > 0 and .steady_rps > 0
+         and .first_5s_share == (.first_5s_rps / .steady_rps * 1000 | round / 1000))' "$f"
+  assert_jq '.server_warmups[0] as $w | .results[0].server_warmup
+    | .first_response_s == $w.first_response_s and .time_to_steady == $w.shapes[0].time_to_steady' "$f"
+  [[ $output == *"time to steady state: good h1 baseline run 1: first response "*" s; steady "*" s after load began (at "*"; first 5 s "*"% of steady "* ]]
   no_process_left
 }
 
@@ -740,6 +750,11 @@ steady() {
   [ "$(jq -c '[.results[] | [.server_warmup.steady, .drift.status, .drift.change < -0.1]]' "$f")" = '[[false,"drifting",true]]' ]
   # the summary marks the row both ways
   [[ $output == *"did not reach steady state in 4s"* ]]
+  # no figure as if it had: null and the reason
+  [ "$(jq -c '[.server_warmups[0].shapes[0].time_to_steady, .results[0].server_warmup.time_to_steady]
+    | map([.verdict, .steady_after_s, .steady_rps, .reason]) | unique' "$f")" = \
+    '[["not reached",null,null,"not in steady state when the warm-up cap (4 s) ended it"]]' ]
+  [[ $output == *"time to steady state: good h1 baseline run 1: first response "*" s; not in steady state when the warm-up cap (4 s) ended it; first 5 s "* ]]
   [[ $output == *"server not in steady state (warm-up cap 4s hit)"*"drifting: "*"% across the window"* ]]
   no_process_left
 }
@@ -752,6 +767,8 @@ steady() {
   f=$(results_file)
   valid "$f"
   [ "$(jq -c '[.settings.server_warmup_mode, (.server_warmups[].shapes[] | .warmup_s, .steady)]' "$f")" = '["fixed",1,null]' ]
+  # a fixed warm-up is not judged; 1 s of it has no first 5 s
+  [ "$(jq -c '.server_warmups[].shapes[].time_to_steady | [.verdict, .steady_after_s, .first_5s_rps]' "$f")" = '["not judged",null,null]' ]
   [ "$(jq -c '[.results[] | [.tool, .server_warmup.mode, .server_warmup.steady, .drift.status]]' "$f")" = \
     '[["barrage","fixed",null,"unknown"],["wrk","fixed",null,"unknown"],["h2load","fixed",null,"unknown"]]' ]
   [ "$(jq -r '[.results[] | select(.tool != "barrage") | .drift.reason] | join(";")' "$f")" = \
