@@ -194,7 +194,7 @@ measure::_warm_up() {
       continue
     fi
     if [[ ${SETTINGS[server_warmup_mode]} == auto ]]; then
-      log::info "warming up $slot: $tool $proto $scenario until steady state (at most ${SETTINGS[server_warmup_s]}s)"
+      log::info "warming up $slot: $tool $proto $scenario until steady state (at most $(steady::cap)s)"
     else log::info "warming up $slot: $tool $proto $scenario for ${SETTINGS[server_warmup_s]}s"; fi
     rc=0
     load_started=$(measure::_seconds $(($(measure::_ms) - MEASURE_STARTED_MS)))
@@ -203,7 +203,7 @@ measure::_warm_up() {
       shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" --argjson got "$(steady::shape_fields "${WARMUP_SPEC[out]}" "$load_started")" \
         '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps} + $got' "${WARMUP_SPEC[out]}")")
       [[ $(jq -r .steady <<<"${shapes[-1]}") != false ]] ||
-        log::warn "$slot ($proto $scenario) did not reach steady state in ${SETTINGS[server_warmup_s]}s: its rows are marked"
+        log::warn "$slot ($proto $scenario) did not reach steady state in $(steady::cap)s: its rows are marked"
     else
       reason=$(measure::_error_of "${WARMUP_SPEC[dir]}")
       log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
@@ -216,7 +216,7 @@ measure::_warm_up() {
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
-    --arg aa_label "$(plan::slot_label "$slot")" --arg variant "$([[ -z $(plan::contestant "$slot") ]] || printf '%s' "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
+    --arg aa_label "$(plan::slot_label "$slot")" --arg variant "$([[ -z $(plan::contestant "$slot") ]] || printf '%s' "$slot")" --argjson run "$run" --argjson duration "$(steady::cap)" \
     --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" \
     --argjson first_response "$MEASURE_FIRST_RESPONSE_S" '
     {server: $server, run: $run, tool: $tool, mode: $mode, duration_s: $duration, started: $started,

@@ -8,6 +8,9 @@
 #     or a fixed duration (5s; 0 for none). Prints "MODE SECONDS": MODE auto or fixed, SECONDS
 #     the cap or the duration (nothing for a plain auto: steady::default_cap's). Returns 1
 #     (nothing printed) for anything else (more than 12 digits included: out of any range).
+#   steady::cap
+#     The cap (auto) or length (fixed) of the current start's warm-ups: STEADY_TURN_CAP_S when a
+#     budgeted run's later round sized it (lib/rounds.sh), else the settings' server_warmup_s.
 #   steady::default_cap QUICK
 #     The cap when none was given: STEADY_CAP_S (60) or, with QUICK=1, STEADY_QUICK_CAP_S (15).
 #   steady::tool
@@ -16,7 +19,7 @@
 #   steady::warmup_spec SPEC_NAME TOOL
 #     Makes the run spec SPEC_NAME (lib/plan.sh: a plan entry's, for its protocol and scenario)
 #     the server warm-up's run of TOOL, closed loop: auto, a 1 s measured window after
-#     `--warmup auto:server_warmup_s`; fixed, server_warmup_s of load (the settings, lib/settings.sh).
+#     `--warmup auto:CAP` (steady::cap); fixed, server_warmup_s of load (the settings, lib/settings.sh).
 #   steady::shape_fields RECORD_FILE LOAD_STARTED_S
 #     The warm-up a shape got, from barrage's record: {warmup_s, steady (null when fixed),
 #     time_to_steady}; LOAD_STARTED_S: seconds from the server's start to this shape's load.
@@ -40,6 +43,10 @@ STEADY_QUICK_CAP_S=15
 STEADY_FIRST_S=5
 declare -gA STEADY_GOT=()
 STEADY_FIRST_RESPONSE_S=null
+# the current turn's warm-up cap when a budgeted run sized it (lib/rounds.sh); '': the settings'
+STEADY_TURN_CAP_S=''
+
+steady::cap() { printf '%s\n' "${STEADY_TURN_CAP_S:-${SETTINGS[server_warmup_s]}}"; }
 
 steady::parse_server_warmup() {
   local value=$1 n
@@ -75,7 +82,7 @@ steady::warmup_spec() {
   warm_spec["load"]='' warm_spec["rate"]='' warm_spec["stages"]=''
   # shellcheck disable=SC2034
   if [[ ${SETTINGS[server_warmup_mode]} == auto ]]; then
-    warm_spec["duration_s"]=1 warm_spec["warmup_s"]=${SETTINGS[server_warmup_s]} warm_spec["warmup_auto"]=1
+    warm_spec["duration_s"]=1 warm_spec["warmup_s"]=$(steady::cap) warm_spec["warmup_auto"]=1
   else
     warm_spec["duration_s"]=${SETTINGS[server_warmup_s]} warm_spec["warmup_s"]=0 warm_spec["warmup_auto"]=''
   fi
