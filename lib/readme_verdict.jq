@@ -6,8 +6,9 @@
 #                  (server_warmups' shapes, docs/metrics.md "Time to steady state") in medians
 #                  over the server's starts: [{protocol, scenario, server, starts, first_response_s,
 #                  steady_after_s (over the starts that reached it), steady_starts, not_steady
-#                  (starts whose cap came first), not_judged (fixed warm-ups), first_5s_share,
-#                  cap_s}] sorted by protocol, scenario, server; [] without server warm-ups
+#                  (starts whose cap came first) and not_steady_caps (their caps), not_judged
+#                  (fixed warm-ups), first_5s_share, cap_s}] sorted by protocol, scenario, server;
+#                  [] without server warm-ups
 #   decider($margin)  a pair of neighbours (a table's rounds.pairs entry, with .runs: the fewer
 #                  runs of its two, and .not_steady: its contestants whose rows are ⧗) -> what
 #                  would decide it, in words (below)
@@ -40,6 +41,7 @@ def warmup_model:
          steady_after_s: ([.[].steady_after_s | numbers] | _median),
          steady_starts: ([.[] | select(.verdict == "steady")] | length),
          not_steady: ([.[] | select(.verdict == "not reached")] | length),
+         not_steady_caps: ([.[] | select(.verdict == "not reached") | .cap_s] | unique),
          not_judged: ([.[] | select(.verdict == "not judged")] | length),
          first_5s_share: ([.[].first_5s_share | numbers] | _median)});
 
@@ -85,6 +87,8 @@ def _table_lines:
             not_steady: ([.faster, .slower] - ([.faster, .slower] - $unsteady))}
      | "  - open: \(.faster)–\(.slower): \(decider($r.tie_margin))");
 
+def _caps: if length == 1 then "cap \(.[0]) s" else "caps \(map(tostring) | join(", ")) s" end;
+
 def _warmup_lines($rows):
   ([$rows[] | select(.steady_after_s != null)] | sort_by(.steady_after_s)) as $steady
   | ([$rows[] | select(.not_steady > 0)]) as $never
@@ -92,10 +96,11 @@ def _warmup_lines($rows):
     else
       "- Time to steady state (from the start of load; Warm-up below): "
       + (if ($steady | length) == 0 then "no server reached it"
+         elif ($steady | length) == 1 then "\($steady[0].server) (\($steady[0].scenario), \($steady[0].steady_after_s | fmt::fixed(0)) s)"
          else "fastest \($steady[0].server) (\($steady[0].scenario), \($steady[0].steady_after_s | fmt::fixed(0)) s), "
            + "slowest \($steady[-1].server) (\($steady[-1].scenario), \($steady[-1].steady_after_s | fmt::fixed(0)) s)" end)
       + (if ($never | length) == 0 then ""
-         else "; not within the cap: " + ([$never[] | "\(.server) (\(.scenario), \(.not_steady) of \(.starts) starts, cap \(.cap_s) s)"] | join(", ")) end)
+         else "; not within the cap: " + ([$never[] | "\(.server) (\(.scenario), \(.not_steady) of \(.starts) starts, \(.not_steady_caps | _caps))"] | join(", ")) end)
       + "."
     end;
 
@@ -131,7 +136,7 @@ def section($tables; $warmups; protocol_name):
           | "| \(.protocol | protocol_name) | \(.scenario) | \(.server | gsub("\\|"; "\\|")) | \(.starts)"
             + " | \(if .first_response_s == null then fmt::dash else "\(.first_response_s | fmt::fixed(1)) s" end)"
             + " | \(if .steady_after_s == null then fmt::dash else "\(.steady_after_s | fmt::fixed(0)) s" end)"
-            + " | \(if .not_judged > 0 then "not judged (fixed)" elif .not_steady == 0 then "0" else "\(.not_steady) of \(.starts) (cap \(.cap_s) s)" end)"
+            + " | \(if .not_judged > 0 then "not judged (fixed)" elif .not_steady == 0 then "0" else "\(.not_steady) of \(.starts) (\(.not_steady_caps | _caps))" end)"
             + " | \(if .first_5s_share == null then fmt::dash else "\(.first_5s_share * 100 | fmt::fixed(0))%" end) |"),
          ""
        end)

@@ -43,7 +43,7 @@ report() {
       "  tool pairs flagged among those that can check: \($flagged) of \($can | length) (\(pct($flagged; $can | length)))"
         + met(if ($can | length) == 0 then null else $flagged / ($can | length) <= 0.1 end),
       (if ($tts | length) == 0 then "  time to steady state: none recorded"
-       else "  time to steady state: median \([$tts[].steady_after_s | numbers] | median // "-") s after load began over \([$tts[] | select(.verdict == "steady")] | length) warm-ups; "
+       else "  time to steady state: median \([$tts[].steady_after_s | numbers] | median | if . == null then "-" else . * 10 | round / 10 end) s after load began over \([$tts[] | select(.verdict == "steady")] | length) warm-ups; "
          + "\([$tts[] | select(.verdict == "not reached")] | length) of \($tts | length) not within their cap" end)' "$1"
 }
 
