@@ -12,9 +12,14 @@
 #   decider($margin)  a pair of neighbours (a table's rounds.pairs entry, with .runs: the fewer
 #                  runs of its two, and .not_steady: its contestants whose rows are ⧗) -> what
 #                  would decide it, in words (below)
-#   section($tables; $warmups; protocol_name)   the model's tables and warmup_model -> the
-#                  Markdown lines of the summary ("### Summary"); nothing when no table has
-#                  rounds and there are no warm-ups
+#   warmup_chart   results file -> the chart of successful requests/s over the first seconds of
+#                  load, one line per server: its first start's warm-up of the first shape in the
+#                  README's order that has per-second counts (time_to_steady.rps_by_second), or null:
+#                  {protocol, scenario, slug, series: [{server, run, steady_after_s, points}]}
+#   warmup_chart_script($dir; colour)   that chart -> {file, script, data_file, data} (gnuplot)
+#   section($tables; $warmups; $chart; protocol_name)   the model's tables, warmup_model and
+#                  warmup_chart -> the Markdown lines of the summary ("### Summary"); nothing
+#                  when no table has rounds and there are no warm-ups
 #
 # What decides an open pair: the 95% interval of the ratio of the two (lib/rounds.jq) shrinks
 # as 1/sqrt(runs). Decided needs the two intervals apart: about the ratio's half-width (in log)
@@ -104,7 +109,44 @@ def _warmup_lines($rows):
       + "."
     end;
 
-def section($tables; $warmups; protocol_name):
+def warmup_chart:
+  [.server_warmups[]? as $w | $w.shapes[] | select((.time_to_steady.rps_by_second // []) | length > 0)
+   | {protocol, scenario, server: ($w | _name), run: $w.run, steady_after_s: .time_to_steady.steady_after_s,
+      points: .time_to_steady.rps_by_second}]
+  | if length == 0 then null
+    else (sort_by((if .scenario == "hello" then 0 else 1 end), ({"h1": 0, "h2c": 1, "h2": 2, "h1s": 3, "h3": 4}[.protocol] // 5),
+                  .scenario, .protocol) | .[0]) as $first
+      | [.[] | select(.protocol == $first.protocol and .scenario == $first.scenario)]
+      | {protocol: $first.protocol, scenario: $first.scenario,
+         slug: ("warmup-\($first.scenario)-\($first.protocol)" | gsub("[^A-Za-z0-9_.-]"; "_")),
+         series: (group_by(.server) | map(min_by(.run)) | sort_by(.server))}
+    end;
+
+def warmup_chart_script($dir; colour):
+  . as $chart
+  | "\($dir)/\(.slug).png" as $file
+  | "\($dir)/\(.slug).dat" as $data
+  | {file: "\(.slug).png", data_file: "\(.slug).dat",
+     data: ([.series[] | "# \(.server | fmt::safe): run \(.run); second of load, successful requests/s",
+             (.points | to_entries[] | "\(.key) \(.value)"), "", ""] | join("\n")),
+     script: ([
+       "set terminal pngcairo size 1000,560 noenhanced font \"Sans,11\"",
+       "set output \($file | fmt::gp_string)",
+       "set title \("The first seconds of load: \(.scenario), \(.protocol) (each server's first start)" | fmt::gp_string) font \"Sans,14\"",
+       "set key outside right top vertical box opaque",
+       "set grid ytics lc rgb \"#dddddd\"",
+       "set border 3",
+       "set tics nomirror",
+       "set ylabel \"successful requests/s\"",
+       "set xlabel \"second of load (server warm-up)\"",
+       "set format y \"%.0f\"",
+       "set yrange [0:*]",
+       "plot " + ([range(0; .series | length) as $i
+                   | "\($data | fmt::gp_string) index \($i) using 1:2 with linespoints lw 2 pt 7 ps 0.6 "
+                     + "lc rgb \"\($chart.series[$i].server | colour)\" title \($chart.series[$i].server | fmt::gp_string)"]
+                  | join(", \\\n     "))] | join("\n") + "\n")};
+
+def section($tables; $warmups; $chart; $charts; protocol_name):
   ([$tables[] | select(.rounds != null and (.aa | not))]) as $ranked
   | if ($ranked | length) == 0 and ($warmups | length) == 0 then empty
     else
@@ -138,6 +180,8 @@ def section($tables; $warmups; protocol_name):
             + " | \(if .steady_after_s == null then fmt::dash else "\(.steady_after_s | fmt::fixed(0)) s" end)"
             + " | \(if .not_judged > 0 then "not judged (fixed)" elif .not_steady == 0 then "0" else "\(.not_steady) of \(.starts) (\(.not_steady_caps | _caps))" end)"
             + " | \(if .first_5s_share == null then fmt::dash else "\(.first_5s_share * 100 | fmt::fixed(0))%" end) |"),
-         ""
+         "",
+         ($chart // empty
+          | "![Successful requests/s over the first seconds of load, \(.scenario), \(.protocol)](\($charts)/\(.slug).png)", "")
        end)
     end;

@@ -27,7 +27,8 @@
 #     to steady state; null unless the rule said steady), verdict (steady, not reached, not
 #     judged), reason (why steady_after_s is null), first_5s_rps (successful requests/s over the
 #     warm-up's first 5 seconds; null when it was shorter), steady_rps (the median second of the
-#     window that passed the rule; null unless steady), first_5s_share (the one over the other)}.
+#     window that passed the rule; null unless steady), first_5s_share (the one over the other),
+#     rps_by_second (successful requests in each of its first STEADY_SERIES_S seconds)}.
 #   steady::forget FIRST_RESPONSE_S / steady::remember PROTOCOL SCENARIO SHAPE_JSON /
 #   steady::row_warmup PROTOCOL SCENARIO
 #     The warm-up the current server got per protocol and scenario (forgotten at each start, where
@@ -41,6 +42,8 @@ STEADY_CAP_S=60
 STEADY_QUICK_CAP_S=15
 # the seconds of load over which the first rate is taken (time_to_steady.first_5s_rps)
 STEADY_FIRST_S=5
+# the warm-up's first seconds kept per shape (time_to_steady.rps_by_second: the README's chart)
+STEADY_SERIES_S=60
 declare -gA STEADY_GOT=()
 STEADY_FIRST_RESPONSE_S=null
 # the current turn's warm-up cap when a budgeted run sized it (lib/rounds.sh); '': the settings'
@@ -90,7 +93,7 @@ steady::warmup_spec() {
 
 steady::shape_fields() {
   jq -c --arg mode "${SETTINGS[server_warmup_mode]}" --argjson fixed "${SETTINGS[server_warmup_s]}" \
-    --argjson first "$STEADY_FIRST_S" --argjson load_started "${2:-null}" '
+    --argjson first "$STEADY_FIRST_S" --argjson load_started "${2:-null}" --argjson series "$STEADY_SERIES_S" '
     def median: sort | if length == 0 then null elif length % 2 == 1 then .[length / 2 | floor]
                        else (.[length / 2 - 1] + .[length / 2]) / 2 end;
     def r3: . * 1000 | round / 1000;
@@ -112,7 +115,8 @@ steady::shape_fields() {
         first_5s_rps: $first_rps,
         steady_rps: $steady_rps,
         first_5s_share: (if $first_rps != null and $steady_rps != null and $steady_rps > 0
-                         then $first_rps / $steady_rps | r3 else null end)}}' "$1"
+                         then $first_rps / $steady_rps | r3 else null end),
+        rps_by_second: [$seconds[:$series][] | .succeeded]}}' "$1"
 }
 
 steady::forget() { STEADY_GOT=(); STEADY_FIRST_RESPONSE_S=${1:-null}; }

@@ -765,7 +765,9 @@ steady() {
   assert_jq --argjson w "$(jq -c '.server_warmups[0].shapes[0]' "$f")" '.server_warmups[0] | .first_response_s > 0 and .first_response_s < 30
     and (.shapes[0].time_to_steady | .verdict == "steady" and .reason == null and .load_started_s >= 0
          and .steady_after_s == $w.warmup_s and .first_5s_rps > 0 and .steady_rps > 0
-         and .first_5s_share == (.first_5s_rps / .steady_rps * 1000 | round / 1000))' "$f"
+         and .first_5s_share == (.first_5s_rps / .steady_rps * 1000 | round / 1000)
+         and (.rps_by_second | length) >= 5 and .first_5s_rps == (.rps_by_second[:5] | add / 5 * 1000 | round / 1000)
+         and .steady_rps == (.rps_by_second[-5:] | sort | .[2]))' "$f"
   # shellcheck disable=SC2016 # jq's variables
   assert_jq '.server_warmups[0] as $w | .results[0].server_warmup
     | .first_response_s == $w.first_response_s and .time_to_steady == $w.shapes[0].time_to_steady' "$f"

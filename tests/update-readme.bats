@@ -688,7 +688,8 @@ warmed_results() {
       successful_rps: 100, warmup_s: ($after // 15), steady: $steady,
       time_to_steady: {load_started_s: 1.5, steady_after_s: $after, verdict: (if $steady then "steady" else "not reached" end),
                        reason: (if $steady then null else "not in steady state when the warm-up cap (15 s) ended it" end),
-                       first_5s_rps: 50, steady_rps: (if $steady then 100 else null end), first_5s_share: (if $steady then $share else null end)}};
+                       first_5s_rps: 50, steady_rps: (if $steady then 100 else null end), first_5s_share: (if $steady then $share else null end),
+                       rps_by_second: [10, 30, 50, 70, 90, 100, 100, 101, 99, 100]}};
     def start($server; $run; $first; $shape): {server: $server, run: $run, tool: "barrage", mode: "auto", duration_s: 15,
       started: "2026-11-20T10:00:00Z", ended: "2026-11-20T10:00:20Z", first_response_s: $first, shapes: [$shape]};
     .server_warmups = [start("netty"; 1; 0.8; shape(true; 9; 0.3)), start("netty"; 2; 0.9; shape(true; 10; 0.32)),
@@ -715,6 +716,11 @@ warmed_results() {
   section | grep -qxF -- '- Time to steady state (from the start of load; Warm-up below): fastest netty (hello, 10 s), slowest jetty (hello, 14 s); not within the cap: jetty (hello, 2 of 3 starts, cap 15 s).'
   section | grep -qxF '| HTTP/1.1 | hello | netty | 3 | 0.8 s | 10 s | 0 | 30% |'
   section | grep -qxF '| HTTP/1.1 | hello | jetty | 3 | 1.5 s | 14 s | 2 of 3 (cap 15 s) | 50% |'
+  # the first seconds of load per server, drawn from each one's first start
+  section | grep -qxF '![Successful requests/s over the first seconds of load, hello, h1](docs/charts/warmup-hello-h1.png)'
+  [ -s "$CHARTS/warmup-hello-h1.png" ]
+  [ "$(grep -c '^# ' "$CHARTS/warmup-hello-h1.dat")" -eq 2 ]
+  grep -qxF '# netty: run 1; second of load, successful requests/s' "$CHARTS/warmup-hello-h1.dat"
   # jetty's rows ⧗: longer warm-ups come first
   warmed_results "$TMP/warmed.json" 1
   update --file "$TMP/warmed.json"
