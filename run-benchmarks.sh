@@ -134,7 +134,8 @@ Measurement
                        the time left. With warm-ups until steady state, a later round's
                        warm-up cap is sized from the server's time to steady state so far
                        (1.5 x it, or twice a cap it missed; at most 60s and what the time
-                       left allows; docs/steady-state.md). none: the fixed plan of --runs
+                       left allows; unless --server-warmup gives one; docs/steady-state.md).
+                       none: the fixed plan of --runs
                        (today's full matrix)
   --tie-margin M       two servers are equal when their ratio's 95% interval lies within
                        1 ± M: 0.03 or 3% (default 3%)
@@ -541,6 +542,10 @@ parse_options() {
     fi
     fit_to_budget "$fixed_timing" "$([[ $given == *" --scenarios "* ]] && echo 1 || echo 0)" \
       "$([[ $given == *" --protocol "* ]] && echo 1 || echo 0)" "$([[ $given == *" --tool "* ]] && echo 1 || echo 0)"
+    # a cap given on the command line is kept; the fitted one is where later rounds start from
+    if [[ $given != *" --server-warmup "* && ${SETTINGS[server_warmup_mode]} == auto ]] && ((SETTINGS[quick] == 0 && SETTINGS[server_warmup_s] > 0)); then
+      SETTINGS[warmup_sized]=1
+    fi
   fi
   # read-only from here: the libraries read the settings, never write them
   readonly SETTINGS SERVERS SCENARIOS TOOLS PROTOCOLS

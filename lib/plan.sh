@@ -476,7 +476,7 @@ plan::budget_text() {
     "$(plan::minutes "$budget")" "$([[ ${SETTINGS[budget]} == default ]] && printf ' (the default)')" "$(plan::minutes "$first")" \
     "$(awk -v m="${SETTINGS[tie_margin]}" 'BEGIN {print m * 100}')" "$(plan::minutes "$budget")"
   [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round' "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}"
-  if [[ ${SETTINGS[server_warmup_mode]} == auto && ${SETTINGS[server_warmup_s]} != 0 ]]; then
+  if [[ ${SETTINGS[warmup_sized]} == 1 ]]; then
     printf '\nwarm-ups sized from measurement: the first round measures each server'"'"'s time to steady state (cap %s s); in later rounds its cap is 1.5 x that time, or twice the cap it did not reach steady state within, at least %s s and at most %s s or what the time left allows; a server that needs more says so and its rows may keep ⧗ (docs/steady-state.md)' \
       "${SETTINGS[server_warmup_s]}" "${SETTINGS[server_warmup_s]}" "$STEADY_CAP_S"
   fi

@@ -22,7 +22,8 @@
 #   rounds::fixed_json
 #     The results' rounds of a fixed plan (--runs, --budget none): its tables' pairs too, so
 #     that every results file says how far its ranking got.
-# Reads SETTINGS' budget_s, tie_margin, seed, cross_check, main_tool, runs; PLAN, ROUND_ORDER
+# Reads SETTINGS' budget_s, tie_margin, seed, cross_check, main_tool, runs, warmup_sized,
+# server_warmup_s; PLAN, ROUND_ORDER
 # (lib/plan.sh), RESULTS_FILE (lib/results.sh), MEASURE_LAST_* (lib/measure.sh: what the last
 # turn took). Its own state: ROUNDS_* below.
 # Depends on lib/plan.sh, lib/measure.sh, lib/results.sh, lib/log.sh, jq with lib/rounds.jq.
@@ -89,7 +90,7 @@ rounds::_shapes() {
 
 # rounds::_size_warmup SLOT RUN: the server warm-up cap of SLOT's turn in RUN, into
 # STEADY_TURN_CAP_S and ROUNDS_SIZING (the turn's warmup object): in a round after the first,
-# with warm-ups until steady state, from the contestant's time to steady state so far
+# when the settings' warmup_sized says so, from the contestant's time to steady state so far
 # (lib/rounds.jq's warmup_cap: at most STEADY_CAP_S), lowered to what the budget's time left
 # allows for the turn; logged when its need is beyond that (its rows keep ⧗). Prints the
 # turn's estimate with that cap.
@@ -97,7 +98,7 @@ rounds::_size_warmup() {
   local slot=$1 run=$2 sized cap need all_steady shapes estimate left allowed over why
   # shellcheck disable=SC2034 # lib/steady.sh's, read by steady::cap
   STEADY_TURN_CAP_S='' ROUNDS_SIZING=null
-  if ((run == 1)) || [[ ${SETTINGS[server_warmup_mode]} != auto || ${SETTINGS[server_warmup_s]} == 0 ]]; then
+  if ((run == 1)) || [[ ${SETTINGS[warmup_sized]} != 1 ]]; then
     ROUNDS_TURN_ESTIMATE=$(rounds::_estimate "$slot" "$run")
     return 0
   fi

@@ -464,34 +464,37 @@ dist_run() {
 }
 
 @test "budget: later rounds size each server's warm-up from its time to steady state; one that needs more than the budget allows says so" {
-  # the first round's warm-ups (cap 10 s): good steady after 9 s, wrong not within 10 s, slow
-  # not within 40 s in round 2 either
+  # the first round's warm-ups (the fitted cap, 15 s): good steady after 12 s, wrong not within
+  # 10 s, slow not within 40 s in round 2 either
   jq '.server_warmups = [
-      {server: "good", run: 1, duration_s: 10, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "steady", steady_after_s: 9}}]},
+      {server: "good", run: 1, duration_s: 15, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "steady", steady_after_s: 12}}]},
       {server: "wrong", run: 1, duration_s: 10, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "not reached", steady_after_s: null}}]},
       {server: "slow", run: 1, duration_s: 10, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "not reached", steady_after_s: null}}]},
       {server: "slow", run: 2, duration_s: 40, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "not reached", steady_after_s: null}}]}]' \
     "$ROOT/tests/fixtures/results/multi-base.json" >"$TMP/warmed.json"
-  # sized FILE LEFT RUN: each contestant's cap in round RUN with LEFT seconds of the budget left
+  # sized FILE LEFT RUN [OPTION...]: each contestant's cap in round RUN with LEFT seconds of the
+  # budget left
   sized() {
     # shellcheck disable=SC2016 # run by sourced's bash
     WARMED=$1 LEFT=$2 ROUND=$3 sourced 'plan::build; plan::add_round 3 <<<"$(printf "%s\twrk\th1\thello\topen\n" good wrong slow)"
       RESULTS_FILE=$WARMED; ROUNDS_DEADLINE=$(( $(rounds::_now) + LEFT ))
       for s in good wrong slow; do rounds::_size_warmup "$s" "$ROUND"; echo "$s $STEADY_TURN_CAP_S $(jq -r .verdict <<<"$ROUNDS_SIZING")"; done' \
-      --servers good,wrong,slow --scenarios hello --tool wrk --budget 10m --server-warmup auto:10s --duration 2s --warmup 0s
+      --servers good,wrong,slow --scenarios hello --tool wrk --budget 10m "${@:4}"
   }
   run -0 sized "$TMP/warmed.json" 600 3
   echo "$output"
-  # a fast warmer keeps a cap near its time (1.5 x 9 s), a slow one gets twice the cap it
+  # a fast warmer keeps a cap near its time (1.5 x 12 s), a slow one gets twice the cap it
   # missed, one beyond 60 s gets 60 s and says so
-  [[ $output == *"good 14 sized"*"wrong 20 sized"*"slow 60 beyond"* ]]
-  [[ $output == *"budget: good's warm-up cap in round 3: 14 s (h1 hello: steady after 9 s)"* ]]
+  [[ $output == *"good 18 sized"*"wrong 20 sized"*"slow 60 beyond"* ]]
+  [[ $output == *"budget: good's warm-up cap in round 3: 18 s (h1 hello: steady after 12 s)"* ]]
   [[ $output == *"budget: slow needs a warm-up of about 80 s (h1 hello: not steady within 40 s); the budget allows 60 s: its rows may keep ⧗"* ]]
   # with a minute left, slow's cap is what fits in it
   run -0 sized "$TMP/warmed.json" 60 3
   [[ $output =~ slow\ ([0-9]+)\ beyond ]] && ((BASH_REMATCH[1] < 60 && BASH_REMATCH[1] >= 10))
-  # the first round keeps the fitted cap
+  # the first round keeps the fitted cap, and a cap given on the command line is kept
   run -0 sized "$TMP/warmed.json" 600 1
+  [[ $output == *"good  null"*"slow  null"* ]]
+  run -0 sized "$TMP/warmed.json" 600 3 --server-warmup auto:30s
   [[ $output == *"good  null"*"slow  null"* ]]
 }
 
