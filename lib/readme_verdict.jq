@@ -147,7 +147,7 @@ def warmup_chart_script($dir; colour):
                   | join(", \\\n     "))] | join("\n") + "\n")};
 
 def section($tables; $warmups; $chart; $charts; protocol_name):
-  ([$tables[] | select(.rounds != null and (.aa | not))]) as $ranked
+  ([$tables[] | select(.rounds != null and (.aa | not) and any(.measured[]; .successful_rps.median != null))]) as $ranked
   | if ($ranked | length) == 0 and ($warmups | length) == 0 then empty
     else
       "### Summary",
