@@ -5,10 +5,10 @@
 # start, in an order drawn from the seed, the entries of those tables only, until every pair
 # is decided or equal, or the budget ends. In a round after the first, each contestant's server
 # warm-up cap is sized from its time to steady state so far (rounds::_size_warmup,
-# docs/steady-state.md "Warm-ups sized from measurement"). Before each turn (one contestant's start and its
-# runs in a round) the time left is checked against that turn's estimate: a turn that would
-# not fit is not started, so the budget is exceeded by at most what one turn takes beyond its
-# estimate.
+# docs/steady-state.md "Warm-ups sized from measurement"). Before each turn (one contestant's
+# start and its runs in a round) the time left is checked against that turn's estimate: a turn
+# that would not fit is not started, so the budget is exceeded by at most what one turn takes
+# beyond its estimate.
 #
 #   rounds::run SERVE_FN
 #     The whole budgeted run: SERVE_FN SLOT RUN measures one turn (run-benchmarks.sh's
@@ -92,8 +92,8 @@ rounds::_shapes() {
 # STEADY_TURN_CAP_S and ROUNDS_SIZING (the turn's warmup object): in a round after the first,
 # when the settings' warmup_sized says so, from the contestant's time to steady state so far
 # (lib/rounds.jq's warmup_cap: at most STEADY_CAP_S), lowered to what the budget's time left
-# allows for the turn; logged when its need is beyond that (its rows keep ⧗). Prints the
-# turn's estimate with that cap.
+# allows for the turn; logged when its need is beyond that (its rows keep ⧗). The turn's
+# estimate with that cap into ROUNDS_TURN_ESTIMATE.
 rounds::_size_warmup() {
   local slot=$1 run=$2 sized cap need all_steady shapes estimate left allowed over why
   # shellcheck disable=SC2034 # lib/steady.sh's, read by steady::cap
