@@ -133,7 +133,12 @@ Measurement
                        pair is decided (intervals apart), equal (the interval of their ratio
                        within --tie-margin at both ends) or the budget ends (open). A turn (a
                        server's start and its runs) starts only when its estimate fits in
-                       the time left. none: the fixed plan of --runs (today's full matrix)
+                       the time left. With warm-ups until steady state, a later round's
+                       warm-up cap is sized from the server's time to steady state so far
+                       (1.5 x it, or twice a cap it missed; at most 60s and what the time
+                       left allows; unless --server-warmup gives one; docs/steady-state.md).
+                       none: the fixed plan of --runs
+                       (today's full matrix)
   --tie-margin M       two servers are equal when their ratio's 95% interval lies within
                        1 ± M: 0.03 or 3% (default 3%)
   --runs N             a fixed plan: repeat everything N times (rounds), no budget; each
@@ -150,7 +155,9 @@ Measurement
                        until the load is in steady state (docs/steady-state.md), at most 60s
                        (--quick: 15s) per protocol and scenario; auto:CAP another cap; a
                        duration (5s) a fixed one; 0 for none. Recorded in the results
-                       (server_warmups, and each row's server_warmup: seconds, steady or not)
+                       (server_warmups, and each row's server_warmup: seconds, steady or not,
+                       and the time to steady state: from the start to the first correct
+                       response, from the start of load to steady state, the first 5 s)
   --aa                 A/A run: the one server of --servers measured as two labels, A and
                        B, interleaved round by round; the spread between them is the
                        machine's noise floor, stored in the results (noise_floor) for
@@ -549,6 +556,10 @@ parse_options() {
     fi
     fit_to_budget "$fixed_timing" "$([[ $given == *" --scenarios "* ]] && echo 1 || echo 0)" \
       "$([[ $given == *" --protocol "* ]] && echo 1 || echo 0)" "$([[ $given == *" --tool "* ]] && echo 1 || echo 0)"
+    # a cap given on the command line is kept; the fitted one is where later rounds start from
+    if [[ $given != *" --server-warmup "* && ${SETTINGS[server_warmup_mode]} == auto ]] && ((SETTINGS[quick] == 0 && SETTINGS[server_warmup_s] > 0)); then
+      SETTINGS[warmup_sized]=1
+    fi
   fi
   # read-only from here: the libraries read the settings, never write them
   readonly SETTINGS SERVERS SCENARIOS TOOLS PROTOCOLS

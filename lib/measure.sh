@@ -24,7 +24,9 @@
 #     tool's exit status.
 # Reads the settings (lib/settings.sh: SETTINGS' duration_s, warmup_s, server_warmup_s,
 # server_warmup_mode, profile, output_dir) and the run's state: PLAN, LOG_DIR, READY_TIMEOUT_S. Its own state: MEASURE_DONE (the entries done, for the progress line),
-# MEASURE_FAILED (1 once a row failed; measure::any_failed), SERVER_JDK (the running
+# MEASURE_FAILED (1 once a row failed; measure::any_failed), MEASURE_STARTED_MS and
+# MEASURE_FIRST_RESPONSE_S (the running server's start, and the seconds from it to its first
+# correct response: GET /hello answered 200, polled every 0.1 s; null before), SERVER_JDK (the running
 # contestant's JDK, read by rows::_json) and what measure::serve's last
 # turn took, for the next turn's estimate (lib/rounds.sh): MEASURE_LAST_SETUP_S (the
 # server's start, contract check and stop), MEASURE_LAST_SHAPE_S (a warm-up shape, on
@@ -37,6 +39,8 @@ MEASURE_DONE=0 MEASURE_FAILED=0
 SERVER_JDK=null
 MEASURE_LAST_SETUP_S='' MEASURE_LAST_SHAPE_S='' MEASURE_LAST_ENTRY_S=''
 MEASURE_SHAPES=0 MEASURE_RAN=0 MEASURE_TURN_MS=(0 0 0)
+# the running server's start (ms, measure::_ms) and the seconds to its first correct response
+MEASURE_STARTED_MS=0 MEASURE_FIRST_RESPONSE_S=null
 
 measure::any_failed() { ((MEASURE_FAILED)); }
 
@@ -169,9 +173,9 @@ measure::_capacity_row() {
 # streams, method and body; a scenario it cannot send is left out: the others warm its paths).
 # Kept in the results' server_warmups; a warm-up that fails is a warning, the measurement goes on.
 measure::_warm_up() {
-  local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc tool
+  local slot=$1 run=$2 entry r s proto scenario seen=' ' shapes=() reason started rc tool load_started
   local -A WARMUP_SPEC
-  steady::forget
+  steady::forget "$MEASURE_FIRST_RESPONSE_S"
   [[ ${SETTINGS[server_warmup_s]} != 0 ]] || return 0
   tool=$(steady::tool) || return 0
   started=$(rows::now_utc)
@@ -192,15 +196,16 @@ measure::_warm_up() {
       continue
     fi
     if [[ ${SETTINGS[server_warmup_mode]} == auto ]]; then
-      log::info "warming up $slot: $tool $proto $scenario until steady state (at most ${SETTINGS[server_warmup_s]}s)"
+      log::info "warming up $slot: $tool $proto $scenario until steady state (at most $(steady::cap)s)"
     else log::info "warming up $slot: $tool $proto $scenario for ${SETTINGS[server_warmup_s]}s"; fi
     rc=0
+    load_started=$(measure::_seconds $(($(measure::_ms) - MEASURE_STARTED_MS)))
     measure::_run_tool WARMUP_SPEC || rc=$?
     if ((rc == 0)); then
-      shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" --argjson got "$(steady::shape_fields "${WARMUP_SPEC[out]}")" \
+      shapes+=("$(jq -c --arg p "$proto" --arg s "$scenario" --argjson got "$(steady::shape_fields "${WARMUP_SPEC[out]}" "$load_started")" \
         '{protocol: $p, scenario: $s, status: "ok", reason: null, requests, successful_rps} + $got' "${WARMUP_SPEC[out]}")")
       [[ $(jq -r .steady <<<"${shapes[-1]}") != false ]] ||
-        log::warn "$slot ($proto $scenario) did not reach steady state in ${SETTINGS[server_warmup_s]}s: its rows are marked"
+        log::warn "$slot ($proto $scenario) did not reach steady state in $(steady::cap)s: its rows are marked"
     else
       reason=$(measure::_error_of "${WARMUP_SPEC[dir]}")
       log::warn "warm-up of $slot ($proto $scenario) failed: ${reason:-exit $rc}; measuring anyway"
@@ -213,10 +218,11 @@ measure::_warm_up() {
   done
   ((${#shapes[@]})) || return 0
   results::add_warmup "$(printf '%s\n' "${shapes[@]}" | jq -cs --arg server "$(plan::slot_server "$slot")" \
-    --arg aa_label "$(plan::slot_label "$slot")" --arg variant "$([[ -z $(plan::contestant "$slot") ]] || printf '%s' "$slot")" --argjson run "$run" --argjson duration "${SETTINGS[server_warmup_s]}" \
-    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" '
+    --arg aa_label "$(plan::slot_label "$slot")" --arg variant "$([[ -z $(plan::contestant "$slot") ]] || printf '%s' "$slot")" --argjson run "$run" --argjson duration "$(steady::cap)" \
+    --arg started "$started" --arg ended "$(rows::now_utc)" --arg mode "${SETTINGS[server_warmup_mode]}" --arg tool "$tool" \
+    --argjson first_response "$MEASURE_FIRST_RESPONSE_S" '
     {server: $server, run: $run, tool: $tool, mode: $mode, duration_s: $duration, started: $started,
-     ended: $ended, shapes: .}
+     ended: $ended, first_response_s: $first_response, shapes: .}
     + (if $aa_label == "" then {} else {aa_group: $aa_label} end)
     + (if $variant == "" then {} else {variant: $variant} end)')"
 }
@@ -252,7 +258,7 @@ measure::serve() {
   SERVER_JDK=null
   log=$LOG_DIR/$slot-run$run.log
   started=$(measure::_ms)
-  MEASURE_TURN_MS=(0 0 0) MEASURE_SHAPES=0 MEASURE_RAN=0
+  MEASURE_TURN_MS=(0 0 0) MEASURE_SHAPES=0 MEASURE_RAN=0 MEASURE_STARTED_MS=$started MEASURE_FIRST_RESPONSE_S=null
   if ! place::start_server "$slot" "$log" reason; then
     measure::fail_entries "$slot" "$run" "$reason"
     measure::_took "$started"
@@ -290,6 +296,7 @@ measure::_verify_and_measure() {
     measure::fail_entries "$slot" "$run" "start failed: $why${tail_line:+ (log: $tail_line)}"
     return 0
   fi
+  MEASURE_FIRST_RESPONSE_S=$(measure::_seconds $(($(measure::_ms) - MEASURE_STARTED_MS)))
   # the JDK the process runs on, for a contestant's rows (rows::_json)
   # shellcheck disable=SC2034 # read by rows::_json (lib/rows.sh)
   [[ -z $(plan::contestant "$slot") ]] || SERVER_JDK=$(place::server_jdk)

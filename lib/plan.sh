@@ -546,6 +546,10 @@ plan::budget_text() {
     "$(awk -v m="${SETTINGS[tie_margin]}" 'BEGIN {print m * 100}')" "$(plan::minutes "$budget")"
   [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round, taking turns with %s on each server'"'"'s JVM (%s, another tool, %s again...)' \
     "${SETTINGS[main_tool]}" "${SETTINGS[cross_check]}" "${SETTINGS[main_tool]}" "${SETTINGS[main_tool]}" "${SETTINGS[main_tool]}"
+  if [[ ${SETTINGS[warmup_sized]} == 1 ]]; then
+    printf '\nwarm-ups sized from measurement: the first round measures each server'"'"'s time to steady state (cap %s s); in later rounds its cap is 1.5 x that time, or twice the cap it did not reach steady state within, at least %s s and at most %s s or what the time left allows; a server that needs more says so and its rows may keep ⧗ (docs/steady-state.md)' \
+      "${SETTINGS[server_warmup_s]}" "${SETTINGS[server_warmup_s]}" "$STEADY_CAP_S"
+  fi
   [[ -z ${SETTINGS[left_out]} ]] || printf '\nleft out to fit the budget: %s' "${SETTINGS[left_out]}"
   printf '\n'
 }

@@ -23,6 +23,15 @@
 #                ranked tables (cross-checks left out)
 #   summary($margin; $min_runs; $cross; $ended)   results file -> the results' rounds.tables:
 #                tables' pairs and counts, and each entry's runs and why it got them
+#   warmup_cap($contestant; $base; $max)   results file -> the server warm-up cap of the
+#                contestant's next turn (docs/steady-state.md "Warm-ups sized from
+#                measurement"): {cap_s, need_s, verdict, why}. Per shape (protocol, scenario),
+#                its latest start: steady after t s needs 1.5 x t; not reached within a cap c,
+#                2 x c (steady state is somewhere beyond c); the contestant needs the most of its
+#                shapes. cap_s: that need, at least $base (the fitted cap), at most $max;
+#                verdict sized (the need fits), beyond ($max is below the need: its rows keep ⧗)
+#                or unknown (no time to steady state measured: $base); all_steady: every shape's
+#                latest start reached steady state (its warm-ups should take as long again)
 
 import "stats" as stats;
 import "noise" as noise;
@@ -94,3 +103,22 @@ def counts_text:
   [.tables[]? | select(.cross_check | not) | .counts] as $c
   | ([$c[] | .decided] | add // 0) as $d | ([$c[] | .equal] | add // 0) as $e | ([$c[] | .open] | add // 0) as $o
   | "\($d + $e + $o | _pairs_word): \($d) decided, \($e) equal, \($o) open";
+
+# How much longer than its last time to steady state a start's cap is: a JVM's warm-up varies
+# from start to start (netty 9-13 s, jetty 9-36 s on the same machine: docs/steady-state.md).
+def warmup_margin: 1.5;
+
+def warmup_cap($contestant; $base; $max):
+  [.server_warmups[]? | select((.variant // (.server + (if .aa_group then "@\(.aa_group)" else "" end))) == $contestant)
+   | .run as $run | .duration_s as $cap | .shapes[] | select(.time_to_steady != null)
+   | {shape: "\(.protocol) \(.scenario)", run: $run, cap: $cap, t: .time_to_steady}]
+  | group_by(.shape) | map(max_by(.run))
+  | map(if .t.verdict == "steady" then {shape, need: (.t.steady_after_s * warmup_margin | ceil), how: "steady after \(.t.steady_after_s | ceil) s"}
+        elif .t.verdict == "not reached" then {shape, need: (.cap * 2), how: "not steady within \(.cap) s"}
+        else empty end)
+  | if length == 0 then {cap_s: $base, need_s: null, verdict: "unknown", why: "no time to steady state measured", all_steady: null}
+    else max_by(.need) as $most
+      | {need_s: $most.need, why: "\($most.shape): \($most.how)", all_steady: all(.[]; .how | startswith("steady"))}
+      | .cap_s = ([(if .need_s > $base then .need_s else $base end), $max] | min)
+      | .verdict = (if .need_s > $max then "beyond" else "sized" end)
+    end;

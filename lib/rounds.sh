@@ -3,10 +3,12 @@
 # every row; then, round after round, the contestants that are in an open pair of some table
 # (lib/rounds.jq: neither decided nor equal within --tie-margin) run again, each with a fresh
 # start, in an order drawn from the seed, the entries of those tables only, until every pair
-# is decided or equal, or the budget ends. Before each turn (one contestant's start and its
-# runs in a round) the time left is checked against that turn's estimate: a turn that would
-# not fit is not started, so the budget is exceeded by at most what one turn takes beyond its
-# estimate.
+# is decided or equal, or the budget ends. In a round after the first, each contestant's server
+# warm-up cap is sized from its time to steady state so far (rounds::_size_warmup,
+# docs/steady-state.md "Warm-ups sized from measurement"). Before each turn (one contestant's
+# start and its runs in a round) the time left is checked against that turn's estimate: a turn
+# that would not fit is not started, so the budget is exceeded by at most what one turn takes
+# beyond its estimate.
 #
 #   rounds::run SERVE_FN
 #     The whole budgeted run: SERVE_FN SLOT RUN measures one turn (run-benchmarks.sh's
@@ -20,7 +22,8 @@
 #   rounds::fixed_json
 #     The results' rounds of a fixed plan (--runs, --budget none): its tables' pairs too, so
 #     that every results file says how far its ranking got.
-# Reads SETTINGS' budget_s, tie_margin, seed, cross_check, main_tool, runs; PLAN, ROUND_ORDER
+# Reads SETTINGS' budget_s, tie_margin, seed, cross_check, main_tool, runs, warmup_sized,
+# server_warmup_s; PLAN, ROUND_ORDER
 # (lib/plan.sh), RESULTS_FILE (lib/results.sh), MEASURE_LAST_* (lib/measure.sh: what the last
 # turn took). Its own state: ROUNDS_* below.
 # Depends on lib/plan.sh, lib/measure.sh, lib/results.sh, lib/log.sh, jq with lib/rounds.jq.
@@ -33,6 +36,9 @@ ROUNDS_DEADLINE='' ROUNDS_STARTED='' ROUNDS_ENDED='' ROUNDS_LAST_END='' ROUNDS_G
 # set by run-benchmarks.sh) and what that part took
 ROUNDS_ESTIMATE_S='' ROUNDS_FIRST_S=''
 ROUNDS_TURNS=()
+# the turn being decided: its estimate, and its warm-up's sizing (rounds::_size_warmup; null: the
+# fitted cap); STEADY_TURN_CAP_S (lib/steady.sh) is the cap the turn's warm-ups get
+ROUNDS_TURN_ESTIMATE=0 ROUNDS_SIZING=null
 # what each contestant's last turn took, per part (seconds): the next turn's estimate
 declare -gA ROUNDS_SETUP_S=() ROUNDS_SHAPE_S=() ROUNDS_ENTRY_S=()
 # and what the last turn of any contestant took: the guess for a contestant not seen yet
@@ -58,25 +64,76 @@ rounds::_jq() {
     --argjson cross "$(rounds::_cross)" --arg ended "${ROUNDS_ENDED:-}" "import \"rounds\" as rounds; $1" "$2"
 }
 
-# rounds::_estimate SLOT RUN: the seconds SLOT's turn in RUN should take: from what its last
-# turn took when it had one (its start, a warm-up shape, a run), else what the last turn of
-# any contestant took, else the plan's guesses.
+# rounds::_estimate SLOT RUN [SHAPE_S]: the seconds SLOT's turn in RUN should take: from what its
+# last turn took when it had one (its start, a warm-up shape, a run), else what the last turn of
+# any contestant took, else the plan's guesses; SHAPE_S, when given, is a warm-up shape's.
 rounds::_estimate() {
-  local slot=$1 run=$2
+  local slot=$1 run=$2 shape_s=${3:-}
   local -a mine=()
   local entry
   for entry in "${PLAN[@]}"; do [[ $entry == "$run"$'\t'"$slot"$'\t'* ]] && mine+=("$entry"); done
   local PLAN=("${mine[@]}")
   # a contestant not seen yet: what the last turn of any took
   plan::costed | plan::estimate_of "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "${SETTINGS[server_warmup_s]}" '' '' '' \
-    "${ROUNDS_SETUP_S[$slot]:-${ROUNDS_SETUP_S[*]:+$ROUNDS_LAST_SETUP_S}}" "${ROUNDS_SHAPE_S[$slot]:-${ROUNDS_SHAPE_S[*]:+$ROUNDS_LAST_SHAPE_S}}" \
+    "${ROUNDS_SETUP_S[$slot]:-${ROUNDS_SETUP_S[*]:+$ROUNDS_LAST_SETUP_S}}" "${shape_s:-${ROUNDS_SHAPE_S[$slot]:-${ROUNDS_SHAPE_S[*]:+$ROUNDS_LAST_SHAPE_S}}}" \
     "${ROUNDS_ENTRY_S[$slot]:-${ROUNDS_ENTRY_S[*]:+$ROUNDS_LAST_ENTRY_S}}"
+}
+
+# rounds::_shapes SLOT RUN: how many warm-up shapes (protocol and scenario) SLOT's turn in RUN has.
+rounds::_shapes() {
+  local entry r s proto scenario
+  for entry in "${PLAN[@]}"; do
+    IFS=$'\t' read -r r s _ proto scenario _ <<<"$entry"
+    [[ $r != "$2" || $s != "$1" ]] || printf '%s/%s\n' "$proto" "$scenario"
+  done | sort -u | wc -l
+}
+
+# rounds::_size_warmup SLOT RUN: the server warm-up cap of SLOT's turn in RUN, into
+# STEADY_TURN_CAP_S and ROUNDS_SIZING (the turn's warmup object): in a round after the first,
+# when the settings' warmup_sized says so, from the contestant's time to steady state so far
+# (lib/rounds.jq's warmup_cap: at most STEADY_CAP_S), lowered to what the budget's time left
+# allows for the turn; logged when its need is beyond that (its rows keep ⧗). The turn's
+# estimate with that cap into ROUNDS_TURN_ESTIMATE.
+rounds::_size_warmup() {
+  local slot=$1 run=$2 sized cap need all_steady shapes estimate left allowed over why
+  # shellcheck disable=SC2034 # lib/steady.sh's, read by steady::cap
+  STEADY_TURN_CAP_S='' ROUNDS_SIZING=null
+  if ((run == 1)) || [[ ${SETTINGS[warmup_sized]} != 1 ]]; then
+    ROUNDS_TURN_ESTIMATE=$(rounds::_estimate "$slot" "$run")
+    return 0
+  fi
+  # shellcheck disable=SC2016 # jq's variables
+  sized=$(jq -c -L "$ROUNDS_LIB_DIR" --arg c "$slot" --argjson base "${SETTINGS[server_warmup_s]}" --argjson max "$STEADY_CAP_S" \
+    'import "rounds" as rounds; rounds::warmup_cap($c; $base; $max)' "$RESULTS_FILE")
+  read -r cap need all_steady < <(jq -r '"\(.cap_s) \(.need_s // "-") \(.all_steady)"' <<<"$sized")
+  shapes=$(rounds::_shapes "$slot" "$run")
+  # a contestant whose warm-up reached steady state takes about as long again; one that did not
+  # runs to its cap
+  if [[ $all_steady == false ]]; then estimate=$(rounds::_estimate "$slot" "$run" "$cap"); else estimate=$(rounds::_estimate "$slot" "$run"); fi
+  left=$(rounds::deadline_left_s)
+  if [[ $all_steady == false ]] && ((estimate + ROUNDS_GAP_S > left && shapes > 0)); then
+    over=$((estimate + ROUNDS_GAP_S - left))
+    allowed=$((cap - (over + shapes - 1) / shapes))
+    ((allowed >= SETTINGS[server_warmup_s])) || allowed=${SETTINGS[server_warmup_s]}
+    cap=$allowed
+    sized=$(jq -c --argjson cap "$cap" '.cap_s = $cap | if .need_s != null and .need_s > $cap then .verdict = "beyond" else . end' <<<"$sized")
+    estimate=$(rounds::_estimate "$slot" "$run" "$cap")
+  fi
+  why=$(jq -r .why <<<"$sized")
+  if [[ $(jq -r .verdict <<<"$sized") == beyond ]]; then
+    log::warn "budget: $slot needs a warm-up of about $need s ($why); the budget allows $cap s: its rows may keep ⧗ (not in steady state)"
+  else
+    log::info "budget: $slot's warm-up cap in round $run: $cap s ($why)"
+  fi
+  # shellcheck disable=SC2034 # lib/steady.sh's, read by steady::cap
+  STEADY_TURN_CAP_S=$cap ROUNDS_SIZING=$sized ROUNDS_TURN_ESTIMATE=$estimate
 }
 
 # rounds::_turn SERVE_FN SLOT RUN: one turn when it fits in the time left (0), else none (1).
 rounds::_turn() {
   local serve=$1 slot=$2 run=$3 estimate left started took gap
-  estimate=$(rounds::_estimate "$slot" "$run")
+  rounds::_size_warmup "$slot" "$run"
+  estimate=$ROUNDS_TURN_ESTIMATE
   # the suite's own time between two turns (recording, choosing the next round) is part of the
   # estimate: the longest such gap so far
   if [[ -n $ROUNDS_LAST_END ]]; then
@@ -87,8 +144,8 @@ rounds::_turn() {
   left=$(rounds::deadline_left_s)
   if ((estimate > left)); then
     log::info "budget: $slot's turn in round $run (about $(plan::minutes "$estimate") min) does not fit in the $((left > 0 ? left : 0)) s left: not started"
-    ROUNDS_TURNS+=("$(jq -cn --arg c "$slot" --argjson run "$run" --argjson e "$estimate" --argjson left "$left" \
-      '{contestant: $c, run: $run, estimate_s: $e, left_s: $left, started: false, took_s: null}')")
+    ROUNDS_TURNS+=("$(jq -cn --arg c "$slot" --argjson run "$run" --argjson e "$estimate" --argjson left "$left" --argjson w "$ROUNDS_SIZING" \
+      '{contestant: $c, run: $run, estimate_s: $e, left_s: $left, started: false, took_s: null, warmup: $w}')")
     return 1
   fi
   started=$(rounds::_now)
@@ -99,7 +156,7 @@ rounds::_turn() {
   [[ -z $MEASURE_LAST_SHAPE_S ]] || ROUNDS_SHAPE_S[$slot]=$MEASURE_LAST_SHAPE_S ROUNDS_LAST_SHAPE_S=$MEASURE_LAST_SHAPE_S
   [[ -z $MEASURE_LAST_ENTRY_S ]] || ROUNDS_ENTRY_S[$slot]=$MEASURE_LAST_ENTRY_S ROUNDS_LAST_ENTRY_S=$MEASURE_LAST_ENTRY_S
   ROUNDS_TURNS+=("$(jq -cn --arg c "$slot" --argjson run "$run" --argjson e "$estimate" --argjson left "$left" --argjson took "$took" \
-    '{contestant: $c, run: $run, estimate_s: $e, left_s: $left, started: true, took_s: $took}')")
+    --argjson w "$ROUNDS_SIZING" '{contestant: $c, run: $run, estimate_s: $e, left_s: $left, started: true, took_s: $took, warmup: $w}')")
   rounds::_record
   ROUNDS_LAST_END=$(rounds::_now)
   return 0

@@ -21,8 +21,9 @@
 #     the cores it could use, false below, null when unknown. What such a row measured is
 #     the tool's own ceiling.
 #   rows::print_summary FILE
-#     One line per row of a results file, then per ranked table how many pairs of neighbours
-#     are decided, equal and open (lib/summary.jq).
+#     One line per row of a results file, then each server start's time to steady state per
+#     shape, then per ranked table how many pairs of neighbours are decided, equal and open
+#     (lib/summary.jq).
 #   rows::now_utc
 #     The time, as the document writes it.
 # Depends on lib/plan.sh, lib/servers.sh, lib/scenarios.sh, lib/openloop.sh, lib/results.sh,
@@ -172,5 +173,5 @@ rows::print_summary() {
       printf '%-*s %-10s %-5s %-26s %-3s %-8s %12s %10s %8s %s\n' "$width" "$server" "$tool" "$proto" "$scenario" \
         "$run" "$status" "$rps" "$p99" "$errors" "$note"
     done
-  jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; summary::pair_lines' "$1"
+  jq -L "$ROWS_LIB_DIR" -r 'import "summary" as summary; summary::warmup_lines, summary::pair_lines' "$1"
 }

@@ -29,6 +29,9 @@
 #   main_tool           (the default plan)      the tool that measures every row of that plan (the warm-up
 #                                               tool, steady::tool); "" otherwise
 #   left_out            (the default plan)      what fitting the plan to the budget left out, in words; ""
+#   warmup_sized        (a budgeted run)        1: later rounds size each server's warm-up cap from its
+#                                               time to steady state (lib/rounds.sh; --server-warmup and
+#                                               --quick not given, warm-ups until steady state); else 0
 #   seed                --seed                  the server order's seed (drawn when not given)
 #   aa                  --aa                    1: an A/A run (the one server as labels A and B); else 0
 #   variants            --variants              the variants picked, as given (jetty:vt,*:pretouch); "": none
@@ -75,7 +78,7 @@ declare -gA SETTINGS=(
   [port]=${BARRAGE_PORT:-8080} [quick]=0 [profile]='' [gc_log]=1 [metrics]=0
   [rates]='' [stages]='' [capacity]='' [capacity_precision]=0.02 [capacity_start]=100 [slo]=''
   [server_host]='' [load_hosts]='' [lab_file]='' [lab_dir]='' [strict]=0
-  [budget_s]='' [budget]='' [tie_margin]=0.03 [cross_check]='' [main_tool]='' [left_out]=''
+  [budget_s]='' [budget]='' [tie_margin]=0.03 [cross_check]='' [main_tool]='' [left_out]='' [warmup_sized]=0
   [label]='' [description]='' [output_dir]='' [list]=0 [dry_run]=0
 )
 # shellcheck disable=SC2034 # the same

@@ -13,6 +13,10 @@
 #   pair_lines  results file -> per ranked table of its rounds (lib/rounds.jq) the pairs of
 #            neighbours decided, equal and open (the open ones named) and each server's runs,
 #            then the total; nothing for a file without rounds
+#   warmup_lines  results file -> one line per server start and warmed shape (server_warmups):
+#            time to its first correct response, from the start of load to steady state (or
+#            why there is no such figure), and the first 5 s of load against the steady rate;
+#            nothing for a file without server warm-ups
 #   steal_note_pct  the steal share (of all CPUs' time, machine_stats.steal_pct) from which a
 #            row is noted: on the development VM requests/s fell with steal (r = -0.81 over
 #            30 runs) and every pinned run at 5% or more was below its set's median
@@ -67,4 +71,18 @@ def pair_lines:
       "pairs of neighbours, tie margin \($r.tie_margin * 1000 | round / 10)%: " + ($r | rounds::counts_text)
         + (if $r.ended == "budget" then " (the budget ended)" elif $r.ended == "decided" then " (every pair judged before the budget ended)" else "" end)
     end
+  | fmt::safe;
+
+# warmup_lines: results file -> per server start and shape, its time to steady state in words.
+def warmup_lines:
+  def secs: if . == null then "-" else "\(. * 10 | round / 10) s" end;
+  .server_warmups[]? as $w
+  | $w.shapes[] | select(.time_to_steady != null) | .time_to_steady as $t
+  | "time to steady state: \($w.variant // ($w.server + (if $w.aa_group then "@\($w.aa_group)" else "" end))) \(.protocol) \(.scenario) run \($w.run): "
+    + "first response \($w.first_response_s | secs); "
+    + (if $t.steady_after_s != null then "steady \($t.steady_after_s | secs) after load began (at \($t.load_started_s | secs))"
+       else $t.reason end)
+    + (if $t.first_5s_rps == null then ""
+       else "; first 5 s \($t.first_5s_rps | floor)/s"
+            + (if $t.first_5s_share == null then "" else " = \($t.first_5s_share * 100 | round)% of steady \($t.steady_rps | floor)/s" end) end)
   | fmt::safe;

@@ -496,3 +496,17 @@ for row in json.load(open(sys.argv[2]))["results"]:
   # the rows are the contestants', by label, with the file's numbers
   check_numbers "$f"
 }
+
+@test "report: the server warm-ups give each start's time to steady state, and a dash with the reason where it never came" {
+  jq '.server_warmups = [{server: "netty", run: 1, tool: "barrage", mode: "auto", duration_s: 15, started: "2026-11-20T10:00:00Z",
+      ended: "2026-11-20T10:00:20Z", first_response_s: 0.8,
+      shapes: [{protocol: "h1", scenario: "hello", status: "ok", reason: null, requests: 1000, successful_rps: 100, warmup_s: 9, steady: true,
+                time_to_steady: {load_started_s: 1.5, steady_after_s: 9, verdict: "steady", reason: null, first_5s_rps: 30, steady_rps: 100, first_5s_share: 0.3}},
+               {protocol: "h1", scenario: "post-load", status: "ok", reason: null, requests: 1000, successful_rps: 100, warmup_s: 15, steady: false,
+                time_to_steady: {load_started_s: 11, steady_after_s: null, verdict: "not reached", reason: "not in steady state when the warm-up cap (15 s) ended it",
+                                 first_5s_rps: 30, steady_rps: null, first_5s_share: null}}]}]' "$F/single-base.json" >"$TMP/warm.json"
+  "$REPORT" "$TMP/warm.json" >/dev/null 2>&1
+  grep -qF '<td class="num" data-value="0.8" data-field="first_response_s">0.8</td>' "$TMP/warm.html"
+  grep -qF '<td class="num" data-value="9" data-field="steady_after_s">9.0</td><td class="num" data-value="0.3" data-field="first_5s_share">30%</td>' "$TMP/warm.html"
+  grep -qF '<td class="num" data-field="steady_after_s" title="not in steady state when the warm-up cap (15 s) ended it">–</td>' "$TMP/warm.html"
+}

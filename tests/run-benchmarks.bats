@@ -463,6 +463,41 @@ dist_run() {
   no_process_left
 }
 
+@test "budget: later rounds size each server's warm-up from its time to steady state; one that needs more than the budget allows says so" {
+  # the first round's warm-ups (the fitted cap, 15 s): good steady after 12 s, wrong not within
+  # 10 s, slow not within 40 s in round 2 either
+  jq '.server_warmups = [
+      {server: "good", run: 1, duration_s: 15, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "steady", steady_after_s: 12}}]},
+      {server: "wrong", run: 1, duration_s: 10, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "not reached", steady_after_s: null}}]},
+      {server: "slow", run: 1, duration_s: 10, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "not reached", steady_after_s: null}}]},
+      {server: "slow", run: 2, duration_s: 40, shapes: [{protocol: "h1", scenario: "hello", time_to_steady: {verdict: "not reached", steady_after_s: null}}]}]' \
+    "$ROOT/tests/fixtures/results/multi-base.json" >"$TMP/warmed.json"
+  # sized FILE LEFT RUN [OPTION...]: each contestant's cap in round RUN with LEFT seconds of the
+  # budget left
+  sized() {
+    # shellcheck disable=SC2016 # run by sourced's bash
+    WARMED=$1 LEFT=$2 ROUND=$3 sourced 'plan::build; plan::add_round 3 <<<"$(printf "%s\twrk\th1\thello\topen\n" good wrong slow)"
+      RESULTS_FILE=$WARMED; ROUNDS_DEADLINE=$(( $(rounds::_now) + LEFT ))
+      for s in good wrong slow; do rounds::_size_warmup "$s" "$ROUND"; echo "$s $STEADY_TURN_CAP_S $(jq -r .verdict <<<"$ROUNDS_SIZING")"; done' \
+      --servers good,wrong,slow --scenarios hello --tool wrk --budget 10m "${@:4}"
+  }
+  run -0 sized "$TMP/warmed.json" 600 3
+  echo "$output"
+  # a fast warmer keeps a cap near its time (1.5 x 12 s), a slow one gets twice the cap it
+  # missed, one beyond 60 s gets 60 s and says so
+  [[ $output == *"good 18 sized"*"wrong 20 sized"*"slow 60 beyond"* ]]
+  [[ $output == *"budget: good's warm-up cap in round 3: 18 s (h1 hello: steady after 12 s)"* ]]
+  [[ $output == *"budget: slow needs a warm-up of about 80 s (h1 hello: not steady within 40 s); the budget allows 60 s: its rows may keep ⧗"* ]]
+  # with a minute left, slow's cap is what fits in it
+  run -0 sized "$TMP/warmed.json" 60 3
+  [[ $output =~ slow\ ([0-9]+)\ beyond ]] && ((BASH_REMATCH[1] < 60 && BASH_REMATCH[1] >= 10))
+  # the first round keeps the fitted cap, and a cap given on the command line is kept
+  run -0 sized "$TMP/warmed.json" 600 1
+  [[ $output == *"good  null"*"slow  null"* ]]
+  run -0 sized "$TMP/warmed.json" 600 3 --server-warmup auto:30s
+  [[ $output == *"good  null"*"slow  null"* ]]
+}
+
 @test "budget: --runs N and --budget none are the fixed plans of before; the options' errors" {
   local plain budget_none
   # shellcheck disable=SC2016 # run by sourced's bash
@@ -498,6 +533,7 @@ dist_run() {
   run -0 "$RUN" --dry-run --seed 1
   [[ $output == *"budget: 60 min (the default)"* ]]
   [[ $output == *"the tools other than barrage cross-check hello in the first round"* ]]
+  [[ $output == *"warm-ups sized from measurement: the first round measures each server's time to steady state (cap "*" s); in later rounds its cap is 1.5 x that time"* ]]
   [[ $output == *"left out to fit the budget: "*"--budget none brings them back (a fixed plan of every row with every tool: about "*" min)"* ]]
   # every server with barrage; wrk only on hello
   local properties server
@@ -744,6 +780,20 @@ steady() {
     '[["auto",true,"steady","mann-kendall",true]]' ]
   [[ $output == *"warming up good: barrage h1 baseline until steady state (at most 12s)"* ]]
   [[ $output != *drifting* && $output != *"not in steady state"* ]]
+  # time to steady state: the first response, the load's start and its steady state, as figures;
+  # the row says what its start got; the first 5 s against the steady rate (a server flat from
+  # its start: about the same)
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq --argjson w "$(jq -c '.server_warmups[0].shapes[0]' "$f")" '.server_warmups[0] | .first_response_s > 0 and .first_response_s < 30
+    and (.shapes[0].time_to_steady | .verdict == "steady" and .reason == null and .load_started_s >= 0
+         and .steady_after_s == $w.warmup_s and .first_5s_rps > 0 and .steady_rps > 0
+         and .first_5s_share == (.first_5s_rps / .steady_rps * 1000 | round / 1000)
+         and (.rps_by_second | length) >= 5 and .first_5s_rps == (.rps_by_second[:5] | add / 5 * 1000 | round / 1000)
+         and .steady_rps == (.rps_by_second[-5:] | sort | .[2]))' "$f"
+  # shellcheck disable=SC2016 # jq's variables
+  assert_jq '.server_warmups[0] as $w | .results[0].server_warmup
+    | .first_response_s == $w.first_response_s and .time_to_steady == $w.shapes[0].time_to_steady' "$f"
+  [[ $output == *"time to steady state: good h1 baseline run 1: first response "*" s; steady "*" s after load began (at "*"; first 5 s "*"% of steady "* ]]
   no_process_left
 }
 
@@ -759,6 +809,11 @@ steady() {
   [ "$(jq -c '[.results[] | [.server_warmup.steady, .drift.status, .drift.change < -0.1]]' "$f")" = '[[false,"drifting",true]]' ]
   # the summary marks the row both ways
   [[ $output == *"did not reach steady state in 4s"* ]]
+  # no figure as if it had: null and the reason
+  [ "$(jq -c '[.server_warmups[0].shapes[0].time_to_steady, .results[0].server_warmup.time_to_steady]
+    | map([.verdict, .steady_after_s, .steady_rps, .reason]) | unique' "$f")" = \
+    '[["not reached",null,null,"not in steady state when the warm-up cap (4 s) ended it"]]' ]
+  [[ $output == *"time to steady state: good h1 baseline run 1: first response "*" s; not in steady state when the warm-up cap (4 s) ended it; first 5 s "* ]]
   [[ $output == *"server not in steady state (warm-up cap 4s hit)"*"drifting: "*"% across the window"* ]]
   no_process_left
 }
@@ -771,6 +826,8 @@ steady() {
   f=$(results_file)
   valid "$f"
   [ "$(jq -c '[.settings.server_warmup_mode, (.server_warmups[].shapes[] | .warmup_s, .steady)]' "$f")" = '["fixed",1,null]' ]
+  # a fixed warm-up is not judged; 1 s of it has no first 5 s
+  [ "$(jq -c '.server_warmups[].shapes[].time_to_steady | [.verdict, .steady_after_s, .first_5s_rps]' "$f")" = '["not judged",null,null]' ]
   [ "$(jq -c '[.results[] | [.tool, .server_warmup.mode, .server_warmup.steady, .drift.status]]' "$f")" = \
     '[["barrage","fixed",null,"unknown"],["wrk","fixed",null,"unknown"],["h2load","fixed",null,"unknown"]]' ]
   [ "$(jq -r '[.results[] | select(.tool != "barrage") | .drift.reason] | join(";")' "$f")" = \

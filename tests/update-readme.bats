@@ -730,3 +730,66 @@ descendants() {
   section | grep -qF '| 0.0023% (0.11/s) |'
   [ "$(section | grep -cF '(0/s)')" -eq 0 ]
 }
+
+# warmed_results OUT [UNSTEADY]: multi-base.json as a budgeted run (budgeted_results) whose
+# servers' starts have time-to-steady figures (server_warmups): netty steady after 9-11 s, jetty
+# not within its 15 s cap in 2 of 3 starts; with UNSTEADY 1, jetty's hello h1 rows are ⧗.
+warmed_results() {
+  budgeted_results "$F/multi-base.json" "$TMP/budget.json"
+  jq --argjson unsteady "${2:-0}" '
+    def shape($steady; $after; $share): {protocol: "h1", scenario: "hello", status: "ok", reason: null, requests: 1000,
+      successful_rps: 100, warmup_s: ($after // 15), steady: $steady,
+      time_to_steady: {load_started_s: 1.5, steady_after_s: $after, verdict: (if $steady then "steady" else "not reached" end),
+                       reason: (if $steady then null else "not in steady state when the warm-up cap (15 s) ended it" end),
+                       first_5s_rps: 50, steady_rps: (if $steady then 100 else null end), first_5s_share: (if $steady then $share else null end),
+                       rps_by_second: [10, 30, 50, 70, 90, 100, 100, 101, 99, 100]}};
+    def start($server; $run; $first; $shape): {server: $server, run: $run, tool: "barrage", mode: "auto", duration_s: 15,
+      started: "2026-11-20T10:00:00Z", ended: "2026-11-20T10:00:20Z", first_response_s: $first, shapes: [$shape]};
+    .server_warmups = [start("netty"; 1; 0.8; shape(true; 9; 0.3)), start("netty"; 2; 0.9; shape(true; 10; 0.32)),
+                       start("netty"; 3; 0.7; shape(true; 11; 0.28)), start("jetty"; 1; 1.4; shape(false; null; null)),
+                       start("jetty"; 2; 1.6; shape(true; 14; 0.5)), start("jetty"; 3; 1.5; shape(false; null; null))]
+    | if $unsteady == 1 then .results |= map(if .server == "jetty" and .scenario == "hello" and .protocol == "h1"
+                                             then .server_warmup = {mode: "auto", seconds: 15, steady: false} else . end)
+      else . end' "$TMP/budget.json" >"$1"
+}
+
+@test "update-readme: the section opens with the verdict per protocol, what would decide each open pair, and the warm-up figures" {
+  warmed_results "$TMP/warmed.json"
+  update --file "$TMP/warmed.json"
+  [ "$status" -eq 0 ]
+  # the summary comes first, before the run's description and the tables
+  [ "$(section | grep -m2 -nE '^### Summary$|^Measured ' | cut -d: -f2 | cut -c1-10 | paste -sd,)" = '### Summar,Measured 2' ]
+  section | grep -qxF '**HTTP/1.1**'
+  section | grep -qxF -- '- hello · wrk: **netty** leads. Order: netty > java-http > jetty ? tomcat > jdk-httpserver (> decided, = equal within 3%, ? open).'
+  section | grep -qxF -- '- hello · h2load: **netty** leads. Order: netty > java-http > jetty > tomcat (> decided, = equal within 3%, ? open).'
+  # jetty and tomcat 0.5% apart with about 3% of spread: neither a few more runs nor warm-ups decide it
+  section | grep -qxF -- '  - open: jetty–tomcat: a quieter machine: at this spread, about 60 runs each (3 runs now)'
+  # the time to steady state: medians over the starts that reached it; a start whose cap came
+  # first counts as not steady, never as the cap
+  section | grep -qxF -- '- Time to steady state (from the start of load; Warm-up below): fastest netty (hello, 10 s), slowest jetty (hello, 14 s); not within the cap: jetty (hello, 2 of 3 starts, cap 15 s).'
+  section | grep -qxF '| HTTP/1.1 | hello | netty | 3 | 0.8 s | 10 s | 0 | 30% |'
+  section | grep -qxF '| HTTP/1.1 | hello | jetty | 3 | 1.5 s | 14 s | 2 of 3 (cap 15 s) | 50% |'
+  # the first seconds of load per server, drawn from each one's first start
+  section | grep -qxF '![Successful requests/s over the first seconds of load, hello, h1](docs/charts/warmup-hello-h1.png)'
+  [ -s "$CHARTS/warmup-hello-h1.png" ]
+  [ "$(grep -c '^# ' "$CHARTS/warmup-hello-h1.dat")" -eq 2 ]
+  grep -qxF '# netty: run 1; second of load, successful requests/s' "$CHARTS/warmup-hello-h1.dat"
+  # jetty's rows ⧗: longer warm-ups come first
+  warmed_results "$TMP/warmed.json" 1
+  update --file "$TMP/warmed.json"
+  [ "$status" -eq 0 ]
+  section | grep -qxF -- '  - open: jetty–tomcat: longer warm-ups: jetty not in steady state (⧗), so the spread is partly the JIT'"'"'s'
+  # a file without rounds or warm-ups has no summary
+  update --file "$F/multi-base.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | grep -c '^### Summary$')" -eq 0 ]
+}
+
+@test "update-readme: what decides an open pair: more runs without an interval, a few more runs when they shrink it enough, else a quieter machine" {
+  decider() { jq -nr -L "$ROOT/lib" --argjson pair "$1" 'import "readme_verdict" as v; $pair | v::decider(0.03)'; }
+  [ "$(decider '{"ratio": null, "runs": 2, "not_steady": []}')" = "more runs: each needs at least 3 for an interval" ]
+  # 10% apart, a ratio interval of ±8% after 3 runs: (0.08 / (0.095 / 1.41))^2 x 3 = about 5 runs
+  [ "$(decider '{"ratio": {"lo": 0.834, "hi": 0.982}, "runs": 3, "not_steady": []}')" = "about 2 runs more each (3 runs now): a longer budget" ]
+  # 1% apart, ±10%: hundreds of runs
+  [[ $(decider '{"ratio": {"lo": 0.90, "hi": 1.10}, "runs": 3, "not_steady": []}') == "a quieter machine: at this spread, about "*" runs each (3 runs now)" ]]
+}

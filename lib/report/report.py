@@ -840,14 +840,25 @@ class RunPage:
         body = []
         for w in warmups:
             for s in w["shapes"]:
+                # time to steady state (docs/metrics.md): null with its reason when there is no such figure
+                tts = s.get("time_to_steady") or {}
+                share = tts.get("first_5s_share")
                 body.append(tag("tr", "".join([
                     tag("td", esc(w.get("variant") or w["server"] + ("@" + w["aa_group"] if w.get("aa_group") else ""))), num(str(w["run"]), w["run"]),
                     tag("td", esc("%s %s" % (s["protocol"], s["scenario"]))), tag("td", esc(s["status"] + (": " + s["reason"] if s.get("reason") else ""))),
                     num(fmt.thousands(s.get("successful_rps")), s.get("successful_rps"), "successful_rps"),
                     num(fmt.fixed(s.get("warmup_s"), 1), s.get("warmup_s"), "warmup_s"),
-                    tag("td", esc("steady" if s.get("steady") else "not steady" if s.get("steady") is False else ""))])))
-        return tag("section", tag("h2", "Server warm-ups", id="warmups") + tag("details", tag("summary", "%d shapes" % len(body))
-                   + table(["Server", "Run", "Shape", "Status", "Successful req/s", "Seconds", ""], body, cls="warmups")))
+                    tag("td", esc("steady" if s.get("steady") else "not steady" if s.get("steady") is False else "")),
+                    num(fmt.fixed(w.get("first_response_s"), 1), w.get("first_response_s"), "first_response_s"),
+                    num(fmt.fixed(tts.get("steady_after_s"), 1), tts.get("steady_after_s"), "steady_after_s", title=tts.get("reason")),
+                    num(fmt.DASH if share is None else "%d%%" % round(share * 100), share, "first_5s_share")])))
+        return tag("section", tag("h2", "Server warm-ups", id="warmups")
+                   + tag("p", esc("Time to steady state: from the server's start to its first correct response, from the start "
+                                  "of load to steady state (a dash: not reached within the cap, or a fixed warm-up), and the "
+                                  "successful requests/s of the first 5 s of load against the steady rate."), class_="note")
+                   + tag("details", tag("summary", "%d shapes" % len(body))
+                   + table(["Server", "Run", "Shape", "Status", "Successful req/s", "Seconds", "", "First response (s)",
+                            "Load to steady (s)", "First 5 s vs steady"], body, cls="warmups")))
 
     def render(self):
         d = self.doc
