@@ -116,7 +116,9 @@ Options:
                        Rows at a fixed rate (--rates) are compared only by these conditions,
                        not in the tables above; capacity searches have their own table.
                        A scenario named here must be in BASE or NEW
-  --format text|markdown|json   output format (default text)
+  --format text|markdown|json   output format (default text); json's "regressions" is the list
+                       of what fails the gate, one {series, view, metric, change} per row and
+                       regressed metric (as history.sh's), empty when the exit is 0
   --tool T, --scenario S, --server S, --protocol P
                        only these rows; each may be repeated or given as a comma list;
                        each name must be in BASE or NEW
@@ -128,11 +130,20 @@ files profiled alike (the same event): a profiler slows what it measures (exit 2
 A name in neither file (--reference, --slo's scenarios, the filters) is a usage error: a typo
 would gate nothing. A file with no rows is an input error, not a pass.
 
-Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
+Exit status: 0 no regression, 1 at least one regression, 2 usage or input error. A reader
+that stops early (| head -1) does not change it.
 USAGE
 }
 
 die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exit 2; }
+
+# emit TEXT: TEXT and a newline on stdout. A reader that stopped early (| head -1: SIGPIPE) does
+# not change the exit status, which stays the verdict; any other write error is an error (exit 2).
+emit() {
+  local rc=0
+  (printf '%s\n' "$1") || rc=$?
+  ((rc == 0 || rc == 128 + 13)) || { log::error "could not write the comparison (exit $rc)"; exit 2; }
+}
 
 # safe: stdin's lines with their control characters made visible (lib/format.jq's safe): a
 # string of a results file never reaches the terminal raw.
@@ -180,12 +191,15 @@ compare_variants() {
   comparison=$(jq -c -L "$ROOT/lib" --argjson floor "$floor" 'import "noise" as noise; noise::variants(0.95; $floor)' "$file") \
     || { log::error "could not compare the variants of $file"; exit 2; }
   case $format in
-    json) printf '%s\n' "$comparison" ;;
+    json) emit "$comparison" ;;
     text|markdown)
       [[ $(jq length <<<"$comparison") -gt 0 ]] \
-        || log::warn "no two contestants of one server measured with the same scenario, protocol and tool in $file"
-      jq -r -L "$ROOT/lib" --arg prefix "$([[ $format == markdown ]] && echo '- ')" \
-        'import "noise" as noise; import "format" as fmt; noise::variant_lines | $prefix + fmt::safe' <<<"$comparison" ;;
+        || log::warn "$(safe <<<"no two contestants of one server measured with the same scenario, protocol and tool in $file")"
+      local lines
+      lines=$(jq -r -L "$ROOT/lib" --arg prefix "$([[ $format == markdown ]] && echo '- ')" \
+        'import "noise" as noise; import "format" as fmt; noise::variant_lines | $prefix + fmt::safe' <<<"$comparison") \
+        || { log::error "could not render the comparison of the variants"; exit 2; }
+      [[ -z $lines ]] || emit "$lines" ;;
   esac
 }
 
@@ -284,14 +298,19 @@ main() {
     broken=$(openloop::slo_regressions "${files[0]}" "${files[1]}" "$slo") || { log::error "could not check the SLO"; exit 2; }
     # each one is a regression: the report's exit status says so too
     [[ -z $broken ]] || document=$(jq --arg broken "$broken" \
-      '($broken | split("\n") | map(ltrimstr("  "))) as $b | .regressions += ($b | length) | .slo_regressions = $b' <<<"$document")
+      '($broken | split("\n") | map(ltrimstr("  "))) as $b
+       | .regressions += ($b | map(capture("^(?<series>.*?): (?<condition>.*)$") // {series: ., condition: null}
+                                   | {series, view: "slo", metric: "slo", condition}))
+       | .slo_regressions = $b' <<<"$document")
   fi
   if [[ $(jq '.rows | length' <<<"$document") -eq 0 ]]; then
     log::warn "no rows to compare (check the filters)"
   fi
-  compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
+  local report
+  report=$(compare::render "$format" <<<"$document") || { log::error "could not render the comparison"; exit 2; }
   [[ -z $broken || $format == json ]] \
-    || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$(safe <<<"$broken")"
+    || report+=$(printf '\n\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s' "$(safe <<<"$broken")")
+  emit "$report"
   regressions=$(compare::regressions <<<"$document")
   if ((regressions > 0)); then exit 1; fi
 }

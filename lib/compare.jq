@@ -12,7 +12,8 @@
 #      relative: the same judgement of successful requests/s as a share of the reference server;
 #      capacity: the capacity searches of both files (server, scenario, protocol, tool,
 #        conditions, base and new runs' capacity_rps, threshold, judgement, verdict);
-#      counts, relative_counts: verdict -> rows; regressions: what decides the exit status}.
+#      counts, relative_counts: verdict -> rows; regressions: what decides the exit status, a list
+#      (_regressions says its entries; empty: exit 0)}.
 #     $base and $new are results files; $opts holds threshold, p99_threshold, error_threshold,
 #     alpha (fractions), reference, gate, fail_on (array of "rps": successful_rps, "p99",
 #     "errors": error_rate, "capacity": the capacity rows), filters {tool, scenario, server, protocol} (arrays, empty = all),
@@ -235,6 +236,24 @@ def _file_info($doc; $name):
 
 def _counts: group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries;
 
+# What decides the exit status, as a list (as history.sh's regressions): one entry per row and
+# regressed metric of --fail-on, {series, server, scenario, protocol, tool, view, metric, change}.
+# view: "absolute" or "relative" (the --gate view), "capacity" (gated in the absolute view only:
+# capacity is this machine's own), or "slo" (added by compare-results.sh). A row that failed in
+# NEW (ok in BASE) is a regression in either view, metric "status".
+def _regressions($rows; $relative; $capacity; $opts):
+  def entry($view; $metric; $change):
+    {series: "\(.server) \(.scenario) \(.protocol) \(.tool)", server, scenario, protocol, tool,
+     view: $view, metric: $metric, change: $change};
+  [$rows[] | select(.verdict == "failed") | entry($opts.gate; "status"; null)]
+  + (if $opts.gate == "relative"
+     then [$relative[] | select(.verdict == "regression") | entry("relative"; "successful_rps_share"; .change)]
+     else [$rows[] | select(.verdict == "regression") | . as $row
+           | $opts.fail_on[] | _judgement | values | select($row[.].verdict? == "regression")
+           | . as $metric | $row | entry("absolute"; $metric; $row[$metric].change)] end)
+  + (if $opts.gate == "absolute" and ($opts.fail_on | index(["capacity"])) != null
+     then [$capacity[] | select(.verdict == "regression") | entry("capacity"; "capacity_rps"; .judgement.change?)] else [] end);
+
 def compare($base; $new; $opts):
   # Grouped once with every server, as the reference counts even when --server leaves it
   # out of the rows; the rows are the groups the filters select.
@@ -245,13 +264,8 @@ def compare($base; $new; $opts):
   | ($new_all | map(select(_selected($opts.filters)))) as $ng
   | _rows($bg; $ng; $opts) as $rows
   | _relative($bg; $ng; $base_all; $new_all; $opts) as $relative
-  | ([$relative[] | select(.verdict == "regression")] | length) as $relative_regressions
-  | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
-  | ([$rows[] | select(.verdict == "failed")] | length) as $failures
   | _capacity($base; $new; $opts) as $capacity
-  # capacity is measured on this machine's own terms: gated in the absolute view only
-  | (if $opts.gate == "absolute" and ($opts.fail_on | index(["capacity"])) != null
-     then [$capacity[] | select(.verdict == "regression")] | length else 0 end) as $capacity_regressions
+  | (_regressions($rows; $relative; $capacity; $opts)) as $regressions
   | {base: _file_info($base; $opts.base_file), new: _file_info($new; $opts.new_file),
      settings: ($opts | del(.base_file, .new_file, .noise_floor)),
      noise_floor: (if $opts.noise_floor == null then null else $opts.noise_floor | {file, server, level} end),
@@ -259,14 +273,14 @@ def compare($base; $new; $opts):
      single_run_rows: [$rows[] | select(.side == "both" and (.base.ok == 1 or .new.ok == 1))] | length,
      rows: $rows, relative: $relative, capacity: $capacity,
      counts: ($rows | _counts), relative_counts: ($relative | _counts),
-     regressions: ($failures + $capacity_regressions
-                   + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
+     regressions: $regressions};
 
 # ---- rendering ------------------------------------------------------------------------
 
 def _value_cell(format):
   if . == null then fmt::dash
-  elif .n > 1 then (.median | format) + " ±" + (.spread * 100 | fmt::fixed(0)) + "%"
+  # all runs at 0 (no request succeeded): no spread relative to a median of 0
+  elif .n > 1 and .spread != null then (.median | format) + " ±" + (.spread * 100 | fmt::fixed(0)) + "%"
   else .median | format end;
 
 def _change_cell:
@@ -376,7 +390,7 @@ def _summary_line:
   (.counts | _count_words)
   + (if (.capacity | length) > 0 then "; capacity: " + (.capacity | _counts | _count_words) else "" end)
   + (if (.relative | length) > 0 then "; relative to \(.settings.reference): " + (.relative_counts | _count_words) else "" end)
-  + " (gate: \(.settings.gate), exit \(if .regressions > 0 then 1 else 0 end))";
+  + " (gate: \(.settings.gate), exit \(if (.regressions | length) > 0 then 1 else 0 end))";
 
 def _legend_line:
   "ok/s: successful requests/s (failed requests are not throughput); err: share of requests that failed "

@@ -9,7 +9,8 @@
 #     Reads a comparison document on stdin and prints it as FORMAT (text, markdown
 #     or json). Returns jq's status.
 #   compare::regressions
-#     Reads a comparison document on stdin and prints its number of regressions.
+#     Reads a comparison document on stdin and prints its number of regressions (the length
+#     of its regressions list).
 # Depends on jq and on lib/compare.jq, lib/stats.jq, lib/format.jq next to this file.
 
 COMPARE_LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,4 +30,4 @@ compare::render() {
   esac
 }
 
-compare::regressions() { jq -r '.regressions'; }
+compare::regressions() { jq -r '.regressions | length'; }

@@ -29,7 +29,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "skipped,unchanged" ]
   [ "$(jq -r '[.rows[] | select(.verdict == "unchanged")] | length' <<<"$output")" -eq 14 ]
-  [ "$(jq -r '.regressions' <<<"$output")" -eq 0 ]
+  [ "$(jq -r '.regressions | length' <<<"$output")" -eq 0 ]
   run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
   [ "$status" -eq 0 ]
   [[ $output == *"Summary: 14 unchanged, 1 skipped"* ]]
@@ -558,4 +558,52 @@ raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x
   run timeout 20 "$COMPARE" "$F/single-base.json" "$TMP/a pipe"
   [ "$status" -eq 2 ]
   [[ $output == *"a pipe: not a regular file"* ]]
+}
+
+# zero_rows FILE JQ_ROW_SELECTOR OUT: FILE with the selected rows' runs at 0 ok/s (every request failed).
+zero_rows() {
+  jq "(.results[] | select($2) | .metrics) |= (.successful_rps = 0 | .succeeded = 0 | .failed = .requests)" "$1" >"$3"
+}
+
+@test "compare: a row whose 3 runs all got 0 ok/s is rendered: -100%, a regression (no jq error)" {
+  zero_rows "$F/multi-base.json" '.server == "jetty" and .scenario == "hello" and .tool == "wrk"' "$TMP/all zero.json"
+  run "$COMPARE" "$F/multi-base.json" "$TMP/all zero.json"
+  [ "$status" -eq 1 ]
+  [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ ±2%\ +0\ +-100\.0%.*regression ]]
+  run "$COMPARE" "$TMP/all zero.json" "$TMP/all zero.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare --variants: a contestant whose runs all got 0 ok/s is -100%, slower, not 'no runs'" {
+  zero_rows "$F/variants-jetty.json" '.variant.label == "jetty:vt" and .scenario == "hello"' "$TMP/vt zero.json"
+  run "$COMPARE" --variants "$TMP/vt zero.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"jetty:vt against jetty:platform (hello h1 wrk, 3 and 3 run(s)): ok/s -100.0%"*"(every run at 0 ok/s): slower;"* ]]
+  [[ $output != *"no runs"* ]]
+  run "$COMPARE" --variants "$TMP/vt zero.json" --format json
+  assert_jq '[.[] | select(.scenario == "hello")] | .[0].verdict == "slower" and .[0].successful_rps.change == -1' - <<<"$output"
+}
+
+@test "compare: the JSON's regressions is a list of rows and metrics (as history.sh's); empty exits 0" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  assert_jq '.regressions | map([.series, .view, .metric]) == [["jetty hello h1 wrk", "absolute", "p99"], ["jetty hello h1 wrk", "absolute", "successful_rps"]]' - <<<"$output"
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  assert_jq '.regressions == []' - <<<"$output"
+}
+
+@test "compare: a reader that stops early (| head -1) leaves the exit status the verdict" {
+  # true reads nothing: every write after it exits meets a closed pipe (SIGPIPE)
+  "$COMPARE" "$F/single-base.json" "$F/single-drop20.json" | true
+  [ "${PIPESTATUS[0]}" -eq 1 ]
+  "$COMPARE" "$F/single-base.json" "$F/single-base.json" | head -1 >/dev/null
+  [ "${PIPESTATUS[0]}" -eq 0 ]
+  "$COMPARE" --variants "$F/variants-jetty.json" | true
+  [ "${PIPESTATUS[0]}" -eq 0 ]
+  # a write that fails otherwise is an error
+  local rc=0
+  "$COMPARE" "$F/single-base.json" "$F/single-base.json" >/dev/full 2>"$TMP/err" || rc=$?
+  [ "$rc" -eq 2 ]
+  grep -q "could not write the comparison" "$TMP/err"
 }
