@@ -109,6 +109,7 @@ Options:
   --gate absolute|relative
                        which view decides the exit status (default absolute; use relative
                        for files from two different machines)
+  --any-machine        gate the absolute view on files from two machines anyway (below)
   --slo GATES          service-level objectives as run-benchmarks.sh --slo takes them
                        ('hello:p99<5ms,errors<0.1%;post-load:p99<20ms', or a file): a row of
                        NEW that breaks one that the same row of BASE met (every run) is a
@@ -123,6 +124,11 @@ Options:
                        only these rows; each may be repeated or given as a comma list;
                        each name must be in BASE or NEW
   -h, --help           this text
+
+Files from two machines (another CPU, core count, memory, architecture or lab hosts: the
+files' system facts, as history.sh decides) are refused with --gate absolute (exit 2): a change
+of machine is not a change of the code. --gate relative compares them (by ratios to the
+reference server, with a note); --any-machine gates the absolute view anyway, with a warning.
 
 Files measured with a profiler attached (run-benchmarks.sh --profile) are compared only with
 files profiled alike (the same event): a profiler slows what it measures (exit 2 otherwise).
@@ -174,6 +180,26 @@ check_names() {
   done
 }
 
+# same_machine BASE NEW GATE ANY_MACHINE: returns 0 when both files come from one machine
+# (lib/compare.jq's machine: as history.sh tells machines apart). From two: an error (returns
+# 1) when GATE is absolute and ANY_MACHINE is empty; else a note (relative) or a warning.
+same_machine() {
+  local base new
+  base=$(jq -r -L "$ROOT/lib" 'import "compare" as c; c::machine' "$1")
+  new=$(jq -r -L "$ROOT/lib" 'import "compare" as c; c::machine' "$2")
+  [[ $base != "$new" ]] || return 0
+  local which
+  which=$(safe <<<"BASE and NEW come from two machines (BASE: $base; NEW: $new)")
+  if [[ $3 == relative ]]; then
+    log::info "$which: the relative view decides (--gate relative)"
+  elif [[ -n $4 ]]; then
+    log::warn "$which: gated on the absolute view anyway (--any-machine): a change of machine is not a change of the code"
+  else
+    log::error "$which. A change of machine is not a change of the code: --gate relative compares them by their ratios to the reference server; --any-machine gates the absolute view anyway"
+    return 1
+  fi
+}
+
 # compare_variants FILE NOISE_FLOOR_FILE FORMAT: --variants: each server's contestants in FILE
 # against its first (lib/noise.jq: noise::variants), as text lines, markdown items or JSON.
 compare_variants() {
@@ -206,10 +232,11 @@ compare_variants() {
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors,capacity
   local reference=java-http reference_given='' gate=absolute noise_floor_file='' slo=''
-  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file=''
+  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file='' any_machine=''
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
+      --any-machine) any_machine=1; shift ;;
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor|--slo|--variants)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
@@ -273,6 +300,7 @@ main() {
     [[ -z $slo_scenarios ]] || check_names --slo "$scenarios_known" "$slo_scenarios"
   fi
   profile::comparable "${files[0]}" "${files[1]}" || exit 2
+  same_machine "${files[0]}" "${files[1]}" "$gate" "$any_machine" || exit 2
   local noise_floor=null
   if [[ -n $noise_floor_file ]]; then noise_floor=$(resultfile::noise_floor "$noise_floor_file") || exit 2; fi
 

@@ -37,7 +37,7 @@ Two results files: writes BASE-vs-NEW.html beside NEW with what compare-results.
 the confidence intervals of the changes drawn, and each regression's row side by side. The
 comparison options are compare-results.sh's, passed on as they are: --threshold,
 --p99-threshold, --error-threshold, --alpha, --fail-on, --reference, --noise-floor, --gate,
---slo, --tool, --scenario, --server, --protocol.
+--any-machine, --slo, --tool, --scenario, --server, --protocol.
 
 The page holds its charting library (Apache ECharts, lib/report/vendor/), styles and data: it
 opens from disk without a network. Tables are HTML, readable without JavaScript.
@@ -81,6 +81,7 @@ main() {
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--noise-floor|--gate|--slo|--tool|--scenario|--server|--protocol)
         (($# >= 2)) || die_usage "$1 needs a value"
         compare_opts+=("$1" "$2"); shift 2 ;;
+      --any-machine) compare_opts+=("$1"); shift ;;
       --) shift; files+=("$@"); break ;;
       -*) die_usage "unknown option $1" ;;
       *) files+=("$1"); shift ;;

@@ -664,7 +664,9 @@ main() {
   log::info "CPU pinning: $(plan::pinning_text); load-tool threads: ${SETTINGS[threads]}"
   ROUNDS_ESTIMATE_S=$(plan::estimate_s)
   log::info "${#PLAN[@]} planned runs; estimated time about $(plan::minutes "$ROUNDS_ESTIMATE_S") min (server starts and warm-ups included)"
-  [[ -z ${SETTINGS[budget_s]} ]] || log::info "$(plan::budget_text)"
+  local line
+  # one line a message (log::info makes a newline visible)
+  [[ -z ${SETTINGS[budget_s]} ]] || while IFS= read -r line; do log::info "$line"; done <<<"$(plan::budget_text)"
 
   mkdir -p "${SETTINGS[output_dir]}"
   local base

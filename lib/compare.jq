@@ -23,6 +23,7 @@
 # Failed requests are never throughput: requests/s is judged as successful requests/s
 # (successful_rps, or succeeded / duration for a record without it), and the share of
 # requests that failed is judged on its own (_judge_errors says how).
+#   machine   a results file -> the text that tells its machine apart (as history.sh's)
 #   render_text, render_markdown   comparison document -> the report as text lines, every
 #     string of the files made safe for a terminal (format.jq's safe)
 
@@ -228,6 +229,17 @@ def _capacity($base; $new; $opts):
        else _judge($o.runs; $n.runs; $threshold; $opts.alpha; true; null) as $j
          | . + {judgement: $j, verdict: $j.verdict} end]
   | sort_by(.scenario, .protocol, .tool, .server);
+
+# A results file -> what says which machine measured it, as history.sh (lib/history.py's
+# machine) decides: the CPU, its cores, memory (GB, rounded), architecture and a lab run's hosts.
+# A new kernel or JDK on the same machine is the same machine.
+def machine:
+  .system as $s
+  | (["\($s.cpuModel), \($s.cpuCores) cores, \($s.ramGB | round) GB RAM, \($s.arch)"]
+     + (if (.lab.hosts? // []) | length > 0
+        then ["lab: " + ([.lab.hosts[] | "\(.role) \(.host) (\(.cpuModel), \(.cpuCores) cores)"] | sort | join("; "))]
+        else [] end))
+  | join("; ");
 
 def _file_info($doc; $name):
   {file: $name, timestamp: $doc.timestamp, commit: $doc.commit, runs: $doc.settings.runs,

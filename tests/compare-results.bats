@@ -3,6 +3,7 @@
 # Fixtures: tests/fixtures/results (written by generate.py there).
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup() {
   common_setup
@@ -131,11 +132,25 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
 }
 
-@test "compare: the relative view compares two machines; --gate relative decides on it" {
+@test "compare: files from two machines are refused on the absolute gate, as history.sh refuses them; --any-machine gates anyway" {
   run "$COMPARE" "$F/single-base.json" "$F/single-other-machine.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"BASE and NEW come from two machines (BASE: AMD EPYC 7B13, 2 cores, 8 GB RAM, x86_64; NEW: Intel Xeon E5-2680 v4, 4 cores"*"--gate relative"*"--any-machine"* ]]
+  [[ $output != *Summary* ]]
+  run "$COMPARE" --any-machine "$F/single-base.json" "$F/single-other-machine.json"
   [ "$status" -eq 1 ]
-  run "$COMPARE" --gate relative --format json "$F/single-base.json" "$F/single-other-machine.json"
+  [[ $output == *"warning: BASE and NEW come from two machines"*"Summary:"* ]]
+  # another kernel or JDK on the same machine is the same machine
+  jq '.system.kernel = "6.12.0" | .system.java = "openjdk 25"' "$F/single-base.json" >"$TMP/new kernel.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/new kernel.json"
+  [ "$status" -eq 0 ]
+  [[ $output != *"two machines"* ]]
+}
+
+@test "compare: the relative view compares two machines; --gate relative decides on it" {
+  run --separate-stderr "$COMPARE" --gate relative --format json "$F/single-base.json" "$F/single-other-machine.json"
   [ "$status" -eq 1 ]
+  [[ $stderr == *"two machines"*"the relative view decides"* ]]
   [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = jetty ]
   [ "$(jq -r '[.relative[] | select(.server == "netty") | .verdict] | unique | join(",")' <<<"$output")" = unchanged ]
   run "$COMPARE" --gate relative "$F/single-base.json" "$F/single-other-machine.json"
