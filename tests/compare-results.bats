@@ -150,7 +150,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
 @test "compare: the relative view compares two machines; --gate relative decides on it" {
   run --separate-stderr "$COMPARE" --gate relative --format json "$F/single-base.json" "$F/single-other-machine.json"
   [ "$status" -eq 1 ]
-  [[ $stderr == *"two machines"*"the relative view decides"* ]]
+  [[ ${stderr:-} == *"two machines"*"the relative view decides"* ]]
   [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = jetty ]
   [ "$(jq -r '[.relative[] | select(.server == "netty") | .verdict] | unique | join(",")' <<<"$output")" = unchanged ]
   run "$COMPARE" --gate relative "$F/single-base.json" "$F/single-other-machine.json"

@@ -324,10 +324,10 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   cp "$ROOT/tests/fixtures/results/bad-not-json.json" "$TMP/names/"$'\e[31mtruncated.json'
   run --separate-stderr "$HISTORY" --skip-invalid "$TMP/names"
   [ "$status" -eq 2 ]
-  echo "$stderr"
-  [[ $stderr == *'^[]0;owned^G^[[2K^Mrunning<U+202E>.json: skipped: incomplete'* ]]
-  [[ $stderr == *'^[[31mtruncated.json: skipped (--skip-invalid)'* ]]
-  run python3 -c 'import sys, unicodedata; bad = [hex(ord(c)) for c in sys.stdin.read() if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")]; print(bad); sys.exit(1 if bad else 0)' <<<"$stderr"
+  echo "${stderr:-}"
+  [[ ${stderr:-} == *'^[]0;owned^G^[[2K^Mrunning<U+202E>.json: skipped: incomplete'* ]]
+  [[ ${stderr:-} == *'^[[31mtruncated.json: skipped (--skip-invalid)'* ]]
+  run python3 -c 'import sys, unicodedata; bad = [hex(ord(c)) for c in sys.stdin.read() if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")]; print(bad); sys.exit(1 if bad else 0)' <<<"${stderr:-}"
   echo "$output"
   [ "$status" -eq 0 ]
 }
@@ -350,5 +350,5 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   # a name that is no file of the history: a usage error, not a silent pass
   run --separate-stderr "$HISTORY" --accept no-such-run.json "$SERIES/step"
   [ "$status" -eq 2 ]
-  [[ $stderr == *"--accept: 'no-such-run.json' names no file of the history"* ]]
+  [[ ${stderr:-} == *"--accept: 'no-such-run.json' names no file of the history"* ]]
 }
