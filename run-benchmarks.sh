@@ -319,6 +319,13 @@ fit_to_budget() {
   plan::build
   IFS=$'\t' read -r timing scenarios protocols seconds <<<"$(plan::fit "${SETTINGS[budget_s]}" "$1" "$2" "$3")"
   read -r 'SETTINGS[duration_s]' 'SETTINGS[warmup_s]' 'SETTINGS[server_warmup_s]' <<<"$timing"
+  # a budget shorter than one row (a server start, its warm-up, one run at the fit's timing)
+  # would measure nothing and exit 0: refused, with the least that measures one row
+  local one_row
+  # shellcheck disable=SC2086 # the timing's three numbers
+  one_row=$(printf '1	slot	tool	proto	scenario		1	\n' | plan::estimate_of $timing '' '' '')
+  ((SETTINGS[budget_s] >= one_row)) \
+    || usage_error "--budget ${SETTINGS[budget]}: too short to measure one row (a server start, its warm-up and a ${SETTINGS[duration_s]} s run after ${SETTINGS[warmup_s]} s of warm-up take about $one_row s): give --budget ${one_row}s or more"
   for name in "${SCENARIOS[@]}"; do [[ " $scenarios " == *" $name "* ]] || left+=("$name"); done
   ((${#left[@]} == 0)) || left=("scenarios ${left[*]}")
   local dropped=() planned=' ' entry proto

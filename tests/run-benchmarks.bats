@@ -492,6 +492,11 @@ dist_run() {
     run -2 fake --servers good --scenarios hello --tool wrk $bad --dry-run
     [[ $output == *"--budget"* || $output == *"--tie-margin"* ]] || { echo "$bad: $output"; return 1; }
   done
+  # a budget shorter than one row would measure nothing and exit 0: refused with the least that
+  # measures one (15 s for the server's start + a 1 s run + 2 s around it)
+  run -2 fake --servers good --scenarios hello --tool wrk --budget 17s --dry-run
+  [[ $output == *"--budget 17s: too short to measure one row"*"give --budget 18s or more"* ]]
+  run -0 fake --servers good --scenarios hello --tool wrk --budget 18s --dry-run
 }
 
 @test "budget: the default plan fits the hour: barrage on every row that fits, the other tools cross-check hello; --dry-run says what is left out" {
