@@ -113,8 +113,12 @@ Selection
                        lab run too (README "Running on lab hardware": a certificate for the
                        server's address, the contract's h3 checks from the first load host)
 Measurement
-  --duration D         measured time per run, e.g. 30s or 2m (default 30s)
-  --warmup D           discarded warm-up before each run (default 10s)
+  --duration D         measured time per run, e.g. 30s or 2m. Default: in a budgeted run (the
+                       default, --budget) the fit's, 10s, 8s or 5s (--dry-run says which; a
+                       2-core machine gets 5s in the hour); in a fixed plan (--budget none,
+                       --runs, --aa) 30s; --quick 3s
+  --warmup D           discarded warm-up before each run. Default: budgeted, the fit's 3s or
+                       2s (2s with a 5s run); fixed plan 10s; --quick 1s
   --budget T           the time the run may take, e.g. 60m, 1h30m, 90s (default 60m), or
                        none. The plan is fitted to it: without --duration, --warmup and
                        --server-warmup, the longest of 10 s after 3 s (warm-ups at most
@@ -146,7 +150,8 @@ Measurement
                        run, closed loop, for each protocol and scenario it is measured with
                        (the scenario's shape), whichever tool comes first. auto (the default):
                        until the load is in steady state (docs/steady-state.md), at most 60s
-                       (--quick: 15s) per protocol and scenario; auto:CAP another cap; a
+                       in a fixed plan (budgeted: the fit's 15s or 10s; --quick: 15s) per
+                       protocol and scenario; auto:CAP another cap; a
                        duration (5s) a fixed one; 0 for none. Recorded in the results
                        (server_warmups, and each row's server_warmup: seconds, steady or not)
   --aa                 A/A run: the one server of --servers measured as two labels, A and

@@ -499,6 +499,17 @@ dist_run() {
   run -0 fake --servers good --scenarios hello --tool wrk --budget 18s --dry-run
 }
 
+@test "help: the defaults it states for --duration and --warmup are the ones that apply: the fit's in a budgeted run, 30s/10s in a fixed plan" {
+  local fit fixed
+  # shellcheck disable=SC2016 # run by sourced's bash
+  fit=$(sourced 'd=(); for t in "${PLAN_FIT_TIMINGS[@]}"; do d+=("${t%% *}s"); done; echo "${d[0]}, ${d[1]} or ${d[2]}"' --servers good)
+  # shellcheck disable=SC2016 # run by sourced's bash
+  fixed=$(sourced 'echo "${SETTINGS[duration_s]}s ${SETTINGS[warmup_s]}s"' --servers good --budget none)
+  run -0 "$RUN" --help
+  [[ $output == *"--duration D"*"in a budgeted run (the"*"default, --budget) the fit's, $fit"*"fixed plan (--budget none,"*"--runs, --aa) ${fixed% *}; --quick 3s"* ]]
+  [[ $output == *"--warmup D"*"fixed plan ${fixed#* }; --quick 1s"* ]]
+}
+
 @test "budget: the default plan fits the hour: barrage on every row that fits, the other tools cross-check hello; --dry-run says what is left out" {
   run -0 "$RUN" --dry-run --seed 1
   [[ $output == *"budget: 60 min (the default)"* ]]
