@@ -117,6 +117,8 @@ Options:
                        Rows at a fixed rate (--rates) are compared only by these conditions,
                        not in the tables above; capacity searches have their own table.
                        A scenario named here must be in BASE or NEW
+  --details            text: the wide table (each side's ok/s, p99 and error rate, the p-values
+                       and 95% intervals); without it the narrow one (the changes and verdicts)
   --format text|markdown|json   output format (default text); json's "regressions" is the list
                        of what fails the gate, one {series, view, metric, change} per row and
                        regressed metric (as history.sh's), empty when the exit is 0
@@ -232,11 +234,12 @@ compare_variants() {
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors,capacity
   local reference=java-http reference_given='' gate=absolute noise_floor_file='' slo=''
-  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file='' any_machine=''
+  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file='' any_machine='' details=0
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
       --any-machine) any_machine=1; shift ;;
+      --details) details=1; shift ;;
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor|--slo|--variants)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
@@ -335,7 +338,7 @@ main() {
     log::warn "no rows to compare (check the filters)"
   fi
   local report
-  report=$(compare::render "$format" <<<"$document") || { log::error "could not render the comparison"; exit 2; }
+  report=$(compare::render "$format" "$details" <<<"$document") || { log::error "could not render the comparison"; exit 2; }
   [[ -z $broken || $format == json ]] \
     || report+=$(printf '\n\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s' "$(safe <<<"$broken")")
   emit "$report"

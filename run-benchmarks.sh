@@ -266,6 +266,21 @@ within_range() {
 # A taskset CPU list: 0-3,6.
 CPU_LIST_RE='[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*'
 
+# check_cpu_list WHOSE LIST: exit 2 unless LIST (CPU_LIST_RE) names each CPU once, its ranges
+# ascending: 0,0 would be counted as 2 cores (threads, ActiveProcessorCount) where taskset pins 1.
+check_cpu_list() {
+  local part from to cpu parts seen=' '
+  IFS=, read -r -a parts <<<"$2"
+  for part in "${parts[@]}"; do
+    from=$((10#${part%-*})) to=$((10#${part#*-}))
+    ((from <= to)) || usage_error "--cpus: the range $part of the $1's CPUs '$2' runs backwards (write $to-$from)"
+    for ((cpu = from; cpu <= to; cpu++)); do
+      [[ $seen != *" $cpu "* ]] || usage_error "--cpus: CPU $cpu is named twice in the $1's CPUs '$2' (each CPU once: it counts as a core)"
+      seen+="$cpu "
+    done
+  done
+}
+
 # seconds_of TEXT OPTION KEY: 30s / 2m / 30 -> seconds; exit 2 otherwise, and above the most
 # the run spec's KEY takes (0 is left to the caller).
 seconds_of() {
@@ -329,8 +344,10 @@ fit_to_budget() {
   local one_row
   # shellcheck disable=SC2086 # the timing's three numbers
   one_row=$(printf '1	slot	tool	proto	scenario		1	\n' | plan::estimate_of $timing '' '' '')
+  local which="--budget ${SETTINGS[budget]}"
+  [[ ${SETTINGS[budget]} != default ]] || which="the default budget ($(plan::minutes "${SETTINGS[budget_s]}") min)"
   ((SETTINGS[budget_s] >= one_row)) \
-    || usage_error "--budget ${SETTINGS[budget]}: too short to measure one row (a server start, its warm-up and a ${SETTINGS[duration_s]} s run after ${SETTINGS[warmup_s]} s of warm-up take about $one_row s): give --budget ${one_row}s or more"
+    || usage_error "$which is too short to measure one row (a server start, its warm-up and a ${SETTINGS[duration_s]} s run after ${SETTINGS[warmup_s]} s of warm-up take about $one_row s): give --budget ${one_row}s or more, or --budget none"
   for name in "${SCENARIOS[@]}"; do [[ " $scenarios " == *" $name "* ]] || left+=("$name"); done
   ((${#left[@]} == 0)) || left=("scenarios ${left[*]}")
   local dropped=() planned=' ' entry proto
@@ -450,7 +467,9 @@ parse_options() {
         within_range --connections connections "$value"; SETTINGS[connections]=$value ;;
       --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"
         within_range --threads threads "$value"; SETTINGS[threads_option]=$value ;;
-      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; SETTINGS[cpus]=$value ;;
+      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"
+        [[ $value == none ]] || { check_cpu_list server "${value%%:*}"; check_cpu_list "load tool" "${value#*:}"; }
+        SETTINGS[cpus]=$value ;;
       --server-host) SETTINGS[server_host]=$value ;;
       --load-hosts) SETTINGS[load_hosts]=$value ;;
       --lab) SETTINGS[lab_file]=$value ;;
@@ -540,7 +559,8 @@ parse_options() {
   # a machine with more cores than barrage takes threads: as many as it takes
   spec::in_range threads "${SETTINGS[threads]}" || read -r _ 'SETTINGS[threads]' <<<"$(spec::range threads)"
   SETTINGS[output_dir]=${SETTINGS[output_dir]:-$ROOT/results}
-  if [[ -n ${SETTINGS[budget_s]} ]]; then
+  # --list prints what there is, not a plan: no fit (its estimates took most of --list's time)
+  if [[ -n ${SETTINGS[budget_s]} ]] && ! ((SETTINGS[list])); then
     local fixed_timing=0
     if [[ $given == *" --duration "* || $given == *" --warmup "* || $given == *" --server-warmup "* ]] || ((SETTINGS[quick])); then
       fixed_timing=1

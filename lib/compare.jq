@@ -24,8 +24,9 @@
 # (successful_rps, or succeeded / duration for a record without it), and the share of
 # requests that failed is judged on its own (_judge_errors says how).
 #   machine   a results file -> the text that tells its machine apart (as history.sh's)
-#   render_text, render_markdown   comparison document -> the report as text lines, every
-#     string of the files made safe for a terminal (format.jq's safe)
+#   render_text, render_text($details), render_markdown   comparison document -> the report as
+#     text lines, every string of the files made safe for a terminal (format.jq's safe); the
+#     text's table is the narrow one (the changes) unless $details (each side's values, p, CI)
 
 import "stats" as stats;
 import "format" as fmt;
@@ -322,6 +323,16 @@ def _cells:
 def _header: ["server", "scenario", "protocol", "tool", "base ok/s", "new ok/s", "ok/s Δ",
               "base p99", "new p99", "p99 Δ", "base err", "new err", "err Δ", "verdict"];
 
+# The narrow table (text without --details): the changes alone, p-values, intervals and each
+# side's p99 and error rate behind --details; a row of 3-run files fits in 100 characters.
+def _narrow_cells:
+  def change: if . == null or .change == null then fmt::dash else .change | fmt::signed_pct(1) end;
+  [.server, .scenario, .protocol, .tool, _side_rps(.base), _side_rps(.new), (.successful_rps | change),
+   (.p99 | change), (if .error_rate == null then fmt::dash else .error_rate.change | fmt::signed_points | rtrimstr(" pt") end),
+   .verdict];
+
+def _narrow_header: ["server", "scenario", "proto", "tool", "base ok/s", "new ok/s", "ok/s Δ", "p99 Δ", "err pt", "verdict"];
+
 def _relative_cells:
   [.server, .scenario, .protocol, .tool,
    (.base | _value_cell(. * 100 | fmt::fixed(1) + "%")),
@@ -424,15 +435,29 @@ def _table_text($rows_given):
      | if $k < 4 or $k == ($w | length) - 1 then $v | fmt::pad($w[$k]) else $v | fmt::lpad($w[$k]) end]
   | join("  ") | sub(" +$"; "");
 
-def _render_text:
-  "base: \(.base.file) (\(.base.timestamp), commit \(.base.commit // "unknown"), \(.base.runs) run(s), \(.base.machine))",
-  "new:  \(.new.file) (\(.new.timestamp), commit \(.new.commit // "unknown"), \(.new.runs) run(s), \(.new.machine))",
+# A line of prose folded at $width characters (at spaces), the next lines indented by two.
+def _wrap($width):
+  reduce (split(" ")[]) as $word ([""];
+    if (.[-1] | length) == 0 then .[-1] = $word
+    elif (.[-1] | length) + 1 + ($word | length) > $width then . + ["  " + $word]
+    else .[-1] += " " + $word end)
+  | .[];
+
+def _render_text($details):
+  (["base", .base], ["new", .new]) as [$side, $f]
+  | "\($side):" + (if $side == "new" then "  " else " " end) + $f.file,
+    "      \($f.timestamp), commit \($f.commit // "unknown" | if $details or length <= 18 then . else .[:12] + (if endswith("-dirty") then "-dirty" else "" end) end), \($f.runs) run(s), \($f.machine)"
+  ;
+def _render_text_body($details):
   "",
-  _table_text([_header] + (.rows | map(_cells))),
+  (if $details then _table_text([_header] + (.rows | map(_cells)))
+   else _table_text([_narrow_header] + (.rows | map(_narrow_cells))),
+     "(--details: each side's p99 and error rate, the p-values and 95% intervals)" end),
   "",
   (if (.relative | length) > 0 then
      "Relative to \(.settings.reference) in the same file (machine-independent):",
-     _table_text([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))),
+     _table_text([_relative_header(.settings.reference)]
+                 + (.relative | map(_relative_cells | if $details then . else .[6] |= (split(" (p=")[0]) end))),
      ""
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
   (if (.capacity | length) > 0 then _capacity_title, _table_text([_capacity_header] + (.capacity | map(_capacity_cells))), ""
@@ -440,14 +465,14 @@ def _render_text:
   (_error_notes | if length > 0 then ("Error rates that regressed:", map("  " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
   (_floor_notes | if length > 0 then ("Noise floor:", map("  " + .)[], "") else empty end),
-  _legend_line,
-  _method_line,
+  (_legend_line, _method_line | if $details then . else _wrap(100) end),
   _single_run_line,
   _aa_lines,
   "Summary: " + _summary_line;
 
 # Every line passes fmt::safe: no string of a results file reaches a terminal raw.
-def render_text: _render_text | fmt::safe;
+def render_text($details): (_render_text($details), _render_text_body($details)) | fmt::safe;
+def render_text: render_text(false);
 
 def _table_md($rows_given):
   ($rows_given | map(map(fmt::safe))) as $rows

@@ -102,7 +102,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[].successful_rps.change * 100 | round] | unique | join(",")' <<<"$output")" = "-6" ]
   [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "~" ]
-  run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  run "$COMPARE" --details "$F/multi-loud-a.json" "$F/multi-loud-b.json"
   [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ ±8%\ +42,300\ ±9%\ +-6.0%\ \(p=0\.[1-9] ]]
 }
 
@@ -250,7 +250,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$(jq -r ".rows[] | select($row) | .successful_rps.change * 1000 | round" <<<"$output")" -eq -33 ]
   [ "$(jq -r ".rows[] | select($row) | [.successful_rps.verdict, .p99.verdict, .error_rate.verdict] | join(\",\")" <<<"$output")" \
     = "unchanged,improvement,regression" ]
-  run "$COMPARE" "$F/single-base.json" "$F/single-503-fast.json"
+  run "$COMPARE" --details "$F/single-base.json" "$F/single-503-fast.json"
   [ "$status" -eq 1 ]
   [[ $output =~ jetty\ +hello\ +h2c\ +h2load\ +45,000\ +43,500\ +-3.3%.*\ 0%\ +42.0%\ .*regression ]]
   [[ $output == *"jetty hello h2c h2load: error rate 0% -> 42.0% (the base had none: 0 of 450,000 -> 315,000 of 750,000 requests failed)"* ]]
@@ -353,11 +353,11 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   # noise only: every interval holds 0
   assert_jq '.rows[] | select(.server != "tomcat" or .scenario != "hello" or .tool != "wrk") | select(.verdict != "skipped")
     | .successful_rps.ci | type == "object" and .lo < 0 and .hi > 0' - <<<"$output"
-  run "$COMPARE" "$F/multi-base.json" "$F/multi-shift10.json"
+  run "$COMPARE" --details "$F/multi-base.json" "$F/multi-shift10.json"
   [[ $output =~ tomcat\ +hello\ +h1\ +wrk\ .*-10\.[0-9]%\ \(p=0\.[0-9]+,\ 95%\ CI\ -1[0-9]\.[0-9]%\ to\ -[0-9]+\.[0-9]%\) ]]
   [[ $output != *"cannot separate noise from change"* ]]
   # the overlapping loud runs: an interval wide enough to hold both 0 and the -6%
-  run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  run "$COMPARE" --details "$F/multi-loud-a.json" "$F/multi-loud-b.json"
   [[ $output =~ jetty\ +hello\ +h1\ +wrk\ .*-6\.0%\ \(p=0\.[1-9][0-9]*,\ 95%\ CI\ -[0-9.]+%\ to\ \+[0-9.]+%\) ]]
 }
 
@@ -621,4 +621,21 @@ zero_rows() {
   "$COMPARE" "$F/single-base.json" "$F/single-base.json" >/dev/full 2>"$TMP/err" || rc=$?
   [ "$rc" -eq 2 ]
   grep -q "could not write the comparison" "$TMP/err"
+}
+
+@test "compare: the default text table is narrow (3-run files: every line of it within 100 characters); --details adds p, intervals and each side's values" {
+  run "$COMPARE" "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 1 ]
+  local line wide=0
+  # every line but the summary and the quoted notes (a row's name can be long), in characters
+  while IFS= read -r line; do
+    [[ $line == Summary:* || $line == "  java-http hello h1 wrk: error rate"* ]] && continue
+    ((${#line} <= 100)) || { echo "${#line}: $line"; wide=1; }
+  done <<<"$output"
+  ((wide == 0))
+  [[ $output =~ java-http\ +hello\ +h1\ +wrk\ +8,387\ ±77%\ +4,894\ ±43%\ +-41\.6%\ +\+781\.8%\ +\+0\.0023\ +regression ]]
+  [[ $output != *"(p="* && $output == *"--details"* ]]
+  run "$COMPARE" --details "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"(p="*"95% CI"* && $output == *"base p99"* ]]
 }
