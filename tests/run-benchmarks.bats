@@ -159,6 +159,8 @@ KEYS
 
 @test "plan: --dry-run lists every run, skips what a tool cannot express, estimates the time" {
   run -0 fake --servers good --scenarios hello,mixed --tool wrk,h2load --duration 30s --warmup 10s --dry-run
+  # the totals first (what it costs), then the runs
+  [[ ${lines[0]} == "4 planned runs, 30 s each + 10 s warm-up;"* ]]
   [[ $output == *"good"*"h2load"*"h1"*"mixed"*"skipped: h2load sends one method per run"* ]]
   [[ $output == *"4 planned runs, 30 s each + 10 s warm-up"* ]]
   # 3 x (30 + 10 + 2 s around each run) + 15 s for the server's start and check: the skipped
