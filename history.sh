@@ -15,6 +15,8 @@ source "$ROOT/lib/schema.sh"
 source "$ROOT/lib/resultfile.sh"
 # shellcheck source=lib/history.sh
 source "$ROOT/lib/history.sh"
+# shellcheck source=lib/outfile.sh
+source "$ROOT/lib/outfile.sh"
 
 usage() {
   cat <<'USAGE'
@@ -77,7 +79,9 @@ Options:
   --any-machine        analyze files from several machines anyway (the report names them)
   --skip-invalid       skip malformed files with a warning instead of refusing them
   --html FILE          also write the trend page: every series over time, its change points
-                       marked, each point linking to its run's page (report.sh's RESULTS.html)
+                       marked, each point linking to its run's page (report.sh's RESULTS.html).
+                       FILE is new or a regular file, replaced whole; never a symlink, a
+                       device, a FIFO or a file the run reads (exit 2)
   --format text|json   output format (default text). Files are numbered from 1 (oldest) in
                        both: the text's #13 is the JSON's files[].number 13 and file_number 13
                        (each "file" beside it is the 0-based index into files)
@@ -154,10 +158,6 @@ main() {
   if [[ ! $min_files =~ ^[0-9]+$ ]] || ((min_files < 6)); then die_usage "--min-files must be a whole number of at least 6 (a change point needs 3 files on each side), got '$min_files'"; fi
   if [[ ! $window =~ ^[0-9]+$ ]] || ((window < 6)); then die_usage "--window must be a whole number of at least 6, got '$window'"; fi
   [[ $format == text || $format == json ]] || die_usage "--format takes text or json, got '$format'"
-  if [[ -n $html ]]; then
-    [[ -d $(dirname -- "$html") ]] || die_usage "--html: $(dirname -- "$html"): no such directory"
-    [[ ! -d $html ]] || die_usage "--html: $html is a directory"
-  fi
   deps::ensure jq:jq python3:python3 || exit 2
 
   # DIR: its *.json; FILE: itself (checked more strictly: a run still going is refused)
@@ -174,6 +174,10 @@ main() {
       candidates+=("$arg"); from_dir+=(0)
     fi
   done
+  # the page is written beside --html and renamed over it: a regular file only, never an input
+  if [[ -n $html ]]; then
+    outfile::check --html "$html" "${candidates[@]}" ${noise_floor_file:+"$noise_floor_file"} || die_usage "see above"
+  fi
   trap cleanup EXIT
   WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/history.XXXXXX")
   # one validator process for them all (its successes are remembered: the checks below reuse them)

@@ -16,6 +16,8 @@ source "$ROOT/lib/resultfile.sh"
 source "$ROOT/lib/readme.sh"
 # shellcheck source=lib/procs.sh
 source "$ROOT/lib/procs.sh"
+# shellcheck source=lib/outfile.sh
+source "$ROOT/lib/outfile.sh"
 
 usage() {
   cat <<'USAGE'
@@ -114,12 +116,9 @@ main() {
   if [[ -z $output ]]; then output=$(dirname -- "${files[-1]}")/$name
   elif [[ -d $output ]]; then output=${output%/}/$name
   fi
-  # the page replaces a page, never a device, a FIFO, a socket or a folder (as root, -o
-  # /dev/null would replace the system's own)
-  if [[ -e $output || -L $output ]] && [[ ! -f $output ]]; then
-    die_usage "$output exists and is not a regular file: the page would replace it (give a file or a folder)"
-  fi
-  [[ -d $(dirname -- "$output") ]] || { log::error "$(dirname -- "$output"): no such directory"; exit 1; }
+  # the page replaces a page, never a device, a FIFO, a socket, a folder or a symlink (as root,
+  # -o /dev/null would replace the system's own), nor a results file it reads
+  outfile::check --output "$output" "${files[@]}" || die_usage "give a new file, a regular one or a folder"
 
   # INT and TERM end the script through cleanup (130, 143); each child runs in a process group
   # of its own (procs::run), which a signal's wait does not hold up

@@ -352,3 +352,25 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   [ "$status" -eq 2 ]
   [[ ${stderr:-} == *"--accept: 'no-such-run.json' names no file of the history"* ]]
 }
+
+@test "history: --html writes a regular file only: a FIFO, a device, a symlink or a results file it reads is refused (exit 2), left as it was" {
+  series_files "$SERIES/noise"
+  mkfifo "$TMP/fifo"
+  run "$HISTORY" --html "$TMP/fifo" "$SERIES/noise"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--html: $TMP/fifo exists and is not a regular file"* ]]
+  [ -p "$TMP/fifo" ]
+  run "$HISTORY" --html /dev/null "$SERIES/noise"
+  [ "$status" -eq 2 ]
+  [ -c /dev/null ]
+  : >"$TMP/page.html" && ln -s "$TMP/page.html" "$TMP/trend link.html"
+  run "$HISTORY" --html "$TMP/trend link.html" "$SERIES/noise"
+  [ "$status" -eq 2 ]
+  [[ $output == *"is a symbolic link"* ]]
+  [ -L "$TMP/trend link.html" ]
+  cp "${FILES[0]}" "$TMP/copy.json"
+  run "$HISTORY" --html "$TMP/copy.json" "$SERIES/noise" "$TMP/copy.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"a file this run reads"* ]]
+  cmp -s "$TMP/copy.json" "${FILES[0]}"
+}
