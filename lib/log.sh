@@ -18,7 +18,7 @@ else
   LOG_DIM='' LOG_YELLOW='' LOG_RED='' LOG_RESET=''
 fi
 
-# What log::safe rewrites: control characters (C0, DEL: ^X as lib/format.jq's safe; C1 in a
+# What log::safe rewrites: control characters but the tab (C0, DEL: ^X as lib/format.jq's safe; C1 in a
 # UTF-8 locale: <U+XXXX>) and, in a UTF-8 locale, Unicode's line separators and bidirectional
 # overrides (<U+XXXX>). Built at run time: bash's $'\u...' depends on the locale, and a pattern
 # holding a raw \x01 or \x7f byte is mangled by bash's own quoting.
@@ -38,7 +38,8 @@ log::safe() {
   for ((i = 0; i < ${#text}; i++)); do
     c=${text:i:1}
     printf -v code '%d' "'$c"
-    if ((code < 32)); then c="^${LOG_CARETS:code:1}"
+    if ((code == 9)); then : # a tab moves the cursor, no more (Java's stack traces indent with it)
+    elif ((code < 32)); then c="^${LOG_CARETS:code:1}"
     elif ((code == 127)); then c='^?'
     elif [[ $c =~ $LOG_UNSAFE ]]; then printf -v c '<U+%04X>' "$code"
     fi
@@ -51,4 +52,10 @@ log::info()  { printf '%s==>%s %s\n' "$LOG_DIM" "$LOG_RESET" "$(log::safe "$@")"
 log::warn()  { printf '%swarning:%s %s\n' "$LOG_YELLOW" "$LOG_RESET" "$(log::safe "$@")" >&2; }
 log::error() { printf '%serror:%s %s\n' "$LOG_RED" "$LOG_RESET" "$(log::safe "$@")" >&2; }
 log::die()   { log::error "$@"; exit 1; }
-log::lines() { local line; while IFS= read -r line || [[ -n $line ]]; do printf '%s\n' "$(log::safe "$line")" >&2; done; }
+log::lines() {
+  local line
+  while IFS= read -r line || [[ -n $line ]]; do
+    [[ ! $line =~ $LOG_UNSAFE ]] || line=$(log::safe "$line")
+    printf '%s\n' "$line" >&2
+  done
+}

@@ -374,3 +374,12 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   [[ $output == *"a file this run reads"* ]]
   cmp -s "$TMP/copy.json" "${FILES[0]}"
 }
+
+@test "log: every message and a tool's lines (log::lines) reach stderr with control characters made visible, one line each" {
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  run --separate-stderr log::warn $'a\e[2Kb\rc\nd\x7f e\u202ef'
+  [ "${stderr:-}" = 'warning: a^[[2Kb^Mc^Jd^? e<U+202E>f' ]
+  run --separate-stderr log::lines <<<$'plain é line\n\e]0;title\a\n\tat a.B(B.java:1)'
+  [ "${stderr:-}" = $'plain é line\n^[]0;title^G\n\tat a.B(B.java:1)' ]
+}
