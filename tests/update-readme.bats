@@ -677,3 +677,11 @@ descendants() {
   [ "$(section | grep -c '^### Variants$')" -eq 0 ]
   [ ! -e "$CHARTS/variants-jetty.png" ]
 }
+
+@test "update-readme: --readme that is the results file itself is refused (exit 2), the file left as it was" {
+  cp "$ROOT/tests/fixtures/results/single-base.json" "$TMP/r.json"
+  run "$UPDATE" --readme "$TMP/r.json" --charts "$CHARTS" --file "$TMP/r.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--readme $TMP/r.json is the results file it would be made from"* ]]
+  cmp -s "$TMP/r.json" "$ROOT/tests/fixtures/results/single-base.json"
+}
