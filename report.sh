@@ -46,7 +46,8 @@ opens from disk without a network. Tables are HTML, readable without JavaScript.
 
 Options:
   -o, --output PATH    where the page goes (default: as above); a folder: the page goes in it
-                       under its default name. Never replaces anything but a regular file
+                       under its default name. Never replaces anything but a regular file (not a
+                       symlink, not a results file it reads)
   --baseline SERVER    server of the "vs" column of a run's page (default java-http)
   -h, --help           this text
 
