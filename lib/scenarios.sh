@@ -52,7 +52,7 @@ scenarios::group_members() { scenarios::_rows | awk -F'\t' -v group="$1" '$9 == 
 
 # The table's rows by name, read once per SCENARIOS_DIR (at load, in the main shell: the planner
 # asks for fields thousands of times, in subshells that would each read it again).
-declare -A SCENARIOS_ROWS=()
+declare -gA SCENARIOS_ROWS=() # -g: a file sourced inside a function (a test's setup) still makes it global
 SCENARIOS_ROWS_FROM=''
 scenarios::_load() {
   [[ $SCENARIOS_ROWS_FROM != "$SCENARIOS_DIR" ]] || return 0
