@@ -109,6 +109,7 @@ Options:
   --gate absolute|relative
                        which view decides the exit status (default absolute; use relative
                        for files from two different machines)
+  --any-machine        gate the absolute view on files from two machines anyway (below)
   --slo GATES          service-level objectives as run-benchmarks.sh --slo takes them
                        ('hello:p99<5ms,errors<0.1%;post-load:p99<20ms', or a file): a row of
                        NEW that breaks one that the same row of BASE met (every run) is a
@@ -116,15 +117,24 @@ Options:
                        Rows at a fixed rate (--rates) are compared only by these conditions,
                        not in the tables above; capacity searches have their own table.
                        A scenario named here must be in BASE or NEW
+  --details            text: the wide table (each side's ok/s, p99 and error rate, the p-values
+                       and 95% intervals); without it the narrow one (the changes and verdicts)
   --format text|markdown|json|junit
                        output format (default text): markdown for a job summary or a
-                       pull-request comment; junit, JUnit XML for a CI test report (a test
-                       case per compared row, a failure per regression the exit counts,
-                       its figures in the message); the exit status is the same
+                       pull-request comment; json, whose "regressions" is the list of what
+                       fails the gate, one {series, view, metric, change} per row and regressed
+                       metric (as history.sh's), empty when the exit is 0; junit, JUnit XML for
+                       a CI test report (a test case per compared row, a failure per regression
+                       the exit counts, its figures in the message); the exit status is the same
   --tool T, --scenario S, --server S, --protocol P
                        only these rows; each may be repeated or given as a comma list;
                        each name must be in BASE or NEW
   -h, --help           this text
+
+Files from two machines (another CPU, core count, memory, architecture or lab hosts: the
+files' system facts, as history.sh decides) are refused with --gate absolute (exit 2): a change
+of machine is not a change of the code. --gate relative compares them (by ratios to the
+reference server, with a note); --any-machine gates the absolute view anyway, with a warning.
 
 Files measured with a profiler attached (run-benchmarks.sh --profile) are compared only with
 files profiled alike (the same event): a profiler slows what it measures (exit 2 otherwise).
@@ -132,11 +142,20 @@ files profiled alike (the same event): a profiler slows what it measures (exit 2
 A name in neither file (--reference, --slo's scenarios, the filters) is a usage error: a typo
 would gate nothing. A file with no rows is an input error, not a pass.
 
-Exit status: 0 no regression, 1 at least one regression, 2 usage or input error.
+Exit status: 0 no regression, 1 at least one regression, 2 usage or input error. A reader
+that stops early (| head -1) does not change it.
 USAGE
 }
 
 die_usage() { log::error "$*"; log::error "see ./compare-results.sh --help"; exit 2; }
+
+# emit TEXT: TEXT and a newline on stdout. A reader that stopped early (| head -1: SIGPIPE) does
+# not change the exit status, which stays the verdict; any other write error is an error (exit 2).
+emit() {
+  local rc=0
+  (printf '%s\n' "$1") || rc=$?
+  ((rc == 0 || rc == 128 + 13)) || { log::error "could not write the comparison (exit $rc)"; exit 2; }
+}
 
 # safe: stdin's lines with their control characters made visible (lib/format.jq's safe): a
 # string of a results file never reaches the terminal raw.
@@ -167,6 +186,26 @@ check_names() {
   done
 }
 
+# same_machine BASE NEW GATE ANY_MACHINE: returns 0 when both files come from one machine
+# (lib/compare.jq's machine: as history.sh tells machines apart). From two: an error (returns
+# 1) when GATE is absolute and ANY_MACHINE is empty; else a note (relative) or a warning.
+same_machine() {
+  local base new
+  base=$(jq -r -L "$ROOT/lib" 'import "compare" as c; c::machine' "$1")
+  new=$(jq -r -L "$ROOT/lib" 'import "compare" as c; c::machine' "$2")
+  [[ $base != "$new" ]] || return 0
+  local which
+  which=$(safe <<<"BASE and NEW come from two machines (BASE: $base; NEW: $new)")
+  if [[ $3 == relative ]]; then
+    log::info "$which: the relative view decides (--gate relative)"
+  elif [[ -n $4 ]]; then
+    log::warn "$which: gated on the absolute view anyway (--any-machine): a change of machine is not a change of the code"
+  else
+    log::error "$which. A change of machine is not a change of the code: --gate relative compares them by their ratios to the reference server; --any-machine gates the absolute view anyway"
+    return 1
+  fi
+}
+
 # compare_variants FILE NOISE_FLOOR_FILE FORMAT: --variants: each server's contestants in FILE
 # against its first (lib/noise.jq: noise::variants), as text lines, markdown items or JSON.
 compare_variants() {
@@ -184,22 +223,27 @@ compare_variants() {
   comparison=$(jq -c -L "$ROOT/lib" --argjson floor "$floor" 'import "noise" as noise; noise::variants(0.95; $floor)' "$file") \
     || { log::error "could not compare the variants of $file"; exit 2; }
   case $format in
-    json) printf '%s\n' "$comparison" ;;
+    json) emit "$comparison" ;;
     text|markdown)
       [[ $(jq length <<<"$comparison") -gt 0 ]] \
-        || log::warn "no two contestants of one server measured with the same scenario, protocol and tool in $file"
-      jq -r -L "$ROOT/lib" --arg prefix "$([[ $format == markdown ]] && echo '- ')" \
-        'import "noise" as noise; import "format" as fmt; noise::variant_lines | $prefix + fmt::safe' <<<"$comparison" ;;
+        || log::warn "$(safe <<<"no two contestants of one server measured with the same scenario, protocol and tool in $file")"
+      local lines
+      lines=$(jq -r -L "$ROOT/lib" --arg prefix "$([[ $format == markdown ]] && echo '- ')" \
+        'import "noise" as noise; import "format" as fmt; noise::variant_lines | $prefix + fmt::safe' <<<"$comparison") \
+        || { log::error "could not render the comparison of the variants"; exit 2; }
+      [[ -z $lines ]] || emit "$lines" ;;
   esac
 }
 
 main() {
   local threshold=5 p99_threshold=20 error_threshold=0.1 alpha=0.05 fail_on=rps,p99,errors,capacity
   local reference=java-http reference_given='' gate=absolute noise_floor_file='' slo=''
-  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file=''
+  local format=text files=() tools=() scenarios=() servers=() protocols=() variants_file='' any_machine='' details=0
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
+      --any-machine) any_machine=1; shift ;;
+      --details) details=1; shift ;;
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--gate|--format|--tool|--scenario|--server|--protocol|--noise-floor|--slo|--variants)
         (($# >= 2)) || die_usage "$1 needs a value"
         case $1 in
@@ -263,6 +307,7 @@ main() {
     [[ -z $slo_scenarios ]] || check_names --slo "$scenarios_known" "$slo_scenarios"
   fi
   profile::comparable "${files[0]}" "${files[1]}" || exit 2
+  same_machine "${files[0]}" "${files[1]}" "$gate" "$any_machine" || exit 2
   local noise_floor=null
   if [[ -n $noise_floor_file ]]; then noise_floor=$(resultfile::noise_floor "$noise_floor_file") || exit 2; fi
 
@@ -288,14 +333,19 @@ main() {
     broken=$(openloop::slo_regressions "${files[0]}" "${files[1]}" "$slo") || { log::error "could not check the SLO"; exit 2; }
     # each one is a regression: the report's exit status says so too
     [[ -z $broken ]] || document=$(jq --arg broken "$broken" \
-      '($broken | split("\n") | map(ltrimstr("  "))) as $b | .regressions += ($b | length) | .slo_regressions = $b' <<<"$document")
+      '($broken | split("\n") | map(ltrimstr("  "))) as $b
+       | .regressions += ($b | map(capture("^(?<series>.*?): (?<condition>.*)$") // {series: ., condition: null}
+                                   | {series, view: "slo", metric: "slo", condition}))
+       | .slo_regressions = $b' <<<"$document")
   fi
   if [[ $(jq '.rows | length' <<<"$document") -eq 0 ]]; then
     log::warn "no rows to compare (check the filters)"
   fi
-  compare::render "$format" <<<"$document" || { log::error "could not render the comparison"; exit 2; }
+  local report
+  report=$(compare::render "$format" "$details" <<<"$document") || { log::error "could not render the comparison"; exit 2; }
   [[ -z $broken || $format == json || $format == junit ]] \
-    || printf '\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s\n' "$(safe <<<"$broken")"
+    || report+=$(printf '\n\nSLO regressions (met in BASE, broken in NEW; each fails the comparison):\n%s' "$(safe <<<"$broken")")
+  emit "$report"
   regressions=$(compare::regressions <<<"$document")
   if ((regressions > 0)); then exit 1; fi
 }

@@ -15,6 +15,8 @@ source "$ROOT/lib/schema.sh"
 source "$ROOT/lib/resultfile.sh"
 # shellcheck source=lib/history.sh
 source "$ROOT/lib/history.sh"
+# shellcheck source=lib/outfile.sh
+source "$ROOT/lib/outfile.sh"
 
 usage() {
   cat <<'USAGE'
@@ -46,7 +48,9 @@ no change at all (a step this machine makes from nothing).
 
 The gate: exit 1 when the newest change point of a series is a regression of a metric in
 --fail-on. An older regression that a later change point undid (an improvement) does not gate;
-one that nothing undid still does (the series is still worse than before it).
+one that nothing undid still does (the series is still worse than before it), until it is
+accepted: --accept names the file it starts at (as the report names it), and from then on the
+series is judged from that level; a later regression still gates.
 A series of
 fewer than --min-files points gets no verdict (said so); when none has enough, the exit is 0.
 A change point needs 3 files on each side: one odd file at either end of a series (the newest
@@ -69,15 +73,23 @@ Options:
                        hold about one change: Otava's own default, 50, misses a regression
                        that was undone a few files later, and on 60 files of noise finds
                        more false change points than 6 does)
+  --accept FILE|COMMIT a known change: a regression whose newest change point is at this
+                       file (its path or name, or 7+ characters of its commit) does not gate;
+                       may be repeated. A name that matches no file is a usage error (exit 2)
   --any-machine        analyze files from several machines anyway (the report names them)
   --skip-invalid       skip malformed files with a warning instead of refusing them
   --html FILE          also write the trend page: every series over time, its change points
-                       marked, each point linking to its run's page (report.sh's RESULTS.html)
+                       marked, each point linking to its run's page (report.sh's RESULTS.html).
+                       FILE is new or a regular file, replaced whole; never a symlink, a
+                       device, a FIFO or a file the run reads (exit 2)
   --format text|json|markdown|junit
                        output format (default text): markdown, the change points as a table
                        for a job summary or a pull-request comment; junit, JUnit XML for a CI
                        test report (a test case per series, a failure per regression the exit
-                       counts, the change point's figures in its message); same exit status
+                       counts, the change point's figures in its message); same exit status.
+                       Files are numbered from 1 (oldest) in text and json: the text's #13 is
+                       the JSON's files[].number 13 and file_number 13 (each "file" beside it
+                       is the 0-based index into files)
   --server S, --scenario S, --protocol P, --tool T
                        only these rows; each may be repeated or a comma list, each name must
                        be in a file
@@ -111,13 +123,13 @@ list() { local IFS=,; jq -cn --arg l "$*" '$l | split(",") | map(select(length >
 
 main() {
   local threshold=5 p99_threshold=20 alpha=0.001 fail_on=rps,p99 noise_floor_file='' min_files=6 window=6
-  local any_machine=false skip_invalid='' html='' format=text args=() servers=() scenarios=() protocols=() tools=()
+  local any_machine=false skip_invalid='' html='' format=text args=() servers=() scenarios=() protocols=() tools=() accept=()
   while (($#)); do
     case $1 in
       -h|--help) usage; exit 0 ;;
       --any-machine) any_machine=true; shift ;;
       --skip-invalid) skip_invalid=1; shift ;;
-      --threshold|--p99-threshold|--alpha|--fail-on|--noise-floor|--min-files|--window|--html|--format|--server|--scenario|--protocol|--tool)
+      --threshold|--p99-threshold|--alpha|--fail-on|--noise-floor|--min-files|--window|--html|--format|--server|--scenario|--protocol|--tool|--accept)
         if (($# < 2)) || [[ -z $2 ]]; then die_usage "$1 needs a value"; fi
         case $1 in
           --threshold) threshold=$2 ;;
@@ -133,6 +145,7 @@ main() {
           --scenario) scenarios+=("$2") ;;
           --protocol) protocols+=("$2") ;;
           --tool) tools+=("$2") ;;
+          --accept) accept+=("$2") ;;
         esac
         shift 2 ;;
       --) shift; args+=("$@"); break ;;
@@ -170,6 +183,10 @@ main() {
       candidates+=("$arg"); from_dir+=(0)
     fi
   done
+  # the page is written beside --html and renamed over it: a regular file only, never an input
+  if [[ -n $html ]]; then
+    outfile::check --html "$html" "${candidates[@]}" ${noise_floor_file:+"$noise_floor_file"} || die_usage "see above"
+  fi
   trap cleanup EXIT
   WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/history.XXXXXX")
   # one validator process for them all (its successes are remembered: the checks below reuse them)
@@ -213,10 +230,11 @@ main() {
   jq -n --argjson alpha "$alpha" --argjson threshold "$threshold" --argjson p99_threshold "$p99_threshold" \
     --argjson fail_on "$(list "$fail_on")" --argjson min_points "$min_files" --argjson window "$window" --argjson noise_floor "$noise_floor" \
     --argjson any_machine "$any_machine" --argjson server "$(list "${servers[@]}")" \
-    --argjson scenario "$(list "${scenarios[@]}")" --argjson protocol "$(list "${protocols[@]}")" --argjson tool "$(list "${tools[@]}")" '
-    {alpha: $alpha, threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100), fail_on: ($fail_on | unique),
+    --argjson scenario "$(list "${scenarios[@]}")" --argjson protocol "$(list "${protocols[@]}")" --argjson tool "$(list "${tools[@]}")" \
+    --args '
+    {accept: $ARGS.positional, alpha: $alpha, threshold: ($threshold / 100), p99_threshold: ($p99_threshold / 100), fail_on: ($fail_on | unique),
      min_points: $min_points, window: $window, noise_floor: $noise_floor, any_machine: $any_machine,
-     filters: {server: $server, scenario: $scenario, protocol: $protocol, tool: $tool}}' >"$WORK_DIR/opts.json"
+     filters: {server: $server, scenario: $scenario, protocol: $protocol, tool: $tool}}' "${accept[@]}" >"$WORK_DIR/opts.json"
 
   history::ensure_otava || { log::error "the change-point detector (apache-otava) could not be installed: no verdict"; exit 2; }
   rc=0

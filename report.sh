@@ -16,6 +16,8 @@ source "$ROOT/lib/resultfile.sh"
 source "$ROOT/lib/readme.sh"
 # shellcheck source=lib/procs.sh
 source "$ROOT/lib/procs.sh"
+# shellcheck source=lib/outfile.sh
+source "$ROOT/lib/outfile.sh"
 
 usage() {
   cat <<'USAGE'
@@ -37,14 +39,15 @@ Two results files: writes BASE-vs-NEW.html beside NEW with what compare-results.
 the confidence intervals of the changes drawn, and each regression's row side by side. The
 comparison options are compare-results.sh's, passed on as they are: --threshold,
 --p99-threshold, --error-threshold, --alpha, --fail-on, --reference, --noise-floor, --gate,
---slo, --tool, --scenario, --server, --protocol.
+--any-machine, --slo, --tool, --scenario, --server, --protocol.
 
 The page holds its charting library (Apache ECharts, lib/report/vendor/), styles and data: it
 opens from disk without a network. Tables are HTML, readable without JavaScript.
 
 Options:
   -o, --output PATH    where the page goes (default: as above); a folder: the page goes in it
-                       under its default name. Never replaces anything but a regular file
+                       under its default name. Never replaces anything but a regular file (not a
+                       symlink, not a results file it reads)
   --baseline SERVER    server of the "vs" column of a run's page (default java-http)
   -h, --help           this text
 
@@ -81,6 +84,7 @@ main() {
       --threshold|--p99-threshold|--error-threshold|--alpha|--fail-on|--reference|--noise-floor|--gate|--slo|--tool|--scenario|--server|--protocol)
         (($# >= 2)) || die_usage "$1 needs a value"
         compare_opts+=("$1" "$2"); shift 2 ;;
+      --any-machine) compare_opts+=("$1"); shift ;;
       --) shift; files+=("$@"); break ;;
       -*) die_usage "unknown option $1" ;;
       *) files+=("$1"); shift ;;
@@ -113,12 +117,9 @@ main() {
   if [[ -z $output ]]; then output=$(dirname -- "${files[-1]}")/$name
   elif [[ -d $output ]]; then output=${output%/}/$name
   fi
-  # the page replaces a page, never a device, a FIFO, a socket or a folder (as root, -o
-  # /dev/null would replace the system's own)
-  if [[ -e $output || -L $output ]] && [[ ! -f $output ]]; then
-    die_usage "$output exists and is not a regular file: the page would replace it (give a file or a folder)"
-  fi
-  [[ -d $(dirname -- "$output") ]] || { log::error "$(dirname -- "$output"): no such directory"; exit 1; }
+  # the page replaces a page, never a device, a FIFO, a socket, a folder or a symlink (as root,
+  # -o /dev/null would replace the system's own), nor a results file it reads
+  outfile::check --output "$output" "${files[@]}" || die_usage "give a new file, a regular one or a folder"
 
   # INT and TERM end the script through cleanup (130, 143); each child runs in a process group
   # of its own (procs::run), which a signal's wait does not hold up

@@ -115,8 +115,12 @@ Selection
                        lab run too (README "Running on lab hardware": a certificate for the
                        server's address, the contract's h3 checks from the first load host)
 Measurement
-  --duration D         measured time per run, e.g. 30s or 2m (default 30s)
-  --warmup D           discarded warm-up before each run (default 10s)
+  --duration D         measured time per run, e.g. 30s or 2m. Default: in a budgeted run (the
+                       default, --budget) the fit's, 10s, 8s or 5s (--dry-run says which; a
+                       2-core machine gets 5s in the hour); in a fixed plan (--budget none,
+                       --runs, --aa) 30s; --quick 3s
+  --warmup D           discarded warm-up before each run. Default: budgeted, the fit's 3s or
+                       2s (2s with a 5s run); fixed plan 10s; --quick 1s
   --budget T           the time the run may take, e.g. 60m, 1h30m, 90s (default 60m), or
                        none. The plan is fitted to it: without --duration, --warmup and
                        --server-warmup, the longest of 10 s after 3 s (warm-ups at most
@@ -153,7 +157,8 @@ Measurement
                        run, closed loop, for each protocol and scenario it is measured with
                        (the scenario's shape), whichever tool comes first. auto (the default):
                        until the load is in steady state (docs/steady-state.md), at most 60s
-                       (--quick: 15s) per protocol and scenario; auto:CAP another cap; a
+                       in a fixed plan (budgeted: the fit's 15s or 10s; --quick: 15s) per
+                       protocol and scenario; auto:CAP another cap; a
                        duration (5s) a fixed one; 0 for none. Recorded in the results
                        (server_warmups, and each row's server_warmup: seconds, steady or not,
                        and the time to steady state: from the start to the first correct
@@ -278,6 +283,21 @@ within_range() {
 # A taskset CPU list: 0-3,6.
 CPU_LIST_RE='[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*'
 
+# check_cpu_list WHOSE LIST: exit 2 unless LIST (CPU_LIST_RE) names each CPU once, its ranges
+# ascending: 0,0 would be counted as 2 cores (threads, ActiveProcessorCount) where taskset pins 1.
+check_cpu_list() {
+  local part from to cpu parts seen=' '
+  IFS=, read -r -a parts <<<"$2"
+  for part in "${parts[@]}"; do
+    from=$((10#${part%-*})) to=$((10#${part#*-}))
+    ((from <= to)) || usage_error "--cpus: the range $part of the $1's CPUs '$2' runs backwards (write $to-$from)"
+    for ((cpu = from; cpu <= to; cpu++)); do
+      [[ $seen != *" $cpu "* ]] || usage_error "--cpus: CPU $cpu is named twice in the $1's CPUs '$2' (each CPU once: it counts as a core)"
+      seen+="$cpu "
+    done
+  done
+}
+
 # seconds_of TEXT OPTION KEY: 30s / 2m / 30 -> seconds; exit 2 otherwise, and above the most
 # the run spec's KEY takes (0 is left to the caller).
 seconds_of() {
@@ -336,6 +356,15 @@ fit_to_budget() {
   plan::build
   IFS=$'\t' read -r timing scenarios protocols seconds <<<"$(plan::fit "${SETTINGS[budget_s]}" "$1" "$2" "$3")"
   read -r 'SETTINGS[duration_s]' 'SETTINGS[warmup_s]' 'SETTINGS[server_warmup_s]' <<<"$timing"
+  # a budget shorter than one row (a server start, its warm-up, one run at the fit's timing)
+  # would measure nothing and exit 0: refused, with the least that measures one row
+  local one_row
+  # shellcheck disable=SC2086 # the timing's three numbers
+  one_row=$(printf '1	slot	tool	proto	scenario		1	\n' | plan::estimate_of $timing '' '' '')
+  local which="--budget ${SETTINGS[budget]}"
+  [[ ${SETTINGS[budget]} != default ]] || which="the default budget ($(plan::minutes "${SETTINGS[budget_s]}") min)"
+  ((SETTINGS[budget_s] >= one_row)) \
+    || usage_error "$which is too short to measure one row (a server start, its warm-up and a ${SETTINGS[duration_s]} s run after ${SETTINGS[warmup_s]} s of warm-up take about $one_row s): give --budget ${one_row}s or more, or --budget none"
   for name in "${SCENARIOS[@]}"; do [[ " $scenarios " == *" $name "* ]] || left+=("$name"); done
   ((${#left[@]} == 0)) || left=("scenarios ${left[*]}")
   local dropped=() planned=' ' entry proto
@@ -456,7 +485,9 @@ parse_options() {
         within_range --connections connections "$value"; SETTINGS[connections]=$value ;;
       --threads) [[ $value =~ ^[1-9][0-9]*$ ]] || usage_error "--threads wants a positive integer, got '$value'"
         within_range --threads threads "$value"; SETTINGS[threads_option]=$value ;;
-      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"; SETTINGS[cpus]=$value ;;
+      --cpus) [[ $value == none || $value =~ ^$CPU_LIST_RE:$CPU_LIST_RE$ ]] || usage_error "--cpus wants SERVER:CLIENT CPU lists (e.g. 0:1) or none, got '$value'"
+        [[ $value == none ]] || { check_cpu_list server "${value%%:*}"; check_cpu_list "load tool" "${value#*:}"; }
+        SETTINGS[cpus]=$value ;;
       --server-host) SETTINGS[server_host]=$value ;;
       --load-hosts) SETTINGS[load_hosts]=$value ;;
       --lab) SETTINGS[lab_file]=$value ;;
@@ -549,7 +580,8 @@ parse_options() {
   # a machine with more cores than barrage takes threads: as many as it takes
   spec::in_range threads "${SETTINGS[threads]}" || read -r _ 'SETTINGS[threads]' <<<"$(spec::range threads)"
   SETTINGS[output_dir]=${SETTINGS[output_dir]:-$ROOT/results}
-  if [[ -n ${SETTINGS[budget_s]} ]]; then
+  # --list prints what there is, not a plan: no fit (its estimates took most of --list's time)
+  if [[ -n ${SETTINGS[budget_s]} ]] && ! ((SETTINGS[list])); then
     local fixed_timing=0
     if [[ $given == *" --duration "* || $given == *" --warmup "* || $given == *" --server-warmup "* ]] || ((SETTINGS[quick])); then
       fixed_timing=1
@@ -702,7 +734,9 @@ main() {
   log::info "CPU pinning: $(plan::pinning_text); load-tool threads: ${SETTINGS[threads]}"
   ROUNDS_ESTIMATE_S=$(plan::estimate_s)
   log::info "${#PLAN[@]} planned runs; estimated time about $(plan::minutes "$ROUNDS_ESTIMATE_S") min (server starts and warm-ups included)"
-  [[ -z ${SETTINGS[budget_s]} ]] || log::info "$(plan::budget_text)"
+  local line
+  # one line a message (log::info makes a newline visible)
+  [[ -z ${SETTINGS[budget_s]} ]] || while IFS= read -r line; do log::info "$line"; done <<<"$(plan::budget_text)"
 
   mkdir -p "${SETTINGS[output_dir]}"
   local base

@@ -217,6 +217,8 @@ main() {
   fi
   resultfile::check "$file" --need-ok || exit 1
   [[ -f $readme && -r $readme && -w $readme ]] || log::die "$readme: not a writable file"
+  # two files, not one: the README would be the results file it was made from
+  [[ ! $readme -ef $file ]] || die_usage "--readme $readme is the results file it would be made from ($file)"
   # a symlinked README is written through the link: the new one goes where the link points
   local readme_dir readme_target
   readme_dir=$(dirname -- "$readme")

@@ -12,7 +12,8 @@
 #      relative: the same judgement of successful requests/s as a share of the reference server;
 #      capacity: the capacity searches of both files (server, scenario, protocol, tool,
 #        conditions, base and new runs' capacity_rps, threshold, judgement, verdict);
-#      counts, relative_counts: verdict -> rows; regressions: what decides the exit status}.
+#      counts, relative_counts: verdict -> rows; regressions: what decides the exit status, a list
+#      (_regressions says its entries; empty: exit 0)}.
 #     $base and $new are results files; $opts holds threshold, p99_threshold, error_threshold,
 #     alpha (fractions), reference, gate, fail_on (array of "rps": successful_rps, "p99",
 #     "errors": error_rate, "capacity": the capacity rows), filters {tool, scenario, server, protocol} (arrays, empty = all),
@@ -22,8 +23,10 @@
 # Failed requests are never throughput: requests/s is judged as successful requests/s
 # (successful_rps, or succeeded / duration for a record without it), and the share of
 # requests that failed is judged on its own (_judge_errors says how).
-#   render_text, render_markdown   comparison document -> the report as text lines, every
-#     string of the files made safe for a terminal (format.jq's safe)
+#   machine   a results file -> the text that tells its machine apart (as history.sh's)
+#   render_text, render_text($details), render_markdown   comparison document -> the report as
+#     text lines, every string of the files made safe for a terminal (format.jq's safe); the
+#     text's table is the narrow one (the changes) unless $details (each side's values, p, CI)
 
 import "stats" as stats;
 import "format" as fmt;
@@ -228,12 +231,41 @@ def _capacity($base; $new; $opts):
          | . + {judgement: $j, verdict: $j.verdict} end]
   | sort_by(.scenario, .protocol, .tool, .server);
 
+# A results file -> what says which machine measured it, as history.sh (lib/history.py's
+# machine) decides: the CPU, its cores, memory (GB, rounded), architecture and a lab run's hosts.
+# A new kernel or JDK on the same machine is the same machine.
+def machine:
+  .system as $s
+  | (["\($s.cpuModel), \($s.cpuCores) cores, \($s.ramGB | round) GB RAM, \($s.arch)"]
+     + (if (.lab.hosts? // []) | length > 0
+        then ["lab: " + ([.lab.hosts[] | "\(.role) \(.host) (\(.cpuModel), \(.cpuCores) cores)"] | sort | join("; "))]
+        else [] end))
+  | join("; ");
+
 def _file_info($doc; $name):
   {file: $name, timestamp: $doc.timestamp, commit: $doc.commit, runs: $doc.settings.runs,
    machine: "\($doc.system.cpuModel), \($doc.system.cpuCores) cores",
    aa_labels: (if $doc.settings.aa == true then [$doc.results[] | select(.aa_group != null) | noise::row_name] | unique else null end)};
 
 def _counts: group_by(.verdict) | map({key: .[0].verdict, value: length}) | from_entries;
+
+# What decides the exit status, as a list (as history.sh's regressions): one entry per row and
+# regressed metric of --fail-on, {series, server, scenario, protocol, tool, view, metric, change}.
+# view: "absolute" or "relative" (the --gate view), "capacity" (gated in the absolute view only:
+# capacity is this machine's own), or "slo" (added by compare-results.sh). A row that failed in
+# NEW (ok in BASE) is a regression in either view, metric "status".
+def _regressions($rows; $relative; $capacity; $opts):
+  def entry($view; $metric; $change):
+    {series: "\(.server) \(.scenario) \(.protocol) \(.tool)", server, scenario, protocol, tool,
+     view: $view, metric: $metric, change: $change};
+  [$rows[] | select(.verdict == "failed") | entry($opts.gate; "status"; null)]
+  + (if $opts.gate == "relative"
+     then [$relative[] | select(.verdict == "regression") | entry("relative"; "successful_rps_share"; .change)]
+     else [$rows[] | select(.verdict == "regression") | . as $row
+           | $opts.fail_on[] | _judgement | values | select($row[.].verdict? == "regression")
+           | . as $metric | $row | entry("absolute"; $metric; $row[$metric].change)] end)
+  + (if $opts.gate == "absolute" and ($opts.fail_on | index(["capacity"])) != null
+     then [$capacity[] | select(.verdict == "regression") | entry("capacity"; "capacity_rps"; .judgement.change?)] else [] end);
 
 def compare($base; $new; $opts):
   # Grouped once with every server, as the reference counts even when --server leaves it
@@ -245,13 +277,8 @@ def compare($base; $new; $opts):
   | ($new_all | map(select(_selected($opts.filters)))) as $ng
   | _rows($bg; $ng; $opts) as $rows
   | _relative($bg; $ng; $base_all; $new_all; $opts) as $relative
-  | ([$relative[] | select(.verdict == "regression")] | length) as $relative_regressions
-  | ([$rows[] | select(.verdict == "regression")] | length) as $row_regressions
-  | ([$rows[] | select(.verdict == "failed")] | length) as $failures
   | _capacity($base; $new; $opts) as $capacity
-  # capacity is measured on this machine's own terms: gated in the absolute view only
-  | (if $opts.gate == "absolute" and ($opts.fail_on | index(["capacity"])) != null
-     then [$capacity[] | select(.verdict == "regression")] | length else 0 end) as $capacity_regressions
+  | (_regressions($rows; $relative; $capacity; $opts)) as $regressions
   | {base: _file_info($base; $opts.base_file), new: _file_info($new; $opts.new_file),
      settings: ($opts | del(.base_file, .new_file, .noise_floor)),
      noise_floor: (if $opts.noise_floor == null then null else $opts.noise_floor | {file, server, level} end),
@@ -259,14 +286,14 @@ def compare($base; $new; $opts):
      single_run_rows: [$rows[] | select(.side == "both" and (.base.ok == 1 or .new.ok == 1))] | length,
      rows: $rows, relative: $relative, capacity: $capacity,
      counts: ($rows | _counts), relative_counts: ($relative | _counts),
-     regressions: ($failures + $capacity_regressions
-                   + (if $opts.gate == "relative" then $relative_regressions else $row_regressions end))};
+     regressions: $regressions};
 
 # ---- rendering ------------------------------------------------------------------------
 
 def _value_cell(format):
   if . == null then fmt::dash
-  elif .n > 1 then (.median | format) + " ±" + (.spread * 100 | fmt::fixed(0)) + "%"
+  # all runs at 0 (no request succeeded): no spread relative to a median of 0
+  elif .n > 1 and .spread != null then (.median | format) + " ±" + (.spread * 100 | fmt::fixed(0)) + "%"
   else .median | format end;
 
 def _change_cell:
@@ -295,6 +322,16 @@ def _cells:
 
 def _header: ["server", "scenario", "protocol", "tool", "base ok/s", "new ok/s", "ok/s Δ",
               "base p99", "new p99", "p99 Δ", "base err", "new err", "err Δ", "verdict"];
+
+# The narrow table (text without --details): the changes alone, p-values, intervals and each
+# side's p99 and error rate behind --details; a row of 3-run files fits in 100 characters.
+def _narrow_cells:
+  def change: if . == null or .change == null then fmt::dash else .change | fmt::signed_pct(1) end;
+  [.server, .scenario, .protocol, .tool, _side_rps(.base), _side_rps(.new), (.successful_rps | change),
+   (.p99 | change), (if .error_rate == null then fmt::dash else .error_rate.change | fmt::signed_points | rtrimstr(" pt") end),
+   .verdict];
+
+def _narrow_header: ["server", "scenario", "proto", "tool", "base ok/s", "new ok/s", "ok/s Δ", "p99 Δ", "err pt", "verdict"];
 
 def _relative_cells:
   [.server, .scenario, .protocol, .tool,
@@ -376,7 +413,7 @@ def _summary_line:
   (.counts | _count_words)
   + (if (.capacity | length) > 0 then "; capacity: " + (.capacity | _counts | _count_words) else "" end)
   + (if (.relative | length) > 0 then "; relative to \(.settings.reference): " + (.relative_counts | _count_words) else "" end)
-  + " (gate: \(.settings.gate), exit \(if .regressions > 0 then 1 else 0 end))";
+  + " (gate: \(.settings.gate), exit \(if (.regressions | length) > 0 then 1 else 0 end))";
 
 def _legend_line:
   "ok/s: successful requests/s (failed requests are not throughput); err: share of requests that failed "
@@ -398,15 +435,29 @@ def _table_text($rows_given):
      | if $k < 4 or $k == ($w | length) - 1 then $v | fmt::pad($w[$k]) else $v | fmt::lpad($w[$k]) end]
   | join("  ") | sub(" +$"; "");
 
-def _render_text:
-  "base: \(.base.file) (\(.base.timestamp), commit \(.base.commit // "unknown"), \(.base.runs) run(s), \(.base.machine))",
-  "new:  \(.new.file) (\(.new.timestamp), commit \(.new.commit // "unknown"), \(.new.runs) run(s), \(.new.machine))",
+# A line of prose folded at $width characters (at spaces), the next lines indented by two.
+def _wrap($width):
+  reduce (split(" ")[]) as $word ([""];
+    if (.[-1] | length) == 0 then .[-1] = $word
+    elif (.[-1] | length) + 1 + ($word | length) > $width then . + ["  " + $word]
+    else .[-1] += " " + $word end)
+  | .[];
+
+def _render_text($details):
+  (["base", .base], ["new", .new]) as [$side, $f]
+  | "\($side):" + (if $side == "new" then "  " else " " end) + $f.file,
+    "      \($f.timestamp), commit \($f.commit // "unknown" | if $details or length <= 18 then . else .[:12] + (if endswith("-dirty") then "-dirty" else "" end) end), \($f.runs) run(s), \($f.machine)"
+  ;
+def _render_text_body($details):
   "",
-  _table_text([_header] + (.rows | map(_cells))),
+  (if $details then _table_text([_header] + (.rows | map(_cells)))
+   else _table_text([_narrow_header] + (.rows | map(_narrow_cells))),
+     "(--details: each side's p99 and error rate, the p-values and 95% intervals)" end),
   "",
   (if (.relative | length) > 0 then
      "Relative to \(.settings.reference) in the same file (machine-independent):",
-     _table_text([_relative_header(.settings.reference)] + (.relative | map(_relative_cells))),
+     _table_text([_relative_header(.settings.reference)]
+                 + (.relative | map(_relative_cells | if $details then . else .[6] |= (split(" (p=")[0]) end))),
      ""
    else "No relative view: \(.settings.reference) was not measured in both files.", "" end),
   (if (.capacity | length) > 0 then _capacity_title, _table_text([_capacity_header] + (.capacity | map(_capacity_cells))), ""
@@ -414,14 +465,14 @@ def _render_text:
   (_error_notes | if length > 0 then ("Error rates that regressed:", map("  " + .)[], "") else empty end),
   (_notes | if length > 0 then ("Failed or skipped runs:", map("  " + .)[], "") else empty end),
   (_floor_notes | if length > 0 then ("Noise floor:", map("  " + .)[], "") else empty end),
-  _legend_line,
-  _method_line,
+  (_legend_line, _method_line | if $details then . else _wrap(100) end),
   _single_run_line,
   _aa_lines,
   "Summary: " + _summary_line;
 
 # Every line passes fmt::safe: no string of a results file reaches a terminal raw.
-def render_text: _render_text | fmt::safe;
+def render_text($details): (_render_text($details), _render_text_body($details)) | fmt::safe;
+def render_text: render_text(false);
 
 def _table_md($rows_given):
   ($rows_given | map(map(fmt::safe))) as $rows

@@ -26,7 +26,12 @@ per series and gated metric, the newest change point, when it is a regression.
 
 OPTS: alpha (Otava's max_pvalue), window (Otava's window_len), threshold and p99_threshold (fractions), fail_on (["rps",
 "p99"]), min_points, noise_floor (null or {file, server, level, rows}), any_machine (bool),
-filters {server, scenario, protocol, tool} (lists, empty = all).
+filters {server, scenario, protocol, tool} (lists, empty = all), accept (names of files whose
+change points are known: a newest regression at one of them does not gate).
+
+Files are numbered from 1 in time order, as the text's "#N" and the page show them: files[].number,
+and file_number beside every "file" (the 0-based index into files) of a change point or a
+regression.
 """
 
 import argparse
@@ -118,7 +123,7 @@ def read_files(paths):
 
 def file_info(i, f):
     d, s = f["doc"], f["doc"]["system"]
-    return {"index": i, "path": f["path"], "name": os.path.basename(f["path"]), "timestamp": d["timestamp"],
+    return {"index": i, "number": i + 1, "path": f["path"], "name": os.path.basename(f["path"]), "timestamp": d["timestamp"],
             "commit": d.get("commit"), "label": d.get("label"), "runs": d["settings"]["runs"],
             "machine": machine(d), "java": s.get("java"), "kernel": s.get("kernel")}
 
@@ -259,7 +264,8 @@ def analyze_metric(points, files, metric, opts, floor):
         point = points[kept[at]]
         f = files[point["file"]]
         result["change_points"].append({
-            "point": kept[at], "file": point["file"], "commit": f["commit"], "timestamp": f["timestamp"],
+            "point": kept[at], "file": point["file"], "file_number": f["number"], "file_name": f["name"],
+            "commit": f["commit"], "timestamp": f["timestamp"],
             "previous_file": points[kept[at - 1]]["file"],
             "before": {"mean": mb, "points": len(before)}, "after": {"mean": ma, "points": len(after)},
             "change": change, "ci": log_interval(before, after), "p": p,
@@ -277,9 +283,25 @@ def environment_changes(files, first, previous):
     return said
 
 
+def accepted_files(files, accept):
+    """--accept's names -> the indexes of the files they name: a file's path, its name, or its
+    commit (7 or more leading characters of it). A name that matches no file is an error; one
+    that matches several (a commit measured twice) accepts them all."""
+    found = set()
+    for name in accept:
+        hits = [f["index"] for f in files
+                if name in (f["path"], f["name"])
+                or (len(name) >= 7 and f["commit"] and f["commit"].startswith(name))]
+        if not hits:
+            raise BadInput("--accept: '%s' names no file of the history (a results file's path or name, or a commit)" % clean(name))
+        found.update(hits)
+    return found
+
+
 def analyze(paths, opts):
     files_read = read_files(paths)
     files = [file_info(i, f) for i, f in enumerate(files_read)]
+    accepted = accepted_files(files, opts.get("accept") or [])
     machines = sorted({f["machine"] for f in files}, key=lambda m: [f["machine"] for f in files].index(m))
     if len(machines) > 1 and not opts["any_machine"]:
         counts = ["%s (%d files, first %s)" % (m, sum(f["machine"] == m for f in files),
@@ -336,8 +358,14 @@ def analyze(paths, opts):
             if METRICS[metric][0] not in opts["fail_on"] or not m["change_points"]:
                 continue
             newest = m["change_points"][-1]
-            if newest["verdict"] == "regression":
-                gated.append({"series": s["name"], "metric": metric, "file": newest["file"], "change": newest["change"]})
+            if newest["verdict"] != "regression":
+                continue
+            if newest["file"] in accepted:
+                # a known change, accepted: the series is judged from it on (a later one still gates)
+                newest["accepted"] = True
+                continue
+            gated.append({"series": s["name"], "metric": metric, "file": newest["file"], "file_number": newest["file_number"],
+                          "file_name": newest["file_name"], "change": newest["change"]})
     analyzed = [s for s in series if any(m["status"] == "analyzed" for m in s["metrics"].values())]
     noise_floor = None
     if opts["noise_floor"]:
@@ -347,7 +375,8 @@ def analyze(paths, opts):
         if floor_machine not in machines:
             noise_floor["other_machine"] = floor_machine
     return {"files": files, "machines": machines,
-            "settings": {k: opts[k] for k in ("alpha", "threshold", "p99_threshold", "fail_on", "min_points", "window", "any_machine")},
+            "settings": dict({k: opts[k] for k in ("alpha", "threshold", "p99_threshold", "fail_on", "min_points", "window", "any_machine")},
+                             accept=sorted(accepted)),
             "noise_floor": noise_floor,
             "series": series, "analyzed_series": len(analyzed),
             "verdict": (None if not analyzed else "regression" if gated else "ok"),
@@ -391,12 +420,12 @@ def render(doc):
                 f = files[cp["file"]]
                 ci = cp["ci"]
                 change = fmt.signed_pct(cp["change"]) + (" (%s to %s)" % (fmt.signed_pct(ci["lo"]), fmt.signed_pct(ci["hi"])) if ci else "")
-                verdict = cp["verdict"] + (" (newest)" if cp.get("newest") else "")
-                rows.append([clean(s["name"]), label, "#%d %s %s" % (cp["file"] + 1, clean(f["timestamp"]), clean(f["name"])),
+                verdict = cp["verdict"] + (" (newest, accepted)" if cp.get("accepted") else " (newest)" if cp.get("newest") else "")
+                rows.append([clean(s["name"]), label, "#%d %s %s" % (cp["file_number"], clean(f["timestamp"]), clean(f["name"])),
                              short_commit(cp["commit"]), value_text(metric, cp["before"]["mean"]),
                              value_text(metric, cp["after"]["mean"]), change, "%.1e" % cp["p"], verdict])
                 if cp["environment"]:
-                    notes.append("%s: the change at #%d comes with %s" % (clean(s["name"]), cp["file"] + 1,
+                    notes.append("%s: the change at #%d comes with %s" % (clean(s["name"]), cp["file_number"],
                                                                          ", ".join(clean(e) for e in cp["environment"])))
         if all(m["status"] == "too few" for m in s["metrics"].values()):
             too_few.append(s)
@@ -420,7 +449,7 @@ def render(doc):
                    + ", ".join("%s (%d of %d files)" % (clean(s["name"]), s["files"], len(files)) for s in partial))
     for s in doc["series"]:
         if s["failed_files"]:
-            out.append("%s: failed in %s" % (clean(s["name"]), ", ".join("#%d" % (i + 1) for i in s["failed_files"])))
+            out.append("%s: failed in %s" % (clean(s["name"]), ", ".join("#%d" % files[i]["number"] for i in s["failed_files"])))
     for n in notes:
         out.append(n)
     if doc["noise_floor"]:
@@ -446,10 +475,13 @@ def render(doc):
     elif doc["regressions"]:
         out.append("Summary: %d regression%s at the newest change point: %s (exit 1)" % (
             len(doc["regressions"]), "" if len(doc["regressions"]) == 1 else "s",
-            "; ".join("%s %s %s at #%d" % (clean(g["series"]), METRICS[g["metric"]][2], fmt.signed_pct(g["change"]), g["file"] + 1)
+            "; ".join("%s %s %s at #%d" % (clean(g["series"]), METRICS[g["metric"]][2], fmt.signed_pct(g["change"]), g["file_number"])
                       for g in doc["regressions"])))
     else:
         out.append("Summary: no regression at the newest change point of any series (exit 0)")
+    if st.get("accept"):
+        out.append("Accepted (--accept: a regression whose newest change point is at one of them does not gate): %s"
+                   % ", ".join("#%d %s" % (files[i]["number"], clean(files[i]["name"])) for i in st["accept"]))
     return "\n".join(out) + "\n"
 
 

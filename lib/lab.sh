@@ -455,7 +455,7 @@ lab::_call() {
   lab::_spawn "$host" "$label" "$step.err" labhost::call "$step.out" "$step.rc" "$@" || return 1
   lab::_wait "$timeout" "$host"$'\t'"$LAB_PGID" || { log::error "$label on $host: no end within ${timeout}s"; return 1; }
   lab::_remote "$host" cat "$step.out"
-  lab::_remote "$host" cat "$step.err" >&2
+  lab::_remote "$host" cat "$step.err" | log::lines
   rc=$(lab::_remote "$host" cat "$step.rc" 2>/dev/null) || rc=1
   return "${rc:-1}"
 }
@@ -583,7 +583,7 @@ lab::run_tool() {
   for host in "${hosts[@]}"; do
     mkdir -p "$local_dir/hosts/$host"
     lab::_remote "$host" tar -C "$work" -cf - . | tar -C "$local_dir/hosts/$host" -xf - || failed=1
-    sed "s/^/[$host] /" "$local_dir/hosts/$host/stderr" >&2 2>/dev/null || true
+    sed "s/^/[$host] /" "$local_dir/hosts/$host/stderr" 2>/dev/null | log::lines || true
     rc=$(cat "$local_dir/hosts/$host/rc" 2>/dev/null) || rc=1
     [[ $rc == 0 && -s $local_dir/hosts/$host/metrics.json ]] || { log::error "$tool on $host failed (exit ${rc:-?})"; failed=1; }
   done

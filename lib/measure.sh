@@ -92,7 +92,7 @@ measure::step() {
       "${step_spec[slot]} ${step_spec[tool]} ${step_spec[protocol]} ${step_spec[scenario]}${step_spec[rate]:+ @${step_spec[rate]}/s}")" \
       '. + {profile: $profile}' <<<"$extra")
   fi
-  cat "$dir/stderr" >&2
+  log::lines <"$dir/stderr"
   # a churn or idle scenario's connection figures (lib/churn.sh)
   local connection
   connection=$(churn::row_json "${step_spec[scenario]}" "$dir/metrics.json" "$dir/samples")

@@ -17,7 +17,9 @@
 #     successful_rps, p99 (_metric: change, lo, hi), verdict}. verdict (of ok/s): "faster" or
 #     "slower" when the $level interval excludes 0 (and the change is beyond $floor, an A/A
 #     run's noise_floor object or null), "~" when it holds 0 or the change is within the floor,
-#     "1 run" when a side has fewer than 2 runs (no interval: the change alone, unjudged).
+#     "1 run" when a side has fewer than 2 runs (no interval: the change alone, unjudged). A
+#     contestant whose every run got 0 ok/s is -100%, "slower" (not "no runs": it was measured);
+#     some runs at 0 on a side: the change alone, "not judged".
 #   variant_lines   variants(...)'s rows -> one line each: "jetty:vt against jetty:platform
 #     (hello h1 barrage): ok/s +12.0% [+8.0%, +16.0%] faster; p99 -3.1% [-9.0%, +2.2%]".
 #   row_name   a results row -> the name it is shown and compared under: its server, in an
@@ -61,9 +63,26 @@ def _variant_floor($floor; $row):
          | .successful_rps.floor? | numbers] | first) // ([$floor.rows[]? | .successful_rps.floor? | numbers] | max)
   end;
 
+# ok/s of a contestant against the first: _metric, except where runs got 0 ok/s (no request
+# succeeded: a measured result, not a missing one, but no log ratio). Every run of one side at 0
+# and every run of the other above: certain, -100% (or +inf%: change null, faster); mixed:
+# the change of the medians alone, unjudged.
+def _variant_rps($a; $b; $level):
+  ($a | map(numbers)) as $a | ($b | map(numbers)) as $b
+  | if ($a | length) == 0 or ($b | length) == 0 then null
+    elif all($a[], $b[]; . > 0) then _metric($a; $b; $level)
+    elif all($b[]; . == 0) and all($a[]; . > 0) then {change: -1, lo: -1, hi: -1, floor: 1, zero: "label"}
+    elif all($a[]; . == 0) and all($b[]; . > 0) then {change: null, lo: null, hi: null, floor: null, zero: "against"}
+    else ($a | stats::median) as $ma
+      | {change: (if $ma > 0 then ($b | stats::median) / $ma - 1 else null end), lo: null, hi: null, floor: null, zero: "some"}
+    end;
+
 def _variant_verdict($floor):
   .successful_rps as $m
   | if $m == null then "no runs"
+    elif $m.zero == "label" then "slower"
+    elif $m.zero == "against" then "faster"
+    elif $m.zero == "some" then "not judged"
     elif $m.lo == null then "1 run"
     elif $floor != null and ($m.change | fabs) <= $floor then "~"
     elif $m.lo > 0 then "faster"
@@ -82,7 +101,7 @@ def variants($level; $floor):
      | ($g | map(select(.variant.label == $contestant))) as $b
      | {server: $g[0].server, "label": $contestant, against: $default, scenario: $g[0].scenario,
         protocol: $g[0].protocol, tool: $g[0].tool, runs: {against: ($a | length), label: ($b | length)},
-        successful_rps: _metric($a | _values(stats::successful_rps); $b | _values(stats::successful_rps); $level),
+        successful_rps: _variant_rps([$a[] | .metrics | stats::successful_rps]; [$b[] | .metrics | stats::successful_rps]; $level),
         p99: _metric($a | _values(.latency_us.p99?); $b | _values(.latency_us.p99?); $level)}
      | .verdict = _variant_verdict(_variant_floor($floor; .))]
   | sort_by(.server, .scenario, .protocol, .tool, .label);
@@ -90,12 +109,16 @@ def variants($level; $floor):
 def _pct: fmt::signed_pct(1);
 def _metric_text($name):
   if . == null then "\($name) -"
+  elif .zero == "against" then "\($name) from 0"
   else "\($name) \(.change | _pct)" + (if .lo == null then "" else " [\(.lo | _pct), \(.hi | _pct)]" end) end;
 
 def variant_lines:
   .[] | "\(.label) against \(.against) (\(.scenario) \(.protocol) \(.tool), \(.runs.label) and \(.runs.against) run(s)): "
         + (.successful_rps | _metric_text("ok/s"))
-        + (if .verdict == "1 run" then " (fewer than 2 runs a side: not judged)" else ": " + .verdict end)
+        + (if .verdict == "1 run" then " (fewer than 2 runs a side: not judged)"
+           elif .verdict == "not judged" then " (some runs at 0 ok/s: not judged)"
+           elif .successful_rps.zero == "label" then " (every run at 0 ok/s): " + .verdict
+           else ": " + .verdict end)
         + "; " + (.p99 | _metric_text("p99"));
 
 def row_name:

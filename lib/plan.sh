@@ -225,7 +225,12 @@ plan::build() {
   for server in "${SERVERS[@]}"; do
     PLAN_SERVER_VERSION[$server]=$(servers::prop "$server" version 2>/dev/null) || PLAN_SERVER_VERSION[$server]=''
   done
-  local -A speaks=()
+  local -A speaks=() loads_of=()
+  # asked once per scenario, not per entry (it reads the scenarios table: ~0.1 s a call, a
+  # thousand entries in the default plan); the same words whatever the server, tool or protocol
+  for scenario in "${SCENARIOS[@]}"; do loads_of[$scenario]=$(openloop::loads "$scenario") || true; done
+  # the server warm-up's tool, asked once for every estimate (plan::estimate_of)
+  PLAN_WARMUP_TOOL=$(steady::tool 2>/dev/null) || PLAN_WARMUP_TOOL=''
   for tool in "${TOOLS[@]}"; do
     PLAN_REQUEST_TIMEOUT[$tool]=$("$tool::request_timeout_s")
     speaks[$tool]=" $("$tool::protocols" | paste -sd' ') "
@@ -240,7 +245,7 @@ plan::build() {
           [[ ${speaks[$tool]} == *" $proto "* ]] || continue
           for scenario in "${SCENARIOS[@]}"; do
             plan::_measures "$tool" "$scenario" || continue
-            for load in '' $(openloop::loads "$scenario"); do
+            for load in '' ${loads_of[$scenario]}; do
               PLAN+=("$run"$'\t'"$slot"$'\t'"$tool"$'\t'"$proto"$'\t'"$scenario"$'\t'"$load")
             done
           done
@@ -347,7 +352,11 @@ plan::turn_order() {
 plan::estimate_of() {
   # no warm-up tool, no server warm-up
   local server_warmup=$3
-  if ((server_warmup > 0)) && ! steady::tool >/dev/null 2>&1; then server_warmup=0; fi
+  # PLAN_WARMUP_TOOL: plan::build's answer (unset before a build: asked here)
+  if ((server_warmup > 0)); then
+    if [[ -n ${PLAN_WARMUP_TOOL+set} ]]; then [[ -n $PLAN_WARMUP_TOOL ]] || server_warmup=0
+    elif ! steady::tool >/dev/null 2>&1; then server_warmup=0; fi
+  fi
   awk -F'\t' -v d="$1" -v w="$2" -v sw="$server_warmup" -v scen=" $4 " -v protos=" $5 " -v tools=" $6 " \
     -v setup="${7:-$PLAN_SERVER_OVERHEAD_S}" -v shape="${8:-}" -v per="${9:-}" -v over="$PLAN_RUN_OVERHEAD_S" '
     (scen == "  " || index(scen, " " $5 " ")) && (protos == "  " || index(protos, " " $4 " ")) \
@@ -505,6 +514,21 @@ plan::print_list() {
 
 plan::print_plan() {
   local entry run server tool proto scenario load reason runs=${SETTINGS[runs]} width=16 slot
+  # the totals first (what it costs), then the table of runs
+  printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
+    "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "$(plan::pinning_text)" "$(plan::minutes "$(plan::estimate_s)")"
+  printf 'server warm-up: %s\n' "$(plan::server_warmup_text)"
+  local label
+  for label in "${PLAN_CONTESTANTS[@]}"; do
+    printf 'contestant %s: %s\n' "$label" "$(jq -r '[(.jvm_options | join(" ")), (.env | to_entries | map("\(.key)=\(.value)") | join(" ")),
+      (.properties | to_entries | map("-D\(.key)=\(.value)") | join(" ")), (.jdk // empty | "JDK \(.)"), (.gc // empty | "GC \(.)"),
+      (.heap // empty | "heap \(.)"), (.server_cpus // empty | "\(.) core(s)")] | map(select(. != "")) | if length == 0 then "as the server is" else join(", ") end' <<<"${PLAN_CONTESTANT[$label]}")"
+  done
+  for ((run = 1; run <= runs; run++)); do
+    printf 'round %d order (seed %s): %s\n' "$run" "${SETTINGS[seed]}" "${ROUND_ORDER[run - 1]}"
+  done
+  [[ -z ${SETTINGS[budget_s]} ]] || printf '%s\n' "$(plan::budget_text)"
+  printf '\n'
   # as wide as the longest slot (a variant's label)
   for slot in ${ROUND_ORDER[0]:-}; do ((${#slot} <= width)) || width=${#slot}; done
   printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' RUN "$width" SERVER TOOL PROTO SCENARIO LOAD NOTE
@@ -521,19 +545,6 @@ plan::print_plan() {
     reason=${notes[$tool/$proto/$scenario/$load]}
     printf '%-4s %-*s %-10s %-5s %-18s %-13s %s\n' "$run" "$width" "$server" "$tool" "$proto" "$scenario" "${load:-closed loop}" "$reason"
   done
-  printf '%d planned runs, %s s each + %s s warm-up; CPU pinning: %s; about %d min\n' "${#PLAN[@]}" \
-    "${SETTINGS[duration_s]}" "${SETTINGS[warmup_s]}" "$(plan::pinning_text)" "$(plan::minutes "$(plan::estimate_s)")"
-  printf 'server warm-up: %s\n' "$(plan::server_warmup_text)"
-  local label
-  for label in "${PLAN_CONTESTANTS[@]}"; do
-    printf 'contestant %s: %s\n' "$label" "$(jq -r '[(.jvm_options | join(" ")), (.env | to_entries | map("\(.key)=\(.value)") | join(" ")),
-      (.properties | to_entries | map("-D\(.key)=\(.value)") | join(" ")), (.jdk // empty | "JDK \(.)"), (.gc // empty | "GC \(.)"),
-      (.heap // empty | "heap \(.)"), (.server_cpus // empty | "\(.) core(s)")] | map(select(. != "")) | if length == 0 then "as the server is" else join(", ") end' <<<"${PLAN_CONTESTANT[$label]}")"
-  done
-  for ((run = 1; run <= runs; run++)); do
-    printf 'round %d order (seed %s): %s\n' "$run" "${SETTINGS[seed]}" "${ROUND_ORDER[run - 1]}"
-  done
-  [[ -z ${SETTINGS[budget_s]} ]] || printf '%s\n' "$(plan::budget_text)"
 }
 
 # plan::budget_text: a budgeted run's plan in words: the budget, the first round, what the rest
@@ -541,7 +552,7 @@ plan::print_plan() {
 plan::budget_text() {
   local budget=${SETTINGS[budget_s]} first
   first=$(plan::estimate_s)
-  printf 'budget: %s min%s (--budget none: a fixed plan); the runs above are the first round, about %s min with server starts and warm-ups; then, until the budget ends, more rounds (fresh starts, random order) for the servers whose interval overlaps a neighbour'"'"'s in some table, until each adjacent pair is decided or equal within %s%% (--tie-margin): about %s min in all at most' \
+  printf 'budget: %s min%s (--budget none: a fixed plan); the planned runs are the first round, about %s min with server starts and warm-ups; then, until the budget ends, more rounds (fresh starts, random order) for the servers whose interval overlaps a neighbour'"'"'s in some table, until each adjacent pair is decided or equal within %s%% (--tie-margin): about %s min in all at most' \
     "$(plan::minutes "$budget")" "$([[ ${SETTINGS[budget]} == default ]] && printf ' (the default)')" "$(plan::minutes "$first")" \
     "$(awk -v m="${SETTINGS[tie_margin]}" 'BEGIN {print m * 100}')" "$(plan::minutes "$budget")"
   [[ -z ${SETTINGS[cross_check]} ]] || printf '; the tools other than %s cross-check %s in the first round, taking turns with %s on each server'"'"'s JVM (%s, another tool, %s again...)' \

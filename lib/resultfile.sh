@@ -49,11 +49,11 @@ resultfile::check() {
   # The validator also reports success; keep its words for when the file is invalid.
   findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$file" 2>&1) || status=$?
   if ((status == 2)); then
-    printf '%s\n' "$findings" >&2
+    log::lines <<<"$findings"
     log::error "$file: could not be checked: the schema validator could not run (above); the file itself may be fine"
     return 2
   elif ((status != 0)); then
-    printf '%s\n' "$findings" >&2
+    log::lines <<<"$findings"
     log::error "$file: not a valid results file (schemas/results.schema.json; findings above)"; return 1
   fi
   local twice

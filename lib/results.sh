@@ -105,7 +105,7 @@ results::_validate() {
   findings=$(schema::validate "$SCHEMA_ROOT/schemas/results.schema.json" "$RESULTS_FILE" 2>&1) || status=$?
   ((status == 0)) && return 0
   if ((RESULTS_INVALID == 0 || repeat)); then
-    printf '%s\n' "$findings" >&2
+    log::lines <<<"$findings"
     if ((status == 2)); then
       log::error "$RESULTS_FILE could not be validated: the schema validator could not run (above); kept as written"
     else

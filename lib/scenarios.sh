@@ -56,17 +56,38 @@ scenarios::groups() { scenarios::_rows | awk -F'\t' '$9 != "" && $9 != "-" && !s
 
 scenarios::group_members() { scenarios::_rows | awk -F'\t' -v group="$1" '$9 == group {print $1}'; }
 
+# The table's rows by name, read once per SCENARIOS_DIR (at load, in the main shell: the planner
+# asks for fields thousands of times, in subshells that would each read it again).
+declare -gA SCENARIOS_ROWS=() # -g: a file sourced inside a function (a test's setup) still makes it global
+SCENARIOS_ROWS_FROM=''
+scenarios::_load() {
+  [[ $SCENARIOS_ROWS_FROM != "$SCENARIOS_DIR" ]] || return 0
+  SCENARIOS_ROWS=() SCENARIOS_ROWS_FROM=$SCENARIOS_DIR
+  local row
+  while IFS= read -r row; do
+    [[ -n ${SCENARIOS_ROWS[${row%%$'\t'*}]+set} ]] || SCENARIOS_ROWS[${row%%$'\t'*}]=$row
+  done < <(scenarios::_rows 2>/dev/null)
+}
+
 scenarios::field() {
-  local name=$1 field=$2 column row
+  local name=$1 field=$2 column row i
   case $field in
     method) column=2 ;; endpoint) column=3 ;; connections) column=4 ;; streams) column=5 ;;
     body) column=6 ;; rates) column=7 ;; stages) column=8 ;; group) column=9 ;; connection) column=10 ;;
     *) log::error "scenarios::field: unknown field '$field'"; return 1 ;;
   esac
-  row=$(scenarios::_rows | awk -F'\t' -v name="$name" '$1 == name')
-  [[ -n $row ]] || { log::error "unknown scenario: $name"; return 1; }
-  cut -f"$column" <<<"$row"
+  scenarios::_load
+  row=${SCENARIOS_ROWS[$name]:-}
+  [[ -n $name && -n $row ]] || { log::error "unknown scenario: $name"; return 1; }
+  # the COLUMN-th tab-separated field; empty past the last
+  for ((i = 1; i < column; i++)); do
+    [[ $row == *$'\t'* ]] || { row=''; break; }
+    row=${row#*$'\t'}
+  done
+  printf '%s\n' "${row%%$'\t'*}"
 }
+
+scenarios::_load
 
 scenarios::script() { printf '%s\n' "$SCENARIOS_DIR/$1.lua"; }
 

@@ -60,7 +60,7 @@ schema::validate() {
     done
     return 0
   fi
-  [[ -z $said ]] || printf '%s\n' "$said" >&2
+  [[ -z $said ]] || log::lines <<<"$said"
   # its verdicts: findings (exit 1) or a file it could not parse; anything else is no verdict
   if ((status == 1)) && [[ $said == *"Schema validation errors were encountered"* || $said == *"ailed to parse"* ]]; then
     return 1

@@ -138,7 +138,7 @@ servers::build() {
     done
     if ((${#failed[@]})); then
       log::error "server build failed; last lines of $log:"
-      tail -n 30 "$log" >&2
+      tail -n 30 "$log" | log::lines
     fi
   fi
   ((${#failed[@]} == 0)) && return 0
@@ -203,7 +203,7 @@ servers::wait_ready() {
     if ! servers::alive "$pid"; then
       logfile=${SERVERS_LOGS[$pid]:-}
       log::error "server (pid $pid) exited before it was ready on port $port"
-      [[ -n $logfile && -f $logfile ]] && tail -n 20 "$logfile" >&2
+      [[ -n $logfile && -f $logfile ]] && tail -n 20 "$logfile" | log::lines
       return 1
     fi
     code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:$port/hello" 2>/dev/null) || true

@@ -178,8 +178,16 @@ variants::axis_values() {
     if [[ $option == --jdk ]] && ((value < ${JAVA_MIN_MAJOR:-21})); then
       echo "$option: the servers need JDK ${JAVA_MIN_MAJOR:-21} or newer, got '$value'"; return 1
     fi
-    [[ $seen != *" $value "* ]] || { echo "$option: '$value' given twice in '$text'"; return 1; }
-    seen+="$value "
+    # a heap by its size in MiB: 1g and 1024m are one heap, not two contestants
+    local key=$value
+    if [[ $option == --heap && $value == *g ]]; then key=$((${value%g} * 1024))m; fi
+    if [[ $seen == *" $key="* ]]; then
+      local first=${seen#*" $key="} && first=${first%% *}
+      if [[ $first == "$value" ]]; then echo "$option: '$value' given twice in '$text'"
+      else echo "$option: '$value' is the same heap as '$first' in '$text' (give each size once)"; fi
+      return 1
+    fi
+    seen+="$key=$value "
   done
   printf '%s\n' "${values[@]}"
 }

@@ -3,6 +3,7 @@
 # Fixtures: tests/fixtures/results (written by generate.py there).
 
 load test_helper
+bats_require_minimum_version 1.5.0
 
 setup() {
   common_setup
@@ -29,7 +30,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "skipped,unchanged" ]
   [ "$(jq -r '[.rows[] | select(.verdict == "unchanged")] | length' <<<"$output")" -eq 14 ]
-  [ "$(jq -r '.regressions' <<<"$output")" -eq 0 ]
+  [ "$(jq -r '.regressions | length' <<<"$output")" -eq 0 ]
   run "$COMPARE" "$F/single-base.json" "$F/single-base.json"
   [ "$status" -eq 0 ]
   [[ $output == *"Summary: 14 unchanged, 1 skipped"* ]]
@@ -101,7 +102,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
   [ "$(jq -r '[.rows[].successful_rps.change * 100 | round] | unique | join(",")' <<<"$output")" = "-6" ]
   [ "$(jq -r '[.rows[].verdict] | unique | join(",")' <<<"$output")" = "~" ]
-  run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  run "$COMPARE" --details "$F/multi-loud-a.json" "$F/multi-loud-b.json"
   [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ ±8%\ +42,300\ ±9%\ +-6.0%\ \(p=0\.[1-9] ]]
 }
 
@@ -131,11 +132,25 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$status" -eq 0 ]
 }
 
-@test "compare: the relative view compares two machines; --gate relative decides on it" {
+@test "compare: files from two machines are refused on the absolute gate, as history.sh refuses them; --any-machine gates anyway" {
   run "$COMPARE" "$F/single-base.json" "$F/single-other-machine.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"BASE and NEW come from two machines (BASE: AMD EPYC 7B13, 2 cores, 8 GB RAM, x86_64; NEW: Intel Xeon E5-2680 v4, 4 cores"*"--gate relative"*"--any-machine"* ]]
+  [[ $output != *Summary* ]]
+  run "$COMPARE" --any-machine "$F/single-base.json" "$F/single-other-machine.json"
   [ "$status" -eq 1 ]
-  run "$COMPARE" --gate relative --format json "$F/single-base.json" "$F/single-other-machine.json"
+  [[ $output == *"warning: BASE and NEW come from two machines"*"Summary:"* ]]
+  # another kernel or JDK on the same machine is the same machine
+  jq '.system.kernel = "6.12.0" | .system.java = "openjdk 25"' "$F/single-base.json" >"$TMP/new kernel.json"
+  run "$COMPARE" "$F/single-base.json" "$TMP/new kernel.json"
+  [ "$status" -eq 0 ]
+  [[ $output != *"two machines"* ]]
+}
+
+@test "compare: the relative view compares two machines; --gate relative decides on it" {
+  run --separate-stderr "$COMPARE" --gate relative --format json "$F/single-base.json" "$F/single-other-machine.json"
   [ "$status" -eq 1 ]
+  [[ ${stderr:-} == *"two machines"*"the relative view decides"* ]]
   [ "$(jq -r '[.relative[] | select(.verdict == "regression") | .server] | unique | join(",")' <<<"$output")" = jetty ]
   [ "$(jq -r '[.relative[] | select(.server == "netty") | .verdict] | unique | join(",")' <<<"$output")" = unchanged ]
   run "$COMPARE" --gate relative "$F/single-base.json" "$F/single-other-machine.json"
@@ -235,7 +250,7 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   [ "$(jq -r ".rows[] | select($row) | .successful_rps.change * 1000 | round" <<<"$output")" -eq -33 ]
   [ "$(jq -r ".rows[] | select($row) | [.successful_rps.verdict, .p99.verdict, .error_rate.verdict] | join(\",\")" <<<"$output")" \
     = "unchanged,improvement,regression" ]
-  run "$COMPARE" "$F/single-base.json" "$F/single-503-fast.json"
+  run "$COMPARE" --details "$F/single-base.json" "$F/single-503-fast.json"
   [ "$status" -eq 1 ]
   [[ $output =~ jetty\ +hello\ +h2c\ +h2load\ +45,000\ +43,500\ +-3.3%.*\ 0%\ +42.0%\ .*regression ]]
   [[ $output == *"jetty hello h2c h2load: error rate 0% -> 42.0% (the base had none: 0 of 450,000 -> 315,000 of 750,000 requests failed)"* ]]
@@ -338,11 +353,11 @@ verdict() { jq -r "[.rows[] | select($2)] | if length == 1 then .[0].verdict els
   # noise only: every interval holds 0
   assert_jq '.rows[] | select(.server != "tomcat" or .scenario != "hello" or .tool != "wrk") | select(.verdict != "skipped")
     | .successful_rps.ci | type == "object" and .lo < 0 and .hi > 0' - <<<"$output"
-  run "$COMPARE" "$F/multi-base.json" "$F/multi-shift10.json"
+  run "$COMPARE" --details "$F/multi-base.json" "$F/multi-shift10.json"
   [[ $output =~ tomcat\ +hello\ +h1\ +wrk\ .*-10\.[0-9]%\ \(p=0\.[0-9]+,\ 95%\ CI\ -1[0-9]\.[0-9]%\ to\ -[0-9]+\.[0-9]%\) ]]
   [[ $output != *"cannot separate noise from change"* ]]
   # the overlapping loud runs: an interval wide enough to hold both 0 and the -6%
-  run "$COMPARE" "$F/multi-loud-a.json" "$F/multi-loud-b.json"
+  run "$COMPARE" --details "$F/multi-loud-a.json" "$F/multi-loud-b.json"
   [[ $output =~ jetty\ +hello\ +h1\ +wrk\ .*-6\.0%\ \(p=0\.[1-9][0-9]*,\ 95%\ CI\ -[0-9.]+%\ to\ \+[0-9.]+%\) ]]
 }
 
@@ -558,4 +573,69 @@ raw_controls() { perl -CSD -ne 'print if /[\x00-\x09\x0b-\x1f\x7f-\x9f\x{200e}\x
   run timeout 20 "$COMPARE" "$F/single-base.json" "$TMP/a pipe"
   [ "$status" -eq 2 ]
   [[ $output == *"a pipe: not a regular file"* ]]
+}
+
+# zero_rows FILE JQ_ROW_SELECTOR OUT: FILE with the selected rows' runs at 0 ok/s (every request failed).
+zero_rows() {
+  jq "(.results[] | select($2) | .metrics) |= (.successful_rps = 0 | .succeeded = 0 | .failed = .requests)" "$1" >"$3"
+}
+
+@test "compare: a row whose 3 runs all got 0 ok/s is rendered: -100%, a regression (no jq error)" {
+  zero_rows "$F/multi-base.json" '.server == "jetty" and .scenario == "hello" and .tool == "wrk"' "$TMP/all zero.json"
+  run "$COMPARE" "$F/multi-base.json" "$TMP/all zero.json"
+  [ "$status" -eq 1 ]
+  [[ $output =~ jetty\ +hello\ +h1\ +wrk\ +45,000\ ±2%\ +0\ +-100\.0%.*regression ]]
+  run "$COMPARE" "$TMP/all zero.json" "$TMP/all zero.json"
+  [ "$status" -eq 0 ]
+}
+
+@test "compare --variants: a contestant whose runs all got 0 ok/s is -100%, slower, not 'no runs'" {
+  zero_rows "$F/variants-jetty.json" '.variant.label == "jetty:vt" and .scenario == "hello"' "$TMP/vt zero.json"
+  run "$COMPARE" --variants "$TMP/vt zero.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"jetty:vt against jetty:platform (hello h1 wrk, 3 and 3 run(s)): ok/s -100.0%"*"(every run at 0 ok/s): slower;"* ]]
+  [[ $output != *"no runs"* ]]
+  run "$COMPARE" --variants "$TMP/vt zero.json" --format json
+  assert_jq '[.[] | select(.scenario == "hello")] | .[0].verdict == "slower" and .[0].successful_rps.change == -1' - <<<"$output"
+}
+
+@test "compare: the JSON's regressions is a list of rows and metrics (as history.sh's); empty exits 0" {
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-drop20.json"
+  [ "$status" -eq 1 ]
+  assert_jq '.regressions | map([.series, .view, .metric]) == [["jetty hello h1 wrk", "absolute", "p99"], ["jetty hello h1 wrk", "absolute", "successful_rps"]]' - <<<"$output"
+  run "$COMPARE" --format json "$F/single-base.json" "$F/single-base.json"
+  [ "$status" -eq 0 ]
+  assert_jq '.regressions == []' - <<<"$output"
+}
+
+@test "compare: a reader that stops early (| head -1) leaves the exit status the verdict" {
+  # true reads nothing: every write after it exits meets a closed pipe (SIGPIPE)
+  "$COMPARE" "$F/single-base.json" "$F/single-drop20.json" | true
+  [ "${PIPESTATUS[0]}" -eq 1 ]
+  "$COMPARE" "$F/single-base.json" "$F/single-base.json" | head -1 >/dev/null
+  [ "${PIPESTATUS[0]}" -eq 0 ]
+  "$COMPARE" --variants "$F/variants-jetty.json" | true
+  [ "${PIPESTATUS[0]}" -eq 0 ]
+  # a write that fails otherwise is an error
+  local rc=0
+  "$COMPARE" "$F/single-base.json" "$F/single-base.json" >/dev/full 2>"$TMP/err" || rc=$?
+  [ "$rc" -eq 2 ]
+  grep -q "could not write the comparison" "$TMP/err"
+}
+
+@test "compare: the default text table is narrow (3-run files: every line of it within 100 characters); --details adds p, intervals and each side's values" {
+  run "$COMPARE" "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 1 ]
+  local line wide=0
+  # every line but the summary and the quoted notes (a row's name can be long), in characters
+  while IFS= read -r line; do
+    [[ $line == Summary:* || $line == "  java-http hello h1 wrk: error rate"* ]] && continue
+    ((${#line} <= 100)) || { echo "${#line}: $line"; wide=1; }
+  done <<<"$output"
+  ((wide == 0))
+  [[ $output =~ java-http\ +hello\ +h1\ +wrk\ +8,387\ ±77%\ +4,894\ ±43%\ +-41\.6%\ +\+781\.8%\ +\+0\.0023\ +regression ]]
+  [[ $output != *"(p="* && $output == *"--details"* ]]
+  run "$COMPARE" --details "$F/recorded-quick-3runs-a.json" "$F/recorded-quick-3runs-b.json"
+  [ "$status" -eq 1 ]
+  [[ $output == *"(p="*"95% CI"* && $output == *"base p99"* ]]
 }

@@ -57,6 +57,10 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
   assert_jq --arg path "$thirteenth" '.files[12].path == $path' "$TMP/doc.json"
   assert_jq '.series[] | select(.name == "jetty hello h1 wrk") | .metrics.p99.change_points | length == 1 and .[0].file == 12 and .[0].verdict == "regression"' "$TMP/doc.json"
   assert_jq '.verdict == "regression" and (.regressions | map(.metric) | sort) == ["p99", "successful_rps"]' "$TMP/doc.json"
+  # files numbered from 1 as the text's #13 (file: the 0-based index into files)
+  # shellcheck disable=SC2016 # jq's $path
+  assert_jq --arg path "$thirteenth" '.files[12].number == 13
+    and all(.regressions[]; .file_number == 13 and .file == 12 and .file_name == ($path | split("/") | last))' "$TMP/doc.json"
   # the text says where, which commit, how much, and the gate
   run "$HISTORY" "$SERIES/step"
   [ "$status" -eq 1 ]
@@ -314,4 +318,72 @@ need_chromium() { command -v chromium >/dev/null || skip "chromium is not instal
     cleanup; [[ ! -e $WORK_DIR && ! -e $PAGE_TMP ]] && echo "removed by the main shell"' _ "$HISTORY" "$TMP"
   [ "$status" -eq 0 ]
   [ "$output" = $'kept by a subshell\nremoved by the main shell' ]
+}
+
+@test "history: results files' names reach stderr escaped: an escape sequence in a name cannot drive the terminal" {
+  mkdir "$TMP/names"
+  series_files "$SERIES/noise"
+  local evil=$'\e]0;owned\a\e[2K\rrunning\u202e.json'
+  jq '.complete = false' "${FILES[0]}" >"$TMP/names/$evil"
+  cp "$ROOT/tests/fixtures/results/bad-not-json.json" "$TMP/names/"$'\e[31mtruncated.json'
+  run --separate-stderr "$HISTORY" --skip-invalid "$TMP/names"
+  [ "$status" -eq 2 ]
+  echo "${stderr:-}"
+  [[ ${stderr:-} == *'^[]0;owned^G^[[2K^Mrunning<U+202E>.json: skipped: incomplete'* ]]
+  [[ ${stderr:-} == *'^[[31mtruncated.json: skipped (--skip-invalid)'* ]]
+  run python3 -c 'import sys, unicodedata; bad = [hex(ord(c)) for c in sys.stdin.read() if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")]; print(bad); sys.exit(1 if bad else 0)' <<<"${stderr:-}"
+  echo "$output"
+  [ "$status" -eq 0 ]
+}
+
+@test "history: --accept a known change point: it no longer gates; a name of no file is a usage error" {
+  series_files "$SERIES/step"
+  local thirteenth=${FILES[12]##*/} commit
+  commit=$(jq -r .commit "${FILES[12]}")
+  run --separate-stderr "$HISTORY" --accept "$thirteenth" "$SERIES/step"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"regression (newest, accepted)"* ]]
+  [[ $output == *"Summary: no regression at the newest change point of any series (exit 0)"* ]]
+  [[ $output == *"Accepted (--accept"*"#13 $thirteenth"* ]]
+  # by its commit, in JSON: accepted, no regression left
+  run --separate-stderr "$HISTORY" --format json --accept "${commit:0:10}" "$SERIES/step"
+  [ "$status" -eq 0 ]
+  assert_jq '.verdict == "ok" and .regressions == [] and .settings.accept == [12]
+    and (.series[] | select(.name == "jetty hello h1 wrk") | .metrics.successful_rps.change_points[-1].accepted)' - <<<"$output"
+  # a name that is no file of the history: a usage error, not a silent pass
+  run --separate-stderr "$HISTORY" --accept no-such-run.json "$SERIES/step"
+  [ "$status" -eq 2 ]
+  [[ ${stderr:-} == *"--accept: 'no-such-run.json' names no file of the history"* ]]
+}
+
+@test "history: --html writes a regular file only: a FIFO, a device, a symlink or a results file it reads is refused (exit 2), left as it was" {
+  series_files "$SERIES/noise"
+  mkfifo "$TMP/fifo"
+  run "$HISTORY" --html "$TMP/fifo" "$SERIES/noise"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--html: $TMP/fifo exists and is not a regular file"* ]]
+  [ -p "$TMP/fifo" ]
+  run "$HISTORY" --html /dev/null "$SERIES/noise"
+  [ "$status" -eq 2 ]
+  [ -c /dev/null ]
+  : >"$TMP/page.html" && ln -s "$TMP/page.html" "$TMP/trend link.html"
+  run "$HISTORY" --html "$TMP/trend link.html" "$SERIES/noise"
+  [ "$status" -eq 2 ]
+  [[ $output == *"is a symbolic link"* ]]
+  [ -L "$TMP/trend link.html" ]
+  cp "${FILES[0]}" "$TMP/copy.json"
+  run "$HISTORY" --html "$TMP/copy.json" "$SERIES/noise" "$TMP/copy.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"a file this run reads"* ]]
+  cmp -s "$TMP/copy.json" "${FILES[0]}"
+}
+
+@test "log: every message and a tool's lines (log::lines) reach stderr with control characters made visible, one line each" {
+  # shellcheck source=lib/log.sh
+  source "$ROOT/lib/log.sh"
+  run --separate-stderr log::warn $'a\e[2Kb\rc\nd\x7f e\u202ef'
+  [ "${stderr:-}" = 'warning: a^[[2Kb^Mc^Jd^? e<U+202E>f' ]
+  run --separate-stderr log::lines <<<$'plain é line\n\e]0;title\a\n\tat a.B(B.java:1)'
+  [ "${stderr:-}" = $'plain é line\n^[]0;title^G\n\tat a.B(B.java:1)' ]
 }

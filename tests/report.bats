@@ -395,6 +395,16 @@ for row in json.load(open(sys.argv[2]))["results"]:
   run "$REPORT" -o "$TMP/link" "$TMP/r.json"
   [ "$status" -eq 2 ]
   [ -L "$TMP/link" ] && [ ! -e "$TMP/nowhere" ]
+  # a link to a regular file is a link: the rename would replace it; the results file read is no output
+  : >"$TMP/page.html" && ln -s "$TMP/page.html" "$TMP/page link.html"
+  run "$REPORT" -o "$TMP/page link.html" "$TMP/r.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"is a symbolic link"* ]]
+  [ -L "$TMP/page link.html" ]
+  run "$REPORT" -o "$TMP/r.json" "$TMP/r.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"a file this run reads"* ]]
+  cmp -s "$TMP/r.json" "$F/single-base.json"
   # a folder: the page inside it, under its default name, nothing hidden left there
   mkdir "$TMP/pages dir"
   run "$REPORT" -o "$TMP/pages dir" "$TMP/r.json"

@@ -112,7 +112,7 @@ exact_accounting() {
   done
   # the limits themselves are taken
   run fake --servers good --scenarios hello --tool barrage --server-warmup auto:1000000000s --duration 1000000000s \
-    --warmup 1000000000s --connections 1000000 --threads 1024 --rate-stages "${stages%,100:1s}" --dry-run
+    --warmup 1000000000s --connections 1000000 --threads 1024 --rate-stages "${stages%,100:1s}" --dry-run --budget none
   [ "$status" -eq 0 ]
 }
 
@@ -159,6 +159,8 @@ KEYS
 
 @test "plan: --dry-run lists every run, skips what a tool cannot express, estimates the time" {
   run -0 fake --servers good --scenarios hello,mixed --tool wrk,h2load --duration 30s --warmup 10s --dry-run
+  # the totals first (what it costs), then the runs
+  [[ ${lines[0]} == "4 planned runs, 30 s each + 10 s warm-up;"* ]]
   [[ $output == *"good"*"h2load"*"h1"*"mixed"*"skipped: h2load sends one method per run"* ]]
   [[ $output == *"4 planned runs, 30 s each + 10 s warm-up"* ]]
   # 3 x (30 + 10 + 2 s around each run) + 15 s for the server's start and check: the skipped
@@ -527,6 +529,22 @@ dist_run() {
     run -2 fake --servers good --scenarios hello --tool wrk $bad --dry-run
     [[ $output == *"--budget"* || $output == *"--tie-margin"* ]] || { echo "$bad: $output"; return 1; }
   done
+  # a budget shorter than one row would measure nothing and exit 0: refused with the least that
+  # measures one (15 s for the server's start + a 1 s run + 2 s around it)
+  run -2 fake --servers good --scenarios hello --tool wrk --budget 17s --dry-run
+  [[ $output == *"--budget 17s is too short to measure one row"*"give --budget 18s or more, or --budget none"* ]]
+  run -0 fake --servers good --scenarios hello --tool wrk --budget 18s --dry-run
+}
+
+@test "help: the defaults it states for --duration and --warmup are the ones that apply: the fit's in a budgeted run, 30s/10s in a fixed plan" {
+  local fit fixed
+  # shellcheck disable=SC2016 # run by sourced's bash
+  fit=$(sourced 'd=(); for t in "${PLAN_FIT_TIMINGS[@]}"; do d+=("${t%% *}s"); done; echo "${d[0]}, ${d[1]} or ${d[2]}"' --servers good)
+  # shellcheck disable=SC2016 # run by sourced's bash
+  fixed=$(sourced 'echo "${SETTINGS[duration_s]}s ${SETTINGS[warmup_s]}s"' --servers good --budget none)
+  run -0 "$RUN" --help
+  [[ $output == *"--duration D"*"in a budgeted run (the"*"default, --budget) the fit's, $fit"*"fixed plan (--budget none,"*"--runs, --aa) ${fixed% *}; --quick 3s"* ]]
+  [[ $output == *"--warmup D"*"fixed plan ${fixed#* }; --quick 1s"* ]]
 }
 
 @test "budget: the default plan fits the hour: barrage on every row that fits, the other tools cross-check hello; --dry-run says what is left out" {
@@ -1246,4 +1264,18 @@ signal_building() {
   exact_accounting "$f"
   [ "$(grep -cP '\tserver (jetty|jdk-httpserver)$' "$(pid_list)")" -eq 2 ]
   no_process_left
+}
+
+@test "options: a CPU named twice in --cpus, a backward range, or one heap twice in --heap (1g and 1024m) is refused (exit 2)" {
+  local bad
+  for bad in "--cpus 0,0:1" "--cpus 0-2,1:3" "--cpus 0:1,1" "--cpus 2-1:0" "--heap 1g,1024m" "--heap 512m,512m"; do
+    # shellcheck disable=SC2086 # the option and its value
+    run -2 fake --servers good --scenarios hello --tool wrk $bad --dry-run
+    [[ $output == *"twice"* || $output == *"same heap"* || $output == *"backwards"* ]] || { echo "$bad: $output"; return 1; }
+  done
+  run -2 fake --servers good --scenarios hello --tool wrk --cpus 0,0:1 --dry-run
+  [[ $output == *"--cpus: CPU 0 is named twice in the server's CPUs '0,0'"* ]]
+  run -2 fake --servers good --scenarios hello --tool wrk --heap 1g,1024m --dry-run
+  [[ $output == *"--heap: '1024m' is the same heap as '1g' in '1g,1024m'"* ]]
+  run -0 fake --servers good --scenarios hello --tool wrk --cpus 0:1 --dry-run --budget none
 }

@@ -793,3 +793,11 @@ warmed_results() {
   # 1% apart, ±10%: hundreds of runs
   [[ $(decider '{"ratio": {"lo": 0.90, "hi": 1.10}, "runs": 3, "not_steady": []}') == "a quieter machine: at this spread, about "*" runs each (3 runs now)" ]]
 }
+
+@test "update-readme: --readme that is the results file itself is refused (exit 2), the file left as it was" {
+  cp "$ROOT/tests/fixtures/results/single-base.json" "$TMP/r.json"
+  run "$UPDATE" --readme "$TMP/r.json" --charts "$CHARTS" --file "$TMP/r.json"
+  [ "$status" -eq 2 ]
+  [[ $output == *"--readme $TMP/r.json is the results file it would be made from"* ]]
+  cmp -s "$TMP/r.json" "$ROOT/tests/fixtures/results/single-base.json"
+}

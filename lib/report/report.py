@@ -1102,7 +1102,8 @@ class ComparePage:
 
     def render(self):
         d = self.doc
-        regressions = d.get("regressions", 0)
+        # a list of (row, metric) entries: counted by row, as the verdicts are
+        regressions = len({(r["view"], r["series"]) for r in d.get("regressions", [])})
         title = "Barrage comparison: %s → %s" % (os.path.basename(self.base_path), os.path.basename(self.new_path))
         st = d["settings"]
         verdict = tag("p", esc(("%d regression%s: compare-results.sh exits 1" % (regressions, "" if regressions == 1 else "s"))

@@ -62,7 +62,7 @@ jdk-client::build() {
   log::info "building jdk-client with $java_home; log: $log"
   if ! JAVA_HOME=$java_home procs::run "maven build jdk-client" mvn -B -Dstyle.color=never \
     -f "$JDK_CLIENT_DIR/pom.xml" package >"$log" 2>&1 || ! jdk-client::_fresh; then
-    tail -n 20 "$log" >&2
+    tail -n 20 "$log" | log::lines
     log::error "jdk-client does not build (mvn -f clients/jdk-client/pom.xml package; log: $log)"
     JDK_CLIENT_BUILD_FAILED=1
     return 1
