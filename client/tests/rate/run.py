@@ -445,7 +445,8 @@ def case_merge_every_field(t):
                 "succeeded": requests - 1, "failed": 1, "aborted": 1, "unexpected": 1, "rate": dict(rate),
                 "idle_connections": {"requested": 2, "established": 3, "peak": 2, "open_at_end": 2, "connect_errors": 0,
                                      "closed": 1, "ping_every_us": 0, "pings": 0},
-                "flow": {"users": users, "completed": n, "capture_failed": 1, "broken": 0}, "kinds": kinds,
+                "flow": {"users": users, "completed": n, "capture_failed": 1, "broken": 0,
+                         "iteration_us": {"p50": n}, "wait_us": {"p50": n}}, "kinds": kinds,
                 "unexpected_examples": [{"status": 500, "step": "a", "body": f"from {n}"}] * 2,
                 "jwt": {"alg": "HS256", "signed": n, "used": n, "waited": 0, "wait_us_max": n, "stale": 0}}
 
@@ -455,7 +456,18 @@ def case_merge_every_field(t):
     expect_eq(m, "unexpected", 2)
     expect(m["idle_connections"] == {"requested": 4, "established": 6, "peak": 4, "open_at_end": 4, "connect_errors": 0,
                                      "closed": 2, "ping_every_us": 0, "pings": 0}, f"idle {m['idle_connections']}")
-    expect(m["flow"] == {"users": 5, "completed": 10, "capture_failed": 2, "broken": 0}, f"flow {m['flow']}")
+    # a flow's times are summaries without histograms: none for several records, never a sum of percentiles
+    expect(m["flow"] == {"users": 5, "completed": 10, "capture_failed": 2, "broken": 0,
+                         "iteration_us": None, "wait_us": None}, f"flow {m['flow']}")
+    expect(mr.merge(records[:1])["flow"]["iteration_us"] == {"p50": 4}, "one record's flow times kept")
+    ws = {"messages": {"sent": 5, "echoed": 4, "failed": 1, "timeout": 0, "closed": 1, "protocol_error": 0, "aborted": 0},
+          "message_bytes": 32, "binary": False, "upgraded": 2, "refused": 1, "refused_status": {"403": 1},
+          "refused_reasons": {}, "closed_by_server": 1, "server_close_codes": {"1000": 1}, "closed_by_client": 0,
+          "client_close_codes": {}, "pings_answered": 3, "protocol_errors": {}}
+    mws = mr.merge([dict(records[0], websocket=ws), dict(records[1], websocket=dict(ws, refused_status={"404": 2}))])
+    expect(mws["websocket"]["messages"]["sent"] == 10 and mws["websocket"]["refused_status"] == {"403": 1, "404": 2}
+           and mws["websocket"]["message_bytes"] == 32 and mws["websocket"]["binary"] is False, f"websocket {mws['websocket']}")
+    expect("websocket" not in m, "a record without websocket merged into none")
     expect(m["kinds"]["a"]["requests"] == 10 and m["kinds"]["a"]["latency_us"] is None
            and m["kinds"]["b"] == dict(records[0]["kinds"]["b"]), f"kinds {m['kinds']}")
     expect([e["body"] for e in m["unexpected_examples"]] == ["from 4", "from 4", "from 6"], f"{m['unexpected_examples']}")
