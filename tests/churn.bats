@@ -115,8 +115,8 @@ sourced() {
   # out of the chart across scenarios
   printf '# P\n' >"$TMP/README.md"
   run -0 "$ROOT/update-readme.sh" --file "$f" --readme "$TMP/README.md" --charts "$TMP/charts"
-  grep -A2 -x '### churn-10 · HTTP/1.1 · barrage' "$TMP/README.md" | grep -qx '| Server | Successful/s | Conn/s | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs java-http |'
-  grep -A2 -x '### idle-10k · HTTP/1.1 · barrage' "$TMP/README.md" | grep -qx '| Server | Successful/s | RSS/idle conn | Errors | p50 | p99 | p99.9 | Server CPU | Peak RSS | vs java-http |'
+  grep -A2 -x '### churn-10 · HTTP/1.1 · barrage' "$TMP/README.md" | grep -qxE '\| Server \| Successful/s \| Conn/s \| Errors \| p50 \| p99 \| p99\.9 \| Server CPU \| Peak RSS \| vs (jetty|jdk-httpserver) \|'
+  grep -A2 -x '### idle-10k · HTTP/1.1 · barrage' "$TMP/README.md" | grep -qxE '\| Server \| Successful/s \| RSS/idle conn \| Errors \| p50 \| p99 \| p99\.9 \| Server CPU \| Peak RSS \| vs (jetty|jdk-httpserver) \|'
   run ! grep -q 'Successful requests/s per server and scenario' "$TMP/README.md"
   # the summary says it beside requests/s
   # shellcheck disable=SC2016 # expanded by that bash

@@ -53,7 +53,7 @@ identities() {
 }
 
 @test "drivers: each declares its capabilities in the words lib/tools/README.md defines; the rest asks them" {
-  local tool word known=' warmup timeline rate stages multihost churn idle '
+  local tool word known=' warmup timeline rate stages multihost churn idle websocket '
   for tool in $(tools::list); do
     for word in $("$tool::capabilities"); do
       [[ $known == *" $word "* ]] || { echo "$tool declares '$word', not in lib/tools/README.md"; return 1; }
