@@ -89,8 +89,23 @@ def _variant_verdict($floor):
     elif $m.hi < 0 then "slower"
     else "~" end;
 
+# A contestant's start-up figures from the results' server_warmups (the starts that name it in
+# variant): first_response_s, the median over its starts (null without one); steady_after_s of
+# the row's protocol and scenario: the median over the starts that reached steady state (null when
+# none did), with how many did (reached) and did not (not_reached: the cap ended the warm-up).
+def _startup($warmups; $name; $row):
+  [$warmups[] | select(.variant == $name)] as $starts
+  | [$starts[] | .shapes[]? | select(.protocol == $row.protocol and .scenario == $row.scenario)
+     | .time_to_steady | select(. != null)] as $tts
+  | [$tts[] | select(.verdict == "steady") | .steady_after_s | numbers] as $after
+  | {starts: ($starts | length),
+     first_response_s: ([$starts[].first_response_s | numbers] | if length > 0 then stats::median else null end),
+     steady_after_s: (if ($after | length) > 0 then ($after | stats::median) else null end),
+     reached: ($after | length), not_reached: ([$tts[] | select(.verdict == "not reached")] | length)};
+
 def variants($level; $floor):
-  [.results[] | select(.status == "ok" and .variant.label? != null)] as $ok
+  [.server_warmups[]? | select(.variant != null)] as $warmups
+  | [.results[] | select(.status == "ok" and .variant.label? != null)] as $ok
   | (.settings.variants // [.results[] | .variant.label? // empty]) as $order
   | [$ok | group_by(.server)[] | . as $rows
      | (first($order[] | select(startswith($rows[0].server + ":")))) as $default
@@ -103,7 +118,14 @@ def variants($level; $floor):
         protocol: $g[0].protocol, tool: $g[0].tool, runs: {against: ($a | length), label: ($b | length)},
         successful_rps: _variant_rps([$a[] | .metrics | stats::successful_rps]; [$b[] | .metrics | stats::successful_rps]; $level),
         p99: _metric($a | _values(.latency_us.p99?); $b | _values(.latency_us.p99?); $level)}
-     | .verdict = _variant_verdict(_variant_floor($floor; .))]
+     | .verdict = _variant_verdict(_variant_floor($floor; .))
+     | .startup = ({against: _startup($warmups; $default; .), "label": _startup($warmups; $contestant; .)}
+                   | if .against.starts + .label.starts == 0 then null else . end)
+     # Leyden (the aot variant) aims at start-up, not at steady throughput: a decided difference
+     # in steady ok/s is a finding, not its purpose.
+     | .finding = (if $b[0].variant.name? == "aot" and (.verdict == "faster" or .verdict == "slower")
+                   then "a finding: steady ok/s \(.verdict) with aot, which Leyden does not aim to change"
+                   else null end)]
   | sort_by(.server, .scenario, .protocol, .tool, .label);
 
 def _pct: fmt::signed_pct(1);
@@ -112,6 +134,15 @@ def _metric_text($name):
   elif .zero == "against" then "\($name) from 0"
   else "\($name) \(.change | _pct)" + (if .lo == null then "" else " [\(.lo | _pct), \(.hi | _pct)]" end) end;
 
+def _seconds: if . == null then "-" else "\(. * 100 | round / 100) s" end;
+def _steady_text:
+  if .steady_after_s == null then "not reached in \(.not_reached) start(s)"
+  else (.steady_after_s | _seconds) + (if .not_reached > 0 then " (not reached in \(.not_reached) more)" else "" end) end;
+def _startup_text:
+  "first response \(.label.first_response_s | _seconds) against \(.against.first_response_s | _seconds)"
+  + (if .label.reached + .label.not_reached + .against.reached + .against.not_reached == 0 then ""
+     else ", steady after \(.label | _steady_text) against \(.against | _steady_text)" end);
+
 def variant_lines:
   .[] | "\(.label) against \(.against) (\(.scenario) \(.protocol) \(.tool), \(.runs.label) and \(.runs.against) run(s)): "
         + (.successful_rps | _metric_text("ok/s"))
@@ -119,7 +150,9 @@ def variant_lines:
            elif .verdict == "not judged" then " (some runs at 0 ok/s: not judged)"
            elif .successful_rps.zero == "label" then " (every run at 0 ok/s): " + .verdict
            else ": " + .verdict end)
-        + "; " + (.p99 | _metric_text("p99"));
+        + "; " + (.p99 | _metric_text("p99"))
+        + (if .startup == null then "" else "; " + (.startup | _startup_text) end)
+        + (if .finding == null then "" else "; " + .finding end);
 
 def row_name:
   if .variant.label? != null then .variant.label

@@ -639,3 +639,20 @@ zero_rows() {
   [ "$status" -eq 1 ]
   [[ $output == *"(p="*"95% CI"* && $output == *"base p99"* ]]
 }
+
+@test "compare --variants: aot against its default by time to first response and to steady state; a steady ok/s difference is a finding" {
+  # variants-aot.json: jetty:aot's starts answer in 0.5-1.5 s and are steady after 2-11 s;
+  # jetty:platform's in 1.4-1.6 s, steady after 12 and 14 s, not reached in its third start
+  run "$COMPARE" --variants "$F/variants-aot.json"
+  [ "$status" -eq 0 ]
+  [[ $output == *"jetty:aot against jetty:platform (hello h1 wrk, 3 and 3 run(s)): "*"; first response 0.6 s against 1.5 s, steady after 3 s against 13 s (not reached in 1 more); a finding: steady ok/s faster with aot"* ]]
+  # a shape without a warm-up of its own has no time to steady state, never a number
+  [[ $output == *"(post-load h1 wrk, 3 and 3 run(s)): "*"; first response 0.6 s against 1.5 s; a finding"* ]]
+  run "$COMPARE" --variants "$F/variants-aot.json" --format json
+  assert_jq '.[] | select(.scenario == "hello") | .startup == {against: {starts: 3, first_response_s: 1.5, steady_after_s: 13, reached: 2, not_reached: 1},
+                                                               label: {starts: 3, first_response_s: 0.6, steady_after_s: 3, reached: 3, not_reached: 0}}
+                                                    and (.finding | startswith("a finding: steady ok/s faster"))' - <<<"$output"
+  # not aot (jetty:vt) or not decided (~): no finding; no server_warmups: no start-up figures
+  run "$COMPARE" --variants "$F/variants-jetty.json" --format json
+  assert_jq 'length == 2 and all(.[]; .finding == null and .startup == null)' - <<<"$output"
+}
