@@ -21,7 +21,15 @@
 #     contestant whose every run got 0 ok/s is -100%, "slower" (not "no runs": it was measured);
 #     some runs at 0 on a side: the change alone, "not judged".
 #   variant_lines   variants(...)'s rows -> one line each: "jetty:vt against jetty:platform
-#     (hello h1 barrage): ok/s +12.0% [+8.0%, +16.0%] faster; p99 -3.1% [-9.0%, +2.2%]".
+#     (hello h1 barrage): ok/s +12.0% [+8.0%, +16.0%] faster; p99 -3.1% [-9.0%, +2.2%]", then
+#     the startup_text and the finding when the row has them.
+#     A row's startup (null when the results have no server_warmups of either contestant):
+#     {against, label}, each {starts, first_response_s (median over its starts), steady_after_s
+#     (median over the starts whose warm-up of this protocol and scenario reached steady state;
+#     null when none did), reached, not_reached}; finding: a text when an aot contestant's ok/s
+#     verdict is faster or slower (Leyden does not aim to change steady throughput), else null.
+#   startup_text   a row's startup -> "first response 0.6 s against 1.5 s, steady after 3 s
+#     against 13 s (not reached in 1 more)".
 #   row_name   a results row -> the name it is shown and compared under: its server, in an
 #     A/A run "SERVER@LABEL" (jetty@A, jetty@B, as run-benchmarks.sh's summary names them):
 #     the two labels are two samples of noise, never one server; in a variant run its
@@ -138,7 +146,7 @@ def _seconds: if . == null then "-" else "\(. * 100 | round / 100) s" end;
 def _steady_text:
   if .steady_after_s == null then "not reached in \(.not_reached) start(s)"
   else (.steady_after_s | _seconds) + (if .not_reached > 0 then " (not reached in \(.not_reached) more)" else "" end) end;
-def _startup_text:
+def startup_text:
   "first response \(.label.first_response_s | _seconds) against \(.against.first_response_s | _seconds)"
   + (if .label.reached + .label.not_reached + .against.reached + .against.not_reached == 0 then ""
      else ", steady after \(.label | _steady_text) against \(.against | _steady_text)" end);
@@ -151,7 +159,7 @@ def variant_lines:
            elif .successful_rps.zero == "label" then " (every run at 0 ok/s): " + .verdict
            else ": " + .verdict end)
         + "; " + (.p99 | _metric_text("p99"))
-        + (if .startup == null then "" else "; " + (.startup | _startup_text) end)
+        + (if .startup == null then "" else "; " + (.startup | startup_text) end)
         + (if .finding == null then "" else "; " + .finding end);
 
 def row_name:

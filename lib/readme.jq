@@ -496,6 +496,13 @@ def _variants_md($charts):
          + (if .ok == 0 then "\(.reasons | join("; ") | _md_escape) | | | | |"
             else "\(.successful_rps | _median(fmt::thousands)) | \(.p99 | _median(fmt::latency)) | "
               + "\(.against.successful_rps | change) | \(.against.p99 | change) | \(.against | verdict) |" end)),
+       # start-up (time to first response, to steady state) and aot's finding, against the first
+       ([.rows[] | select(.against.startup != null or .against.finding != null)] as $startup
+        | if ($startup | length) == 0 then empty
+          else "", "Start-up against \($v.default | _md_escape) (medians over each contestant's starts; steady state over the starts that reached it):", "",
+            ($startup[] | "- \(.label | _md_escape) (\(.scenario) · \(.protocol | _protocol_name) · \(.tool)): "
+               + ([(.against.startup | select(. != null) | noise::startup_text), (.against.finding // empty)] | join("; ") | _md_escape))
+          end),
        "",
        "![Successful requests/s of \(.server)'s variants](\($charts)/\(.slug).png)",
        "")

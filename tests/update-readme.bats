@@ -801,3 +801,16 @@ warmed_results() {
   [[ $output == *"--readme $TMP/r.json is the results file it would be made from"* ]]
   cmp -s "$TMP/r.json" "$ROOT/tests/fixtures/results/single-base.json"
 }
+
+@test "update-readme: a variant run's start-up figures (aot against its default) are listed under its table, with aot's finding" {
+  update --file "$F/variants-aot.json"
+  [ "$status" -eq 0 ]
+  section >"$TMP/section"
+  grep -qx 'Start-up against jetty:platform (medians over each contestant'"'"'s starts; steady state over the starts that reached it):' "$TMP/section"
+  grep -qxF -- '- jetty:aot (hello · HTTP/1.1 · wrk): first response 0.6 s against 1.5 s, steady after 3 s against 13 s (not reached in 1 more); a finding: steady ok/s faster with aot, which Leyden does not aim to change' "$TMP/section"
+  grep -qxF -- '- jetty:aot (post-load · HTTP/1.1 · wrk): first response 0.6 s against 1.5 s; a finding: steady ok/s faster with aot, which Leyden does not aim to change' "$TMP/section"
+  # no start-up figures, no finding (jetty:vt is no aot): no such list
+  update --file "$F/variants-jetty.json"
+  [ "$status" -eq 0 ]
+  [ "$(section | grep -c '^Start-up against')" -eq 0 ]
+}
