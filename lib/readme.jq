@@ -193,7 +193,8 @@ def _timeline_chart($tables; $results):
 
 # A variant run's part: per server (in settings.variants' order), each contestant's median
 # successful requests/s and p99 per scenario, protocol and tool, its comparison with the server's
-# first contestant (noise::variants), and the data of a chart (the shape _rps_script draws: a
+# first contestant (noise::variants; with startup_text: its start-up figures and aot's finding as
+# one text, null without them), and the data of a chart (the shape _rps_script draws: a
 # cluster of bars per scenario, protocol and tool, a bar per contestant).
 def _variants_model:
   noise::variants(0.95; null) as $cmp
@@ -220,7 +221,9 @@ def _variants_model:
                     jdk_version: ([$mine[].variant.jdk_version | select(. != null)] | first),
                     successful_rps: ($ok | map(.metrics | stats::successful_rps) | _summary),
                     p99: ($ok | map(.metrics.latency_us.p99?) | _summary),
-                    against: (if $l == $labels[0] then null else ($c // null) end)}],
+                    against: (if $l == $labels[0] or $c == null then null
+                              else $c | .startup_text = ([(.startup | select(. != null) | noise::startup_text), (.finding // empty)]
+                                                         | if length == 0 then null else join("; ") end) end)}],
           chart: {slug: ("variants-\($server_rows[0].server)" | _slug),
                   title: "\($server_rows[0].server): successful requests per second of its variants (higher is better)",
                   xlabel: "scenario, protocol, tool",
@@ -497,11 +500,11 @@ def _variants_md($charts):
             else "\(.successful_rps | _median(fmt::thousands)) | \(.p99 | _median(fmt::latency)) | "
               + "\(.against.successful_rps | change) | \(.against.p99 | change) | \(.against | verdict) |" end)),
        # start-up (time to first response, to steady state) and aot's finding, against the first
-       ([.rows[] | select(.against.startup != null or .against.finding != null)] as $startup
+       ([.rows[] | select(.against.startup_text != null)] as $startup
         | if ($startup | length) == 0 then empty
           else "", "Start-up against \($v.default | _md_escape) (medians over each contestant's starts; steady state over the starts that reached it):", "",
             ($startup[] | "- \(.label | _md_escape) (\(.scenario) · \(.protocol | _protocol_name) · \(.tool)): "
-               + ([(.against.startup | select(. != null) | noise::startup_text), (.against.finding // empty)] | join("; ") | _md_escape))
+               + (.against.startup_text | _md_escape))
           end),
        "",
        "![Successful requests/s of \(.server)'s variants](\($charts)/\(.slug).png)",

@@ -507,6 +507,17 @@ for row in json.load(open(sys.argv[2]))["results"]:
   check_numbers "$f"
 }
 
+@test "report: a variant run with start-up figures has a column of them against the default, with aot's finding" {
+  local p
+  p=$(page "$F/variants-aot.json")
+  grep -qF '<th>Start-up vs jetty:platform</th>' "$p"
+  grep -qF '<td class="startup" data-field="startup">first response 0.6 s against 1.5 s, steady after 3 s against 13 s (not reached in 1 more); a finding: steady ok/s faster with aot, which Leyden does not aim to change</td>' "$p"
+  # the default's own rows have no comparison; a run without the figures has no such column
+  [ "$(grep -o 'data-field="startup">–<' "$p" | wc -l)" -eq 2 ]
+  p=$(page "$F/variants-jetty.json")
+  ! grep -qF 'Start-up vs' "$p"
+}
+
 @test "report: the server warm-ups give each start's time to steady state, and a dash with the reason where it never came" {
   jq '.server_warmups = [{server: "netty", run: 1, tool: "barrage", mode: "auto", duration_s: 15, started: "2026-11-20T10:00:00Z",
       ended: "2026-11-20T10:00:20Z", first_response_s: 0.8,

@@ -910,6 +910,10 @@ class RunPage:
                             "excludes 0, ~ when it holds 0; with fewer than 2 runs a side the change is not judged."), class_="note")]
         for v in servers:
             head = ["Variant", "Shape", "JDK", "Successful req/s", "p99", "vs %s: ok/s" % v["default"], "p99", "Verdict"]
+            # start-up figures (time to first response, to steady state) and aot's finding, when the run has them
+            startup = any((r.get("against") or {}).get("startup_text") for r in v["rows"])
+            if startup:
+                head.append("Start-up vs %s" % v["default"])
             body = []
             for r in v["rows"]:
                 against = r.get("against")
@@ -919,7 +923,7 @@ class RunPage:
                 p99 = (r.get("p99") or {}).get("median")
                 if r["ok"] == 0:
                     cells = [tag("td", esc(r["label"]), class_="server"), tag("td", esc(shape)), tag("td", esc(r.get("jdk_version") or fmt.DASH)),
-                             tag("td", esc("; ".join(r["reasons"])), colspan="5")]
+                             tag("td", esc("; ".join(r["reasons"])), colspan="6" if startup else "5")]
                 else:
                     cells = [tag("td", esc(r["label"]), class_="server"), tag("td", esc(shape)),
                              tag("td", esc(r.get("jdk_version") or fmt.DASH)),
@@ -927,6 +931,8 @@ class RunPage:
                              tag("td", esc(change((against or {}).get("successful_rps"))), class_="change", data_field="rps_change"),
                              tag("td", esc(change((against or {}).get("p99"))), class_="change", data_field="p99_change"),
                              tag("td", esc(verdict), class_="verdict", data_field="verdict")]
+                    if startup:
+                        cells.append(tag("td", esc((against or {}).get("startup_text") or fmt.DASH), class_="startup", data_field="startup"))
                 body.append(tag("tr", "".join(cells), data_key="/".join([r["label"], r["scenario"], r["protocol"], r["tool"]])))
             chart = v["chart"]
             option = base_option("Successful requests/s of %s's variants" % v["server"], "median of the successful runs")
