@@ -87,7 +87,11 @@ way an A/A run compares A and B: the change of the medians and its 95% interval 
 t-interval on log values), "jetty:vt against jetty:platform (...): ok/s +12.0% [+8.0%,
 +16.0%]: faster". faster / slower when the interval excludes 0 (and the change is beyond
 --noise-floor's floor when given), ~ when it holds 0; with fewer than 2 runs a side the
-change is shown, not judged. Exit 0 (2 for a file that is not a variant run).
+change is shown, not judged. With the file's server warm-ups, each line adds the start-up
+against the first: "first response 0.6 s against 1.5 s, steady after 3 s against 13 s (not
+reached in 1 more)" (medians over the starts; steady state over the starts that reached it);
+an aot contestant whose ok/s is faster or slower adds "a finding" (Leyden does not aim to
+change steady throughput). Exit 0 (2 for a file that is not a variant run).
 
 Options:
   --variants FILE      compare the variants within FILE (above) instead of two files
