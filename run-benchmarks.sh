@@ -747,8 +747,9 @@ main() {
   procs::record_to "$LOG_DIR/pids"
   if ((SETTINGS[metrics])); then
     prom::ensure || exit 1
+    prom::ensure_jvm_agent "$ROOT/.cache" "${JAVA_HOME_FOUND:-$(java::home)}" || exit 1
     prom::start "$LOG_DIR/prometheus" || exit 1
-    log::info "Prometheus: $PROM_URL (barrage's figures and the machine's, scraped every second)"
+    log::info "Prometheus: $PROM_URL (barrage's figures, the machine's and each server JVM's, scraped every second)"
   fi
   results::init "${SETTINGS[output_dir]}/$base.json" "$(rows::header_json)"
   log::info "results: $RESULTS_FILE"
