@@ -238,9 +238,11 @@ Profiles and JVM facts (docs/profiling.md)
                        facts in the rows (only to measure what the log costs)
   --metrics            watch the run live: a Prometheus (Debian's prometheus, installed as
                        root) on a free 127.0.0.1 port, its address printed at the start,
-                       scraping barrage (--metrics-listen) and the machine (prometheus-node-
-                       exporter) every second; its config and data in the logs folder, a TSDB
-                       snapshot beside the results at the end (not with a lab run yet)
+                       scraping barrage (--metrics-listen), the machine (prometheus-node-
+                       exporter) and each server's JVM (the Prometheus JMX exporter's Java
+                       agent, from Maven Central) every second; its config and data in the
+                       logs folder, a TSDB snapshot beside the results at the end (not with a
+                       lab run yet)
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
