@@ -4,7 +4,7 @@
 # folder, barrage's driver run with --metrics-listen on the address it chose, a JVM started
 # with the JMX exporter's agent as a server's start adds it (lib/place/local.sh), the machine's,
 # barrage's and the JVM's series stored, a TSDB snapshot that promtool reads holding barrage's
-# final count, and all stopped.
+# final count, and all stopped; without Prometheus and not root, what to install.
 
 load test_helper
 
@@ -90,4 +90,15 @@ query() {
   # both stopped: their process groups are gone
   local pid _
   while IFS=$'\t' read -r pid _; do ! kill -0 "$pid" 2>/dev/null; done <"$TMP/pids"
+}
+
+@test "--metrics without Prometheus, not as root: says what to install" {
+  # shellcheck disable=SC2317 # called by lib/deps.sh: a user that is not root
+  id() { echo 1000; }
+  # a PATH with sort (lib/deps.sh uses it) and neither prometheus nor apt-get
+  mkdir -p "$TMP/no tools"
+  ln -s "$(command -v sort)" "$TMP/no tools/sort"
+  PATH="$TMP/no tools" run prom::ensure
+  [ "$status" -eq 1 ]
+  [[ $output == *"sudo apt-get install -y prometheus prometheus-node-exporter"* ]]
 }
