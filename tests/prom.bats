@@ -33,6 +33,8 @@ setup() {
 
 teardown() {
   prom::stop
+  # the test's JVM too when the test failed before stopping it
+  procs::stop_all
   common_teardown
 }
 
