@@ -238,9 +238,11 @@ Profiles and JVM facts (docs/profiling.md)
                        facts in the rows (only to measure what the log costs)
   --metrics            watch the run live: a Prometheus (Debian's prometheus, installed as
                        root) on a free 127.0.0.1 port, its address printed at the start,
-                       scraping barrage (--metrics-listen) and the machine (prometheus-node-
-                       exporter) every second; its config and data in the logs folder, a TSDB
-                       snapshot beside the results at the end (not with a lab run yet)
+                       scraping barrage (--metrics-listen), the machine (prometheus-node-
+                       exporter) and each server's JVM (the Prometheus JMX exporter's Java
+                       agent, from Maven Central) every second; its config and data in the
+                       logs folder, a TSDB snapshot beside the results at the end (not with a
+                       lab run yet)
 Output
   --label NAME         appended to the file name and recorded
   --description TEXT   free text about the machine or the run, recorded
@@ -747,8 +749,9 @@ main() {
   procs::record_to "$LOG_DIR/pids"
   if ((SETTINGS[metrics])); then
     prom::ensure || exit 1
+    prom::ensure_jvm_agent "$ROOT/.cache" "${JAVA_HOME_FOUND:-$(java::home)}" || exit 1
     prom::start "$LOG_DIR/prometheus" || exit 1
-    log::info "Prometheus: $PROM_URL (barrage's figures and the machine's, scraped every second)"
+    log::info "Prometheus: $PROM_URL (barrage's figures, the machine's and each server JVM's, scraped every second)"
   fi
   results::init "${SETTINGS[output_dir]}/$base.json" "$(rows::header_json)"
   log::info "results: $RESULTS_FILE"

