@@ -589,12 +589,13 @@ def case_text_report(t):
 
 
 def case_help(t):
-    """--help: examples first (closed loop, fixed rate, flow, h2, h3), -m and --streams on lines of their
+    """--help: examples first (closed loop, fixed rate, flow, h2, h3, WebSocket), -m and --streams on lines of their
     own, and each default it states the one README's option table states (both from the code: the
     record of a run without options shows -c, -t and -m's)."""
     text = subprocess.run([t.barrage, "--help"], capture_output=True, text=True, timeout=10).stdout
     head = text[:text.index("  -c, --connections")]
-    for example in ("barrage -c 50 -d 30s", "barrage -R 5000", "barrage --flow", "barrage --h2", "barrage --h3"):
+    for example in ("barrage -c 50 -d 30s", "barrage -R 5000", "barrage --flow", "barrage --h2", "barrage --h3",
+                    "ws://127.0.0.1:8080/ws"):
         expect(example in head, f"no example '{example}' before the options")
     lines = text.splitlines()
     expect(any(line.startswith("  -m, --pipeline N ") for line in lines) and
