@@ -135,14 +135,16 @@ exact() {
 
 @test "jdk-client: --warmup auto warms up until the suite's steady state, at most its cap, and says how long it took" {
   # whether a loaded machine lets it steady within 8 s is not asserted: what it decided and its
-  # account of it are (steady: at least the rule's 5 whole seconds, before the cap; else the cap)
+  # account of it are (steady: at least the rule's 5 whole seconds, and at most the second that
+  # ends at the cap, which may be the one that passes the rule: a fresh clone's run saw 8.0x s;
+  # else the cap)
   counting_server slow delay=0.01
   client --request 'GET /' --connections 3 --duration 1 --warmup auto:8
   exact "$TMP/record.json"
   assert_jq '.warmup.mode == "auto" and .warmup.max_seconds == 8
     and .warmup.rule == {watched: "successful_rps", window_s: 5, trend: 0.1, spread: 0.1, floor: 0}
     and (.warmup.successful_rps | length) == (.warmup.seconds | floor)
-    and (if .warmup.steady then .warmup.seconds >= 5 and .warmup.seconds < 8 else .warmup.seconds >= 8 end)' "$TMP/record.json"
+    and (if .warmup.steady then .warmup.seconds >= 5 and .warmup.seconds < 9 else .warmup.seconds >= 8 end)' "$TMP/record.json"
   # a cap shorter than the rule's window: never steady, ended by the cap, said so
   client --request 'GET /' --connections 3 --duration 1 --warmup auto:2
   exact "$TMP/record.json"
