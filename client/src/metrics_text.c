@@ -53,6 +53,12 @@ void metrics_totals_add(struct metrics_totals *t, const struct interval *m)
 
 static const char *const error_names[REQ_ERR_KINDS] = {"timeout", "read", "write", "protocol", "reset"};
 
+/* One metric of one value: its HELP and TYPE lines, then the value. */
+static void render_value(FILE *f, const char *name, const char *type, const char *help, uint64_t value)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s %s\n%s %llu\n", name, help, name, type, name, (unsigned long long)value);
+}
+
 static void render_counters(FILE *f, const struct metrics_totals *t)
 {
     fprintf(f, "# HELP barrage_requests_total Requests of the measured phase that ended, by outcome "
@@ -64,38 +70,22 @@ static void render_counters(FILE *f, const struct metrics_totals *t)
     fprintf(f, "barrage_requests_total{outcome=\"unexpected\"} %llu\n", (unsigned long long)t->unexpected);
     for (int i = 0; i < REQ_ERR_KINDS; i++)
         fprintf(f, "barrage_requests_total{outcome=\"%s\"} %llu\n", error_names[i], (unsigned long long)t->errors[i]);
-    fprintf(f, "# HELP barrage_requests_sent_total Requests written in the measured phase.\n"
-               "# TYPE barrage_requests_sent_total counter\nbarrage_requests_sent_total %llu\n",
-            (unsigned long long)t->sent);
-    fprintf(f, "# HELP barrage_sent_bytes_total Bytes written to the load connections.\n"
-               "# TYPE barrage_sent_bytes_total counter\nbarrage_sent_bytes_total %llu\n",
-            (unsigned long long)t->bytes_sent);
-    fprintf(f, "# HELP barrage_received_bytes_total Bytes read from the load connections.\n"
-               "# TYPE barrage_received_bytes_total counter\nbarrage_received_bytes_total %llu\n",
-            (unsigned long long)t->bytes_received);
-    fprintf(f, "# HELP barrage_connections_opened_total Load connections established.\n"
-               "# TYPE barrage_connections_opened_total counter\nbarrage_connections_opened_total %llu\n",
-            (unsigned long long)t->connections_opened);
-    fprintf(f, "# HELP barrage_connections_closed_total Established load connections that closed.\n"
-               "# TYPE barrage_connections_closed_total counter\nbarrage_connections_closed_total %llu\n",
-            (unsigned long long)t->connections_closed);
+    render_value(f, "barrage_requests_sent_total", "counter", "Requests written in the measured phase.", t->sent);
+    render_value(f, "barrage_sent_bytes_total", "counter", "Bytes written to the load connections.", t->bytes_sent);
+    render_value(f, "barrage_received_bytes_total", "counter", "Bytes read from the load connections.", t->bytes_received);
+    render_value(f, "barrage_connections_opened_total", "counter", "Load connections established.", t->connections_opened);
+    render_value(f, "barrage_connections_closed_total", "counter", "Established load connections that closed.", t->connections_closed);
 }
 
 static void render_gauges(FILE *f, const struct metrics_totals *t)
 {
-    fprintf(f, "# HELP barrage_connections_open Load connections open at the last second's end.\n"
-               "# TYPE barrage_connections_open gauge\nbarrage_connections_open %llu\n",
-            (unsigned long long)t->open_connections);
-    fprintf(f, "# HELP barrage_requests_in_flight Requests sent and not yet ended at the last second's end.\n"
-               "# TYPE barrage_requests_in_flight gauge\nbarrage_requests_in_flight %llu\n",
-            (unsigned long long)t->in_flight);
+    render_value(f, "barrage_connections_open", "gauge", "Load connections open at the last second's end.", t->open_connections);
+    render_value(f, "barrage_requests_in_flight", "gauge", "Requests sent and not yet ended at the last second's end.", t->in_flight);
     fprintf(f, "# HELP barrage_schedule_lag_seconds From a request's scheduled time to its send (-R only).\n"
                "# TYPE barrage_schedule_lag_seconds summary\n"
                "barrage_schedule_lag_seconds_sum %.9g\nbarrage_schedule_lag_seconds_count %llu\n",
             t->lag_sum_us / 1e6, (unsigned long long)t->lag_count);
-    fprintf(f, "# HELP barrage_measured_seconds Seconds of the measured phase merged so far.\n"
-               "# TYPE barrage_measured_seconds gauge\nbarrage_measured_seconds %llu\n",
-            (unsigned long long)t->seconds);
+    render_value(f, "barrage_measured_seconds", "gauge", "Seconds of the measured phase merged so far.", t->seconds);
     fprintf(f, "# HELP barrage_run_finished 1 once the figures are the run's final ones.\n"
                "# TYPE barrage_run_finished gauge\nbarrage_run_finished %d\n", t->finished ? 1 : 0);
 }
